@@ -1,0 +1,82 @@
+/* cli.c — shared helpers of the ppt subcommands. */
+#include "cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+
+int ppt_cli_fail(const char *cmd, const ppt_err *err) {
+  fprintf(stderr, "ppt %s: %s\n", cmd, err->msg[0] ? err->msg : "failed");
+  return err->status ? (int)err->status : 1;
+}
+
+int ppt_cli_usage(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "ppt %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fprintf(stderr, "; see 'ppt %s --help'\n", cmd);
+  va_end(ap);
+  return PPT_EINPUT;
+}
+
+int ppt_cli_parse_u64(const char *s, uint64_t *out) {
+  if (!s || !*s || *s == '-') return -1;
+  char *end;
+  errno = 0;
+  unsigned long long v = strtoull(s, &end, 10);
+  if (errno || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+int ppt_cli_parse_double(const char *s, double *out) {
+  if (!s || !*s) return -1;
+  char *end;
+  errno = 0;
+  double v = strtod(s, &end);
+  if (errno || *end) return -1;
+  *out = v;
+  return 0;
+}
+
+struct ppt_cli_progress {
+  const char *label;
+  uint64_t total;
+  int tty;
+  struct timespec last;
+};
+
+ppt_cli_progress *ppt_cli_progress_start(const char *label, uint64_t total) {
+  ppt_cli_progress *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->label = label;
+  p->total = total ? total : 1;
+  p->tty = isatty(STDERR_FILENO);
+  return p;
+}
+
+void ppt_cli_progress_update(ppt_cli_progress *p, uint64_t done) {
+  if (!p || !p->tty) return;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  /* Redraw at most 10 times a second: the bar must not cost anything measurable. */
+  double dt = (double)(now.tv_sec - p->last.tv_sec) + 1e-9 * (double)(now.tv_nsec - p->last.tv_nsec);
+  if (dt < 0.1 && done < p->total) return;
+  p->last = now;
+  int width = 40;
+  double f = (double)done / (double)p->total;
+  if (f > 1) f = 1;
+  int fill = (int)(f * width);
+  fprintf(stderr, "\r%s [", p->label);
+  for (int i = 0; i < width; i++) fputc(i < fill ? '#' : ' ', stderr);
+  fprintf(stderr, "] %5.1f%%", 100.0 * f);
+}
+
+void ppt_cli_progress_end(ppt_cli_progress *p) {
+  if (!p) return;
+  if (p->tty) fprintf(stderr, "\r%*s\r", 60 + (int)0, "");
+  free(p);
+}

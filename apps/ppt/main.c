@@ -1,0 +1,36 @@
+/* main.c — `ppt SUBCOMMAND ...`: dispatch to one file per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const ppt_cli_cmd commands[] = {
+    {"trace", ppt_cmd_trace, "run a ppt-cc-built program and record its memory trace"},
+    {"info", ppt_cmd_info, "summarise a trace: totals, biggest blocks and functions"},
+};
+
+static void usage(FILE *f) {
+  fprintf(f, "usage: ppt SUBCOMMAND [OPTIONS]\n\nSubcommands:\n");
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(f, "\n'ppt SUBCOMMAND --help' describes each one.\n");
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("ppt 0.1.0\n");
+    return 0;
+  }
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "ppt: unknown subcommand '%s'; see 'ppt --help'\n", argv[1]);
+  return 2;
+}

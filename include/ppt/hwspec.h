@@ -1,0 +1,96 @@
+/* ppt/hwspec.h — a CPU described from its spec sheet (schema: docs/hwspec.md).
+ *
+ * A hwspec is plain data: the JSON file is parsed and validated strictly into this
+ * struct (ppt_hwspec_load), and models read its fields directly. Levels are ordered
+ * from the core outwards (L1 first); DRAM follows the last level. */
+#ifndef PPT_HWSPEC_H
+#define PPT_HWSPEC_H
+
+#include <stdint.h>
+
+#include "ppt/err.h"
+
+#define PPT_HW_MAX_LEVELS 6
+
+typedef struct ppt_hw_level {
+  char name[16];        /* "L1", "L2", ... */
+  uint64_t size;        /* bytes */
+  uint32_t assoc;       /* ways; assoc == size/line means fully associative */
+  uint32_t line;        /* bytes, power of two */
+  uint32_t shared_by;   /* cores sharing one instance: 1 = private */
+  int inclusive;        /* 1: inclusive of the levels above it (evictions back-invalidate) */
+  double latency_cycles;        /* load-to-use latency of a hit at this level (0: absent) */
+  double bw_bytes_per_cycle;    /* sustained bandwidth of one instance, bytes/cycle (0: absent) */
+} ppt_hw_level;
+
+/* Op classes of the core (match PPT's tasklist items). */
+enum ppt_hw_opclass {
+  PPT_HW_IALU, PPT_HW_IDIV, PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV, PPT_HW_BRANCH,
+  PPT_HW_LOADST, PPT_HW_NOPCLASS
+};
+
+typedef struct ppt_hw_op {
+  double per_cycle;     /* sustained issue throughput, ops per cycle per core */
+  double latency;       /* cycles */
+} ppt_hw_op;
+
+#define PPT_HW_MAX_SOURCES 32
+
+typedef struct ppt_hw_source {
+  char key[64];         /* path of the cited field, e.g. "dram.latency_ns" */
+  char text[256];       /* the citation */
+} ppt_hw_source;
+
+typedef struct ppt_hwspec {
+  char name[128];
+  double clock_hz;               /* 0 when the file has no clock_ghz (cache-only spec) */
+  uint32_t cores;
+  uint32_t vector_bits;          /* widest SIMD register, bits (128, 256, 512) */
+  uint32_t nlevels;
+  ppt_hw_level levels[PPT_HW_MAX_LEVELS];
+  double dram_latency_ns;        /* 0 when the file has no "dram" */
+  double dram_bw_bytes_per_s;    /* whole socket; file gives GB/s (1e9 bytes/s) */
+  ppt_hw_op ops[PPT_HW_NOPCLASS]; /* all 0 when the file has no "ops" */
+  /* Provenance (optional in the file, empty when absent). `sources` cites a figure:
+   * key is the field's path in the file ("levels[1].latency_cycles"), text the citation. */
+  char source[256];              /* where the figures come from overall */
+  char notes[512];
+  uint32_t nsources;
+  ppt_hw_source sources[PPT_HW_MAX_SOURCES];
+} ppt_hwspec;
+
+/* Parses and validates a hwspec file: unknown keys, missing required keys, impossible
+ * sizes, non-power-of-two line sizes or set counts, ... fail with PPT_EINPUT and
+ * "PATH: problem". */
+int ppt_hwspec_load(const char *path, ppt_hwspec *out, ppt_err *err);
+/* Same from a JSON string; `name` is used in messages. */
+int ppt_hwspec_parse(const char *json, const char *name, ppt_hwspec *out, ppt_err *err);
+/* Serialises to JSON (malloc'd string, caller frees). */
+char *ppt_hwspec_to_json(const ppt_hwspec *hw);
+/* Number of sets of level k. */
+uint64_t ppt_hwspec_sets(const ppt_hw_level *lv);
+
+struct json_object;
+
+/* Strict parse of an already-parsed JSON document (the caller keeps ownership of obj). */
+int ppt_hwspec_from_json_object(struct json_object *obj, const char *name, ppt_hwspec *out,
+                                ppt_err *err);
+/* The spec as a new JSON object (caller puts it), or NULL when out of memory. Fields that
+ * are 0 / empty (absent optional data) are left out, so to_json -> parse round-trips. */
+struct json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw);
+/* Semantic checks of a struct (what ppt_hwspec_parse runs after reading the fields), for
+ * specs built or modified in code ("what if L2 were twice as big"). Optional data that is
+ * 0 counts as absent. Errors: PPT_EINPUT, "NAME: levels[1].size: problem". */
+int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err);
+/* Whether the spec carries everything the runtime model needs (clock, per-level latency
+ * and bandwidth, DRAM latency and bandwidth, every op class's throughput). Cache-only
+ * specs (hit-rate work) need none of it. 0 if complete, else PPT_EINPUT naming the first
+ * missing field: "NAME: no timing data: levels[0].latency_cycles is missing". */
+int ppt_hwspec_has_timing(const ppt_hwspec *hw, const char *name, ppt_err *err);
+/* Instances of level lv serving `nthreads` threads, one thread per core:
+ * ceil(nthreads / shared_by). Thread t uses instance t / shared_by. */
+uint32_t ppt_hwspec_instances(const ppt_hw_level *lv, uint32_t nthreads);
+/* JSON key of an op class ("ialu", ..., "loadst"); NULL when out of range. */
+const char *ppt_hwspec_opclass_name(int opclass);
+
+#endif

@@ -1,0 +1,131 @@
+/* ppt/trace.h — streaming reader for ppt memory traces (format: docs/trace-format.md).
+ *
+ * A trace holds, per thread of the traced run, the sequence of basic-block entries and
+ * loads/stores, cut into independently compressed chunks. The reader never loads the
+ * whole trace: a cursor decodes one chunk at a time into a reusable batch, and any
+ * chunk can be decoded on its own (ppt_trace_chunk_decode), so passes can split the
+ * chunks of a stream between threads. A ppt_trace is read-only after open and may be
+ * shared by threads; each thread uses its own cursor or batch. */
+#ifndef PPT_TRACE_H
+#define PPT_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+
+/* Record kinds. */
+enum { PPT_REC_BB = 0, PPT_REC_LOAD = 1, PPT_REC_STORE = 2 };
+/* Record flags. */
+enum { PPT_REC_STACK = 1 }; /* address lies on the executing thread's own stack */
+
+/* One decoded record. For memory records, `bb` is the block instance it belongs to
+ * (the most recent block entry of the same thread; 0 before any). */
+typedef struct ppt_trace_rec {
+  uint64_t addr;  /* memory records: byte address; block records: 0 */
+  uint32_t bb;    /* block id, 1..nbbs (0 = none yet) */
+  uint8_t kind;   /* PPT_REC_* */
+  uint8_t size;   /* access size in bytes (1,2,4,8,16); 0 for block records */
+  uint8_t flags;  /* PPT_REC_STACK */
+  uint8_t pad_;
+} ppt_trace_rec;
+
+/* Op-mix classes counted per basic block by ppt-cc from the LLVM IR it compiled
+ * (what PPT's tasklists call iALU, fALU, fDIV, INTVEC, VECTOR and memory ops). */
+enum ppt_op {
+  PPT_OP_IALU,    /* integer add/sub/mul/logic/shift/compare/select */
+  PPT_OP_IDIV,    /* integer divide and remainder */
+  PPT_OP_FADD,    /* FP add/sub/compare/negate */
+  PPT_OP_FMUL,    /* FP multiply (fused multiply-add counts one FMUL and one FADD) */
+  PPT_OP_FDIV,    /* FP divide, remainder and square root */
+  PPT_OP_LOAD,    /* loads (including the read half of atomics) */
+  PPT_OP_STORE,   /* stores (including the write half of atomics) */
+  PPT_OP_BRANCH,  /* br/switch/indirectbr terminators */
+  PPT_OP_CALL,    /* calls other than instrumentation and debug intrinsics */
+  PPT_OP_VINT,    /* of the above, integer ops on vector types */
+  PPT_OP_VFP,     /* of the above, FP ops on vector types */
+  PPT_OP_VWIDTH,  /* widest vector used, in lanes (1 = scalar only) */
+  PPT_OP_OTHER,   /* every other non-PHI, non-debug instruction (casts, GEPs, ...) */
+  PPT_OP_COUNT
+};
+
+/* Static description of one instrumented basic block. */
+enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2 };
+typedef struct ppt_trace_bb {
+  uint32_t id;            /* 1..nbbs */
+  uint32_t flags;         /* PPT_BB_* */
+  uint32_t line;          /* first source line in the block, 0 if unknown */
+  const char *func;       /* function (clang's name: ".omp_outlined." for parallel bodies) */
+  const char *file;       /* source file, "" if unknown */
+  uint16_t ops[PPT_OP_COUNT];
+} ppt_trace_bb;
+
+typedef struct ppt_trace_chunk_info {
+  uint64_t offset;     /* file offset of the compressed chunk */
+  uint32_t comp_size;  /* compressed bytes */
+  uint32_t raw_size;   /* encoded bytes before compression */
+  uint32_t thread;     /* 0-based thread index in order of first record */
+  uint32_t seq;        /* position of the chunk in its thread's stream */
+  uint64_t nrecs;      /* records of all kinds */
+  uint64_t nrefs;      /* loads + stores */
+  uint32_t start_bb;   /* block instance open when the chunk starts (0 = none) */
+  uint32_t start_k;    /* index of the next reference within that instance */
+} ppt_trace_chunk_info;
+
+typedef struct ppt_trace ppt_trace;
+
+/* Opens and checks a trace (header, footer, chunk table, block table). Errors:
+ * PPT_EINPUT with "PATH: problem" for a missing, truncated, corrupt or wrong-version file. */
+int ppt_trace_open(const char *path, ppt_trace **out, ppt_err *err);
+void ppt_trace_close(ppt_trace *t);
+
+const char *ppt_trace_path(const ppt_trace *t);
+uint32_t ppt_trace_version(const ppt_trace *t);
+uint32_t ppt_trace_nthreads(const ppt_trace *t);
+uint64_t ppt_trace_file_bytes(const ppt_trace *t);
+/* Total records / memory references of one thread, or of all threads (thread = UINT32_MAX). */
+uint64_t ppt_trace_nrefs(const ppt_trace *t, uint32_t thread);
+uint64_t ppt_trace_nrecs(const ppt_trace *t, uint32_t thread);
+
+size_t ppt_trace_nchunks(const ppt_trace *t);
+const ppt_trace_chunk_info *ppt_trace_chunk(const ppt_trace *t, size_t i);
+/* Chunks of one thread in stream order: ppt_trace_thread_chunk(t, th, k) is the index of
+ * the k-th chunk of thread th (k < ppt_trace_thread_nchunks(t, th)). */
+size_t ppt_trace_thread_nchunks(const ppt_trace *t, uint32_t thread);
+size_t ppt_trace_thread_chunk(const ppt_trace *t, uint32_t thread, size_t k);
+
+/* Block table: ids run 1..nbbs; ppt_trace_bb_get(t, id) for id in that range. */
+uint32_t ppt_trace_nbbs(const ppt_trace *t);
+const ppt_trace_bb *ppt_trace_bb_get(const ppt_trace *t, uint32_t id);
+
+/* A reusable decode buffer (one per reading thread). */
+typedef struct ppt_trace_batch ppt_trace_batch;
+ppt_trace_batch *ppt_trace_batch_new(void);
+void ppt_trace_batch_free(ppt_trace_batch *b);
+/* Decodes chunk i into b; on success recs and n point into b (valid until b is reused). */
+int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b,
+                           const ppt_trace_rec **recs, size_t *n, ppt_err *err);
+
+/* Sequential cursor over one thread's stream, a chunk at a time. */
+typedef struct ppt_trace_cursor ppt_trace_cursor;
+int ppt_trace_cursor_open(const ppt_trace *t, uint32_t thread, ppt_trace_cursor **out, ppt_err *err);
+/* Returns 0 with *n > 0 for a batch, 0 with *n == 0 at the end, nonzero on error. */
+int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_t *n, ppt_err *err);
+void ppt_trace_cursor_close(ppt_trace_cursor *c);
+
+/* Whole-trace totals in one streaming pass (what `ppt info` prints). */
+typedef struct ppt_trace_summary {
+  uint64_t refs, loads, stores, stack_refs, bb_instances;
+  uint64_t parallel_refs;  /* references in blocks flagged PPT_BB_PARALLEL */
+  uint64_t lines64;        /* distinct 64-byte lines touched */
+  uint32_t threads, bbs, parallel_bbs;
+  uint64_t *bb_count;      /* [nbbs + 1]: instances per block id */
+  uint64_t *bb_refs;       /* [nbbs + 1]: references per block id */
+} ppt_trace_summary;
+
+/* progress(done_refs, arg) is called after each chunk when non-NULL. */
+int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
+                        void (*progress)(uint64_t done, void *arg), void *arg, ppt_err *err);
+void ppt_trace_summary_free(ppt_trace_summary *s);
+
+#endif

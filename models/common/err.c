@@ -1,0 +1,23 @@
+/* err.c — the one-line error carrier (see include/ppt/err.h). */
+#include "ppt/err.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+int ppt_err_set(ppt_err *err, ppt_status status, const char *fmt, ...) {
+  if (err) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->msg, sizeof err->msg, fmt, ap);
+    va_end(ap);
+    err->status = status;
+  }
+  return (int)status;
+}
+
+void ppt_err_clear(ppt_err *err) {
+  if (err) {
+    err->status = PPT_OK;
+    err->msg[0] = '\0';
+  }
+}

@@ -1,0 +1,89 @@
+/* io.c — atomic output files: temp file in the same folder, then rename(2). */
+#include "ppt/io.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ppt_io_atomic {
+  FILE *f;
+  char *path; /* NULL when writing to stdout */
+  char *tmp;
+};
+
+int ppt_io_atomic_open(const char *path, ppt_io_atomic **out, ppt_err *err) {
+  ppt_io_atomic *a = calloc(1, sizeof *a);
+  if (!a) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+  if (strcmp(path, "-") == 0) {
+    a->f = stdout;
+    *out = a;
+    return 0;
+  }
+  size_t n = strlen(path) + 16;
+  a->path = strdup(path);
+  a->tmp = malloc(n);
+  if (!a->path || !a->tmp) {
+    ppt_io_atomic_abort(a);
+    return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+  }
+  snprintf(a->tmp, n, "%s.tmpXXXXXX", path);
+  int fd = mkstemp(a->tmp);
+  if (fd < 0) {
+    int e = errno;
+    free(a->tmp);
+    a->tmp = NULL;
+    ppt_io_atomic_abort(a);
+    return ppt_err_set(err, PPT_ERUN, "%s: cannot create output: %s", path, strerror(e));
+  }
+  a->f = fdopen(fd, "w");
+  if (!a->f) {
+    close(fd);
+    ppt_io_atomic_abort(a);
+    return ppt_err_set(err, PPT_ERUN, "%s: cannot open output stream", path);
+  }
+  *out = a;
+  return 0;
+}
+
+FILE *ppt_io_atomic_stream(ppt_io_atomic *a) { return a->f; }
+
+int ppt_io_atomic_commit(ppt_io_atomic *a, ppt_err *err) {
+  int rc = 0;
+  if (!a->path) {
+    if (fflush(a->f) != 0) rc = ppt_err_set(err, PPT_ERUN, "<stdout>: write failed");
+    free(a);
+    return rc;
+  }
+  int bad = ferror(a->f) || fflush(a->f) != 0 || fsync(fileno(a->f)) != 0;
+  int e = errno;
+  if (fclose(a->f) != 0) bad = 1;
+  a->f = NULL;
+  if (bad) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: write failed: %s", a->path, strerror(e));
+  } else if (rename(a->tmp, a->path) != 0) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: cannot rename into place: %s", a->path, strerror(errno));
+  }
+  if (rc) unlink(a->tmp);
+  free(a->tmp);
+  free(a->path);
+  free(a);
+  return rc;
+}
+
+void ppt_io_atomic_abort(ppt_io_atomic *a) {
+  if (!a) return;
+  if (a->f && a->f != stdout) fclose(a->f);
+  if (a->tmp) unlink(a->tmp);
+  free(a->tmp);
+  free(a->path);
+  free(a);
+}
+
+int ppt_io_write_file(const char *path, const char *text, ppt_err *err) {
+  ppt_io_atomic *a;
+  int rc = ppt_io_atomic_open(path, &a, err);
+  if (rc) return rc;
+  fputs(text, ppt_io_atomic_stream(a));
+  return ppt_io_atomic_commit(a, err);
+}

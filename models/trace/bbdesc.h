@@ -1,0 +1,30 @@
+/* bbdesc.h — the per-block descriptor that ppt-cc embeds in each instrumented object.
+ *
+ * ppt-cc adds to every module a constant array of these in the ELF section "ppt_bbtab".
+ * The linker concatenates the arrays and defines __start_ppt_bbtab/__stop_ppt_bbtab, so
+ * the runtime finds the table of exactly the code that was compiled and linked: each
+ * descriptor points at its block's SanitizerCoverage guard, whose value the runtime set
+ * to the block id. The layout is shared by ppt-cc (which emits it as LLVM IR) and the
+ * runtime (which reads it); both static-assert it. */
+#ifndef PPT_BBDESC_H
+#define PPT_BBDESC_H
+
+#include <stdint.h>
+
+#define PPT_BBDESC_MAGIC 0x50504201u /* "PPB" + layout version 1 */
+#define PPT_BBDESC_NOPS 16           /* room for PPT_OP_COUNT (13) and growth */
+
+struct ppt_bbdesc {
+  uint32_t magic;     /* PPT_BBDESC_MAGIC */
+  uint32_t line;      /* first source line of the block, 0 if none */
+  uint32_t flags;     /* PPT_BB_* from ppt/trace.h */
+  uint32_t reserved;  /* 0 */
+  const uint32_t *guard; /* the block's SanitizerCoverage guard */
+  const char *func;   /* NUL-terminated function name */
+  const char *file;   /* NUL-terminated source file name ("" if none) */
+  uint16_t ops[PPT_BBDESC_NOPS]; /* indexed by enum ppt_op; unused slots 0 */
+};
+
+_Static_assert(sizeof(struct ppt_bbdesc) == 72, "ppt_bbdesc layout is part of the ABI");
+
+#endif

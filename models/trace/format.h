@@ -1,0 +1,64 @@
+/* format.h — on-disk layout of a ppt trace, version 1 (docs/trace-format.md).
+ *
+ *   [header 64 B] [chunk 0] [chunk 1] ... [block table] [chunk table] [footer 64 B]
+ *
+ * All integers little-endian. Chunks are zstd frames (with content size and checksum) of
+ * encoded records (codec.h); each chunk decodes on its own, so readers can seek and
+ * split. The chunk table and footer come last because the writer only knows them at
+ * exit; the header's COMPLETE flag is set after the footer is written. */
+#ifndef PPT_TRACE_FORMAT_H
+#define PPT_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define PPT_TRACE_MAGIC "PPTTRACE"
+#define PPT_TRACE_FOOTER_MAGIC "PPTFOOT1"
+#define PPT_TRACE_VERSION 1u
+#define PPT_TRACE_HEADER_SIZE 64u
+#define PPT_TRACE_FOOTER_SIZE 64u
+#define PPT_TRACE_CHUNK_ENTRY_SIZE 48u
+#define PPT_TRACE_BB_ENTRY_SIZE 48u
+#define PPT_TRACE_FLAG_COMPLETE 1u
+/* Encoded bytes per chunk before compression. Bounded so that a decoded chunk (at most
+ * one record per encoded byte, 16 B each) stays a few MiB. */
+#define PPT_TRACE_CHUNK_RAW_MAX (512u * 1024u)
+
+/* Header (offset: field)
+ *   0: magic[8]  8: u32 version  12: u32 header_size  16: u32 flags  20: u32 chunk_raw_max
+ *  24: u64 pid   32: u64 unix_time  40..63: zero
+ * Footer
+ *   0: magic[8]  8: u64 chunk_table_offset  16: u64 nchunks  24: u64 bbtab_offset
+ *  32: u32 bbtab_comp_size  36: u32 bbtab_raw_size  40: u32 nthreads  44: u32 nbbs
+ *  48: u64 checksum (FNV-1a 64 of chunk table bytes then compressed block table bytes)
+ *  56: u32 version  60: u32 zero
+ * Chunk table entry
+ *   0: u64 offset  8: u32 comp_size  12: u32 raw_size  16: u32 thread  20: u32 seq
+ *  24: u64 nrecs  32: u64 nrefs  40: u32 start_bb  44: u32 start_k
+ * Block table (raw, zstd-compressed in the file)
+ *   0: u32 nbbs  4: u32 strtab_size, then nbbs entries for ids 1..nbbs:
+ *   0: u32 flags  4: u32 line  8: u32 func_off  12: u32 file_off  16: u16 ops[16]
+ *   then strtab_size bytes of NUL-terminated strings (offsets index into it). */
+
+static inline void ppt_fmt_put32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline void ppt_fmt_put64(unsigned char *p, uint64_t v) {
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+static inline uint32_t ppt_fmt_get32(const unsigned char *p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+  return v;
+}
+static inline uint64_t ppt_fmt_get64(const unsigned char *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+static inline uint64_t ppt_fmt_fnv1a(uint64_t h, const unsigned char *p, uint64_t n) {
+  for (uint64_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ull;
+  return h;
+}
+#define PPT_FMT_FNV_INIT 0xcbf29ce484222325ull
+
+#endif

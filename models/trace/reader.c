@@ -1,0 +1,394 @@
+/* reader.c — open, validate and stream-decode ppt traces (format.h, codec.h).
+ *
+ * Opening reads only the header, footer, chunk table and block table; chunk payloads are
+ * read with pread on demand, so a ppt_trace can be shared by reader threads. Every field
+ * read from the file is bounds-checked: a bad file gives PPT_EINPUT "PATH: problem",
+ * never a crash (tests/trace/fuzz_reader.c hammers this). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include "ppt/trace.h"
+#include "trace/bbtab.h"
+#include "trace/codec.h"
+#include "trace/format.h"
+
+struct ppt_trace {
+  int fd;
+  char *path;
+  uint32_t version, nthreads, nbbs;
+  uint64_t file_bytes;
+  ppt_trace_chunk_info *chunks;
+  size_t nchunks;
+  size_t *thread_first;  /* per thread: index into by_thread of its first chunk; [nthreads] = nchunks */
+  size_t *by_thread;     /* chunk indices grouped by thread, in stream order */
+  uint64_t *thread_refs, *thread_recs;
+  ppt_trace_bb *bbs;
+  char *strings;
+};
+
+struct ppt_trace_batch {
+  unsigned char *comp, *raw;
+  size_t comp_cap, raw_cap;
+  ppt_trace_rec *recs;
+  size_t rec_cap;
+  ZSTD_DCtx *dctx;
+};
+
+struct ppt_trace_cursor {
+  const ppt_trace *t;
+  uint32_t thread;
+  size_t k;
+  ppt_trace_batch *b;
+};
+
+static int bad(ppt_err *err, const char *path, const char *what) {
+  return ppt_err_set(err, PPT_EINPUT, "%s: %s", path, what);
+}
+
+static int read_at(int fd, void *buf, size_t n, uint64_t off) {
+  unsigned char *p = buf;
+  while (n) {
+    ssize_t r = pread(fd, p, n, (off_t)off);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return -1;
+    p += r;
+    off += (uint64_t)r;
+    n -= (size_t)r;
+  }
+  return 0;
+}
+
+static int load_bbtab(ppt_trace *t, uint64_t off, uint32_t csize, uint32_t rsize, uint64_t *sum,
+                      ppt_err *err) {
+  unsigned char *c = malloc(csize ? csize : 1), *r = malloc(rsize ? rsize : 1);
+  int rc = 0;
+  if (!c || !r) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", t->path);
+  } else if (read_at(t->fd, c, csize, off)) {
+    rc = bad(err, t->path, "truncated trace: block table unreadable");
+  } else {
+    *sum = ppt_fmt_fnv1a(*sum, c, csize);
+    size_t got = ZSTD_decompress(r, rsize, c, csize);
+    if (ZSTD_isError(got) || got != rsize)
+      rc = bad(err, t->path, "corrupt trace: block table does not decompress");
+    else
+      rc = ppt_bbtab_parse(r, rsize, t->path, &t->bbs, &t->nbbs, &t->strings, err);
+  }
+  free(c);
+  free(r);
+  return rc;
+}
+
+/* Groups chunks by thread and checks each thread's sequence numbers run 0,1,2,... */
+static int index_threads(ppt_trace *t, ppt_err *err) {
+  size_t nt = t->nthreads;
+  t->thread_first = calloc(nt + 1, sizeof *t->thread_first);
+  t->by_thread = calloc(t->nchunks ? t->nchunks : 1, sizeof *t->by_thread);
+  t->thread_refs = calloc(nt ? nt : 1, sizeof *t->thread_refs);
+  t->thread_recs = calloc(nt ? nt : 1, sizeof *t->thread_recs);
+  if (!t->thread_first || !t->by_thread || !t->thread_refs || !t->thread_recs)
+    return ppt_err_set(err, PPT_ERUN, "%s: out of memory", t->path);
+  for (size_t i = 0; i < t->nchunks; i++) {
+    const ppt_trace_chunk_info *c = &t->chunks[i];
+    t->thread_first[c->thread + 1]++;
+    t->thread_refs[c->thread] += c->nrefs;
+    t->thread_recs[c->thread] += c->nrecs;
+  }
+  for (size_t th = 0; th < nt; th++) t->thread_first[th + 1] += t->thread_first[th];
+  for (size_t i = 0; i < t->nchunks; i++) {
+    const ppt_trace_chunk_info *c = &t->chunks[i];
+    size_t base = t->thread_first[c->thread], cnt = t->thread_first[c->thread + 1] - base;
+    if (c->seq >= cnt || t->by_thread[base + c->seq])
+      return bad(err, t->path, "corrupt trace: chunk sequence numbers are inconsistent");
+    t->by_thread[base + c->seq] = i + 1; /* +1 so 0 means "unset" during the check */
+  }
+  for (size_t i = 0; i < t->nchunks; i++) t->by_thread[i]--;
+  return 0;
+}
+
+int ppt_trace_open(const char *path, ppt_trace **out, ppt_err *err) {
+  ppt_trace *t = calloc(1, sizeof *t);
+  if (!t) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+  t->fd = -1;
+  t->path = strdup(path);
+  int rc = 0;
+  unsigned char h[PPT_TRACE_HEADER_SIZE], f[PPT_TRACE_FOOTER_SIZE];
+  struct stat st;
+  if (!t->path) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+    goto fail;
+  }
+  t->fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (t->fd < 0) {
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: cannot open trace: %s", path, strerror(errno));
+    goto fail;
+  }
+  if (fstat(t->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    rc = bad(err, path, "not a regular file");
+    goto fail;
+  }
+  t->file_bytes = (uint64_t)st.st_size;
+  if (t->file_bytes < PPT_TRACE_HEADER_SIZE || read_at(t->fd, h, sizeof h, 0)) {
+    rc = bad(err, path, "truncated trace: no complete header");
+    goto fail;
+  }
+  if (memcmp(h, PPT_TRACE_MAGIC, 8) != 0) {
+    rc = bad(err, path, "not a ppt trace (bad magic)");
+    goto fail;
+  }
+  t->version = ppt_fmt_get32(h + 8);
+  if (t->version != PPT_TRACE_VERSION) {
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: unsupported trace version %u (this ppt reads version %u)",
+                     path, t->version, PPT_TRACE_VERSION);
+    goto fail;
+  }
+  if (ppt_fmt_get32(h + 12) != PPT_TRACE_HEADER_SIZE || ppt_fmt_get32(h + 20) != PPT_TRACE_CHUNK_RAW_MAX) {
+    rc = bad(err, path, "corrupt trace: unexpected header fields");
+    goto fail;
+  }
+  if (!(ppt_fmt_get32(h + 16) & PPT_TRACE_FLAG_COMPLETE)) {
+    rc = bad(err, path, "incomplete trace: the traced program did not exit normally");
+    goto fail;
+  }
+  if (t->file_bytes < PPT_TRACE_HEADER_SIZE + PPT_TRACE_FOOTER_SIZE ||
+      read_at(t->fd, f, sizeof f, t->file_bytes - PPT_TRACE_FOOTER_SIZE) ||
+      memcmp(f, PPT_TRACE_FOOTER_MAGIC, 8) != 0) {
+    rc = bad(err, path, "truncated trace: footer missing");
+    goto fail;
+  }
+  uint64_t tab = ppt_fmt_get64(f + 8), nch = ppt_fmt_get64(f + 16), bboff = ppt_fmt_get64(f + 24);
+  uint32_t bbc = ppt_fmt_get32(f + 32), bbr = ppt_fmt_get32(f + 36);
+  t->nthreads = ppt_fmt_get32(f + 40);
+  uint64_t body_end = t->file_bytes - PPT_TRACE_FOOTER_SIZE;
+  if (nch > body_end / PPT_TRACE_CHUNK_ENTRY_SIZE || tab > body_end ||
+      tab + nch * PPT_TRACE_CHUNK_ENTRY_SIZE != body_end || bboff < PPT_TRACE_HEADER_SIZE ||
+      bboff + bbc != tab || t->nthreads > (1u << 20) || bbr > (1u << 30) ||
+      ppt_fmt_get32(f + 56) != t->version) {
+    rc = bad(err, path, "corrupt trace: footer fields out of range");
+    goto fail;
+  }
+  size_t tsize = (size_t)nch * PPT_TRACE_CHUNK_ENTRY_SIZE;
+  unsigned char *traw = malloc(tsize ? tsize : 1);
+  t->nchunks = (size_t)nch;
+  t->chunks = calloc(t->nchunks ? t->nchunks : 1, sizeof *t->chunks);
+  if (!traw || !t->chunks) {
+    free(traw);
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+    goto fail;
+  }
+  if (read_at(t->fd, traw, tsize, tab)) {
+    free(traw);
+    rc = bad(err, path, "truncated trace: chunk table unreadable");
+    goto fail;
+  }
+  uint64_t sum = ppt_fmt_fnv1a(PPT_FMT_FNV_INIT, traw, tsize);
+  uint64_t prev_end = PPT_TRACE_HEADER_SIZE;
+  for (size_t i = 0; i < t->nchunks && !rc; i++) {
+    const unsigned char *e = traw + i * PPT_TRACE_CHUNK_ENTRY_SIZE;
+    ppt_trace_chunk_info *c = &t->chunks[i];
+    c->offset = ppt_fmt_get64(e);
+    c->comp_size = ppt_fmt_get32(e + 8);
+    c->raw_size = ppt_fmt_get32(e + 12);
+    c->thread = ppt_fmt_get32(e + 16);
+    c->seq = ppt_fmt_get32(e + 20);
+    c->nrecs = ppt_fmt_get64(e + 24);
+    c->nrefs = ppt_fmt_get64(e + 32);
+    c->start_bb = ppt_fmt_get32(e + 40);
+    c->start_k = ppt_fmt_get32(e + 44);
+    /* Chunks are appended in table order, back to back. */
+    if (c->offset != prev_end || c->comp_size == 0 || c->offset + c->comp_size > bboff ||
+        c->raw_size == 0 || c->raw_size > PPT_TRACE_CHUNK_RAW_MAX || c->thread >= t->nthreads ||
+        c->nrecs == 0 || c->nrecs > c->raw_size || c->nrefs > c->nrecs)
+      rc = ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu entry out of range", path, i);
+    prev_end = c->offset + c->comp_size;
+  }
+  free(traw);
+  if (rc) goto fail;
+  if (prev_end != bboff) {
+    rc = bad(err, path, "corrupt trace: gap between chunks and block table");
+    goto fail;
+  }
+  if ((rc = load_bbtab(t, bboff, bbc, bbr, &sum, err))) goto fail;
+  if (sum != ppt_fmt_get64(f + 48) || t->nbbs != ppt_fmt_get32(f + 44)) {
+    rc = bad(err, path, "corrupt trace: table checksum mismatch");
+    goto fail;
+  }
+  for (size_t i = 0; i < t->nchunks; i++)
+    if (t->chunks[i].start_bb > t->nbbs) {
+      rc = bad(err, path, "corrupt trace: chunk names an unknown block");
+      goto fail;
+    }
+  if ((rc = index_threads(t, err))) goto fail;
+  *out = t;
+  return 0;
+fail:
+  ppt_trace_close(t);
+  return rc;
+}
+
+void ppt_trace_close(ppt_trace *t) {
+  if (!t) return;
+  if (t->fd >= 0) close(t->fd);
+  free(t->path);
+  free(t->chunks);
+  free(t->thread_first);
+  free(t->by_thread);
+  free(t->thread_refs);
+  free(t->thread_recs);
+  free(t->bbs);
+  free(t->strings);
+  free(t);
+}
+
+const char *ppt_trace_path(const ppt_trace *t) { return t->path; }
+uint32_t ppt_trace_version(const ppt_trace *t) { return t->version; }
+uint32_t ppt_trace_nthreads(const ppt_trace *t) { return t->nthreads; }
+uint64_t ppt_trace_file_bytes(const ppt_trace *t) { return t->file_bytes; }
+size_t ppt_trace_nchunks(const ppt_trace *t) { return t->nchunks; }
+uint32_t ppt_trace_nbbs(const ppt_trace *t) { return t->nbbs; }
+
+static uint64_t sum_threads(const ppt_trace *t, const uint64_t *v, uint32_t thread) {
+  if (thread != UINT32_MAX) return thread < t->nthreads ? v[thread] : 0;
+  uint64_t s = 0;
+  for (uint32_t i = 0; i < t->nthreads; i++) s += v[i];
+  return s;
+}
+uint64_t ppt_trace_nrefs(const ppt_trace *t, uint32_t th) { return sum_threads(t, t->thread_refs, th); }
+uint64_t ppt_trace_nrecs(const ppt_trace *t, uint32_t th) { return sum_threads(t, t->thread_recs, th); }
+
+const ppt_trace_chunk_info *ppt_trace_chunk(const ppt_trace *t, size_t i) {
+  return i < t->nchunks ? &t->chunks[i] : NULL;
+}
+size_t ppt_trace_thread_nchunks(const ppt_trace *t, uint32_t th) {
+  return th < t->nthreads ? t->thread_first[th + 1] - t->thread_first[th] : 0;
+}
+size_t ppt_trace_thread_chunk(const ppt_trace *t, uint32_t th, size_t k) {
+  return t->by_thread[t->thread_first[th] + k];
+}
+const ppt_trace_bb *ppt_trace_bb_get(const ppt_trace *t, uint32_t id) {
+  return id >= 1 && id <= t->nbbs ? &t->bbs[id - 1] : NULL;
+}
+
+ppt_trace_batch *ppt_trace_batch_new(void) {
+  ppt_trace_batch *b = calloc(1, sizeof *b);
+  if (b && !(b->dctx = ZSTD_createDCtx())) {
+    free(b);
+    b = NULL;
+  }
+  return b;
+}
+
+void ppt_trace_batch_free(ppt_trace_batch *b) {
+  if (!b) return;
+  ZSTD_freeDCtx(b->dctx);
+  free(b->comp);
+  free(b->raw);
+  free(b->recs);
+  free(b);
+}
+
+static int grow(void **p, size_t *cap, size_t need, size_t elem) {
+  if (need <= *cap) return 0;
+  void *n = realloc(*p, need * elem);
+  if (!n) return -1;
+  *p = n;
+  *cap = need;
+  return 0;
+}
+
+/* Decodes raw records (codec.h); the tight loop of every pass over a trace. */
+static int decode_records(const ppt_trace *t, const ppt_trace_chunk_info *c, const unsigned char *p,
+                          const unsigned char *end, ppt_trace_rec *r) {
+  static const ppt_codec_site zero = {0, 0};
+  ppt_codec_site sites[PPT_CODEC_SITES];
+  for (unsigned i = 0; i < PPT_CODEC_SITES; i++) sites[i] = zero;
+  uint32_t bb = c->start_bb, k = c->start_k, nbbs = t->nbbs;
+  uint64_t n = 0, refs = 0, nrecs = c->nrecs;
+  while (p < end) {
+    if (n == nrecs) return -1;
+    unsigned tag = *p++;
+    unsigned kind = tag & 3;
+    ppt_trace_rec *o = &r[n++];
+    if (kind == PPT_REC_BB) {
+      uint64_t id;
+      if (tag != 0 || !(p = ppt_codec_get_varint(p, end, &id)) || id == 0 || id > nbbs) return -1;
+      bb = (uint32_t)id;
+      k = 0;
+      *o = (ppt_trace_rec){.addr = 0, .bb = bb, .kind = PPT_REC_BB};
+      continue;
+    }
+    if (kind == 3) return -1;
+    unsigned lg = (tag >> 2) & 7, mode = tag >> 6;
+    if (lg > 4 || mode == 3) return -1;
+    ppt_codec_site *s = &sites[ppt_codec_site_of(bb, k++)];
+    if (mode == PPT_CODEC_STRIDE) {
+      s->last += s->delta;
+    } else if (mode == PPT_CODEC_DELTA) {
+      uint64_t z;
+      if (!(p = ppt_codec_get_varint(p, end, &z))) return -1;
+      uint64_t d = ppt_codec_unzigzag(z);
+      s->last += d;
+      s->delta = d;
+    }
+    *o = (ppt_trace_rec){.addr = s->last, .bb = bb, .kind = (uint8_t)kind, .size = (uint8_t)(1u << lg),
+                         .flags = (uint8_t)((tag >> 5) & 1)};
+    refs++;
+  }
+  return n == nrecs && refs == c->nrefs ? 0 : -1;
+}
+
+int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, const ppt_trace_rec **recs,
+                           size_t *n, ppt_err *err) {
+  if (i >= t->nchunks) return ppt_err_set(err, PPT_EINPUT, "%s: no chunk %zu", t->path, i);
+  const ppt_trace_chunk_info *c = &t->chunks[i];
+  if (grow((void **)&b->comp, &b->comp_cap, c->comp_size, 1) ||
+      grow((void **)&b->raw, &b->raw_cap, c->raw_size, 1) ||
+      grow((void **)&b->recs, &b->rec_cap, (size_t)c->nrecs, sizeof *b->recs))
+    return ppt_err_set(err, PPT_ERUN, "%s: out of memory decoding chunk %zu", t->path, i);
+  if (read_at(t->fd, b->comp, c->comp_size, c->offset))
+    return ppt_err_set(err, PPT_EINPUT, "%s: truncated trace: chunk %zu unreadable", t->path, i);
+  size_t got = ZSTD_decompressDCtx(b->dctx, b->raw, c->raw_size, b->comp, c->comp_size);
+  if (ZSTD_isError(got) || got != c->raw_size)
+    return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu does not decompress (%s)", t->path,
+                       i, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
+  if (decode_records(t, c, b->raw, b->raw + c->raw_size, b->recs))
+    return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu has malformed records", t->path, i);
+  *recs = b->recs;
+  *n = (size_t)c->nrecs;
+  return 0;
+}
+
+int ppt_trace_cursor_open(const ppt_trace *t, uint32_t thread, ppt_trace_cursor **out, ppt_err *err) {
+  if (thread >= t->nthreads && !(thread == 0 && t->nthreads == 0))
+    return ppt_err_set(err, PPT_EINPUT, "%s: no thread %u (trace has %u)", t->path, thread, t->nthreads);
+  ppt_trace_cursor *c = calloc(1, sizeof *c);
+  if (!c || !(c->b = ppt_trace_batch_new())) {
+    free(c);
+    return ppt_err_set(err, PPT_ERUN, "%s: out of memory", t->path);
+  }
+  c->t = t;
+  c->thread = thread;
+  *out = c;
+  return 0;
+}
+
+int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_t *n, ppt_err *err) {
+  if (c->k >= ppt_trace_thread_nchunks(c->t, c->thread)) {
+    *n = 0;
+    *recs = NULL;
+    return 0;
+  }
+  size_t idx = ppt_trace_thread_chunk(c->t, c->thread, c->k++);
+  return ppt_trace_chunk_decode(c->t, idx, c->b, recs, n, err);
+}
+
+void ppt_trace_cursor_close(ppt_trace_cursor *c) {
+  if (!c) return;
+  ppt_trace_batch_free(c->b);
+  free(c);
+}

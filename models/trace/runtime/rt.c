@@ -1,0 +1,180 @@
+/* rt.c — the tracing runtime linked into every ppt-cc-built program.
+ *
+ * SanitizerCoverage calls us at every basic block (trace-pc-guard) and before every load
+ * and store (trace-loads/-stores). Each thread encodes its own stream into a private raw
+ * chunk (no locks on the hot path); a full chunk is compressed by that thread and appended
+ * to the shared file under a short lock. At exit every live thread's chunk is flushed
+ * and the tables and footer are written. Memory per thread: one 512 KiB chunk, its
+ * compressed copy and 64 KiB of codec state, whatever the run length.
+ *
+ * This file is the one place in ppt with process-global mutable state: callbacks from
+ * instrumented code carry no context, so the trace writer and the guard count must be
+ * globals. Tracing is on only when PPT_TRACE_FILE is set (`ppt trace` sets it). */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ppt/trace.h"
+#include "trace/runtime/rt.h"
+#include "trace/writer.h"
+
+typedef struct rt_thread {
+  ppt_trace_enc *enc;       /* NULL: this thread does not trace */
+  uintptr_t stack_lo;
+  uintptr_t stack_size;
+  struct rt_thread *next;   /* registry of live threads, for the exit flush */
+} rt_thread;
+
+static struct {
+  pthread_mutex_t lock;
+  ppt_trace_writer *w;
+  uint32_t nguards;
+  int finished;
+  rt_thread *threads;
+  pthread_key_t key;
+} rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* A thread that does not trace points here, so the hot path tests one pointer. */
+static rt_thread rt_off;
+static __thread rt_thread *tls_thr __attribute__((tls_model("initial-exec")));
+
+static void rt_thread_detach(void *p) {
+  rt_thread *t = p;
+  pthread_mutex_lock(&rt.lock);
+  if (!rt.finished && t->enc) {
+    ppt_trace_enc_flush(t->enc);
+    for (rt_thread **pp = &rt.threads; *pp; pp = &(*pp)->next)
+      if (*pp == t) {
+        *pp = t->next;
+        break;
+      }
+    ppt_trace_enc_free(t->enc);
+    free(t);
+  }
+  pthread_mutex_unlock(&rt.lock);
+  tls_thr = &rt_off;
+}
+
+static rt_thread *rt_thread_attach(void) {
+  rt_thread *t = &rt_off;
+  pthread_mutex_lock(&rt.lock);
+  if (rt.w && !rt.finished) {
+    rt_thread *n = calloc(1, sizeof *n);
+    if (n && (n->enc = ppt_trace_enc_new(rt.w))) {
+      pthread_attr_t attr;
+      void *lo;
+      size_t sz;
+      if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+        if (pthread_attr_getstack(&attr, &lo, &sz) == 0) {
+          n->stack_lo = (uintptr_t)lo;
+          n->stack_size = sz;
+        }
+        pthread_attr_destroy(&attr);
+      }
+      n->next = rt.threads;
+      rt.threads = n;
+      pthread_setspecific(rt.key, n);
+      t = n;
+    } else {
+      free(n);
+    }
+  }
+  pthread_mutex_unlock(&rt.lock);
+  tls_thr = t;
+  return t;
+}
+
+static inline ppt_trace_enc *rt_enc(void) {
+  rt_thread *t = tls_thr;
+  if (__builtin_expect(t == NULL, 0)) t = rt_thread_attach();
+  return t->enc;
+}
+
+static void rt_finish(void) {
+  pthread_mutex_lock(&rt.lock);
+  if (!rt.w || rt.finished) {
+    pthread_mutex_unlock(&rt.lock);
+    return;
+  }
+  rt.finished = 1;
+  int bad = 0;
+  for (rt_thread *t = rt.threads; t; t = t->next) {
+    ppt_trace_enc *e = t->enc;
+    t->enc = NULL; /* late callbacks (other exit handlers) stop recording */
+    if (ppt_trace_enc_flush(e)) bad = 1;
+    bad |= e->failed;
+    ppt_trace_enc_free(e);
+  }
+  unsigned char *tab = NULL;
+  uint32_t size = 0;
+  if (bad || ppt_rt_build_bbtab(rt.nguards, &tab, &size) || ppt_trace_writer_close(rt.w, tab, size)) {
+    if (bad || !tab) ppt_trace_writer_abort(rt.w);
+    fprintf(stderr, "ppt runtime: %s: could not write the trace: %s\n", getenv("PPT_TRACE_FILE"),
+            strerror(errno));
+  }
+  free(tab);
+  rt.w = NULL;
+  pthread_mutex_unlock(&rt.lock);
+}
+
+/* Runs before main (and before most constructors): open the trace if asked to. */
+__attribute__((constructor(101))) static void rt_init(void) {
+  const char *path = getenv("PPT_TRACE_FILE");
+  pthread_key_create(&rt.key, rt_thread_detach);
+  if (!path || !*path) return;
+  const char *lv = getenv("PPT_TRACE_ZSTD_LEVEL");
+  int level = lv ? atoi(lv) : 3;
+  pthread_mutex_lock(&rt.lock);
+  rt.w = ppt_trace_writer_open(path, level);
+  pthread_mutex_unlock(&rt.lock);
+  if (!rt.w) {
+    fprintf(stderr, "ppt runtime: %s: cannot create trace: %s\n", path, strerror(errno));
+    exit(1);
+  }
+  /* A thread that already ran instrumented code before we opened the file is re-attached. */
+  tls_thr = NULL;
+  atexit(rt_finish);
+}
+
+/* Block ids 1..N in guard order; called once per instrumented module with the same range
+ * for the whole executable, so only the first call numbers the guards. */
+void __sanitizer_cov_trace_pc_guard_init(uint32_t *start, uint32_t *stop) {
+  if (start == stop || *start) return;
+  uint32_t n = 0;
+  for (uint32_t *g = start; g < stop; g++) *g = ++n;
+  pthread_mutex_lock(&rt.lock);
+  rt.nguards += n;
+  pthread_mutex_unlock(&rt.lock);
+}
+
+/* The PC table is not needed: ppt-cc's descriptors carry function, file and line. */
+void __sanitizer_cov_pcs_init(const uintptr_t *beg, const uintptr_t *end) {
+  (void)beg;
+  (void)end;
+}
+
+void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
+  ppt_trace_enc *e = rt_enc();
+  if (e) ppt_trace_enc_bb(e, *guard);
+}
+
+static inline void rt_mem(const void *p, unsigned kind, unsigned lg) {
+  rt_thread *t = tls_thr;
+  if (__builtin_expect(t == NULL, 0)) t = rt_thread_attach();
+  if (!t->enc) return;
+  uintptr_t a = (uintptr_t)p;
+  unsigned stack = (a - t->stack_lo) < t->stack_size;
+  ppt_trace_enc_mem(t->enc, kind, lg, stack, a);
+}
+
+#define PPT_RT_MEM(n, lg)                                                                   \
+  void __sanitizer_cov_load##n(const void *p) { rt_mem(p, PPT_REC_LOAD, lg); }             \
+  void __sanitizer_cov_store##n(const void *p) { rt_mem(p, PPT_REC_STORE, lg); }
+PPT_RT_MEM(1, 0)
+PPT_RT_MEM(2, 1)
+PPT_RT_MEM(4, 2)
+PPT_RT_MEM(8, 3)
+PPT_RT_MEM(16, 4)

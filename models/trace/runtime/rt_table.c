@@ -1,0 +1,42 @@
+/* rt_table.c — turn the linked ppt_bbtab descriptors into the trace's block table.
+ *
+ * The linker concatenates every module's descriptor array into the section ppt_bbtab and
+ * defines __start_/__stop_ symbols for it (weak here: a program with no ppt-cc object
+ * still links). Each descriptor names its block's guard, whose value is the block id the
+ * runtime assigned in __sanitizer_cov_trace_pc_guard_init, so the table lines up with the
+ * ids in the trace by construction. */
+#include <stdlib.h>
+
+#include "ppt/trace.h"
+#include "trace/bbdesc.h"
+#include "trace/bbtab.h"
+#include "trace/runtime/rt.h"
+
+extern const struct ppt_bbdesc __start_ppt_bbtab[] __attribute__((weak));
+extern const struct ppt_bbdesc __stop_ppt_bbtab[] __attribute__((weak));
+
+int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size) {
+  ppt_trace_bb *bbs = calloc(nguards ? nguards : 1, sizeof *bbs);
+  if (!bbs) return -1;
+  for (uint32_t i = 0; i < nguards; i++) {
+    bbs[i].id = i + 1;
+    bbs[i].func = "?"; /* a guard without descriptor: object not built by ppt-cc */
+    bbs[i].file = "";
+  }
+  if (__start_ppt_bbtab && __stop_ppt_bbtab) {
+    for (const struct ppt_bbdesc *d = __start_ppt_bbtab; d < __stop_ppt_bbtab; d++) {
+      if (d->magic != PPT_BBDESC_MAGIC || !d->guard) continue;
+      uint32_t id = *d->guard;
+      if (id == 0 || id > nguards) continue;
+      ppt_trace_bb *b = &bbs[id - 1];
+      b->flags = d->flags;
+      b->line = d->line;
+      b->func = d->func;
+      b->file = d->file;
+      for (int k = 0; k < PPT_OP_COUNT; k++) b->ops[k] = d->ops[k];
+    }
+  }
+  int rc = ppt_bbtab_build(bbs, nguards, raw, size);
+  free(bbs);
+  return rc;
+}

@@ -1,0 +1,69 @@
+/* summary.c — one streaming pass over every thread of a trace for `ppt info`. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ppt/trace.h"
+#include "ppt/u64set.h"
+
+int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
+                        void (*progress)(uint64_t done, void *arg), void *arg, ppt_err *err) {
+  memset(s, 0, sizeof *s);
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  s->threads = ppt_trace_nthreads(t);
+  s->bbs = nbbs;
+  s->bb_count = calloc((size_t)nbbs + 1, sizeof *s->bb_count);
+  s->bb_refs = calloc((size_t)nbbs + 1, sizeof *s->bb_refs);
+  ppt_u64set *lines = ppt_u64set_new();
+  ppt_trace_batch *b = ppt_trace_batch_new();
+  int rc = 0;
+  if (!s->bb_count || !s->bb_refs || !lines || !b) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
+    goto out;
+  }
+  for (uint32_t id = 1; id <= nbbs; id++)
+    if (ppt_trace_bb_get(t, id)->flags & PPT_BB_PARALLEL) s->parallel_bbs++;
+  uint64_t done = 0, last_line = UINT64_MAX;
+  for (uint32_t th = 0; th < s->threads && !rc; th++) {
+    for (size_t k = 0; k < ppt_trace_thread_nchunks(t, th) && !rc; k++) {
+      const ppt_trace_rec *r;
+      size_t n;
+      if ((rc = ppt_trace_chunk_decode(t, ppt_trace_thread_chunk(t, th, k), b, &r, &n, err))) break;
+      for (size_t i = 0; i < n; i++) {
+        if (r[i].kind == PPT_REC_BB) {
+          s->bb_count[r[i].bb]++;
+          continue;
+        }
+        s->bb_refs[r[i].bb]++;
+        if (r[i].kind == PPT_REC_LOAD) s->loads++;
+        else s->stores++;
+        s->stack_refs += r[i].flags & PPT_REC_STACK;
+        /* Most references re-touch the previous line: skip the set for those. */
+        uint64_t line = r[i].addr >> 6;
+        if (line != last_line && ppt_u64set_add(lines, line) < 0) {
+          rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
+          break;
+        }
+        last_line = line;
+      }
+      done += n;
+      if (progress) progress(done, arg);
+    }
+  }
+  s->refs = s->loads + s->stores;
+  for (uint32_t id = 1; id <= nbbs; id++) {
+    s->bb_instances += s->bb_count[id];
+    if (ppt_trace_bb_get(t, id)->flags & PPT_BB_PARALLEL) s->parallel_refs += s->bb_refs[id];
+  }
+  s->lines64 = lines ? ppt_u64set_size(lines) : 0;
+out:
+  ppt_u64set_free(lines);
+  ppt_trace_batch_free(b);
+  if (rc) ppt_trace_summary_free(s);
+  return rc;
+}
+
+void ppt_trace_summary_free(ppt_trace_summary *s) {
+  free(s->bb_count);
+  free(s->bb_refs);
+  s->bb_count = s->bb_refs = NULL;
+}
