@@ -15,6 +15,7 @@
 #include "ppt/trace.h"
 #include "trace/bbtab.h"
 #include "trace/codec.h"
+#include "trace/decode.h"
 #include "trace/format.h"
 
 struct ppt_trace {
@@ -302,12 +303,12 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
 }
 
 /* Decodes raw records (codec.h); the tight loop of every pass over a trace. */
-static int decode_records(const ppt_trace *t, const ppt_trace_chunk_info *c, const unsigned char *p,
-                          const unsigned char *end, ppt_trace_rec *r) {
+int ppt_trace_decode_records(uint32_t nbbs, const ppt_trace_chunk_info *c, const unsigned char *p,
+                             const unsigned char *end, ppt_trace_rec *r) {
   static const ppt_codec_site zero = {0, 0};
   ppt_codec_site sites[PPT_CODEC_SITES];
   for (unsigned i = 0; i < PPT_CODEC_SITES; i++) sites[i] = zero;
-  uint32_t bb = c->start_bb, k = c->start_k, nbbs = t->nbbs;
+  uint32_t bb = c->start_bb, k = c->start_k;
   uint64_t n = 0, refs = 0, nrecs = c->nrecs;
   while (p < end) {
     if (n == nrecs) return -1;
@@ -356,7 +357,7 @@ int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, con
   if (ZSTD_isError(got) || got != c->raw_size)
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu does not decompress (%s)", t->path,
                        i, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
-  if (decode_records(t, c, b->raw, b->raw + c->raw_size, b->recs))
+  if (ppt_trace_decode_records(t->nbbs, c, b->raw, b->raw + c->raw_size, b->recs))
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu has malformed records", t->path, i);
   *recs = b->recs;
   *n = (size_t)c->nrecs;

@@ -1,0 +1,13 @@
+/* decode.h — the raw record decoder, exposed inside ppt for the fuzzer. */
+#ifndef PPT_TRACE_DECODE_H
+#define PPT_TRACE_DECODE_H
+
+#include "ppt/trace.h"
+
+/* Decodes the raw (decompressed) bytes [p, end) of chunk c into r, which must hold
+ * c->nrecs records. Returns 0, or -1 when the bytes do not decode to exactly c->nrecs
+ * records and c->nrefs references with block ids in 1..nbbs. */
+int ppt_trace_decode_records(uint32_t nbbs, const ppt_trace_chunk_info *c, const unsigned char *p,
+                             const unsigned char *end, ppt_trace_rec *r);
+
+#endif

@@ -1,0 +1,261 @@
+/* test_trace_reader.c — the trace format end to end through the real writer and reader:
+ * exact round trip, independent chunk decoding, summary totals against a brute-force
+ * count, and every kind of bad file giving PPT_EINPUT with the path in the message. */
+#include <check.h>
+#include <gsl/gsl_rng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ppt/trace.h"
+#include "ppt/u64set.h"
+#include "synth.h"
+#include "trace/format.h"
+
+#define SEED 12345u
+#define NBBS 37u
+
+static char path[256];
+
+static void setup(void) {
+  snprintf(path, sizeof path, "/tmp/ppt_test_trace_%ld.trace", (long)getpid());
+  ck_assert_int_eq(synth_write(path, SEED, 2, 600000, NBBS), 0);
+}
+static void teardown(void) { unlink(path); }
+
+static int same(ppt_trace_rec a, ppt_trace_rec b) {
+  return a.addr == b.addr && a.bb == b.bb && a.kind == b.kind && a.size == b.size && a.flags == b.flags;
+}
+
+START_TEST(round_trip_cursor) {
+  ppt_trace *t;
+  ppt_err err;
+  ck_assert_int_eq(ppt_trace_open(path, &t, &err), 0);
+  ck_assert_uint_eq(ppt_trace_nthreads(t), 2);
+  ck_assert_uint_eq(ppt_trace_nbbs(t), NBBS);
+  ck_assert_uint_eq(ppt_trace_nrecs(t, UINT32_MAX), 1200000);
+  ck_assert_uint_gt(ppt_trace_thread_nchunks(t, 0), 1); /* the test must cross chunks */
+  for (uint32_t th = 0; th < 2; th++) {
+    ppt_trace_cursor *c;
+    ck_assert_int_eq(ppt_trace_cursor_open(t, th, &c, &err), 0);
+    uint64_t i = 0;
+    const ppt_trace_rec *r;
+    size_t n;
+    while (ppt_trace_cursor_next(c, &r, &n, &err) == 0 && n) {
+      for (size_t j = 0; j < n; j++, i++) {
+        ppt_trace_rec want = synth_rec(SEED, th, i, NBBS);
+        if (want.kind != PPT_REC_BB) want.bb = synth_rec(SEED, th, i - i % 8, NBBS).bb;
+        ck_assert_msg(same(r[j], want), "thread %u record %llu differs", th, (unsigned long long)i);
+      }
+    }
+    ck_assert_uint_eq(i, 600000);
+    ppt_trace_cursor_close(c);
+  }
+  const ppt_trace_bb *bb = ppt_trace_bb_get(t, 4);
+  ck_assert_str_eq(bb->func, "func3");
+  ck_assert_str_eq(bb->file, "synth.c");
+  ck_assert_uint_eq(bb->line, 13);
+  ck_assert_uint_eq(bb->flags, PPT_BB_PARALLEL);
+  ck_assert_uint_eq(bb->ops[PPT_OP_LOAD], 3);
+  ck_assert_ptr_null(ppt_trace_bb_get(t, 0));
+  ck_assert_ptr_null(ppt_trace_bb_get(t, NBBS + 1));
+  ppt_trace_close(t);
+}
+END_TEST
+
+/* Chunks decode on their own, in any order: what parallel passes rely on. */
+START_TEST(chunks_decode_independently) {
+  ppt_trace *t;
+  ppt_err err;
+  ck_assert_int_eq(ppt_trace_open(path, &t, &err), 0);
+  ppt_trace_batch *b = ppt_trace_batch_new();
+  uint32_t th = 1;
+  size_t nk = ppt_trace_thread_nchunks(t, th);
+  uint64_t *first = calloc(nk + 1, sizeof *first);
+  for (size_t k = 0; k < nk; k++)
+    first[k + 1] = first[k] + ppt_trace_chunk(t, ppt_trace_thread_chunk(t, th, k))->nrecs;
+  for (size_t k = nk; k-- > 0;) {
+    const ppt_trace_rec *r;
+    size_t n;
+    ck_assert_int_eq(ppt_trace_chunk_decode(t, ppt_trace_thread_chunk(t, th, k), b, &r, &n, &err), 0);
+    for (size_t j = 0; j < n; j++) {
+      uint64_t i = first[k] + j;
+      ppt_trace_rec want = synth_rec(SEED, th, i, NBBS);
+      if (want.kind != PPT_REC_BB) want.bb = synth_rec(SEED, th, i - i % 8, NBBS).bb;
+      ck_assert(same(r[j], want));
+    }
+  }
+  free(first);
+  ppt_trace_batch_free(b);
+  ppt_trace_close(t);
+}
+END_TEST
+
+START_TEST(summary_matches_brute_force) {
+  ppt_trace *t;
+  ppt_err err;
+  ck_assert_int_eq(ppt_trace_open(path, &t, &err), 0);
+  ppt_trace_summary s;
+  ck_assert_int_eq(ppt_trace_summarize(t, &s, NULL, NULL, &err), 0);
+  uint64_t loads = 0, stores = 0, insts = 0, par = 0, stack = 0;
+  ppt_u64set *lines = ppt_u64set_new();
+  for (uint32_t th = 0; th < 2; th++) {
+    uint32_t bb = 0;
+    for (uint64_t i = 0; i < 600000; i++) {
+      ppt_trace_rec r = synth_rec(SEED, th, i, NBBS);
+      if (r.kind == PPT_REC_BB) {
+        insts++;
+        bb = r.bb;
+        continue;
+      }
+      loads += r.kind == PPT_REC_LOAD;
+      stores += r.kind == PPT_REC_STORE;
+      stack += r.flags;
+      par += (bb - 1) % 3 == 0;
+      ppt_u64set_add(lines, r.addr >> 6);
+    }
+  }
+  ck_assert_uint_eq(s.loads, loads);
+  ck_assert_uint_eq(s.stores, stores);
+  ck_assert_uint_eq(s.refs, loads + stores);
+  ck_assert_uint_eq(s.bb_instances, insts);
+  ck_assert_uint_eq(s.parallel_refs, par);
+  ck_assert_uint_eq(s.stack_refs, stack);
+  ck_assert_uint_eq(s.lines64, ppt_u64set_size(lines));
+  ck_assert_uint_eq(s.parallel_bbs, (NBBS + 2) / 3);
+  ppt_u64set_free(lines);
+  ppt_trace_summary_free(&s);
+  ppt_trace_close(t);
+}
+END_TEST
+
+static unsigned char *slurp(const char *p, size_t *n) {
+  FILE *f = fopen(p, "rb");
+  ck_assert_ptr_nonnull(f);
+  fseek(f, 0, SEEK_END);
+  *n = (size_t)ftell(f);
+  rewind(f);
+  unsigned char *buf = malloc(*n);
+  ck_assert_uint_eq(fread(buf, 1, *n, f), *n);
+  fclose(f);
+  return buf;
+}
+
+static void spit(const char *p, const unsigned char *buf, size_t n) {
+  FILE *f = fopen(p, "wb");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_uint_eq(fwrite(buf, 1, n, f), n);
+  fclose(f);
+}
+
+/* Opens and fully decodes; returns the status. */
+static int open_and_read(const char *p, ppt_err *err) {
+  ppt_trace *t;
+  int rc = ppt_trace_open(p, &t, err);
+  if (rc) return rc;
+  ppt_trace_batch *b = ppt_trace_batch_new();
+  for (size_t i = 0; i < ppt_trace_nchunks(t) && !rc; i++) {
+    const ppt_trace_rec *r;
+    size_t n;
+    rc = ppt_trace_chunk_decode(t, i, b, &r, &n, err);
+  }
+  ppt_trace_batch_free(b);
+  ppt_trace_close(t);
+  return rc;
+}
+
+static void expect_input_error(const char *p, const char *needle) {
+  ppt_err err;
+  ck_assert_int_eq(open_and_read(p, &err), PPT_EINPUT);
+  ck_assert_msg(strstr(err.msg, p) != NULL, "message lacks the path: %s", err.msg);
+  ck_assert_msg(strstr(err.msg, needle) != NULL, "message '%s' lacks '%s'", err.msg, needle);
+  ck_assert_ptr_null(strchr(err.msg, '\n'));
+}
+
+START_TEST(bad_files_are_input_errors) {
+  char bad[300];
+  snprintf(bad, sizeof bad, "%s.bad", path);
+  expect_input_error("/nonexistent/dir/x.trace", "cannot open");
+  size_t n;
+  unsigned char *buf = slurp(path, &n);
+  spit(bad, buf, 0);
+  expect_input_error(bad, "truncated");
+  spit(bad, buf, 100);
+  expect_input_error(bad, "truncated");
+  spit(bad, buf, n - 1);
+  expect_input_error(bad, "truncated");
+  unsigned char *m = malloc(n);
+  memcpy(m, buf, n);
+  m[0] = 'X';
+  spit(bad, m, n);
+  expect_input_error(bad, "not a ppt trace");
+  memcpy(m, buf, n);
+  m[8] = 9;
+  spit(bad, m, n);
+  expect_input_error(bad, "version 9");
+  memcpy(m, buf, n);
+  m[16] = 0; /* the COMPLETE flag */
+  spit(bad, m, n);
+  expect_input_error(bad, "incomplete");
+  memcpy(m, buf, n);
+  m[PPT_TRACE_HEADER_SIZE + 40] ^= 0x55; /* inside the first chunk's zstd frame */
+  spit(bad, m, n);
+  expect_input_error(bad, "corrupt");
+  memcpy(m, buf, n);
+  m[n - PPT_TRACE_FOOTER_SIZE - 20] ^= 1; /* chunk table: caught by range checks or checksum */
+  spit(bad, m, n);
+  expect_input_error(bad, "corrupt");
+  free(m);
+  free(buf);
+  unlink(bad);
+}
+END_TEST
+
+/* Random damage anywhere: never a crash, and either a clean read or PPT_EINPUT. */
+START_TEST(random_damage_never_crashes) {
+  char bad[300];
+  snprintf(bad, sizeof bad, "%s.dmg", path);
+  char small[300];
+  snprintf(small, sizeof small, "%s.small", path);
+  ck_assert_int_eq(synth_write(small, 7, 1, 3000, 5), 0);
+  size_t n;
+  unsigned char *buf = slurp(small, &n);
+  unsigned char *m = malloc(n);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 99);
+  for (int trial = 0; trial < 300; trial++) {
+    memcpy(m, buf, n);
+    int flips = 1 + (int)gsl_rng_uniform_int(rng, 4);
+    for (int f = 0; f < flips; f++) m[gsl_rng_uniform_int(rng, n)] ^= (unsigned char)(1 + gsl_rng_uniform_int(rng, 255));
+    size_t len = trial % 5 == 4 ? gsl_rng_uniform_int(rng, n) : n;
+    spit(bad, m, len);
+    ppt_err err;
+    int rc = open_and_read(bad, &err);
+    ck_assert(rc == 0 || rc == PPT_EINPUT);
+  }
+  gsl_rng_free(rng);
+  free(m);
+  free(buf);
+  unlink(bad);
+  unlink(small);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("trace_reader");
+  TCase *tc = tcase_create("core");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, round_trip_cursor);
+  tcase_add_test(tc, chunks_decode_independently);
+  tcase_add_test(tc, summary_matches_brute_force);
+  tcase_add_test(tc, bad_files_are_input_errors);
+  tcase_add_test(tc, random_damage_never_crashes);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
