@@ -110,6 +110,8 @@ int ppt_cmd_info(int argc, char **argv) {
     ADD("lines64", s.lines64);
     ADD("file_bytes", ppt_trace_file_bytes(t));
     ADD("chunks", ppt_trace_nchunks(t));
+    ADD("parallel_regions", s.parallel_regions);
+    ADD("omp_loops", s.loops);
 #undef ADD
     json_object_object_add(o, "bytes_per_ref",
                            json_object_new_double(s.refs ? (double)ppt_trace_file_bytes(t) / (double)s.refs : 0));
@@ -148,7 +150,9 @@ int ppt_cmd_info(int argc, char **argv) {
            (unsigned long long)s.loads, (unsigned long long)s.stores, (unsigned long long)s.stack_refs);
     printf("blocks         %u (%u in parallel regions), %llu instances\n", s.bbs, s.parallel_bbs,
            (unsigned long long)s.bb_instances);
-    printf("parallel refs  %llu (%.1f%%)\n", (unsigned long long)s.parallel_refs, pr);
+    printf("parallel refs  %llu (%.1f%%) in %llu parallel regions, %llu worksharing loops\n",
+           (unsigned long long)s.parallel_refs, pr, (unsigned long long)s.parallel_regions,
+           (unsigned long long)s.loops);
     printf("lines (64 B)   %llu (%.1f KiB footprint)\n", (unsigned long long)s.lines64, (double)s.lines64 / 16.0);
     printf("\ntop blocks by references\n  %6s %12s %12s  %s\n", "id", "refs", "instances", "function (file:line)");
     for (size_t i = 0; i < nb; i++)

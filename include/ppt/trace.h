@@ -15,12 +15,14 @@
 #include "ppt/err.h"
 
 /* Record kinds. */
-enum { PPT_REC_BB = 0, PPT_REC_LOAD = 1, PPT_REC_STORE = 2 };
+enum { PPT_REC_BB = 0, PPT_REC_LOAD = 1, PPT_REC_STORE = 2, PPT_REC_EVENT = 3 };
 /* Record flags. */
 enum { PPT_REC_STACK = 1 }; /* address lies on the executing thread's own stack */
 
 /* One decoded record. For memory records, `bb` is the block instance it belongs to
- * (the most recent block entry of the same thread; 0 before any). */
+ * (the most recent block entry of the same thread; 0 before any). For event records
+ * (PPT_REC_EVENT), `size` is the event type and `addr` indexes the batch's event array
+ * (ppt_trace_batch_events). */
 typedef struct ppt_trace_rec {
   uint64_t addr;  /* memory records: byte address; block records: 0 */
   uint32_t bb;    /* block id, 1..nbbs (0 = none yet) */
@@ -48,6 +50,27 @@ enum ppt_op {
   PPT_OP_OTHER,   /* every other non-PHI, non-debug instruction (casts, GEPs, ...) */
   PPT_OP_COUNT
 };
+
+/* OpenMP runtime events, recorded by the runtime's wrappers around libomp's entry points
+ * (ppt-cc links them with -Wl,--wrap). They bracket parallel regions and worksharing
+ * loops, which is what mimicking N cores from one thread needs (SASMM Algorithm 1). */
+enum ppt_event_type {
+  PPT_EV_PAR_BEGIN = 0,  /* __kmpc_fork_call entered (master thread) */
+  PPT_EV_PAR_END = 1,    /* __kmpc_fork_call returned */
+  PPT_EV_LOOP_BEGIN = 2, /* worksharing loop initialised: v = {sched, lb, ub, incr, chunk} */
+  PPT_EV_LOOP_END = 3,   /* worksharing loop finished on this thread */
+  PPT_EV_LOOP_CHUNK = 4, /* this thread runs iterations v = {lb, ub} (static share or dispatch) */
+  PPT_EV_NTYPES
+};
+/* Schedules in PPT_EV_LOOP_BEGIN (libomp's sched_type values would leak ABI; these don't). */
+enum ppt_sched { PPT_SCHED_STATIC = 0, PPT_SCHED_STATIC_CHUNKED = 1, PPT_SCHED_DYNAMIC = 2,
+                 PPT_SCHED_GUIDED = 3, PPT_SCHED_OTHER = 4 };
+
+typedef struct ppt_trace_event {
+  uint32_t type;      /* ppt_event_type */
+  uint32_t nvals;
+  int64_t v[5];
+} ppt_trace_event;
 
 /* Static description of one instrumented basic block. */
 enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2 };
@@ -106,18 +129,25 @@ void ppt_trace_batch_free(ppt_trace_batch *b);
 int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b,
                            const ppt_trace_rec **recs, size_t *n, ppt_err *err);
 
+/* Events of the batch last decoded into b: record r with kind PPT_REC_EVENT refers to
+ * ppt_trace_batch_events(b)[r.addr]. */
+const ppt_trace_event *ppt_trace_batch_events(const ppt_trace_batch *b);
+
 /* Sequential cursor over one thread's stream, a chunk at a time. */
 typedef struct ppt_trace_cursor ppt_trace_cursor;
 int ppt_trace_cursor_open(const ppt_trace *t, uint32_t thread, ppt_trace_cursor **out, ppt_err *err);
 /* Returns 0 with *n > 0 for a batch, 0 with *n == 0 at the end, nonzero on error. */
 int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_t *n, ppt_err *err);
 void ppt_trace_cursor_close(ppt_trace_cursor *c);
+/* Events of the cursor's current batch. */
+const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c);
 
 /* Whole-trace totals in one streaming pass (what `ppt info` prints). */
 typedef struct ppt_trace_summary {
   uint64_t refs, loads, stores, stack_refs, bb_instances;
   uint64_t parallel_refs;  /* references in blocks flagged PPT_BB_PARALLEL */
   uint64_t lines64;        /* distinct 64-byte lines touched */
+  uint64_t parallel_regions, loops; /* PPT_EV_PAR_BEGIN and PPT_EV_LOOP_BEGIN events */
   uint32_t threads, bbs, parallel_bbs;
   uint64_t *bb_count;      /* [nbbs + 1]: instances per block id */
   uint64_t *bb_refs;       /* [nbbs + 1]: references per block id */

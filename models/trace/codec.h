@@ -8,6 +8,8 @@
  *     0: address = last address of this site
  *     1: address = last address + last delta of this site (a stride continues)
  *     2: varint zigzag(address - last address of this site) follows
+ *   event: bits 2-5 event type (ppt_event_type), bits 6-7 zero, then a varint count n
+ *     (at most 5) and n zigzag varints (the event's values)
  * A "site" is (current block, index of the reference within the block instance) hashed
  * into PPT_CODEC_SITES slots. Keying deltas by site instead of by the previous record
  * turns each loop's strided streams into runs of identical one-byte records, which zstd
@@ -75,6 +77,15 @@ static inline unsigned char *ppt_codec_put_mem(unsigned char *p, ppt_codec_site 
   }
   if (d) s->delta = d;
   s->last = addr;
+  return p;
+}
+
+/* Encodes an event record; at most 2 + 5 * 10 bytes. */
+static inline unsigned char *ppt_codec_put_event(unsigned char *p, unsigned type, const int64_t *v,
+                                                 unsigned n) {
+  *p++ = (unsigned char)(3u | (type << 2));
+  *p++ = (unsigned char)n;
+  for (unsigned i = 0; i < n; i++) p = ppt_codec_put_varint(p, ppt_codec_zigzag((uint64_t)v[i]));
   return p;
 }
 

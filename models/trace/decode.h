@@ -6,8 +6,10 @@
 
 /* Decodes the raw (decompressed) bytes [p, end) of chunk c into r, which must hold
  * c->nrecs records. Returns 0, or -1 when the bytes do not decode to exactly c->nrecs
- * records and c->nrefs references with block ids in 1..nbbs. */
+ * records and c->nrefs references with block ids in 1..nbbs. Event values go to
+ * *events (grown with realloc; *ev_cap is its capacity). */
 int ppt_trace_decode_records(uint32_t nbbs, const ppt_trace_chunk_info *c, const unsigned char *p,
-                             const unsigned char *end, ppt_trace_rec *r);
+                             const unsigned char *end, ppt_trace_rec *r, ppt_trace_event **events,
+                             size_t *ev_cap);
 
 #endif

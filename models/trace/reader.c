@@ -37,6 +37,8 @@ struct ppt_trace_batch {
   size_t comp_cap, raw_cap;
   ppt_trace_rec *recs;
   size_t rec_cap;
+  ppt_trace_event *events;
+  size_t ev_cap;
   ZSTD_DCtx *dctx;
 };
 
@@ -290,6 +292,7 @@ void ppt_trace_batch_free(ppt_trace_batch *b) {
   free(b->comp);
   free(b->raw);
   free(b->recs);
+  free(b->events);
   free(b);
 }
 
@@ -304,12 +307,13 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
 
 /* Decodes raw records (codec.h); the tight loop of every pass over a trace. */
 int ppt_trace_decode_records(uint32_t nbbs, const ppt_trace_chunk_info *c, const unsigned char *p,
-                             const unsigned char *end, ppt_trace_rec *r) {
+                             const unsigned char *end, ppt_trace_rec *r, ppt_trace_event **events,
+                             size_t *ev_cap) {
   static const ppt_codec_site zero = {0, 0};
   ppt_codec_site sites[PPT_CODEC_SITES];
   for (unsigned i = 0; i < PPT_CODEC_SITES; i++) sites[i] = zero;
   uint32_t bb = c->start_bb, k = c->start_k;
-  uint64_t n = 0, refs = 0, nrecs = c->nrecs;
+  uint64_t n = 0, refs = 0, nrecs = c->nrecs, nev = 0;
   while (p < end) {
     if (n == nrecs) return -1;
     unsigned tag = *p++;
@@ -323,7 +327,27 @@ int ppt_trace_decode_records(uint32_t nbbs, const ppt_trace_chunk_info *c, const
       *o = (ppt_trace_rec){.addr = 0, .bb = bb, .kind = PPT_REC_BB};
       continue;
     }
-    if (kind == 3) return -1;
+    if (kind == PPT_REC_EVENT) {
+      unsigned type = (tag >> 2) & 15;
+      if ((tag >> 6) || type >= PPT_EV_NTYPES || p >= end || *p > 5) return -1;
+      if (nev == *ev_cap) {
+        size_t ncap = *ev_cap ? 2 * *ev_cap : 64;
+        ppt_trace_event *ne = realloc(*events, ncap * sizeof *ne);
+        if (!ne) return -1;
+        *events = ne;
+        *ev_cap = ncap;
+      }
+      ppt_trace_event *ev = &(*events)[nev];
+      ev->type = type;
+      ev->nvals = *p++;
+      for (unsigned i = 0; i < ev->nvals; i++) {
+        uint64_t z;
+        if (!(p = ppt_codec_get_varint(p, end, &z))) return -1;
+        ev->v[i] = (int64_t)ppt_codec_unzigzag(z);
+      }
+      *o = (ppt_trace_rec){.addr = nev++, .bb = bb, .kind = PPT_REC_EVENT, .size = (uint8_t)type};
+      continue;
+    }
     unsigned lg = (tag >> 2) & 7, mode = tag >> 6;
     if (lg > 4 || mode == 3) return -1;
     ppt_codec_site *s = &sites[ppt_codec_site_of(bb, k++)];
@@ -357,7 +381,7 @@ int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, con
   if (ZSTD_isError(got) || got != c->raw_size)
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu does not decompress (%s)", t->path,
                        i, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
-  if (ppt_trace_decode_records(t->nbbs, c, b->raw, b->raw + c->raw_size, b->recs))
+  if (ppt_trace_decode_records(t->nbbs, c, b->raw, b->raw + c->raw_size, b->recs, &b->events, &b->ev_cap))
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu has malformed records", t->path, i);
   *recs = b->recs;
   *n = (size_t)c->nrecs;
@@ -387,6 +411,9 @@ int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_
   size_t idx = ppt_trace_thread_chunk(c->t, c->thread, c->k++);
   return ppt_trace_chunk_decode(c->t, idx, c->b, recs, n, err);
 }
+
+const ppt_trace_event *ppt_trace_batch_events(const ppt_trace_batch *b) { return b->events; }
+const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c) { return c->b->events; }
 
 void ppt_trace_cursor_close(ppt_trace_cursor *c) {
   if (!c) return;

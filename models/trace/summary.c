@@ -33,6 +33,11 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
           s->bb_count[r[i].bb]++;
           continue;
         }
+        if (r[i].kind == PPT_REC_EVENT) {
+          s->parallel_regions += r[i].size == PPT_EV_PAR_BEGIN;
+          s->loops += r[i].size == PPT_EV_LOOP_BEGIN;
+          continue;
+        }
         s->bb_refs[r[i].bb]++;
         if (r[i].kind == PPT_REC_LOAD) s->loads++;
         else s->stores++;

@@ -45,8 +45,8 @@ ppt_trace_enc *ppt_trace_enc_new(ppt_trace_writer *w);
 int ppt_trace_enc_flush(ppt_trace_enc *e);
 void ppt_trace_enc_free(ppt_trace_enc *e);
 
-/* Room kept free at the end of a chunk: the largest record is 11 bytes. */
-#define PPT_TRACE_ENC_SLACK 16u
+/* Room kept free at the end of a chunk: the largest record (an event) is 52 bytes. */
+#define PPT_TRACE_ENC_SLACK 64u
 
 static inline void ppt_trace_enc_bb(ppt_trace_enc *e, uint32_t id) {
   *e->pos++ = 0;
@@ -64,6 +64,13 @@ static inline void ppt_trace_enc_mem(ppt_trace_enc *e, unsigned kind, unsigned l
   e->pos = ppt_codec_put_mem(e->pos, s, kind, lg, stack, addr);
   e->nrecs++;
   e->nrefs++;
+  if (__builtin_expect(e->pos >= e->lim, 0)) ppt_trace_enc_flush(e);
+}
+
+/* type: ppt_event_type; n <= 5 values. */
+static inline void ppt_trace_enc_event(ppt_trace_enc *e, unsigned type, const int64_t *v, unsigned n) {
+  e->pos = ppt_codec_put_event(e->pos, type, v, n);
+  e->nrecs++;
   if (__builtin_expect(e->pos >= e->lim, 0)) ppt_trace_enc_flush(e);
 }
 

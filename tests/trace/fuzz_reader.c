@@ -48,7 +48,10 @@ static void fuzz_records(const uint8_t *data, size_t size) {
   c.nrefs = data[2] % 8 ? c.nrecs : 0;
   ppt_trace_rec *r = malloc(c.nrecs * sizeof *r);
   if (!r) return;
-  ppt_trace_decode_records(3, &c, data + 2, data + size, r);
+  ppt_trace_event *ev = NULL;
+  size_t cap = 0;
+  ppt_trace_decode_records(3, &c, data + 2, data + size, r, &ev, &cap);
+  free(ev);
   free(r);
 }
 

@@ -22,6 +22,8 @@ ppt_trace_rec synth_rec(uint64_t seed, uint32_t th, uint64_t i, uint32_t nbbs) {
   uint32_t bb = (uint32_t)(mix(seed ^ (blk * 31 + th)) % nbbs) + 1;
   if (pos == 0) return (ppt_trace_rec){.bb = bb, .kind = PPT_REC_BB};
   uint64_t r = mix(seed * 977 + th * 131 + i);
+  if (pos == 1 && blk % 16 == 5) /* an event every 16 blocks; values from synth_event */
+    return (ppt_trace_rec){.bb = bb, .kind = PPT_REC_EVENT, .size = (uint8_t)(r % PPT_EV_NTYPES)};
   uint64_t addr;
   switch (r % 4) {
     case 0: addr = 0x10000000ull + blk * 8 * pos; break;          /* strides */
@@ -34,6 +36,13 @@ ppt_trace_rec synth_rec(uint64_t seed, uint32_t th, uint64_t i, uint32_t nbbs) {
                          .size = (uint8_t)(1u << lg), .flags = (uint8_t)((r % 4) == 2)};
 }
 
+ppt_trace_event synth_event(uint64_t seed, uint32_t th, uint64_t i) {
+  uint64_t r = mix(seed * 977 + th * 131 + i);
+  ppt_trace_event ev = {.type = (uint32_t)(r % PPT_EV_NTYPES), .nvals = (uint32_t)(r >> 8) % 6};
+  for (uint32_t k = 0; k < ev.nvals; k++) ev.v[k] = (int64_t)mix(r + k) >> (k * 13);
+  return ev;
+}
+
 int synth_write(const char *path, uint64_t seed, uint32_t nthreads, uint64_t nrecs, uint32_t nbbs) {
   ppt_trace_writer *w = ppt_trace_writer_open(path, 1);
   if (!w) return -1;
@@ -44,6 +53,9 @@ int synth_write(const char *path, uint64_t seed, uint32_t nthreads, uint64_t nre
       ppt_trace_rec r = synth_rec(seed, th, i, nbbs);
       if (r.kind == PPT_REC_BB) {
         ppt_trace_enc_bb(e, r.bb);
+      } else if (r.kind == PPT_REC_EVENT) {
+        ppt_trace_event ev = synth_event(seed, th, i);
+        ppt_trace_enc_event(e, ev.type, ev.v, ev.nvals);
       } else {
         unsigned lg = (unsigned)__builtin_ctz(r.size);
         ppt_trace_enc_mem(e, r.kind, lg, r.flags, r.addr);

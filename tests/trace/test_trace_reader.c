@@ -24,7 +24,18 @@ static void setup(void) {
 }
 static void teardown(void) { unlink(path); }
 
-static int same(ppt_trace_rec a, ppt_trace_rec b) {
+/* Compares a decoded record with the synthetic one; events are compared by value. */
+static int same_rec(ppt_trace_rec a, const ppt_trace_event *evs, uint32_t th, uint64_t i) {
+  ppt_trace_rec b = synth_rec(SEED, th, i, NBBS);
+  if (b.kind != PPT_REC_BB) b.bb = synth_rec(SEED, th, i - i % 8, NBBS).bb;
+  if (b.kind == PPT_REC_EVENT) {
+    if (a.kind != PPT_REC_EVENT || a.bb != b.bb) return 0;
+    ppt_trace_event want = synth_event(SEED, th, i), got = evs[a.addr];
+    if (got.type != want.type || got.nvals != want.nvals || a.size != want.type) return 0;
+    for (uint32_t k = 0; k < want.nvals; k++)
+      if (got.v[k] != want.v[k]) return 0;
+    return 1;
+  }
   return a.addr == b.addr && a.bb == b.bb && a.kind == b.kind && a.size == b.size && a.flags == b.flags;
 }
 
@@ -43,11 +54,9 @@ START_TEST(round_trip_cursor) {
     const ppt_trace_rec *r;
     size_t n;
     while (ppt_trace_cursor_next(c, &r, &n, &err) == 0 && n) {
-      for (size_t j = 0; j < n; j++, i++) {
-        ppt_trace_rec want = synth_rec(SEED, th, i, NBBS);
-        if (want.kind != PPT_REC_BB) want.bb = synth_rec(SEED, th, i - i % 8, NBBS).bb;
-        ck_assert_msg(same(r[j], want), "thread %u record %llu differs", th, (unsigned long long)i);
-      }
+      for (size_t j = 0; j < n; j++, i++)
+        ck_assert_msg(same_rec(r[j], ppt_trace_cursor_events(c), th, i), "thread %u record %llu differs", th,
+                      (unsigned long long)i);
     }
     ck_assert_uint_eq(i, 600000);
     ppt_trace_cursor_close(c);
@@ -79,12 +88,7 @@ START_TEST(chunks_decode_independently) {
     const ppt_trace_rec *r;
     size_t n;
     ck_assert_int_eq(ppt_trace_chunk_decode(t, ppt_trace_thread_chunk(t, th, k), b, &r, &n, &err), 0);
-    for (size_t j = 0; j < n; j++) {
-      uint64_t i = first[k] + j;
-      ppt_trace_rec want = synth_rec(SEED, th, i, NBBS);
-      if (want.kind != PPT_REC_BB) want.bb = synth_rec(SEED, th, i - i % 8, NBBS).bb;
-      ck_assert(same(r[j], want));
-    }
+    for (size_t j = 0; j < n; j++) ck_assert(same_rec(r[j], ppt_trace_batch_events(b), th, first[k] + j));
   }
   free(first);
   ppt_trace_batch_free(b);
@@ -98,7 +102,7 @@ START_TEST(summary_matches_brute_force) {
   ck_assert_int_eq(ppt_trace_open(path, &t, &err), 0);
   ppt_trace_summary s;
   ck_assert_int_eq(ppt_trace_summarize(t, &s, NULL, NULL, &err), 0);
-  uint64_t loads = 0, stores = 0, insts = 0, par = 0, stack = 0;
+  uint64_t loads = 0, stores = 0, insts = 0, par = 0, stack = 0, regions = 0, loops = 0;
   ppt_u64set *lines = ppt_u64set_new();
   for (uint32_t th = 0; th < 2; th++) {
     uint32_t bb = 0;
@@ -107,6 +111,11 @@ START_TEST(summary_matches_brute_force) {
       if (r.kind == PPT_REC_BB) {
         insts++;
         bb = r.bb;
+        continue;
+      }
+      if (r.kind == PPT_REC_EVENT) {
+        regions += r.size == PPT_EV_PAR_BEGIN;
+        loops += r.size == PPT_EV_LOOP_BEGIN;
         continue;
       }
       loads += r.kind == PPT_REC_LOAD;
@@ -124,6 +133,9 @@ START_TEST(summary_matches_brute_force) {
   ck_assert_uint_eq(s.stack_refs, stack);
   ck_assert_uint_eq(s.lines64, ppt_u64set_size(lines));
   ck_assert_uint_eq(s.parallel_bbs, (NBBS + 2) / 3);
+  ck_assert_uint_eq(s.parallel_regions, regions);
+  ck_assert_uint_eq(s.loops, loops);
+  ck_assert_uint_gt(loops, 0);
   ppt_u64set_free(lines);
   ppt_trace_summary_free(&s);
   ppt_trace_close(t);

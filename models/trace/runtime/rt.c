@@ -161,6 +161,11 @@ void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   if (e) ppt_trace_enc_bb(e, *guard);
 }
 
+void ppt_rt_event(unsigned type, const int64_t *v, unsigned n) {
+  ppt_trace_enc *e = rt_enc();
+  if (e) ppt_trace_enc_event(e, type, v, n);
+}
+
 static inline void rt_mem(const void *p, unsigned kind, unsigned lg) {
   rt_thread *t = tls_thr;
   if (__builtin_expect(t == NULL, 0)) t = rt_thread_attach();

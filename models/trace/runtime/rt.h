@@ -8,4 +8,7 @@
  * ppt-cc embedded (rt_table.c). Returns 0 or -1. */
 int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size);
 
+/* Records an OpenMP event (ppt_event_type) in the calling thread's stream. */
+void ppt_rt_event(unsigned type, const int64_t *v, unsigned n);
+
 #endif

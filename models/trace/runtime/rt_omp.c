@@ -1,0 +1,135 @@
+/* rt_omp.c — wrappers around libomp's entry points, linked with -Wl,--wrap=SYMBOL by
+ * ppt-cc. They record where parallel regions and worksharing loops begin and end, the
+ * loop's full iteration space and schedule, and the iterations this thread was given:
+ * exactly what SASMM's core mimicking needs, and what compiled code no longer shows at
+ * -O1 and above (clang's OpenMP block names do not survive optimisation).
+ *
+ * This file is a separate archive member on purpose: the linker pulls it in only when
+ * the program calls libomp, so non-OpenMP programs never reference libomp. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "ppt/trace.h"
+#include "trace/runtime/rt.h"
+
+typedef struct ident ident_t; /* opaque: only passed through */
+typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
+
+/* libomp's schedule numbers (kmp.h, sched_type), without the monotonic modifier bits. */
+static int64_t ppt_sched_of(int32_t s) {
+  switch (s & ~((1 << 29) | (1 << 30))) {
+    case 34: case 40: case 41: case 44: return PPT_SCHED_STATIC;   /* static, greedy, balanced */
+    case 33: return PPT_SCHED_STATIC_CHUNKED;
+    case 35: return PPT_SCHED_DYNAMIC;
+    case 36: case 42: case 43: return PPT_SCHED_GUIDED;
+    default: return PPT_SCHED_OTHER;
+  }
+}
+
+/* ---- parallel regions ---- */
+void __real___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...);
+
+/* Variadic arguments cannot be forwarded in C, but clang passes every captured variable
+ * of an outlined region as one pointer-sized argument, so argc pointer-sized values
+ * re-passed explicitly are the same call. */
+void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
+  enum { MAXA = 16 };
+  void *a[MAXA] = {0};
+  if (argc < 0 || argc > MAXA) {
+    fprintf(stderr, "ppt runtime: parallel region with %d captured variables (at most %d supported)\n",
+            argc, MAXA);
+    abort();
+  }
+  va_list ap;
+  va_start(ap, fn);
+  for (int i = 0; i < argc; i++) a[i] = va_arg(ap, void *);
+  va_end(ap);
+  ppt_rt_event(PPT_EV_PAR_BEGIN, NULL, 0);
+  switch (argc) {
+#define A1 a[0]
+#define A2 A1, a[1]
+#define A3 A2, a[2]
+#define A4 A3, a[3]
+#define A5 A4, a[4]
+#define A6 A5, a[5]
+#define A7 A6, a[6]
+#define A8 A7, a[7]
+#define A9 A8, a[8]
+#define A10 A9, a[9]
+#define A11 A10, a[10]
+#define A12 A11, a[11]
+#define A13 A12, a[12]
+#define A14 A13, a[13]
+#define A15 A14, a[14]
+#define A16 A15, a[15]
+    case 0: __real___kmpc_fork_call(loc, argc, fn); break;
+    case 1: __real___kmpc_fork_call(loc, argc, fn, A1); break;
+    case 2: __real___kmpc_fork_call(loc, argc, fn, A2); break;
+    case 3: __real___kmpc_fork_call(loc, argc, fn, A3); break;
+    case 4: __real___kmpc_fork_call(loc, argc, fn, A4); break;
+    case 5: __real___kmpc_fork_call(loc, argc, fn, A5); break;
+    case 6: __real___kmpc_fork_call(loc, argc, fn, A6); break;
+    case 7: __real___kmpc_fork_call(loc, argc, fn, A7); break;
+    case 8: __real___kmpc_fork_call(loc, argc, fn, A8); break;
+    case 9: __real___kmpc_fork_call(loc, argc, fn, A9); break;
+    case 10: __real___kmpc_fork_call(loc, argc, fn, A10); break;
+    case 11: __real___kmpc_fork_call(loc, argc, fn, A11); break;
+    case 12: __real___kmpc_fork_call(loc, argc, fn, A12); break;
+    case 13: __real___kmpc_fork_call(loc, argc, fn, A13); break;
+    case 14: __real___kmpc_fork_call(loc, argc, fn, A14); break;
+    case 15: __real___kmpc_fork_call(loc, argc, fn, A15); break;
+    default: __real___kmpc_fork_call(loc, argc, fn, A16); break;
+  }
+  ppt_rt_event(PPT_EV_PAR_END, NULL, 0);
+}
+
+/* ---- static worksharing loops ---- */
+#define PPT_STATIC_INIT(suffix, T, ST)                                                              \
+  void __real___kmpc_for_static_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last, \
+                                              T *lo, T *up, ST *stride, ST incr, ST chunk);        \
+  void __wrap___kmpc_for_static_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last, \
+                                              T *lo, T *up, ST *stride, ST incr, ST chunk) {       \
+    int64_t b[5] = {ppt_sched_of(sched), (int64_t)*lo, (int64_t)*up, (int64_t)incr, (int64_t)chunk}; \
+    ppt_rt_event(PPT_EV_LOOP_BEGIN, b, 5);                                                       \
+    __real___kmpc_for_static_init_##suffix(loc, gtid, sched, last, lo, up, stride, incr, chunk);  \
+    int64_t c[3] = {(int64_t)*lo, (int64_t)*up, (int64_t)*stride};                               \
+    ppt_rt_event(PPT_EV_LOOP_CHUNK, c, 3);                                                       \
+  }
+PPT_STATIC_INIT(4, int32_t, int32_t)
+PPT_STATIC_INIT(4u, uint32_t, int32_t)
+PPT_STATIC_INIT(8, int64_t, int64_t)
+PPT_STATIC_INIT(8u, uint64_t, int64_t)
+
+void __real___kmpc_for_static_fini(ident_t *loc, int32_t gtid);
+void __wrap___kmpc_for_static_fini(ident_t *loc, int32_t gtid) {
+  ppt_rt_event(PPT_EV_LOOP_END, NULL, 0);
+  __real___kmpc_for_static_fini(loc, gtid);
+}
+
+/* ---- dynamic / guided worksharing loops ---- */
+#define PPT_DISPATCH(suffix, T, ST)                                                                 \
+  void __real___kmpc_dispatch_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st, \
+                                            ST chunk);                                            \
+  void __wrap___kmpc_dispatch_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st, \
+                                            ST chunk) {                                           \
+    int64_t b[5] = {ppt_sched_of(sched), (int64_t)lb, (int64_t)ub, (int64_t)st, (int64_t)chunk};   \
+    ppt_rt_event(PPT_EV_LOOP_BEGIN, b, 5);                                                       \
+    __real___kmpc_dispatch_init_##suffix(loc, gtid, sched, lb, ub, st, chunk);                    \
+  }                                                                                                 \
+  int __real___kmpc_dispatch_next_##suffix(ident_t *loc, int32_t gtid, int32_t *last, T *lb, T *ub, ST *st); \
+  int __wrap___kmpc_dispatch_next_##suffix(ident_t *loc, int32_t gtid, int32_t *last, T *lb, T *ub, ST *st) { \
+    int more = __real___kmpc_dispatch_next_##suffix(loc, gtid, last, lb, ub, st);                  \
+    if (more) {                                                                                     \
+      int64_t c[3] = {(int64_t)*lb, (int64_t)*ub, (int64_t)*st};                                    \
+      ppt_rt_event(PPT_EV_LOOP_CHUNK, c, 3);                                                     \
+    } else {                                                                                        \
+      ppt_rt_event(PPT_EV_LOOP_END, NULL, 0);                                                    \
+    }                                                                                               \
+    return more;                                                                                    \
+  }
+PPT_DISPATCH(4, int32_t, int32_t)
+PPT_DISPATCH(4u, uint32_t, int32_t)
+PPT_DISPATCH(8, int64_t, int64_t)
+PPT_DISPATCH(8u, uint64_t, int64_t)
