@@ -1,0 +1,67 @@
+/* ppt/sasmm.h — SASMM: mimic N cores from one sequential trace (SASMM §3.1–3.2).
+ *
+ * The sequential trace (thread 0 of a `ppt trace` run) is cut into phases: serial code
+ * (core 0), parallel-region code outside worksharing loops (every core runs a copy), and
+ * worksharing-loop instances whose iterations are dealt to the cores as the OpenMP
+ * schedule would (Algorithm 1, by iteration rather than the paper's per-block-instance
+ * split, which stays available). A reference to the executing thread's own stack inside
+ * a parallel region is private: core c > 0 sees it at addr | c << 52, which no user
+ * address and no other core can alias. Each phase's per-core streams are then
+ * interleaved reference by reference, round-robin or uniformly at random (Algorithm 2),
+ * into the shared stream. Everything streams: memory is one phase's iteration map plus
+ * one decoded chunk per core. */
+#ifndef PPT_SASMM_H
+#define PPT_SASMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/trace.h"
+
+enum ppt_sasmm_split { PPT_SPLIT_ITERATIONS = 0, PPT_SPLIT_INSTANCES = 1 };
+enum ppt_sasmm_interleave { PPT_IL_RR = 0, PPT_IL_UNIFORM = 1 };
+
+typedef struct ppt_sasmm_opts {
+  uint32_t ncores;        /* mimicked cores, >= 1 */
+  int split;              /* ppt_sasmm_split */
+  int sched;              /* -1: the schedule each loop recorded; else a ppt_sched for all loops */
+  int64_t chunk;          /* chunk for an overriding schedule (0 = OpenMP's default) */
+  int interleave;         /* ppt_sasmm_interleave */
+  uint64_t seed;          /* for PPT_IL_UNIFORM */
+  int private_only;       /* skip building the shared stream */
+} ppt_sasmm_opts;
+
+void ppt_sasmm_opts_default(ppt_sasmm_opts *o);
+
+/* Receives the mimicked streams in batches. Block-entry records are passed along so
+ * per-block analyses work; event records are not. `cores[i]` is the core of shared[i]. */
+typedef struct ppt_sasmm_sink {
+  void (*priv)(void *arg, uint32_t core, const ppt_trace_rec *recs, size_t n);
+  void (*shared)(void *arg, const ppt_trace_rec *recs, const uint32_t *cores, size_t n);
+  void *arg;
+} ppt_sasmm_sink;
+
+/* Statistics of one mimicking run. */
+typedef struct ppt_sasmm_stats {
+  uint64_t phases, serial_phases, replicated_phases, loop_phases;
+  uint64_t loops_without_marker;  /* loops split by reference count (no iteration block found) */
+  uint64_t iterations;
+} ppt_sasmm_stats;
+
+int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm_sink *sink,
+                    ppt_sasmm_stats *stats, ppt_err *err);
+
+/* OpenMP's distribution of iterations 0..trip-1 over ncores (libomp semantics):
+ * writes core_of[i] for each iteration. For dynamic and guided, chunks go to the core
+ * that has done the least work so far (work[i] = references of iteration i; NULL =
+ * equal work), which is what a free-running team converges to. */
+void ppt_sasmm_schedule(int sched, int64_t chunk, uint64_t trip, uint32_t ncores, const uint64_t *work,
+                        uint32_t *core_of);
+
+/* Stack privatisation of SASMM §3.1 (see above). */
+static inline uint64_t ppt_sasmm_private_addr(uint64_t addr, uint32_t core) {
+  return core ? addr | ((uint64_t)core << 52) : addr;
+}
+
+#endif

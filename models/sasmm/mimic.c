@@ -1,0 +1,424 @@
+/* mimic.c — SASMM Algorithms 1 and 2 over a streamed sequential trace (see ppt/sasmm.h).
+ *
+ * Pass 1 (find_markers) finds, for every worksharing-loop instance, the block that starts
+ * each iteration: the loop's iteration count comes from the recorded libomp bounds, and
+ * the block entered exactly that many times inside the instance, earliest first, is the
+ * loop body's first block. This survives any optimisation level, unlike block names.
+ * Pass 2 walks the trace again, cutting it into phases; each phase is dealt to the cores
+ * and streamed through one range reader per core, interleaved into the shared stream. */
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "ppt/sasmm.h"
+#include "sasmm/rangereader.h"
+
+typedef struct loop_info {
+  uint64_t begin, end;   /* record indices of LOOP_BEGIN and LOOP_END */
+  int sched;
+  int64_t chunk;
+  uint64_t trip;
+  uint32_t marker;       /* 0: none found */
+  uint64_t marker_count;
+} loop_info;
+
+typedef struct loops {
+  loop_info *v;
+  size_t n, cap;
+} loops;
+
+static uint64_t trip_of(const int64_t *v) {
+  int64_t lb = v[1], ub = v[2], incr = v[3] ? v[3] : 1;
+  if (incr > 0 ? ub < lb : ub > lb) return 0;
+  return (uint64_t)((ub - lb) / incr) + 1;
+}
+
+static int push_loop(loops *l, loop_info li) {
+  if (l->n == l->cap) {
+    size_t nc = l->cap ? 2 * l->cap : 64;
+    loop_info *n = realloc(l->v, nc * sizeof *n);
+    if (!n) return -1;
+    l->v = n;
+    l->cap = nc;
+  }
+  l->v[l->n++] = li;
+  return 0;
+}
+
+/* Pass 1. Nested worksharing loops belong to the iteration of the outer one; loops
+ * outside parallel regions run on one thread anyway and are left serial. */
+static int find_markers(const ppt_trace *t, loops *out, ppt_err *err) {
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  uint64_t *count = calloc((size_t)nbbs + 1, sizeof *count), *first = calloc((size_t)nbbs + 1, sizeof *first);
+  uint32_t *touched = malloc(((size_t)nbbs + 1) * sizeof *touched);
+  size_t ntouched = 0;
+  ppt_trace_cursor *c = NULL;
+  int rc = 0;
+  if (!count || !first || !touched) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
+    goto out;
+  }
+  if ((rc = ppt_trace_cursor_open(t, 0, &c, err))) goto out;
+  int par = 0, depth = 0, counting = 0;
+  loop_info cur = {0};
+  uint64_t pos = 0;
+  const ppt_trace_rec *r;
+  size_t n;
+  while ((rc = ppt_trace_cursor_next(c, &r, &n, err)) == 0 && n) {
+    const ppt_trace_event *ev = ppt_trace_cursor_events(c);
+    for (size_t i = 0; i < n; i++, pos++) {
+      if (r[i].kind == PPT_REC_BB) {
+        if (counting) {
+          uint32_t b = r[i].bb;
+          if (count[b]++ == 0) {
+            first[b] = pos;
+            touched[ntouched++] = b;
+          }
+        }
+        continue;
+      }
+      if (r[i].kind != PPT_REC_EVENT) continue;
+      const ppt_trace_event *e = &ev[r[i].addr];
+      switch (e->type) {
+        case PPT_EV_PAR_BEGIN: par++; break;
+        case PPT_EV_PAR_END: par -= par > 0; break;
+        case PPT_EV_LOOP_BEGIN:
+          if (depth++ == 0 && par > 0 && e->nvals == 5) {
+            cur = (loop_info){.begin = pos, .sched = (int)e->v[0], .chunk = e->v[4], .trip = trip_of(e->v)};
+            counting = 1;
+          }
+          break;
+        case PPT_EV_LOOP_END:
+          if (depth > 0 && --depth == 0 && counting) {
+            counting = 0;
+            cur.end = pos;
+            uint64_t best = UINT64_MAX;
+            for (size_t k = 0; k < ntouched; k++) {
+              uint32_t b = touched[k];
+              /* A rotated loop may enter its header once more to exit: trip + 1. */
+              if ((count[b] == cur.trip || count[b] == cur.trip + 1) && first[b] < best) {
+                best = first[b];
+                cur.marker = b;
+                cur.marker_count = count[b];
+              }
+            }
+            for (size_t k = 0; k < ntouched; k++) count[touched[k]] = 0;
+            ntouched = 0;
+            if (push_loop(out, cur)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+          }
+          break;
+        default: break;
+      }
+    }
+  }
+out:
+  ppt_trace_cursor_close(c);
+  free(count);
+  free(first);
+  free(touched);
+  return rc;
+}
+
+/* Output batching to the sink. */
+enum { OUTB = 4096 };
+typedef struct outbuf {
+  const ppt_sasmm_sink *sink;
+  uint32_t ncores;
+  ppt_trace_rec *priv;  /* ncores * OUTB */
+  size_t *npriv;
+  ppt_trace_rec shared[OUTB];
+  uint32_t cores[OUTB];
+  size_t nshared;
+} outbuf;
+
+static void flush_priv(outbuf *o, uint32_t c) {
+  if (o->npriv[c] && o->sink->priv) o->sink->priv(o->sink->arg, c, o->priv + (size_t)c * OUTB, o->npriv[c]);
+  o->npriv[c] = 0;
+}
+static void flush_shared(outbuf *o) {
+  if (o->nshared && o->sink->shared) o->sink->shared(o->sink->arg, o->shared, o->cores, o->nshared);
+  o->nshared = 0;
+}
+static inline void emit(outbuf *o, uint32_t c, const ppt_trace_rec *r, int shared) {
+  o->priv[(size_t)c * OUTB + o->npriv[c]++] = *r;
+  if (o->npriv[c] == OUTB) flush_priv(o, c);
+  if (shared) {
+    o->shared[o->nshared] = *r;
+    o->cores[o->nshared++] = c;
+    if (o->nshared == OUTB) flush_shared(o);
+  }
+}
+
+typedef struct mimic {
+  const ppt_trace *t;
+  const ppt_sasmm_opts *o;
+  ppt_chunkmap map;
+  ppt_rreader **rd;
+  int *active;
+  outbuf out;
+  gsl_rng *rng;
+  ppt_sasmm_stats *st;
+  /* per-phase scratch */
+  ppt_range **cr;       /* per core ranges */
+  size_t *ncr, *capcr;
+  uint32_t *quota;      /* per block (per-instance split) */
+  uint64_t *bcount;
+} mimic;
+
+static int add_range(mimic *m, uint32_t c, uint64_t s, uint64_t e) {
+  if (s >= e) return 0;
+  if (m->ncr[c] && m->cr[c][m->ncr[c] - 1].e == s) {
+    m->cr[c][m->ncr[c] - 1].e = e; /* consecutive iterations of one core: one range */
+    return 0;
+  }
+  if (m->ncr[c] == m->capcr[c]) {
+    size_t nc = m->capcr[c] ? 2 * m->capcr[c] : 16;
+    ppt_range *n = realloc(m->cr[c], nc * sizeof *n);
+    if (!n) return -1;
+    m->cr[c] = n;
+    m->capcr[c] = nc;
+  }
+  m->cr[c][m->ncr[c]++] = (ppt_range){s, e};
+  return 0;
+}
+
+/* Streams one phase: core c reads its ranges; the shared stream interleaves them
+ * reference by reference (block entries travel with the reference that follows). */
+static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *err) {
+  uint32_t n = m->o->ncores;
+  int nact = 0;
+  for (uint32_t c = 0; c < n; c++) {
+    if (ppt_rreader_reset(m->rd[c], m->cr[c], m->ncr[c], c, privatise, quota, n))
+      return ppt_err_set(err, PPT_ERUN, "out of memory");
+    if (m->ncr[c]) m->active[nact++] = (int)c;
+    m->ncr[c] = 0;
+  }
+  m->st->phases++;
+  ppt_trace_rec rec;
+  if (m->o->private_only) {
+    for (int k = 0; k < nact; k++) {
+      uint32_t c = (uint32_t)m->active[k];
+      int rc;
+      while ((rc = ppt_rreader_next(m->rd[c], &rec, err)) == 1) emit(&m->out, c, &rec, 0);
+      if (rc < 0) return err->status ? (int)err->status : 1;
+    }
+    return 0;
+  }
+  int k = 0;
+  while (nact > 0) {
+    if (m->o->interleave == PPT_IL_UNIFORM) k = (int)gsl_rng_uniform_int(m->rng, (unsigned long)nact);
+    else if (k >= nact) k = 0;
+    uint32_t c = (uint32_t)m->active[k];
+    int rc;
+    while ((rc = ppt_rreader_next(m->rd[c], &rec, err)) == 1) {
+      emit(&m->out, c, &rec, 1);
+      if (rec.kind != PPT_REC_BB) break;
+    }
+    if (rc < 0) return err->status ? (int)err->status : 1;
+    if (rc == 0) { /* exhausted: drop it, keeping the others' round-robin order */
+      memmove(&m->active[k], &m->active[k + 1], (size_t)(nact - k - 1) * sizeof *m->active);
+      nact--;
+      continue;
+    }
+    k++;
+  }
+  return 0;
+}
+
+/* Deals one loop instance's iterations (boundaries b[0..nb)) and streams the phase. */
+static int run_loop(mimic *m, const loop_info *li, const uint64_t *b, uint64_t nb, ppt_err *err) {
+  uint32_t n = m->o->ncores;
+  uint64_t trip = li->trip;
+  m->st->loop_phases++;
+  if (m->o->split == PPT_SPLIT_INSTANCES) {
+    /* Paper's split: every block's instances in this loop dealt evenly in chunks. */
+    uint32_t nbbs = ppt_trace_nbbs(m->t);
+    for (uint32_t bb = 0; bb <= nbbs; bb++)
+      m->quota[bb] = (uint32_t)((m->bcount[bb] + n - 1) / n);
+    for (uint32_t c = 0; c < n; c++)
+      if (add_range(m, c, li->begin, li->end + 1)) return ppt_err_set(err, PPT_ERUN, "out of memory");
+    int rc = run_phase(m, 1, m->quota, err);
+    return rc;
+  }
+  uint64_t *start = NULL;
+  uint64_t ni = trip;
+  if (li->marker && nb >= trip && trip > 0) {
+    start = malloc((trip + 1) * sizeof *start);
+    if (!start) return ppt_err_set(err, PPT_ERUN, "out of memory");
+    memcpy(start, b, trip * sizeof *start); /* an extra exit entry (trip + 1) is dropped */
+  } else if (trip > 0) {
+    /* No iteration block: cut the loop into trip pieces of equal length. */
+    m->st->loops_without_marker++;
+    start = malloc((trip + 1) * sizeof *start);
+    if (!start) return ppt_err_set(err, PPT_ERUN, "out of memory");
+    uint64_t len = li->end - li->begin;
+    for (uint64_t i = 0; i < trip; i++) start[i] = li->begin + (len * i) / trip;
+  } else {
+    ni = 0;
+  }
+  m->st->iterations += ni;
+  if (ni == 0) {
+    for (uint32_t c = 0; c < n; c++)
+      if (add_range(m, c, li->begin, li->end + 1)) return ppt_err_set(err, PPT_ERUN, "out of memory");
+    return run_phase(m, 1, NULL, err);
+  }
+  start[ni] = li->end + 1;
+  uint64_t *work = malloc(ni * sizeof *work);
+  uint32_t *core_of = malloc(ni * sizeof *core_of);
+  int rc = 0;
+  if (!work || !core_of) {
+    rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+    goto out;
+  }
+  for (uint64_t i = 0; i < ni; i++) work[i] = start[i + 1] - start[i];
+  int sched = m->o->sched >= 0 ? m->o->sched : li->sched;
+  int64_t chunk = m->o->sched >= 0 ? m->o->chunk : li->chunk;
+  ppt_sasmm_schedule(sched, chunk, ni, n, work, core_of);
+  /* The loop's set-up code (before the first iteration) runs on every core. */
+  for (uint32_t c = 0; c < n && !rc; c++)
+    if (add_range(m, c, li->begin, start[0])) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (uint64_t i = 0; i < ni && !rc; i++)
+    if (add_range(m, core_of[i], start[i], start[i + 1])) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (!rc) rc = run_phase(m, 1, NULL, err);
+out:
+  free(start);
+  free(work);
+  free(core_of);
+  return rc;
+}
+
+static int phase_plain(mimic *m, uint64_t s, uint64_t e, int parallel, ppt_err *err) {
+  if (s >= e) return 0;
+  uint32_t n = parallel ? m->o->ncores : 1;
+  for (uint32_t c = 0; c < n; c++)
+    if (add_range(m, c, s, e)) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (parallel) m->st->replicated_phases++;
+  else m->st->serial_phases++;
+  return run_phase(m, parallel, NULL, err);
+}
+
+/* Pass 2: cut the trace into phases in order and stream each. */
+static int walk(mimic *m, const loops *L, ppt_err *err) {
+  const ppt_trace *t = m->t;
+  ppt_trace_cursor *c;
+  int rc = ppt_trace_cursor_open(t, 0, &c, err);
+  if (rc) return rc;
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  uint64_t pos = 0, phase_start = 0;
+  int par = 0;
+  size_t li = 0;
+  const loop_info *cur = NULL;
+  uint64_t *bnd = NULL, nbnd = 0, capb = 0;
+  const ppt_trace_rec *r;
+  size_t n;
+  while (!rc && (rc = ppt_trace_cursor_next(c, &r, &n, err)) == 0 && n) {
+    const ppt_trace_event *ev = ppt_trace_cursor_events(c);
+    for (size_t i = 0; i < n && !rc; i++, pos++) {
+      if (cur) {
+        if (r[i].kind == PPT_REC_BB) {
+          m->bcount[r[i].bb]++;
+          if (r[i].bb == cur->marker && pos > cur->begin) {
+            if (nbnd == capb) {
+              capb = capb ? 2 * capb : 1024;
+              uint64_t *nb = realloc(bnd, capb * sizeof *nb);
+              if (!nb) {
+                rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+                break;
+              }
+              bnd = nb;
+            }
+            bnd[nbnd++] = pos;
+          }
+        }
+        if (pos == cur->end) {
+          rc = run_loop(m, cur, bnd, nbnd, err);
+          memset(m->bcount, 0, ((size_t)nbbs + 1) * sizeof *m->bcount);
+          nbnd = 0;
+          cur = NULL;
+          phase_start = pos + 1;
+        }
+        continue;
+      }
+      if (r[i].kind != PPT_REC_EVENT) continue;
+      const ppt_trace_event *e = &ev[r[i].addr];
+      if (e->type == PPT_EV_PAR_BEGIN) {
+        if (par++ == 0) {
+          rc = phase_plain(m, phase_start, pos, 0, err);
+          phase_start = pos + 1;
+        }
+      } else if (e->type == PPT_EV_PAR_END) {
+        if (par > 0 && --par == 0) {
+          rc = phase_plain(m, phase_start, pos, 1, err);
+          phase_start = pos + 1;
+        }
+      } else if (e->type == PPT_EV_LOOP_BEGIN && li < L->n && L->v[li].begin == pos) {
+        rc = phase_plain(m, phase_start, pos, 1, err);
+        cur = &L->v[li++];
+      }
+    }
+  }
+  if (!rc) rc = phase_plain(m, phase_start, pos, par > 0, err);
+  free(bnd);
+  ppt_trace_cursor_close(c);
+  return rc;
+}
+
+int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm_sink *sink,
+                    ppt_sasmm_stats *stats, ppt_err *err) {
+  if (o->ncores < 1 || o->ncores > 4095)
+    return ppt_err_set(err, PPT_EINPUT, "cores must be 1..4095, not %u", o->ncores);
+  if (ppt_trace_nthreads(t) < 1) return ppt_err_set(err, PPT_EINPUT, "%s: empty trace", ppt_trace_path(t));
+  ppt_sasmm_stats st_local;
+  mimic m = {.t = t, .o = o, .st = stats ? stats : &st_local};
+  memset(m.st, 0, sizeof *m.st);
+  uint32_t n = o->ncores, nbbs = ppt_trace_nbbs(t);
+  loops L = {0};
+  int rc = ppt_chunkmap_init(&m.map, t, 0, err);
+  if (rc) return rc;
+  m.rd = calloc(n, sizeof *m.rd);
+  m.active = calloc(n, sizeof *m.active);
+  m.cr = calloc(n, sizeof *m.cr);
+  m.ncr = calloc(n, sizeof *m.ncr);
+  m.capcr = calloc(n, sizeof *m.capcr);
+  m.quota = calloc((size_t)nbbs + 1, sizeof *m.quota);
+  m.bcount = calloc((size_t)nbbs + 1, sizeof *m.bcount);
+  m.out.sink = sink;
+  m.out.ncores = n;
+  m.out.priv = malloc((size_t)n * OUTB * sizeof *m.out.priv);
+  m.out.npriv = calloc(n, sizeof *m.out.npriv);
+  m.rng = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!m.rd || !m.active || !m.cr || !m.ncr || !m.capcr || !m.quota || !m.bcount || !m.out.priv ||
+      !m.out.npriv || !m.rng) {
+    rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+    goto out;
+  }
+  gsl_rng_set(m.rng, o->seed);
+  for (uint32_t c = 0; c < n; c++)
+    if (!(m.rd[c] = ppt_rreader_new(&m.map))) {
+      rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+      goto out;
+    }
+  if ((rc = find_markers(t, &L, err))) goto out;
+  if ((rc = walk(&m, &L, err))) goto out;
+  for (uint32_t c = 0; c < n; c++) flush_priv(&m.out, c);
+  flush_shared(&m.out);
+out:
+  if (m.rd)
+    for (uint32_t c = 0; c < n; c++) ppt_rreader_free(m.rd[c]);
+  if (m.cr)
+    for (uint32_t c = 0; c < n; c++) free(m.cr[c]);
+  free(m.rd);
+  free(m.active);
+  free(m.cr);
+  free(m.ncr);
+  free(m.capcr);
+  free(m.quota);
+  free(m.bcount);
+  free(m.out.priv);
+  free(m.out.npriv);
+  gsl_rng_free(m.rng);
+  free(L.v);
+  ppt_chunkmap_free(&m.map);
+  return rc;
+}

@@ -1,0 +1,41 @@
+/* rangereader.h — random access into one thread's stream by record index: a reader walks
+ * a list of record ranges [s, e), decoding chunks as needed, optionally keeping only the
+ * block instances dealt to one core (the paper's per-instance split). */
+#ifndef PPT_SASMM_RANGEREADER_H
+#define PPT_SASMM_RANGEREADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/trace.h"
+
+typedef struct ppt_range {
+  uint64_t s, e;
+} ppt_range;
+
+/* Record index of the first record of each chunk of a thread (n+1 entries). */
+typedef struct ppt_chunkmap {
+  const ppt_trace *t;
+  uint32_t thread;
+  size_t n;
+  uint64_t *first;
+} ppt_chunkmap;
+
+int ppt_chunkmap_init(ppt_chunkmap *m, const ppt_trace *t, uint32_t thread, ppt_err *err);
+void ppt_chunkmap_free(ppt_chunkmap *m);
+
+typedef struct ppt_rreader ppt_rreader;
+
+ppt_rreader *ppt_rreader_new(const ppt_chunkmap *m);
+void ppt_rreader_free(ppt_rreader *r);
+/* Starts over on ranges (copied). core/privatise: stack references get core's private
+ * address. quota/ncores: when quota != NULL, only instance j of block b with
+ * j / quota[b] == core (clamped to ncores-1) is kept; references before the first block
+ * entry go to core 0. */
+int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core,
+                      int privatise, const uint32_t *quota, uint32_t ncores);
+/* 1: *out filled; 0: end; -1: error (err set). Event records are skipped. */
+int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err);
+
+#endif
