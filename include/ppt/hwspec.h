@@ -54,7 +54,7 @@ typedef struct ppt_hwspec {
   /* Provenance (optional in the file, empty when absent). `sources` cites a figure:
    * key is the field's path in the file ("levels[1].latency_cycles"), text the citation. */
   char source[256];              /* where the figures come from overall */
-  char notes[512];
+  char notes[1024];
   uint32_t nsources;
   ppt_hw_source sources[PPT_HW_MAX_SOURCES];
 } ppt_hwspec;

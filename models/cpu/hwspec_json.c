@@ -1,0 +1,121 @@
+/* hwspec_json.c — ppt_hwspec → JSON, the inverse of hwspec_parse.c.
+ *
+ * Optional data that is 0 / empty is left out rather than written as 0, because the
+ * parser reads an absent figure as 0 but rejects an explicit 0 (a 0 latency in a spec
+ * sheet is a typo, not a measurement). So parse(to_json(hw)) == hw. */
+#include "ppt/hwspec.h"
+
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Shortest of %.15g..%.17g that reads back to the same double: 2.1 stays "2.1", not
+ * "2.1000000000000001", and the round trip stays exact. */
+static json_object *num(double v) {
+  char buf[40];
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  return json_object_new_double_s(v, buf);
+}
+
+/* json_object_object_add steals `val`; a NULL val (out of memory) makes the whole build fail. */
+static int add(json_object *o, const char *key, json_object *val) {
+  if (!val) return -1;
+  if (json_object_object_add(o, key, val)) {
+    json_object_put(val);
+    return -1;
+  }
+  return 0;
+}
+
+static json_object *level_json(const ppt_hw_level *lv) {
+  json_object *o = json_object_new_object();
+  if (!o) return NULL;
+  int rc = add(o, "name", json_object_new_string(lv->name));
+  rc |= add(o, "size", json_object_new_int64((int64_t)lv->size));
+  rc |= add(o, "assoc", json_object_new_int64(lv->assoc));
+  rc |= add(o, "line", json_object_new_int64(lv->line));
+  rc |= add(o, "shared_by", json_object_new_int64(lv->shared_by));
+  rc |= add(o, "inclusive", json_object_new_boolean(lv->inclusive));
+  if (lv->latency_cycles > 0) rc |= add(o, "latency_cycles", num(lv->latency_cycles));
+  if (lv->bw_bytes_per_cycle > 0)
+    rc |= add(o, "bandwidth_bytes_per_cycle", num(lv->bw_bytes_per_cycle));
+  if (rc) {
+    json_object_put(o);
+    return NULL;
+  }
+  return o;
+}
+
+static int has_ops(const ppt_hwspec *hw) {
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++)
+    if (hw->ops[k].per_cycle > 0) return 1;
+  return 0;
+}
+
+json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
+  json_object *o = json_object_new_object();
+  if (!o) return NULL;
+  int rc = add(o, "name", json_object_new_string(hw->name));
+  if (hw->source[0]) rc |= add(o, "source", json_object_new_string(hw->source));
+  if (hw->notes[0]) rc |= add(o, "notes", json_object_new_string(hw->notes));
+  if (hw->clock_hz > 0) rc |= add(o, "clock_ghz", num(hw->clock_hz / 1e9));
+  rc |= add(o, "cores", json_object_new_int64(hw->cores));
+  if (hw->vector_bits) rc |= add(o, "vector_bits", json_object_new_int64(hw->vector_bits));
+  json_object *levels = json_object_new_array();
+  for (uint32_t i = 0; levels && i < hw->nlevels && i < PPT_HW_MAX_LEVELS; i++) {
+    json_object *lv = level_json(&hw->levels[i]);
+    if (!lv || json_object_array_add(levels, lv)) {
+      json_object_put(lv);
+      rc = -1;
+      break;
+    }
+  }
+  rc |= add(o, "levels", levels);
+  if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0) {
+    json_object *d = json_object_new_object();
+    if (d) {
+      if (hw->dram_latency_ns > 0) rc |= add(d, "latency_ns", num(hw->dram_latency_ns));
+      if (hw->dram_bw_bytes_per_s > 0)
+        rc |= add(d, "bandwidth_gbs", num(hw->dram_bw_bytes_per_s / 1e9));
+    }
+    rc |= add(o, "dram", d);
+  }
+  if (has_ops(hw)) {
+    json_object *ops = json_object_new_object();
+    for (int k = 0; ops && k < PPT_HW_NOPCLASS; k++) {
+      if (!(hw->ops[k].per_cycle > 0)) continue; /* class unknown */
+      json_object *e = json_object_new_object();
+      if (e) {
+        rc |= add(e, "per_cycle", num(hw->ops[k].per_cycle));
+        rc |= add(e, "latency", num(hw->ops[k].latency));
+      }
+      rc |= add(ops, ppt_hwspec_opclass_name(k), e);
+    }
+    rc |= add(o, "ops", ops);
+  }
+  if (hw->nsources) {
+    json_object *s = json_object_new_object();
+    for (uint32_t i = 0; s && i < hw->nsources && i < PPT_HW_MAX_SOURCES; i++)
+      rc |= add(s, hw->sources[i].key, json_object_new_string(hw->sources[i].text));
+    rc |= add(o, "sources", s);
+  }
+  if (rc) {
+    json_object_put(o);
+    return NULL;
+  }
+  return o;
+}
+
+char *ppt_hwspec_to_json(const ppt_hwspec *hw) {
+  json_object *o = ppt_hwspec_to_json_object(hw);
+  if (!o) return NULL;
+  const char *s = json_object_to_json_string_ext(
+      o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE);
+  char *out = s ? strdup(s) : NULL;
+  json_object_put(o);
+  return out;
+}

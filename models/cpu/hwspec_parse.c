@@ -1,0 +1,378 @@
+/* hwspec_parse.c — strict JSON → ppt_hwspec (schema: docs/hwspec.md).
+ *
+ * Spec sheets are typed in by hand, so a typo must fail loudly rather than silently
+ * fall back to a default: every object is checked for unknown keys, every required key
+ * for presence, every value for its JSON type. This file only reads fields; the
+ * semantic checks (sizes, powers of two, nesting of levels) live in hwspec_check.c so
+ * that specs built in code get the same checks. Messages: "NAME: key.path: problem". */
+#include "ppt/hwspec.h"
+
+#include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FILE_BYTES (1 << 20) /* a spec sheet is a few KB; anything this big is not one */
+
+typedef struct pctx {
+  const char *name;
+  ppt_err *err;
+} pctx;
+
+static int fail(pctx *c, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int fail(pctx *c, const char *path, const char *fmt, ...) {
+  char msg[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (path && *path) return ppt_err_set(c->err, PPT_EINPUT, "%s: %s: %s", c->name, path, msg);
+  return ppt_err_set(c->err, PPT_EINPUT, "%s: %s", c->name, msg);
+}
+
+static void join(char *buf, size_t cap, const char *path, const char *key) {
+  if (path && *path)
+    snprintf(buf, cap, "%s.%s", path, key);
+  else
+    snprintf(buf, cap, "%s", key);
+}
+
+/* Rejects any key of `o` not in the NULL-terminated `allowed` list. */
+static int check_keys(pctx *c, json_object *o, const char *path, const char *const *allowed) {
+  json_object_object_foreach(o, key, val) {
+    (void)val;
+    int ok = 0;
+    for (const char *const *a = allowed; *a; a++)
+      if (strcmp(*a, key) == 0) ok = 1;
+    if (!ok) {
+      char list[256] = "", p[160];
+      for (const char *const *a = allowed; *a; a++) {
+        if (list[0]) strncat(list, ", ", sizeof list - strlen(list) - 1);
+        strncat(list, *a, sizeof list - strlen(list) - 1);
+      }
+      join(p, sizeof p, path, key);
+      return fail(c, p, "unknown key (allowed here: %s)", list);
+    }
+  }
+  return 0;
+}
+
+/* Looks up `key`; *present says whether it is there. A missing required key fails. */
+static int lookup(pctx *c, json_object *o, const char *path, const char *key, int required,
+                  json_object **val, int *present) {
+  *present = json_object_object_get_ex(o, key, val);
+  if (!*present && required) {
+    char p[160];
+    join(p, sizeof p, path, key);
+    return fail(c, p, "required key is missing");
+  }
+  return 0;
+}
+
+static int get_uint(pctx *c, json_object *o, const char *path, const char *key, int required,
+                    uint64_t max, uint64_t *out, int *present) {
+  json_object *v;
+  int rc = lookup(c, o, path, key, required, &v, present);
+  if (rc || !*present) return rc;
+  char p[160];
+  join(p, sizeof p, path, key);
+  if (!json_object_is_type(v, json_type_int)) return fail(c, p, "must be an integer");
+  int64_t x = json_object_get_int64(v);
+  if (x < 0) return fail(c, p, "must not be negative (got %lld)", (long long)x);
+  if ((uint64_t)x > max)
+    return fail(c, p, "%llu is out of range (at most %llu)", (unsigned long long)x,
+                (unsigned long long)max);
+  *out = (uint64_t)x;
+  return 0;
+}
+
+/* A positive finite number (an absent optional figure is left out, never written as 0). */
+static int get_pos(pctx *c, json_object *o, const char *path, const char *key, int required,
+                   double *out) {
+  json_object *v;
+  int present;
+  int rc = lookup(c, o, path, key, required, &v, &present);
+  if (rc || !present) return rc;
+  char p[160];
+  join(p, sizeof p, path, key);
+  if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+    return fail(c, p, "must be a number");
+  double x = json_object_get_double(v);
+  if (!isfinite(x) || x <= 0)
+    return fail(c, p, "must be a positive number (got %g); leave the key out if unknown", x);
+  *out = x;
+  return 0;
+}
+
+static int get_str(pctx *c, json_object *o, const char *path, const char *key, int required,
+                   char *buf, size_t cap) {
+  json_object *v;
+  int present;
+  int rc = lookup(c, o, path, key, required, &v, &present);
+  if (rc || !present) return rc;
+  char p[160];
+  join(p, sizeof p, path, key);
+  if (!json_object_is_type(v, json_type_string)) return fail(c, p, "must be a string");
+  size_t n = (size_t)json_object_get_string_len(v);
+  if (n >= cap) return fail(c, p, "too long (%zu bytes, at most %zu)", n, cap - 1);
+  memcpy(buf, json_object_get_string(v), n);
+  buf[n] = '\0';
+  return 0;
+}
+
+static int get_obj(pctx *c, json_object *o, const char *path, const char *key, int required,
+                   json_object **out) {
+  int present;
+  *out = NULL;
+  int rc = lookup(c, o, path, key, required, out, &present);
+  if (rc || !present) {
+    *out = NULL;
+    return rc;
+  }
+  if (!json_object_is_type(*out, json_type_object)) {
+    char p[160];
+    join(p, sizeof p, path, key);
+    return fail(c, p, "must be an object");
+  }
+  return 0;
+}
+
+static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *lv) {
+  static const char *const keys[] = {"name",      "size",           "assoc",
+                                     "line",      "shared_by",      "inclusive",
+                                     "latency_cycles", "bandwidth_bytes_per_cycle", NULL};
+  if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object");
+  int rc = check_keys(c, o, path, keys);
+  uint64_t u = 0;
+  int present;
+  if (!rc) rc = get_str(c, o, path, "name", 1, lv->name, sizeof lv->name);
+  if (!rc) rc = get_uint(c, o, path, "size", 1, (uint64_t)1 << 50, &lv->size, &present);
+  if (!rc && !(rc = get_uint(c, o, path, "assoc", 1, UINT32_MAX, &u, &present)))
+    lv->assoc = (uint32_t)u;
+  if (!rc && !(rc = get_uint(c, o, path, "line", 1, UINT32_MAX, &u, &present)))
+    lv->line = (uint32_t)u;
+  lv->shared_by = 1; /* private unless said otherwise */
+  if (!rc && !(rc = get_uint(c, o, path, "shared_by", 0, UINT32_MAX, &u, &present)) && present)
+    lv->shared_by = (uint32_t)u;
+  json_object *v;
+  if (!rc && !(rc = lookup(c, o, path, "inclusive", 0, &v, &present)) && present) {
+    if (!json_object_is_type(v, json_type_boolean)) {
+      char p[160];
+      join(p, sizeof p, path, "inclusive");
+      return fail(c, p, "must be true or false");
+    }
+    lv->inclusive = json_object_get_boolean(v) ? 1 : 0;
+  }
+  if (!rc) rc = get_pos(c, o, path, "latency_cycles", 0, &lv->latency_cycles);
+  if (!rc) rc = get_pos(c, o, path, "bandwidth_bytes_per_cycle", 0, &lv->bw_bytes_per_cycle);
+  return rc;
+}
+
+static int parse_ops(pctx *c, json_object *ops, ppt_hwspec *hw) {
+  static const char *const keys[] = {"ialu", "idiv", "fadd", "fmul", "fdiv", "branch", "loadst",
+                                     NULL};
+  static const char *const opkeys[] = {"per_cycle", "latency", NULL};
+  int rc = check_keys(c, ops, "ops", keys);
+  /* Classes may be left out (0: unknown); ppt_hwspec_has_timing reports them when the
+   * runtime model needs them. A listed class needs both figures. */
+  for (int k = 0; !rc && k < PPT_HW_NOPCLASS; k++) {
+    char p[64];
+    json_object *e;
+    snprintf(p, sizeof p, "ops.%s", keys[k]);
+    rc = get_obj(c, ops, "ops", keys[k], 0, &e);
+    if (rc || !e) continue;
+    rc = check_keys(c, e, p, opkeys);
+    if (!rc) rc = get_pos(c, e, p, "per_cycle", 1, &hw->ops[k].per_cycle);
+    /* latency 0 is meaningful (fused or free ops), so it is read as a plain number */
+    json_object *v;
+    int present;
+    if (!rc) rc = lookup(c, e, p, "latency", 1, &v, &present);
+    if (!rc) {
+      char q[96];
+      join(q, sizeof q, p, "latency");
+      if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+        return fail(c, q, "must be a number");
+      double x = json_object_get_double(v);
+      if (!isfinite(x) || x < 0) return fail(c, q, "must be a number >= 0 (got %g)", x);
+      hw->ops[k].latency = x;
+    }
+  }
+  return rc;
+}
+
+/* Resolves a field path ("levels[1].size", "dram") against the document, so that a
+ * citation cannot silently point at a field that does not exist. */
+static int path_exists(json_object *root, const char *path) {
+  json_object *cur = root;
+  const char *s = path;
+  if (!*s) return 0;
+  while (*s) {
+    char seg[64];
+    size_t n = strcspn(s, ".[");
+    if (n == 0 || n >= sizeof seg) return 0;
+    memcpy(seg, s, n);
+    seg[n] = '\0';
+    s += n;
+    if (!json_object_is_type(cur, json_type_object) || !json_object_object_get_ex(cur, seg, &cur))
+      return 0;
+    while (*s == '[') {
+      char *end;
+      errno = 0;
+      unsigned long idx = strtoul(s + 1, &end, 10);
+      if (end == s + 1 || *end != ']' || errno || !json_object_is_type(cur, json_type_array) ||
+          idx >= json_object_array_length(cur))
+        return 0;
+      cur = json_object_array_get_idx(cur, idx);
+      s = end + 1;
+    }
+    if (*s == '.') {
+      s++;
+      if (!*s) return 0;
+    } else if (*s) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+static int parse_sources(pctx *c, json_object *root, json_object *src, ppt_hwspec *hw) {
+  json_object_object_foreach(src, key, val) {
+    char p[160];
+    join(p, sizeof p, "sources", key);
+    if (hw->nsources >= PPT_HW_MAX_SOURCES)
+      return fail(c, "sources", "more than %d citations", PPT_HW_MAX_SOURCES);
+    if (!json_object_is_type(val, json_type_string)) return fail(c, p, "must be a string");
+    ppt_hw_source *s = &hw->sources[hw->nsources];
+    if (strlen(key) >= sizeof s->key) return fail(c, p, "key too long");
+    if (!path_exists(root, key) || strcmp(key, "sources") == 0)
+      return fail(c, p, "names no field of this spec");
+    if ((size_t)json_object_get_string_len(val) >= sizeof s->text)
+      return fail(c, p, "citation too long (at most %zu bytes)", sizeof s->text - 1);
+    snprintf(s->key, sizeof s->key, "%s", key);
+    snprintf(s->text, sizeof s->text, "%s", json_object_get_string(val));
+    hw->nsources++;
+  }
+  return 0;
+}
+
+static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
+  static const char *const keys[] = {"name", "source", "notes", "sources", "clock_ghz", "cores",
+                                     "vector_bits", "levels", "dram", "ops", NULL};
+  if (!json_object_is_type(root, json_type_object))
+    return fail(c, NULL, "top level must be a JSON object");
+  int rc = check_keys(c, root, "", keys);
+  uint64_t u = 0;
+  int present;
+  if (!rc) rc = get_str(c, root, "", "name", 1, hw->name, sizeof hw->name);
+  if (!rc) rc = get_str(c, root, "", "source", 0, hw->source, sizeof hw->source);
+  if (!rc) rc = get_str(c, root, "", "notes", 0, hw->notes, sizeof hw->notes);
+  double ghz = 0;
+  if (!rc) rc = get_pos(c, root, "", "clock_ghz", 0, &ghz);
+  hw->clock_hz = ghz * 1e9;
+  if (!rc && !(rc = get_uint(c, root, "", "cores", 1, UINT32_MAX, &u, &present)))
+    hw->cores = (uint32_t)u;
+  if (!rc && !(rc = get_uint(c, root, "", "vector_bits", 0, UINT32_MAX, &u, &present)) && present) {
+    if (u == 0) return fail(c, "vector_bits", "must be positive; leave the key out if unknown");
+    hw->vector_bits = (uint32_t)u;
+  }
+  json_object *levels;
+  if (!rc && !(rc = lookup(c, root, "", "levels", 1, &levels, &present))) {
+    if (!json_object_is_type(levels, json_type_array)) return fail(c, "levels", "must be an array");
+    size_t n = json_object_array_length(levels);
+    if (n == 0 || n > PPT_HW_MAX_LEVELS)
+      return fail(c, "levels", "must list 1 to %d cache levels (got %zu)", PPT_HW_MAX_LEVELS, n);
+    hw->nlevels = (uint32_t)n;
+    for (size_t i = 0; !rc && i < n; i++) {
+      char p[32];
+      snprintf(p, sizeof p, "levels[%zu]", i);
+      rc = parse_level(c, json_object_array_get_idx(levels, i), p, &hw->levels[i]);
+    }
+  }
+  json_object *dram;
+  if (!rc) rc = get_obj(c, root, "", "dram", 0, &dram);
+  if (!rc && dram) {
+    static const char *const dkeys[] = {"latency_ns", "bandwidth_gbs", NULL};
+    double gbs = 0;
+    rc = check_keys(c, dram, "dram", dkeys);
+    if (!rc && json_object_object_length(dram) == 0)
+      return fail(c, "dram", "empty; give latency_ns and/or bandwidth_gbs or leave it out");
+    if (!rc) rc = get_pos(c, dram, "dram", "latency_ns", 0, &hw->dram_latency_ns);
+    if (!rc) rc = get_pos(c, dram, "dram", "bandwidth_gbs", 0, &gbs);
+    hw->dram_bw_bytes_per_s = gbs * 1e9;
+  }
+  json_object *ops;
+  if (!rc) rc = get_obj(c, root, "", "ops", 0, &ops);
+  if (!rc && ops && json_object_object_length(ops) == 0)
+    return fail(c, "ops", "empty; list op classes or leave it out");
+  if (!rc && ops) rc = parse_ops(c, ops, hw);
+  json_object *src;
+  if (!rc) rc = get_obj(c, root, "", "sources", 0, &src);
+  if (!rc && src) rc = parse_sources(c, root, src, hw);
+  return rc;
+}
+
+int ppt_hwspec_from_json_object(json_object *obj, const char *name, ppt_hwspec *out,
+                                ppt_err *err) {
+  pctx c = {name ? name : "<hwspec>", err};
+  ppt_hwspec *hw = calloc(1, sizeof *hw);
+  if (!hw) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", c.name);
+  int rc = parse_root(&c, obj, hw);
+  if (!rc) rc = ppt_hwspec_validate(hw, c.name, err);
+  if (!rc) *out = *hw;
+  free(hw);
+  return rc;
+}
+
+int ppt_hwspec_parse(const char *json, const char *name, ppt_hwspec *out, ppt_err *err) {
+  pctx c = {name ? name : "<hwspec>", err};
+  size_t len = strlen(json);
+  json_tokener *tok = json_tokener_new();
+  if (!tok) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", c.name);
+  /* STRICT: no trailing commas, single quotes, comments or trailing text. */
+  json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+  json_object *root = json_tokener_parse_ex(tok, json, (int)len);
+  enum json_tokener_error jerr = json_tokener_get_error(tok);
+  size_t end = json_tokener_get_parse_end(tok);
+  json_tokener_free(tok);
+  if (!root || jerr != json_tokener_success) {
+    unsigned line = 1;
+    for (size_t i = 0; i < end && i < len; i++) line += json[i] == '\n';
+    if (root) json_object_put(root);
+    if (jerr == json_tokener_continue) return fail(&c, NULL, "not valid JSON: unexpected end of file");
+    return fail(&c, NULL, "not valid JSON at line %u: %s", line, json_tokener_error_desc(jerr));
+  }
+  int rc = ppt_hwspec_from_json_object(root, c.name, out, err);
+  json_object_put(root);
+  return rc;
+}
+
+int ppt_hwspec_load(const char *path, ppt_hwspec *out, ppt_err *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return ppt_err_set(err, PPT_EINPUT, "%s: cannot open: %s", path, strerror(errno));
+  char *buf = malloc(MAX_FILE_BYTES + 1);
+  if (!buf) {
+    fclose(f);
+    return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+  }
+  size_t n = fread(buf, 1, MAX_FILE_BYTES + 1, f);
+  int bad = ferror(f);
+  fclose(f);
+  int rc;
+  if (bad)
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: read error", path);
+  else if (n > MAX_FILE_BYTES)
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: larger than %d bytes, not a hwspec", path, MAX_FILE_BYTES);
+  else if (memchr(buf, '\0', n))
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: contains a NUL byte, not a JSON text", path);
+  else {
+    buf[n] = '\0';
+    rc = ppt_hwspec_parse(buf, path, out, err);
+  }
+  free(buf);
+  return rc;
+}

@@ -1,0 +1,404 @@
+/* test_cachesim.c — the exact cache simulator against analytic miss counts of cyclic
+ * sweeps and against a brute-force LRU oracle (timestamps per way, written here
+ * independently) on random multi-thread traces; inclusive back-invalidation. */
+#include <check.h>
+#include <gsl/gsl_rng.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ppt/cachesim.h"
+
+typedef struct lvdef {
+  uint64_t size;
+  uint32_t assoc, shared_by;
+  int inclusive;
+} lvdef;
+
+static ppt_hwspec make_hw(uint32_t cores, const lvdef *d, uint32_t n) {
+  ppt_hwspec hw;
+  memset(&hw, 0, sizeof hw);
+  strcpy(hw.name, "test");
+  hw.cores = cores;
+  hw.nlevels = n;
+  for (uint32_t k = 0; k < n; k++) {
+    snprintf(hw.levels[k].name, sizeof hw.levels[k].name, "L%u", k + 1);
+    hw.levels[k].size = d[k].size;
+    hw.levels[k].assoc = d[k].assoc;
+    hw.levels[k].line = 64;
+    hw.levels[k].shared_by = d[k].shared_by;
+    hw.levels[k].inclusive = d[k].inclusive;
+  }
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_validate(&hw, "test", &err) == 0, "%s", err.msg);
+  return hw;
+}
+
+static ppt_cachesim *make_sim(const ppt_hwspec *hw, uint32_t nthreads) {
+  ppt_cachesim *sim = NULL;
+  ppt_err err;
+  ck_assert_msg(ppt_cachesim_create(hw, nthreads, &sim, &err) == 0, "%s", err.msg);
+  return sim;
+}
+
+static ppt_cachesim_counts level(const ppt_cachesim *sim, uint32_t k) {
+  ppt_cachesim_counts c;
+  ppt_err err;
+  ck_assert_int_eq(ppt_cachesim_level_counts(sim, k, &c, &err), 0);
+  return c;
+}
+
+/* M distinct consecutive lines, swept K times. LRU: if the lines fit (per set), only the
+ * first sweep misses (M misses); if a set receives more lines than it has ways, every
+ * access misses (M*K), because the line reused next is always the least recent one. */
+static void sweep(ppt_cachesim *sim, uint64_t M, uint64_t K) {
+  for (uint64_t k = 0; k < K; k++)
+    for (uint64_t m = 0; m < M; m++) ppt_cachesim_access(sim, 0, m * 64 + 8, 8, 0);
+}
+
+START_TEST(cyclic_fully_associative) {
+  lvdef fa = {4096, 64, 1, 0}; /* 64 lines, one set */
+  ppt_hwspec hw = make_hw(1, &fa, 1);
+  static const struct {
+    uint64_t M, K, misses;
+  } cases[] = {{32, 10, 32}, {64, 10, 64}, {65, 10, 650}, {200, 3, 600}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ppt_cachesim *sim = make_sim(&hw, 1);
+    sweep(sim, cases[i].M, cases[i].K);
+    ppt_cachesim_counts c = level(sim, 0);
+    ck_assert_uint_eq(c.accesses, cases[i].M * cases[i].K);
+    ck_assert_uint_eq(c.misses, cases[i].misses);
+    ppt_cachesim_free(sim);
+  }
+}
+END_TEST
+
+START_TEST(cyclic_set_associative) {
+  /* SASMM geometry: L1 8 KiB 8-way (16 sets x 8), L2 128 KiB 16-way (128 sets x 16) */
+  lvdef d[2] = {{8192, 8, 1, 0}, {131072, 16, 1, 0}};
+  ppt_hwspec hw = make_hw(1, d, 2);
+  static const struct {
+    uint64_t M, K, l1_misses, l2_misses;
+  } cases[] = {
+      {128, 5, 128, 128},          /* fits L1 exactly */
+      {144, 5, 720, 144},          /* 9 lines per L1 set > 8 ways: L1 thrashes, L2 holds */
+      {2048, 4, 8192, 2048},       /* fits L2 exactly */
+      {2048 + 128, 3, 6528, 6528}, /* 17 lines per L2 set > 16 ways: both thrash */
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ppt_cachesim *sim = make_sim(&hw, 1);
+    sweep(sim, cases[i].M, cases[i].K);
+    ppt_cachesim_counts c1 = level(sim, 0), c2 = level(sim, 1);
+    ck_assert_uint_eq(c1.accesses, cases[i].M * cases[i].K);
+    ck_assert_uint_eq(c1.misses, cases[i].l1_misses);
+    ck_assert_uint_eq(c2.accesses, cases[i].l1_misses);
+    ck_assert_uint_eq(c2.misses, cases[i].l2_misses);
+    ppt_cachesim_free(sim);
+  }
+}
+END_TEST
+
+/* ---- brute-force oracle: per instance, per set, ways with (line, last-use time) ---- */
+typedef struct oway {
+  uint64_t line, stamp;
+  int valid;
+} oway;
+
+typedef struct oracle {
+  uint32_t n, nthreads;
+  lvdef d[4];
+  uint32_t ninst[4];
+  uint64_t sets[4];
+  oway *w[4]; /* [inst][set][way] */
+  uint64_t acc[4][64], miss[4][64];
+  uint64_t clock;
+} oracle;
+
+static oracle *oracle_new(const lvdef *d, uint32_t n, uint32_t nthreads) {
+  oracle *o = calloc(1, sizeof *o);
+  o->n = n;
+  o->nthreads = nthreads;
+  for (uint32_t k = 0; k < n; k++) {
+    o->d[k] = d[k];
+    o->ninst[k] = (nthreads + d[k].shared_by - 1) / d[k].shared_by;
+    o->sets[k] = d[k].size / 64 / d[k].assoc;
+    o->w[k] = calloc(o->ninst[k] * o->sets[k] * d[k].assoc, sizeof(oway));
+  }
+  return o;
+}
+
+static void oracle_free(oracle *o) {
+  for (uint32_t k = 0; k < o->n; k++) free(o->w[k]);
+  free(o);
+}
+
+static oway *oset(oracle *o, uint32_t k, uint32_t inst, uint64_t line) {
+  return o->w[k] + (inst * o->sets[k] + line % o->sets[k]) * o->d[k].assoc;
+}
+
+/* Returns 1 on hit; on a miss fills the line and reports the evicted line, if any. */
+static int oracle_lookup(oracle *o, uint32_t k, uint32_t inst, uint64_t line, int *evicted,
+                         uint64_t *victim) {
+  oway *s = oset(o, k, inst, line);
+  uint32_t A = o->d[k].assoc;
+  *evicted = 0;
+  for (uint32_t i = 0; i < A; i++)
+    if (s[i].valid && s[i].line == line) {
+      s[i].stamp = ++o->clock;
+      return 1;
+    }
+  uint32_t pick = A;
+  for (uint32_t i = 0; i < A && pick == A; i++)
+    if (!s[i].valid) pick = i;
+  if (pick == A) {
+    pick = 0;
+    for (uint32_t i = 1; i < A; i++)
+      if (s[i].stamp < s[pick].stamp) pick = i;
+    *evicted = 1;
+    *victim = s[pick].line;
+  }
+  s[pick] = (oway){line, ++o->clock, 1};
+  return 0;
+}
+
+static uint32_t oracle_line(oracle *o, uint32_t t, uint64_t line) {
+  for (uint32_t k = 0; k < o->n; k++) {
+    uint32_t inst = t / o->d[k].shared_by;
+    o->acc[k][inst]++;
+    int ev;
+    uint64_t victim;
+    if (oracle_lookup(o, k, inst, line, &ev, &victim)) return k;
+    o->miss[k][inst]++;
+    if (ev && o->d[k].inclusive) {
+      /* every thread this instance serves: drop the victim from its upper levels */
+      for (uint32_t u = 0; u < o->nthreads; u++) {
+        if (u / o->d[k].shared_by != inst) continue;
+        for (uint32_t m = 0; m < k; m++) {
+          oway *s = oset(o, m, u / o->d[m].shared_by, victim);
+          for (uint32_t i = 0; i < o->d[m].assoc; i++)
+            if (s[i].valid && s[i].line == victim) s[i].valid = 0;
+        }
+      }
+    }
+  }
+  return o->n;
+}
+
+static uint32_t oracle_access(oracle *o, uint32_t t, uint64_t addr, uint32_t size) {
+  uint32_t deepest = 0;
+  for (uint64_t l = addr / 64; l <= (addr + size - 1) / 64; l++) {
+    uint32_t lv = oracle_line(o, t, l);
+    if (lv > deepest) deepest = lv;
+  }
+  return deepest;
+}
+
+static void random_against_oracle(const lvdef *d, uint32_t n, uint32_t cores, uint32_t nthreads,
+                                  uint64_t span_lines, unsigned long seed, int naccess) {
+  ppt_hwspec hw = make_hw(cores, d, n);
+  ppt_cachesim *sim = make_sim(&hw, nthreads);
+  oracle *o = oracle_new(d, n, nthreads);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(r, seed);
+  for (int i = 0; i < naccess; i++) {
+    uint32_t t = (uint32_t)gsl_rng_uniform_int(r, nthreads);
+    /* a skewed mix: each thread has a hot region plus a shared cold span */
+    uint64_t base = gsl_rng_uniform(r) < 0.5 ? t * 4096 : 1 << 20;
+    uint64_t addr = base + gsl_rng_uniform_int(r, span_lines * 64);
+    uint32_t size = 1 + (uint32_t)gsl_rng_uniform_int(r, 16);
+    int store = gsl_rng_uniform(r) < 0.3;
+    int got = ppt_cachesim_access(sim, t, addr, size, store);
+    uint32_t want = oracle_access(o, t, addr, size);
+    ck_assert_msg(got == (int)want, "access %d: served by level %d, oracle %u", i, got, want);
+  }
+  for (uint32_t k = 0; k < n; k++)
+    for (uint32_t i = 0; i < ppt_cachesim_instances(sim, k); i++) {
+      ppt_cachesim_counts c;
+      ppt_err err;
+      ck_assert_int_eq(ppt_cachesim_instance_counts(sim, k, i, &c, &err), 0);
+      ck_assert_uint_eq(c.accesses, o->acc[k][i]);
+      ck_assert_uint_eq(c.misses, o->miss[k][i]);
+      ck_assert(k == 0 || c.misses > 0); /* the trace must exercise every level */
+    }
+  /* inclusion holds at the end for every inclusive level */
+  for (uint32_t k = 1; k < n; k++) {
+    if (!d[k].inclusive) continue;
+    for (uint32_t t = 0; t < nthreads; t++)
+      for (uint32_t m = 0; m < k; m++)
+        for (uint64_t a = 0; a < (2u << 20); a += 64)
+          if (ppt_cachesim_contains(sim, m, t / d[m].shared_by, a) == 1)
+            ck_assert_int_eq(ppt_cachesim_contains(sim, k, t / d[k].shared_by, a), 1);
+  }
+  gsl_rng_free(r);
+  oracle_free(o);
+  ppt_cachesim_free(sim);
+}
+
+START_TEST(oracle_two_levels_two_threads) {
+  /* private L1: 8 lines (4 sets x 2); shared L2: 32 lines (8 sets x 4) */
+  lvdef d[2] = {{512, 2, 1, 0}, {2048, 4, 2, 0}};
+  random_against_oracle(d, 2, 2, 2, 40, 1, 200000);
+  d[1].inclusive = 1;
+  random_against_oracle(d, 2, 2, 2, 40, 2, 200000);
+}
+END_TEST
+
+START_TEST(oracle_three_levels_four_threads) {
+  /* L1 private, L2 per pair of cores, L3 shared by all four and inclusive */
+  lvdef d[3] = {{512, 2, 1, 0}, {1024, 4, 2, 0}, {4096, 8, 4, 1}};
+  random_against_oracle(d, 3, 4, 4, 96, 3, 200000);
+  d[1].inclusive = 1;
+  random_against_oracle(d, 3, 4, 4, 96, 4, 200000);
+  /* fewer threads than cores: the shared levels have one partly used instance */
+  random_against_oracle(d, 3, 4, 3, 96, 5, 100000);
+  /* more threads than cores: extra instances, like extra cores */
+  random_against_oracle(d, 3, 4, 6, 96, 6, 100000);
+}
+END_TEST
+
+START_TEST(inclusive_back_invalidation) {
+  /* L1: 2 lines fully associative; L2: 3 lines fully associative.
+   * X Y X Z: L1 = [Z X], L2 = [Z Y X] (X least recent: its L1 hit did not reach L2).
+   * X hits L1. W misses both: L2 evicts X; an inclusive L2 removes X from L1 too.
+   * The final X then hits L1 only in the non-inclusive hierarchy. */
+  const uint64_t X = 0, Y = 64, Z = 128, W = 192;
+  const uint64_t seq[] = {X, Y, X, Z, X, W};
+  for (int incl = 0; incl <= 1; incl++) {
+    lvdef d[2] = {{128, 2, 1, 0}, {192, 3, 1, incl}};
+    ppt_hwspec hw = make_hw(1, d, 2);
+    ppt_cachesim *sim = make_sim(&hw, 1);
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) ppt_cachesim_access(sim, 0, seq[i], 8, 0);
+    ck_assert_int_eq(ppt_cachesim_contains(sim, 1, 0, X), 0);
+    ck_assert_int_eq(ppt_cachesim_contains(sim, 0, 0, X), incl ? 0 : 1);
+    ck_assert_int_eq(ppt_cachesim_contains(sim, 0, 0, W), 1);
+    ck_assert_uint_eq(level(sim, 0).invalidations, incl ? 1 : 0);
+    ck_assert_int_eq(ppt_cachesim_access(sim, 0, X, 8, 0), incl ? 2 : 0);
+    ppt_cachesim_free(sim);
+  }
+}
+END_TEST
+
+START_TEST(sharing_and_threads) {
+  /* 4 threads, L1 shared by pairs, L2 by all: thread 1 hits what thread 0 brought into
+   * their common L1; thread 2 has its own L1 and finds the line in L2. */
+  lvdef d[2] = {{512, 2, 2, 0}, {2048, 4, 4, 0}};
+  ppt_hwspec hw = make_hw(4, d, 2);
+  ppt_cachesim *sim = make_sim(&hw, 4);
+  ck_assert_uint_eq(ppt_cachesim_instances(sim, 0), 2);
+  ck_assert_uint_eq(ppt_cachesim_instances(sim, 1), 1);
+  ck_assert_int_eq(ppt_cachesim_access(sim, 0, 1000, 4, 0), 2);
+  ck_assert_int_eq(ppt_cachesim_access(sim, 1, 1000, 4, 1), 0);
+  ck_assert_int_eq(ppt_cachesim_access(sim, 2, 1000, 4, 0), 1);
+  ck_assert_int_eq(ppt_cachesim_access(sim, 4, 1000, 4, 0), -1);
+  ppt_cachesim_counts c;
+  ppt_err err;
+  ck_assert_int_eq(ppt_cachesim_instance_counts(sim, 0, 1, &c, &err), 0);
+  ck_assert(c.accesses == 1 && c.misses == 1 && c.store_accesses == 0);
+  ck_assert_int_eq(ppt_cachesim_instance_counts(sim, 0, 0, &c, &err), 0);
+  ck_assert(c.accesses == 2 && c.misses == 1 && c.store_accesses == 1 && c.store_misses == 0);
+  ck_assert_int_eq(ppt_cachesim_instance_counts(sim, 0, 2, &c, &err), PPT_EINPUT);
+  ck_assert_uint_eq(ppt_cachesim_refs(sim), 3);
+  /* reset_counts zeroes the counters and keeps the contents (end of a warm-up) */
+  ppt_cachesim_reset_counts(sim);
+  ck_assert_uint_eq(ppt_cachesim_refs(sim), 0);
+  ck_assert_uint_eq(level(sim, 0).accesses, 0);
+  ck_assert_int_eq(ppt_cachesim_access(sim, 3, 1000, 4, 0), 0);
+  ck_assert(level(sim, 0).accesses == 1 && level(sim, 0).misses == 0);
+  ppt_cachesim_free(sim);
+}
+END_TEST
+
+START_TEST(straddling_accesses) {
+  lvdef d[2] = {{8192, 8, 1, 0}, {131072, 16, 1, 0}};
+  ppt_hwspec hw = make_hw(1, d, 2);
+  ppt_cachesim *sim = make_sim(&hw, 1);
+  /* bytes 60..67 touch lines 0 and 1: two line accesses, two misses, one reference */
+  ck_assert_int_eq(ppt_cachesim_access(sim, 0, 60, 8, 0), 2);
+  ck_assert_uint_eq(level(sim, 0).accesses, 2);
+  ck_assert_uint_eq(level(sim, 0).misses, 2);
+  /* bytes 64..71 lie in line 1 alone, now a hit; size 0 counts as one byte */
+  ck_assert_int_eq(ppt_cachesim_access(sim, 0, 64, 8, 0), 0);
+  ck_assert_int_eq(ppt_cachesim_access(sim, 0, 127, 0, 0), 0);
+  /* 200 bytes from 100 (100..299): lines 1..4, of which 2, 3 and 4 are new */
+  ck_assert_int_eq(ppt_cachesim_access(sim, 0, 100, 200, 1), 2);
+  ppt_cachesim_counts c = level(sim, 0);
+  ck_assert(c.accesses == 8 && c.misses == 5 && c.store_accesses == 4 && c.store_misses == 3);
+  ck_assert_uint_eq(ppt_cachesim_refs(sim), 4);
+  /* the last byte of the address space does not wrap around */
+  ck_assert_int_eq(ppt_cachesim_access(sim, 0, UINT64_MAX - 3, 64, 0), 2);
+  ck_assert_uint_eq(level(sim, 0).accesses, 9);
+  ppt_cachesim_free(sim);
+}
+END_TEST
+
+static double jnum(json_object *lv, const char *key) {
+  json_object *v;
+  ck_assert_msg(json_object_object_get_ex(lv, key, &v), "no %s", key);
+  return json_object_get_double(v);
+}
+
+START_TEST(json_counters) {
+  lvdef d[2] = {{8192, 8, 1, 0}, {131072, 16, 1, 0}};
+  ppt_hwspec hw = make_hw(1, d, 2);
+  ppt_cachesim *sim = make_sim(&hw, 1);
+  json_object *j = ppt_cachesim_json(sim), *arr, *v;
+  /* no accesses yet: rates are undefined, written as null */
+  ck_assert(json_object_object_get_ex(j, "levels", &arr));
+  ck_assert(json_object_object_get_ex(json_object_array_get_idx(arr, 0), "hit_rate", &v) && !v);
+  json_object_put(j);
+  sweep(sim, 144, 5); /* L1: 720 accesses, 720 misses; L2: 720 accesses, 144 misses */
+  sweep(sim, 16, 45); /* lines 0..15: evicted from L1 by then, in L2; then L1 hits */
+  ppt_cachesim_counts c1 = level(sim, 0), c2 = level(sim, 1);
+  j = ppt_cachesim_json(sim);
+  ck_assert(json_object_object_get_ex(j, "levels", &arr));
+  json_object *l1 = json_object_array_get_idx(arr, 0), *l2 = json_object_array_get_idx(arr, 1);
+  ck_assert(json_object_object_get_ex(l1, "name", &v));
+  ck_assert_str_eq(json_object_get_string(v), "L1");
+  ck_assert(jnum(l1, "accesses") == (double)c1.accesses && jnum(l1, "misses") == (double)c1.misses);
+  ck_assert(jnum(l2, "accesses") == (double)c2.accesses && jnum(l2, "misses") == (double)c2.misses);
+  double g1 = 1.0 - (double)c1.misses / (double)c1.accesses;
+  double g2 = 1.0 - (double)c2.misses / (double)c1.accesses;
+  double l2loc = 1.0 - (double)c2.misses / (double)c2.accesses;
+  ck_assert(jnum(l1, "hit_rate") == g1 && jnum(l1, "local_hit_rate") == g1);
+  ck_assert(jnum(l2, "hit_rate") == g2 && jnum(l2, "local_hit_rate") == l2loc);
+  ck_assert(g2 > g1 && l2loc > 0 && l2loc < 1);
+  ck_assert(json_object_object_get_ex(l2, "instances", &v));
+  ck_assert_uint_eq(json_object_array_length(v), 1);
+  json_object_put(j);
+  ppt_cachesim_free(sim);
+}
+END_TEST
+
+START_TEST(create_errors) {
+  lvdef d[1] = {{8192, 8, 1, 0}};
+  ppt_hwspec hw = make_hw(1, d, 1);
+  ppt_cachesim *sim = NULL;
+  ppt_err err;
+  ck_assert_int_eq(ppt_cachesim_create(&hw, 0, &sim, &err), PPT_EINPUT);
+  hw.levels[0].assoc = 7;
+  ck_assert_int_eq(ppt_cachesim_create(&hw, 1, &sim, &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "levels[0]"));
+  ck_assert_ptr_null(sim);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("cachesim");
+  TCase *tc = tcase_create("cachesim");
+  tcase_set_timeout(tc, 60);
+  tcase_add_test(tc, cyclic_fully_associative);
+  tcase_add_test(tc, cyclic_set_associative);
+  tcase_add_test(tc, oracle_two_levels_two_threads);
+  tcase_add_test(tc, oracle_three_levels_four_threads);
+  tcase_add_test(tc, inclusive_back_invalidation);
+  tcase_add_test(tc, sharing_and_threads);
+  tcase_add_test(tc, straddling_accesses);
+  tcase_add_test(tc, json_counters);
+  tcase_add_test(tc, create_errors);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

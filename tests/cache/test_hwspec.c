@@ -1,0 +1,337 @@
+/* test_hwspec.c — hwspec parsing: exact values of a shipped file, strict rejection of bad
+ * specs (each with a one-line message naming the file and the key), round trips. */
+#include <check.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ppt/hwspec.h"
+
+/* Specs are written with ' for " to keep them readable here. */
+static char *dq(const char *s) {
+  char *o = strdup(s);
+  for (char *p = o; *p; p++)
+    if (*p == '\'') *p = '"';
+  return o;
+}
+
+static int parse_q(const char *spec, ppt_hwspec *hw, ppt_err *err) {
+  char *j = dq(spec);
+  memset(hw, 0, sizeof *hw);
+  ppt_err_clear(err);
+  int rc = ppt_hwspec_parse(j, "bad.json", hw, err);
+  free(j);
+  return rc;
+}
+
+static char *source_path(const char *rel) {
+  const char *dir = getenv("PPT_SOURCE_DIR");
+  ck_assert_msg(dir != NULL, "PPT_SOURCE_DIR not set (run through ctest)");
+  char *p = malloc(strlen(dir) + strlen(rel) + 2);
+  sprintf(p, "%s/%s", dir, rel);
+  return p;
+}
+
+#define FULL                                                                                  \
+  "{'name': 'test-cpu', 'source': 'made up', 'clock_ghz': 2.1, 'cores': 8, 'vector_bits': 256," \
+  " 'levels': ["                                                                              \
+  "  {'name': 'L1', 'size': 32768, 'assoc': 8, 'line': 64, 'latency_cycles': 4,"             \
+  "   'bandwidth_bytes_per_cycle': 64},"                                                      \
+  "  {'name': 'L2', 'size': 1048576, 'assoc': 16, 'line': 64, 'shared_by': 2,"               \
+  "   'latency_cycles': 14.5, 'bandwidth_bytes_per_cycle': 32},"                              \
+  "  {'name': 'L3', 'size': 16777216, 'assoc': 16, 'line': 64, 'shared_by': 8,"              \
+  "   'inclusive': true, 'latency_cycles': 50, 'bandwidth_bytes_per_cycle': 16.25}],"         \
+  " 'dram': {'latency_ns': 85.3, 'bandwidth_gbs': 12.8},"                                     \
+  " 'ops': {'ialu': {'per_cycle': 4, 'latency': 1}, 'idiv': {'per_cycle': 0.04, 'latency': 26}," \
+  "  'fadd': {'per_cycle': 2, 'latency': 4}, 'fmul': {'per_cycle': 2, 'latency': 4},"         \
+  "  'fdiv': {'per_cycle': 0.25, 'latency': 13.5}, 'branch': {'per_cycle': 2, 'latency': 0}," \
+  "  'loadst': {'per_cycle': 3, 'latency': 5}},"                                              \
+  " 'sources': {'levels[1].latency_cycles': 'some manual, table 2', 'dram': 'STREAM run'}}"
+
+START_TEST(shipped_file_exact) {
+  char *path = source_path("hwspecs/sasmm-cachegrind.json");
+  ppt_hwspec hw;
+  ppt_err err;
+  int rc = ppt_hwspec_load(path, &hw, &err);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  ck_assert_str_eq(hw.name, "sasmm-cachegrind");
+  ck_assert_uint_eq(hw.cores, 16);
+  ck_assert_uint_eq(hw.nlevels, 2);
+  ck_assert_str_eq(hw.levels[0].name, "L1");
+  ck_assert_uint_eq(hw.levels[0].size, 8192);
+  ck_assert_uint_eq(hw.levels[0].assoc, 8);
+  ck_assert_uint_eq(hw.levels[0].line, 64);
+  ck_assert_uint_eq(hw.levels[0].shared_by, 1);
+  ck_assert_int_eq(hw.levels[0].inclusive, 0);
+  ck_assert_str_eq(hw.levels[1].name, "L2");
+  ck_assert_uint_eq(hw.levels[1].size, 131072);
+  ck_assert_uint_eq(hw.levels[1].assoc, 16);
+  ck_assert_uint_eq(hw.levels[1].line, 64);
+  ck_assert_uint_eq(hw.levels[1].shared_by, 16);
+  ck_assert_int_eq(hw.levels[1].inclusive, 0);
+  ck_assert_uint_eq(ppt_hwspec_sets(&hw.levels[0]), 16);
+  ck_assert_uint_eq(ppt_hwspec_sets(&hw.levels[1]), 128);
+  ck_assert_uint_eq(ppt_hwspec_instances(&hw.levels[0], 4), 4);
+  ck_assert_uint_eq(ppt_hwspec_instances(&hw.levels[1], 4), 1);
+  ck_assert_uint_eq(ppt_hwspec_instances(&hw.levels[1], 17), 2);
+  ck_assert(hw.clock_hz == 0 && hw.dram_latency_ns == 0 && hw.ops[PPT_HW_FADD].per_cycle == 0);
+  ck_assert_uint_eq(hw.nsources, 4);
+  ck_assert_str_eq(hw.sources[0].key, "levels[0]");
+  /* a cache-only spec has no timing data, and says which figure is missing */
+  ck_assert_int_eq(ppt_hwspec_has_timing(&hw, path, &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "clock_ghz"));
+
+  free(path);
+  path = source_path("hwspecs/sasmm-inclusive.json");
+  rc = ppt_hwspec_load(path, &hw, &err);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  ck_assert_int_eq(hw.levels[1].inclusive, 1);
+  free(path);
+}
+END_TEST
+
+START_TEST(full_spec_values) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(FULL, &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.clock_hz == 2.1e9);
+  ck_assert_uint_eq(hw.vector_bits, 256);
+  ck_assert_uint_eq(hw.nlevels, 3);
+  ck_assert(hw.levels[1].latency_cycles == 14.5);
+  ck_assert(hw.levels[2].bw_bytes_per_cycle == 16.25);
+  ck_assert_int_eq(hw.levels[2].inclusive, 1);
+  ck_assert_uint_eq(hw.levels[1].shared_by, 2);
+  ck_assert(hw.dram_latency_ns == 85.3);
+  ck_assert(hw.dram_bw_bytes_per_s == 12.8e9);
+  ck_assert(hw.ops[PPT_HW_IDIV].per_cycle == 0.04 && hw.ops[PPT_HW_IDIV].latency == 26);
+  ck_assert(hw.ops[PPT_HW_FDIV].latency == 13.5);
+  ck_assert(hw.ops[PPT_HW_BRANCH].latency == 0);
+  ck_assert(hw.ops[PPT_HW_LOADST].per_cycle == 3);
+  ck_assert_str_eq(hw.source, "made up");
+  ck_assert_uint_eq(hw.nsources, 2);
+  ck_assert_str_eq(hw.sources[1].key, "dram");
+  ck_assert_str_eq(hw.sources[1].text, "STREAM run");
+  ck_assert_int_eq(ppt_hwspec_has_timing(&hw, "x", &err), 0);
+  /* removing one op class makes the timing data incomplete, naming the class */
+  hw.ops[PPT_HW_FMUL].per_cycle = 0;
+  hw.ops[PPT_HW_FMUL].latency = 0;
+  ck_assert_int_eq(ppt_hwspec_has_timing(&hw, "x", &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "ops.fmul.per_cycle"));
+}
+END_TEST
+
+static void assert_same(const ppt_hwspec *a, const ppt_hwspec *b) {
+  ck_assert_str_eq(a->name, b->name);
+  ck_assert_str_eq(a->source, b->source);
+  ck_assert_str_eq(a->notes, b->notes);
+  ck_assert(a->clock_hz == b->clock_hz);
+  ck_assert_uint_eq(a->cores, b->cores);
+  ck_assert_uint_eq(a->vector_bits, b->vector_bits);
+  ck_assert_uint_eq(a->nlevels, b->nlevels);
+  for (uint32_t i = 0; i < a->nlevels; i++) {
+    const ppt_hw_level *x = &a->levels[i], *y = &b->levels[i];
+    ck_assert_str_eq(x->name, y->name);
+    ck_assert(x->size == y->size && x->assoc == y->assoc && x->line == y->line);
+    ck_assert(x->shared_by == y->shared_by && x->inclusive == y->inclusive);
+    ck_assert(x->latency_cycles == y->latency_cycles);
+    ck_assert(x->bw_bytes_per_cycle == y->bw_bytes_per_cycle);
+  }
+  ck_assert(a->dram_latency_ns == b->dram_latency_ns);
+  ck_assert(a->dram_bw_bytes_per_s == b->dram_bw_bytes_per_s);
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++)
+    ck_assert(a->ops[k].per_cycle == b->ops[k].per_cycle && a->ops[k].latency == b->ops[k].latency);
+  ck_assert_uint_eq(a->nsources, b->nsources);
+  for (uint32_t i = 0; i < a->nsources; i++) {
+    ck_assert_str_eq(a->sources[i].key, b->sources[i].key);
+    ck_assert_str_eq(a->sources[i].text, b->sources[i].text);
+  }
+}
+
+static void round_trip(const ppt_hwspec *a) {
+  ppt_err err;
+  char *json = ppt_hwspec_to_json(a);
+  ck_assert_ptr_nonnull(json);
+  ppt_hwspec b;
+  memset(&b, 0, sizeof b);
+  int rc = ppt_hwspec_parse(json, "roundtrip", &b, &err);
+  ck_assert_msg(rc == 0, "%s\n%s", err.msg, json);
+  assert_same(a, &b);
+  /* and a second trip gives the same text */
+  char *json2 = ppt_hwspec_to_json(&b);
+  ck_assert_str_eq(json, json2);
+  free(json);
+  free(json2);
+}
+
+START_TEST(round_trips) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(FULL, &hw, &err) == 0, "%s", err.msg);
+  round_trip(&hw);
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"clock_ghz\": 2.1,")); /* shortest exact form */
+  free(json);
+  char *path = source_path("hwspecs/sasmm-cachegrind.json");
+  ck_assert_msg(ppt_hwspec_load(path, &hw, &err) == 0, "%s", err.msg);
+  round_trip(&hw);
+  free(path);
+  /* a spec modified in code ("what if L2 were twice as big") still round-trips */
+  hw.levels[1].size *= 2;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  round_trip(&hw);
+}
+END_TEST
+
+/* Each bad spec must fail with PPT_EINPUT and "bad.json: <key path>...: ..." on one line. */
+static const struct bad {
+  const char *what, *json, *key;
+} bad_specs[] = {
+#define LV1 "{'name': 'L1', 'size': 8192, 'assoc': 8, 'line': 64}"
+#define LV2 "{'name': 'L2', 'size': 131072, 'assoc': 16, 'line': 64, 'shared_by': 4}"
+#define SPEC(lv1, lv2) "{'name': 'x', 'cores': 4, 'levels': [" lv1 ", " lv2 "]}"
+    {"unknown top-level key", "{'name': 'x', 'cores': 4, 'clock_mhz': 3000, 'levels': [" LV1 "]}",
+     "bad.json: clock_mhz: unknown key"},
+    {"unknown level key",
+     SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assco': 16, 'line': 64}"),
+     "bad.json: levels[1].assco: unknown key"},
+    {"missing required key", SPEC("{'name': 'L1', 'size': 8192, 'assoc': 8}", LV2),
+     "bad.json: levels[0].line: required key is missing"},
+    {"missing cores", "{'name': 'x', 'levels': [" LV1 "]}", "bad.json: cores: required key"},
+    {"size 0", SPEC("{'name': 'L1', 'size': 0, 'assoc': 8, 'line': 64}", LV2),
+     "bad.json: levels[0].size: must be positive"},
+    {"size not a multiple of line*assoc",
+     SPEC("{'name': 'L1', 'size': 8256, 'assoc': 8, 'line': 64}", LV2),
+     "bad.json: levels[0].size: 8256 is not a multiple of line*assoc (512)"},
+    {"size not a multiple of line", SPEC("{'name': 'L1', 'size': 8200, 'assoc': 8, 'line': 64}", LV2),
+     "bad.json: levels[0].size: 8200 is not a multiple of line"},
+    {"set count not a power of two",
+     SPEC(LV1, "{'name': 'L2', 'size': 196608, 'assoc': 16, 'line': 64}"),
+     "bad.json: levels[1].size: set count 192"},
+    {"line not a power of two", SPEC("{'name': 'L1', 'size': 6144, 'assoc': 8, 'line': 48}", LV2),
+     "bad.json: levels[0].line: 48 is not a power of two"},
+    {"assoc above the number of lines", SPEC("{'name': 'L1', 'size': 128, 'assoc': 4, 'line': 64}", LV2),
+     "bad.json: levels[0].assoc: 4 exceeds the number of lines"},
+    {"assoc given as a string", SPEC("{'name': 'L1', 'size': 8192, 'assoc': '8', 'line': 64}", LV2),
+     "bad.json: levels[0].assoc: must be an integer"},
+    {"size given as a float", SPEC("{'name': 'L1', 'size': 8192.0, 'assoc': 8, 'line': 64}", LV2),
+     "bad.json: levels[0].size: must be an integer"},
+    {"negative size", SPEC("{'name': 'L1', 'size': -8192, 'assoc': 8, 'line': 64}", LV2),
+     "bad.json: levels[0].size: must not be negative"},
+    {"shared_by not dividing cores",
+     SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assoc': 16, 'line': 64, 'shared_by': 3}"),
+     "bad.json: levels[1].shared_by: 3 must be between 1 and cores (4)"},
+    {"outer level smaller", SPEC(LV1, "{'name': 'L2', 'size': 4096, 'assoc': 4, 'line': 64}"),
+     "bad.json: levels[1].size: 4096 is smaller than levels[0].size"},
+    {"mixed line sizes", SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assoc': 16, 'line': 128}"),
+     "bad.json: levels[1].line: 128 differs from levels[0].line"},
+    {"duplicate level name", SPEC(LV1, "{'name': 'L1', 'size': 131072, 'assoc': 16, 'line': 64}"),
+     "bad.json: levels[1].name: \"L1\" is also the name of levels[0]"},
+    {"inclusive first level",
+     SPEC("{'name': 'L1', 'size': 8192, 'assoc': 8, 'line': 64, 'inclusive': true}", LV2),
+     "bad.json: levels[0].inclusive: the first level"},
+    {"inclusive not a boolean",
+     SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assoc': 16, 'line': 64, 'inclusive': 1}"),
+     "bad.json: levels[1].inclusive: must be true or false"},
+    {"no levels", "{'name': 'x', 'cores': 4, 'levels': []}", "bad.json: levels: must list 1 to"},
+    {"zero clock", "{'name': 'x', 'cores': 4, 'clock_ghz': 0, 'levels': [" LV1 "]}",
+     "bad.json: clock_ghz: must be a positive number"},
+    {"unknown dram key", "{'name': 'x', 'cores': 4, 'dram': {'latency': 80}, 'levels': [" LV1 "]}",
+     "bad.json: dram.latency: unknown key"},
+    {"unknown op class",
+     "{'name': 'x', 'cores': 4, 'ops': {'fma': {'per_cycle': 2, 'latency': 4}}, 'levels': [" LV1 "]}",
+     "bad.json: ops.fma: unknown key"},
+    {"op without latency", "{'name': 'x', 'cores': 4, 'ops': {'fadd': {'per_cycle': 2}}, 'levels': [" LV1 "]}",
+     "bad.json: ops.fadd.latency: required key is missing"},
+    {"citation of a field that does not exist",
+     "{'name': 'x', 'cores': 4, 'levels': [" LV1 "], 'sources': {'levels[1].size': 'a book'}}",
+     "bad.json: sources.levels[1].size: names no field of this spec"},
+    {"trailing comma (not JSON)", "{'name': 'x', 'cores': 4, 'levels': [" LV1 "],}",
+     "bad.json: not valid JSON at line 1"},
+    {"truncated file", "{'name': 'x', 'cores': 4, 'levels': [", "bad.json: not valid JSON: unexpected end"},
+    {"top level not an object", "[1, 2]", "bad.json: top level must be a JSON object"},
+    {"zero vector width", "{'name': 'x', 'cores': 4, 'vector_bits': 0, 'levels': [" LV1 "]}",
+     "bad.json: vector_bits: must be positive"},
+    {"odd vector width", "{'name': 'x', 'cores': 4, 'vector_bits': 384, 'levels': [" LV1 "]}",
+     "bad.json: vector_bits: 384 is not a power of two"},
+};
+
+START_TEST(bad_spec) {
+  const struct bad *b = &bad_specs[_i];
+  ppt_hwspec hw;
+  ppt_err err;
+  int rc = parse_q(b->json, &hw, &err);
+  ck_assert_msg(rc == PPT_EINPUT, "%s: accepted (rc %d)", b->what, rc);
+  ck_assert_int_eq(err.status, PPT_EINPUT);
+  char *want = dq(b->key);
+  ck_assert_msg(strncmp(err.msg, want, strlen(want)) == 0, "%s: got \"%s\", want prefix \"%s\"",
+                b->what, err.msg, want);
+  ck_assert_msg(strchr(err.msg, '\n') == NULL, "%s: message is not one line", b->what);
+  free(want);
+}
+END_TEST
+
+START_TEST(the_good_base_is_good) {
+  /* the bad specs are single edits of these; make sure the base itself parses */
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(SPEC(LV1, LV2), &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.levels[1].shared_by, 4);
+}
+END_TEST
+
+START_TEST(file_errors_name_the_file) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_int_eq(ppt_hwspec_load("/nonexistent/cpu.json", &hw, &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "/nonexistent/cpu.json: cannot open"));
+  char path[] = "/tmp/ppt_hwspec_XXXXXX";
+  int fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  char *j = dq(SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assoc': 16, 'line': 64, 'shared_by': 8}"));
+  ck_assert_int_eq(write(fd, j, strlen(j)), (ssize_t)strlen(j));
+  close(fd);
+  free(j);
+  ck_assert_int_eq(ppt_hwspec_load(path, &hw, &err), PPT_EINPUT);
+  char want[128];
+  snprintf(want, sizeof want, "%s: levels[1].shared_by: 8", path);
+  ck_assert_msg(strncmp(err.msg, want, strlen(want)) == 0, "got %s", err.msg);
+  unlink(path);
+}
+END_TEST
+
+START_TEST(validate_struct) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_int_eq(parse_q(FULL, &hw, &err), 0);
+  hw.levels[2].assoc = 3; /* 16 MiB / 64 B = 262144 lines, not a multiple of 3 */
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "mod: levels[2].size"));
+  hw.levels[2].assoc = 16;
+  hw.levels[1].shared_by = 4; /* L3 shared_by 8 is a multiple; L2 4 divides 8 cores: fine */
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  hw.levels[1].shared_by = 8;
+  hw.levels[2].shared_by = 4; /* an outer level shared by fewer cores than the inner one */
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "mod: levels[2].shared_by"));
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("hwspec");
+  TCase *tc = tcase_create("hwspec");
+  tcase_add_test(tc, shipped_file_exact);
+  tcase_add_test(tc, full_spec_values);
+  tcase_add_test(tc, round_trips);
+  tcase_add_test(tc, the_good_base_is_good);
+  tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
+  tcase_add_test(tc, file_errors_name_the_file);
+  tcase_add_test(tc, validate_struct);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

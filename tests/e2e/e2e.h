@@ -1,0 +1,18 @@
+/* e2e.h — helpers for end-to-end tests: a scratch folder, files written into it, and
+ * commands run through the built ppt-cc and ppt (found via PPT_BINARY_DIR). */
+#ifndef PPT_TESTS_E2E_H
+#define PPT_TESTS_E2E_H
+
+#include "ppt/trace.h"
+
+/* Creates a fresh scratch folder for this test; returns its path (static storage). */
+const char *e2e_dir(const char *name);
+/* Writes text to dir/file. */
+void e2e_write(const char *dir, const char *file, const char *text);
+/* Runs a shell command line in dir with PPT (ppt) and PPTCC (ppt-cc) in the
+ * environment; returns the exit status. */
+int e2e_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Opens dir/file as a trace (fails the test on error). */
+ppt_trace *e2e_open(const char *dir, const char *file);
+
+#endif

@@ -1,0 +1,252 @@
+/* test_e2e_trace.c — ppt-cc + ppt trace + the reader on small programs whose loads and
+ * stores are known exactly (volatile data at -O1: every access in the source is one
+ * access in the program, and nothing else in compiled code touches memory). */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "e2e.h"
+#include "ppt/trace.h"
+
+/* 100 stores + 100 loads of a, 3 x 50 loads and stores of b: 250 loads, 250 stores,
+ * on 7 + 7 lines (400-byte arrays, 64-byte aligned). */
+static const char *k_counts =
+    "volatile int a[100] __attribute__((aligned(64)));\n"
+    "volatile double b[50] __attribute__((aligned(64)));\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < 100; i++) a[i] = i;\n"
+    "  int s = 0;\n"
+    "  for (int i = 0; i < 100; i++) s += a[i];\n"
+    "  for (int r = 0; r < 3; r++)\n"
+    "    for (int i = 0; i < 50; i++) b[i] = b[i] * 2.0;\n"
+    "  return s == 4950 ? 0 : 1;\n"
+    "}\n";
+
+static void totals(ppt_trace *t, ppt_trace_summary *s) {
+  ppt_err err;
+  ck_assert_msg(ppt_trace_summarize(t, s, NULL, NULL, &err) == 0, "%s", err.msg);
+}
+
+START_TEST(exact_counts_volatile) {
+  const char *d = e2e_dir("counts");
+  e2e_write(d, "k.c", k_counts);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 k.c -o k && $PPT trace -o k.trace -- ./k 2>/dev/null"), 0);
+  ppt_trace *t = e2e_open(d, "k.trace");
+  ppt_trace_summary s;
+  totals(t, &s);
+  ck_assert_uint_eq(s.loads, 250);
+  ck_assert_uint_eq(s.stores, 250);
+  ck_assert_uint_eq(s.lines64, 14);
+  ck_assert_uint_eq(s.threads, 1);
+  ck_assert_uint_eq(s.parallel_refs, 0);
+  /* The block table names main in k.c for the blocks that touched memory. */
+  for (uint32_t id = 1; id <= s.bbs; id++) {
+    if (!s.bb_refs[id]) continue;
+    const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
+    ck_assert_str_eq(bb->func, "main");
+    ck_assert_ptr_nonnull(strstr(bb->file, "k.c"));
+    ck_assert_uint_gt(bb->line, 3);
+    ck_assert_uint_lt(bb->line, 9);
+    ck_assert_uint_gt(bb->ops[PPT_OP_LOAD] + bb->ops[PPT_OP_STORE], 0);
+  }
+  ppt_trace_summary_free(&s);
+  ppt_trace_close(t);
+}
+END_TEST
+
+/* A parallel loop: with 1 thread every reference to x is in the parallel region; with 4
+ * threads each thread's stream holds exactly its static share. The outlined function's
+ * own bookkeeping (loop bounds passed to libomp) lives on the thread's stack. */
+static const char *k_par =
+    "#include <stdio.h>\n"
+    "volatile double x[1000];\n"
+    "int main(void) {\n"
+    "  printf(\"%lu\\n\", (unsigned long)x);\n"
+    "  x[0] = 1.0;\n"
+    "#pragma omp parallel for schedule(static)\n"
+    "  for (int i = 0; i < 1000; i++) x[i] = x[i] + 1.0;\n"
+    "  return 0;\n"
+    "}\n";
+
+/* Counts, per thread, references to [lo, lo + len): in parallel blocks, and in all;
+ * and references elsewhere that are not on the thread's stack. */
+static void count_x(ppt_trace *t, uint64_t lo, uint64_t len, uint64_t *par, uint64_t *all, uint64_t *other) {
+  for (uint32_t th = 0; th < ppt_trace_nthreads(t); th++) {
+    ppt_trace_cursor *c;
+    ppt_err err;
+    ck_assert_int_eq(ppt_trace_cursor_open(t, th, &c, &err), 0);
+    const ppt_trace_rec *r;
+    size_t n;
+    par[th] = all[th] = 0;
+    while (ppt_trace_cursor_next(c, &r, &n, &err) == 0 && n)
+      for (size_t i = 0; i < n; i++) {
+        if (r[i].kind != PPT_REC_LOAD && r[i].kind != PPT_REC_STORE) continue;
+        if (r[i].addr - lo >= len) {
+          *other += !(r[i].flags & PPT_REC_STACK);
+          continue;
+        }
+        all[th]++;
+        par[th] += (ppt_trace_bb_get(t, r[i].bb)->flags & PPT_BB_PARALLEL) != 0;
+      }
+    ppt_trace_cursor_close(c);
+  }
+}
+
+static unsigned long read_addr(const char *d, const char *file) {
+  char ap[1024];
+  snprintf(ap, sizeof ap, "%s/%s", d, file);
+  FILE *f = fopen(ap, "r");
+  unsigned long x = 0;
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fscanf(f, "%lu", &x), 1);
+  fclose(f);
+  return x;
+}
+
+START_TEST(parallel_region) {
+  const char *d = e2e_dir("parallel");
+  e2e_write(d, "p.c", k_par);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp p.c -o p && $PPT trace -o p1.trace -- ./p >addr.txt 2>/dev/null"
+                             " && $PPT trace --threads 4 -o p4.trace -- ./p >addr4.txt 2>/dev/null"),
+                   0);
+  unsigned long x = read_addr(d, "addr.txt");
+  ppt_trace *t = e2e_open(d, "p1.trace");
+  ppt_trace_summary s;
+  totals(t, &s);
+  uint64_t par[4], all[4], other = 0;
+  count_x(t, x, 8000, par, all, &other);
+  ck_assert_uint_eq(all[0], 2001);
+  ck_assert_uint_eq(par[0], 2000);
+  ck_assert_uint_eq(other, 0);
+  ck_assert_uint_gt(s.parallel_bbs, 0);
+  ck_assert_uint_eq(s.parallel_regions, 1);
+  ck_assert_uint_eq(s.loops, 1);
+  ppt_trace_summary_free(&s);
+  ppt_trace_close(t);
+
+  x = read_addr(d, "addr4.txt"); /* position-independent: x moves between runs */
+  t = e2e_open(d, "p4.trace");
+  totals(t, &s);
+  ck_assert_uint_eq(s.threads, 4);
+  count_x(t, x, 8000, par, all, &other);
+  ck_assert_uint_eq(par[0] + par[1] + par[2] + par[3], 2000);
+  ck_assert_uint_eq(all[0] + all[1] + all[2] + all[3], 2001);
+  /* 250 iterations of one load and one store each. */
+  for (int th = 0; th < 4; th++) ck_assert_uint_eq(par[th], 500);
+  ppt_trace_summary_free(&s);
+  ppt_trace_close(t);
+}
+END_TEST
+
+/* Separate compilation and link; the table names each block's own file. */
+START_TEST(multi_file_build) {
+  const char *d = e2e_dir("multifile");
+  e2e_write(d, "a.c", "extern volatile long v[8];\nvoid fill(void) { for (int i = 0; i < 8; i++) v[i] = i; }\n");
+  e2e_write(d, "b.c",
+            "volatile long v[8];\nvoid fill(void);\nlong sum(void) { long s = 0; for (int i = 0; i < 8; i++) s += v[i]; return s; }\n"
+            "int main(void) { fill(); return sum() == 28 ? 0 : 1; }\n");
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -c a.c -o a.o && $PPTCC -O1 -c b.c && $PPTCC a.o b.o -o ab"
+                             " && $PPT trace -o ab.trace -- ./ab 2>/dev/null"),
+                   0);
+  ppt_trace *t = e2e_open(d, "ab.trace");
+  ppt_trace_summary s;
+  totals(t, &s);
+  ck_assert_uint_eq(s.stores, 8);
+  ck_assert_uint_eq(s.loads, 8);
+  int seen_a = 0, seen_b = 0;
+  for (uint32_t id = 1; id <= s.bbs; id++) {
+    const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
+    if (!s.bb_refs[id]) continue;
+    if (!strcmp(bb->func, "fill")) {
+      ck_assert_ptr_nonnull(strstr(bb->file, "a.c"));
+      ck_assert_uint_gt(bb->ops[PPT_OP_STORE], 0);
+      seen_a = 1;
+    } else if (!strcmp(bb->func, "sum") || !strcmp(bb->func, "main")) {
+      ck_assert_ptr_nonnull(strstr(bb->file, "b.c"));
+      seen_b = 1;
+    }
+  }
+  ck_assert(seen_a && seen_b);
+  ppt_trace_summary_free(&s);
+  ppt_trace_close(t);
+}
+END_TEST
+
+/* `make CC=ppt-cc` on a small project with its own Makefile. */
+START_TEST(make_build) {
+  const char *d = e2e_dir("make");
+  e2e_write(d, "Makefile",
+            "CFLAGS = -O1 -Wall\n"
+            "prog: main.o util.o\n\t$(CC) $(CFLAGS) -o $@ main.o util.o\n"
+            "%.o: %.c util.h\n\t$(CC) $(CFLAGS) -c $< -o $@\n");
+  e2e_write(d, "util.h", "void touch(volatile int *p, int n);\n");
+  e2e_write(d, "util.c", "#include \"util.h\"\nvoid touch(volatile int *p, int n) { for (int i = 0; i < n; i++) p[i] += 1; }\n");
+  e2e_write(d, "main.c", "#include \"util.h\"\nvolatile int g[32];\nint main(void) { touch(g, 32); touch(g, 16); return g[0] == 2 ? 0 : 1; }\n");
+  ck_assert_int_eq(e2e_sh(d, "make -s CC=\"$PPTCC\" >/dev/null && $PPT trace -o m.trace -- ./prog 2>/dev/null"), 0);
+  ppt_trace *t = e2e_open(d, "m.trace");
+  ppt_trace_summary s;
+  totals(t, &s);
+  ck_assert_uint_eq(s.loads, 48 + 1);
+  ck_assert_uint_eq(s.stores, 48);
+  ppt_trace_summary_free(&s);
+  ppt_trace_close(t);
+}
+END_TEST
+
+/* References to a thread's own stack carry the stack flag. */
+START_TEST(stack_flag) {
+  const char *d = e2e_dir("stack");
+  e2e_write(d, "s.c",
+            "volatile int g[4];\n"
+            "__attribute__((noinline)) int f(void) { volatile int loc[16]; for (int i = 0; i < 16; i++) loc[i] = i;\n"
+            "  int s = 0; for (int i = 0; i < 16; i++) s += loc[i]; return s; }\n"
+            "int main(void) { g[0] = f(); return g[0] == 120 ? 0 : 1; }\n");
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 s.c -o s && $PPT trace -o s.trace -- ./s 2>/dev/null"), 0);
+  ppt_trace *t = e2e_open(d, "s.trace");
+  ppt_trace_summary s;
+  totals(t, &s);
+  ck_assert_uint_eq(s.refs, 33 + 1);
+  ck_assert_uint_eq(s.stack_refs, 32);
+  ppt_trace_summary_free(&s);
+  ppt_trace_close(t);
+}
+END_TEST
+
+/* ppt trace and ppt info: bad usage and bad input exit 2 with one line naming the file. */
+START_TEST(cli_errors) {
+  const char *d = e2e_dir("cli");
+  e2e_write(d, "junk.trace", "this is not a trace\n");
+  ck_assert_int_eq(e2e_sh(d, "$PPT info junk.trace 2>err.txt"), 2);
+  ck_assert_int_eq(e2e_sh(d, "test $(wc -l < err.txt) -eq 1 && grep -q 'junk.trace' err.txt"), 0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT info missing.trace 2>/dev/null"), 2);
+  ck_assert_int_eq(e2e_sh(d, "$PPT info 2>/dev/null"), 2);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace --threads 0 -- true 2>/dev/null"), 2);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace -o x.trace -- /bin/true 2>/dev/null"), 2); /* not ppt-cc built */
+  ck_assert_int_eq(e2e_sh(d, "test ! -e x.trace"), 0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT info --help | grep -q usage && $PPT trace --help | grep -q usage"), 0);
+  /* A program that crashes leaves no trace behind. */
+  e2e_write(d, "crash.c", "#include <stdlib.h>\nvolatile int z;\nint main(void) { z = 1; abort(); }\n");
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 crash.c -o crash && $PPT trace -o c.trace -- ./crash 2>/dev/null"), 1);
+  ck_assert_int_eq(e2e_sh(d, "test -z \"$(ls | grep c.trace)\""), 0);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("e2e_trace");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, exact_counts_volatile);
+  tcase_add_test(tc, parallel_region);
+  tcase_add_test(tc, multi_file_build);
+  tcase_add_test(tc, make_build);
+  tcase_add_test(tc, stack_flag);
+  tcase_add_test(tc, cli_errors);
+  suite_add_tcase(s, tc);
+  SRunner *sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
