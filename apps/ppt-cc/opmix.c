@@ -1,0 +1,292 @@
+/* opmix.c — instruction classes for the block table (see opmix.h and enum ppt_op in
+ * include/ppt/trace.h, which names what each class stands for in PPT's tasklists). */
+#include "opmix.h"
+
+#include <string.h>
+
+#include "ppt/trace.h"
+
+static int starts(const char *s, size_t n, const char *p) {
+  size_t lp = strlen(p);
+  return n >= lp && memcmp(s, p, lp) == 0;
+}
+
+/* The function a call instruction calls, seen through pointer casts; NULL if indirect. */
+static LLVMValueRef callee_fn(LLVMValueRef call) {
+  LLVMValueRef v = LLVMGetCalledValue(call);
+  while (v && LLVMIsAConstantExpr(v) && LLVMGetConstOpcode(v) == LLVMBitCast)
+    v = LLVMGetOperand(v, 0);
+  return (v && LLVMIsAFunction(v)) ? v : NULL;
+}
+
+static const char *callee_name(LLVMValueRef call, size_t *len) {
+  LLVMValueRef f = callee_fn(call);
+  *len = 0;
+  return f ? LLVMGetValueName2(f, len) : NULL;
+}
+
+static int is_sancov_call(LLVMValueRef inst) {
+  if (!LLVMIsACallInst(inst))
+    return 0;
+  size_t n;
+  const char *name = callee_name(inst, &n);
+  return name && starts(name, n, "__sanitizer_cov_");
+}
+
+int pcc_opmix_is_call_to(LLVMValueRef inst, const char *want) {
+  if (!LLVMIsACallInst(inst))
+    return 0;
+  size_t n;
+  const char *name = callee_name(inst, &n);
+  return name && n == strlen(want) && memcmp(name, want, n) == 0;
+}
+
+/* Intrinsics that produce no machine code. */
+static const char *const k_free_intrinsics[] = {
+    "llvm.dbg.", "llvm.lifetime.", "llvm.assume", "llvm.experimental.noalias.scope.decl",
+    "llvm.invariant.", "llvm.pseudoprobe", "llvm.var.annotation", "llvm.sideeffect",
+    "llvm.donothing", NULL};
+
+int pcc_opmix_ignored(LLVMValueRef inst) {
+  if (LLVMIsAPHINode(inst) || is_sancov_call(inst))
+    return 1;
+  if (LLVMIsACallInst(inst)) {
+    size_t n;
+    const char *name = callee_name(inst, &n);
+    if (name)
+      for (const char *const *p = k_free_intrinsics; *p; p++)
+        if (starts(name, n, *p))
+          return 1;
+  }
+  /* Casts SanitizerCoverage inserted to pass an address to __sanitizer_cov_load8 etc. */
+  LLVMUseRef u = LLVMGetFirstUse(inst);
+  if (!u)
+    return 0;
+  for (; u; u = LLVMGetNextUse(u))
+    if (!is_sancov_call(LLVMGetUser(u)))
+      return 0;
+  return 1;
+}
+
+struct rule {
+  const char *prefix;
+  int cls[2]; /* up to two classes per instruction; -1 = none */
+};
+
+enum { NONE = -1 }; /* no second class */
+
+/* Calls by callee name, first match wins. An intrinsic not listed is OTHER (inline code);
+ * any other named function is CALL. */
+static const struct rule k_call_rules[] = {
+    {"llvm.fmuladd.", {PPT_OP_FMUL, PPT_OP_FADD}},
+    {"llvm.fma.", {PPT_OP_FMUL, PPT_OP_FADD}},
+    {"llvm.sqrt.", {PPT_OP_FDIV, NONE}},
+    {"llvm.fabs.", {PPT_OP_FADD, NONE}},
+    {"llvm.copysign.", {PPT_OP_FADD, NONE}},
+    {"llvm.minnum.", {PPT_OP_FADD, NONE}},
+    {"llvm.maxnum.", {PPT_OP_FADD, NONE}},
+    {"llvm.minimum.", {PPT_OP_FADD, NONE}},
+    {"llvm.maximum.", {PPT_OP_FADD, NONE}},
+    {"llvm.floor.", {PPT_OP_FADD, NONE}},
+    {"llvm.ceil.", {PPT_OP_FADD, NONE}},
+    {"llvm.trunc.", {PPT_OP_FADD, NONE}},
+    {"llvm.rint.", {PPT_OP_FADD, NONE}},
+    {"llvm.nearbyint.", {PPT_OP_FADD, NONE}},
+    {"llvm.round.", {PPT_OP_FADD, NONE}},
+    {"llvm.roundeven.", {PPT_OP_FADD, NONE}},
+    {"llvm.vector.reduce.fadd.", {PPT_OP_FADD, NONE}},
+    {"llvm.vector.reduce.fmax.", {PPT_OP_FADD, NONE}},
+    {"llvm.vector.reduce.fmin.", {PPT_OP_FADD, NONE}},
+    {"llvm.vector.reduce.fmul.", {PPT_OP_FMUL, NONE}},
+    {"llvm.vector.reduce.", {PPT_OP_IALU, NONE}}, /* add/mul/and/or/xor/min/max */
+    {"llvm.smax.", {PPT_OP_IALU, NONE}},
+    {"llvm.smin.", {PPT_OP_IALU, NONE}},
+    {"llvm.umax.", {PPT_OP_IALU, NONE}},
+    {"llvm.umin.", {PPT_OP_IALU, NONE}},
+    {"llvm.abs.", {PPT_OP_IALU, NONE}},
+    {"llvm.ctpop.", {PPT_OP_IALU, NONE}},
+    {"llvm.ctlz.", {PPT_OP_IALU, NONE}},
+    {"llvm.cttz.", {PPT_OP_IALU, NONE}},
+    {"llvm.bswap.", {PPT_OP_IALU, NONE}},
+    {"llvm.bitreverse.", {PPT_OP_IALU, NONE}},
+    {"llvm.fshl.", {PPT_OP_IALU, NONE}},
+    {"llvm.fshr.", {PPT_OP_IALU, NONE}},
+    {"llvm.sadd.", {PPT_OP_IALU, NONE}},
+    {"llvm.uadd.", {PPT_OP_IALU, NONE}},
+    {"llvm.ssub.", {PPT_OP_IALU, NONE}},
+    {"llvm.usub.", {PPT_OP_IALU, NONE}},
+    {"llvm.smul.", {PPT_OP_IALU, NONE}},
+    {"llvm.umul.", {PPT_OP_IALU, NONE}},
+    {"llvm.sshl.sat.", {PPT_OP_IALU, NONE}},
+    {"llvm.ushl.sat.", {PPT_OP_IALU, NONE}},
+    {"llvm.masked.load.", {PPT_OP_LOAD, NONE}},
+    {"llvm.masked.gather.", {PPT_OP_LOAD, NONE}},
+    {"llvm.masked.expandload.", {PPT_OP_LOAD, NONE}},
+    {"llvm.masked.store.", {PPT_OP_STORE, NONE}},
+    {"llvm.masked.scatter.", {PPT_OP_STORE, NONE}},
+    {"llvm.masked.compressstore.", {PPT_OP_STORE, NONE}},
+    {"llvm.memcpy", {PPT_OP_CALL, NONE}},
+    {"llvm.memmove", {PPT_OP_CALL, NONE}},
+    {"llvm.memset", {PPT_OP_CALL, NONE}},
+    {"llvm.", {PPT_OP_OTHER, NONE}},
+};
+
+static void call_classes(LLVMValueRef inst, int cls[2]) {
+  cls[0] = PPT_OP_CALL;
+  cls[1] = NONE;
+  LLVMValueRef callee = LLVMGetCalledValue(inst);
+  if (callee && LLVMIsAInlineAsm(callee)) {
+    cls[0] = PPT_OP_OTHER;
+    return;
+  }
+  size_t n;
+  const char *name = callee_name(inst, &n);
+  if (!name)
+    return; /* indirect call */
+  if ((n == 4 && memcmp(name, "sqrt", 4) == 0) || (n == 5 && memcmp(name, "sqrtf", 5) == 0) ||
+      (n == 5 && memcmp(name, "sqrtl", 5) == 0)) {
+    cls[0] = PPT_OP_FDIV;
+    return;
+  }
+  for (size_t i = 0; i < sizeof k_call_rules / sizeof *k_call_rules; i++)
+    if (starts(name, n, k_call_rules[i].prefix)) {
+      cls[0] = k_call_rules[i].cls[0];
+      cls[1] = k_call_rules[i].cls[1];
+      return;
+    }
+}
+
+static int int_or_ptr(LLVMTypeRef t) {
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  return k == LLVMIntegerTypeKind || k == LLVMPointerTypeKind;
+}
+
+static int is_fp(LLVMTypeRef t) {
+  switch (LLVMGetTypeKind(t)) {
+  case LLVMHalfTypeKind:
+  case LLVMBFloatTypeKind:
+  case LLVMFloatTypeKind:
+  case LLVMDoubleTypeKind:
+  case LLVMX86_FP80TypeKind:
+  case LLVMFP128TypeKind:
+  case LLVMPPC_FP128TypeKind:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+/* Lanes of a vector type (0 for anything else); *fp set if its elements are FP. */
+static unsigned vec_lanes(LLVMTypeRef t, int *fp) {
+  LLVMTypeKind k = LLVMGetTypeKind(t);
+  if (k != LLVMVectorTypeKind && k != LLVMScalableVectorTypeKind)
+    return 0;
+  if (is_fp(LLVMGetElementType(t)))
+    *fp = 1;
+  return LLVMGetVectorSize(t);
+}
+
+static void bump(uint16_t *c, unsigned k) {
+  unsigned v = (unsigned)*c + k;
+  *c = v > 0xFFFFu ? 0xFFFFu : (uint16_t)v;
+}
+
+static void classify(LLVMValueRef inst, int cls[2]) {
+  cls[0] = PPT_OP_OTHER;
+  cls[1] = NONE;
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMAdd:
+  case LLVMSub:
+  case LLVMMul:
+  case LLVMShl:
+  case LLVMLShr:
+  case LLVMAShr:
+  case LLVMAnd:
+  case LLVMOr:
+  case LLVMXor:
+  case LLVMICmp:
+    cls[0] = PPT_OP_IALU;
+    break;
+  case LLVMSelect: {
+    LLVMTypeRef t = LLVMTypeOf(inst);
+    if (LLVMGetTypeKind(t) == LLVMVectorTypeKind)
+      t = LLVMGetElementType(t);
+    if (int_or_ptr(t))
+      cls[0] = PPT_OP_IALU;
+    break;
+  }
+  case LLVMSDiv:
+  case LLVMUDiv:
+  case LLVMSRem:
+  case LLVMURem:
+    cls[0] = PPT_OP_IDIV;
+    break;
+  case LLVMFAdd:
+  case LLVMFSub:
+  case LLVMFCmp:
+  case LLVMFNeg:
+    cls[0] = PPT_OP_FADD;
+    break;
+  case LLVMFMul:
+    cls[0] = PPT_OP_FMUL;
+    break;
+  case LLVMFDiv:
+  case LLVMFRem:
+    cls[0] = PPT_OP_FDIV;
+    break;
+  case LLVMLoad:
+    cls[0] = PPT_OP_LOAD;
+    break;
+  case LLVMStore:
+    cls[0] = PPT_OP_STORE;
+    break;
+  case LLVMAtomicRMW:
+  case LLVMAtomicCmpXchg: /* a read and a write of the same word */
+    cls[0] = PPT_OP_LOAD;
+    cls[1] = PPT_OP_STORE;
+    break;
+  case LLVMBr:
+  case LLVMSwitch:
+  case LLVMIndirectBr:
+    cls[0] = PPT_OP_BRANCH;
+    break;
+  case LLVMCall:
+    call_classes(inst, cls);
+    break;
+  case LLVMInvoke:
+  case LLVMCallBr:
+    cls[0] = PPT_OP_CALL;
+    break;
+  default:
+    break;
+  }
+}
+
+void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]) {
+  int cls[2];
+  classify(inst, cls);
+  /* Vector shape: the widest vector among the result and the operands, so that compares
+   * (vector of i1 out, FP in), stores (value operand) and reductions (scalar out) all see
+   * the vector they work on. */
+  int fp = 0;
+  unsigned lanes = vec_lanes(LLVMTypeOf(inst), &fp);
+  int nops = LLVMGetNumOperands(inst);
+  for (int i = 0; i < nops; i++) {
+    unsigned l = vec_lanes(LLVMTypeOf(LLVMGetOperand(inst, i)), &fp);
+    if (l > lanes)
+      lanes = l;
+  }
+  unsigned counted = 0;
+  for (int i = 0; i < 2; i++) {
+    if (cls[i] < 0)
+      continue;
+    bump(&ops[cls[i]], 1);
+    counted += cls[i] != PPT_OP_OTHER;
+  }
+  if (lanes > 0) {
+    if (counted)
+      bump(&ops[fp ? PPT_OP_VFP : PPT_OP_VINT], counted);
+    if (lanes > ops[PPT_OP_VWIDTH])
+      ops[PPT_OP_VWIDTH] = lanes > 0xFFFFu ? 0xFFFFu : (uint16_t)lanes;
+  }
+}

@@ -1,0 +1,25 @@
+/* opmix.h — the op mix of one LLVM instruction, in the classes of enum ppt_op.
+ *
+ * ppt-cc counts, per instrumented basic block, what the block's own instructions do
+ * (integer ALU, FP add/mul/divide, loads, stores, branches, calls, vector use), from the
+ * exact IR it hands to the backend. SanitizerCoverage's own calls, the casts that only
+ * feed them, debug intrinsics and PHIs are not the program's work and are not counted. */
+#ifndef PCC_OPMIX_H
+#define PCC_OPMIX_H
+
+#include <stdint.h>
+
+#include <llvm-c/Core.h>
+
+#include "trace/bbdesc.h"
+
+/* 1 for instructions that are not part of the program's work (see above). */
+int pcc_opmix_ignored(LLVMValueRef inst);
+/* 1 if inst is a call to the SanitizerCoverage function `name` (e.g.
+ * "__sanitizer_cov_trace_pc_guard"). */
+int pcc_opmix_is_call_to(LLVMValueRef inst, const char *name);
+/* Adds inst's contribution to ops (indexed by enum ppt_op; counts saturate at 65535;
+ * ops[PPT_OP_VWIDTH] is the widest vector seen, to be started at 1 by the caller). */
+void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]);
+
+#endif
