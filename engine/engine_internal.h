@@ -1,0 +1,64 @@
+/* engine/engine_internal.h — what the engine's files share (not a public header).
+ *
+ * Time inside the simulation is measured in core cycles: a SimGrid "second" is one
+ * cycle and link bandwidths are bytes per cycle. Events are then spaced by many
+ * orders of magnitude more than SimGrid's timing precision (1e-9) even for regions of
+ * a few cycles; results are converted to seconds at the end. */
+#ifndef PPT_ENGINE_INTERNAL_H
+#define PPT_ENGINE_INTERNAL_H
+
+#include <stdio.h>
+
+#include "ppt/engine.h"
+
+struct ppt_node {
+  ppt_hwspec hw;
+  ppt_node_config cfg;
+  uint32_t cores;
+};
+
+typedef struct eng_region {
+  int parallel;
+  uint32_t nthreads;
+  size_t first; /* index of thread 0's slot in ppt_program.tls */
+} eng_region;
+
+struct ppt_program {
+  eng_region *regions;
+  size_t nregions, rcap;
+  const ppt_tasklist **tls; /* one slot per (region, thread) */
+  size_t nslots, scap;
+};
+
+/* A tasklist as the node sees it, in cycles and bytes (from ppt_time_compute). */
+typedef struct eng_demand {
+  double compute;               /* Tc */
+  double mem_alone;             /* Tm alone on the node */
+  double mem_private;           /* Tm minus the streaming time of shared levels (contention-free) */
+  double bytes[PPT_TC_MAX_MEM]; /* bytes streamed from each shared level; 0 for private */
+} eng_demand;
+
+/* Results, in cycles, written by the simulating child into shared memory. */
+typedef struct eng_out {
+  int status; /* 0: the child finished */
+  char msg[256];
+  double *region_start, *region_len; /* [nregions] */
+  double *busy, *mem;                /* [nslots] */
+} eng_out;
+
+/* Whether memory level k (k == nlevels: DRAM) is a SimGrid resource on this node. */
+int eng_level_shared(const ppt_node *node, uint32_t k);
+/* Writes the node's SimGrid platform (XML) to f. */
+int eng_platform_write(const ppt_node *node, FILE *f);
+/* Names used in the platform: core c's host, level k instance i's host. */
+void eng_core_name(char *buf, size_t n, uint32_t c);
+void eng_level_host_name(char *buf, size_t n, uint32_t k, uint32_t i);
+/* Instance of level k that core c uses (DRAM: 0). */
+uint32_t eng_level_instance(const ppt_node *node, uint32_t k, uint32_t c);
+
+/* Runs the simulation in the current (child) process; fills out. demand_of[slot] indexes
+ * demands. Returns 0 or nonzero with out->msg set. */
+int eng_simulate(const ppt_node *node, const ppt_program *prog, const eng_demand *demands,
+                 const uint32_t *demand_of, eng_out *out);
+
+#endif

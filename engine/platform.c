@@ -1,0 +1,75 @@
+/* engine/platform.c — the SimGrid platform of a node, generated from its hwspec.
+ *
+ * One zone with full routing:
+ *   core hosts  c<i>        one per core; the thread's actor lives here
+ *   level hosts m<k>_<j>    far end of instance j of shared level k (k = nlevels: DRAM)
+ *   links       l<k>_<j>    bandwidth of that instance, latency 0
+ *   routes      c<i> -> m<k>_<instance of i>, through l<k>_<instance>
+ * Private levels get no link: a resource only its own core uses can never be
+ * contended, so its time is exact as plain cycles (engine/sim.c), and leaving it out
+ * saves a SimGrid activity per thread per region. Latencies are not links either:
+ * AMM charges latency per access, not per transfer, and it does not depend on load
+ * in this model. Units: one SimGrid second = one cycle (engine_internal.h). */
+#include "engine_internal.h"
+
+int eng_level_shared(const ppt_node *node, uint32_t k) {
+  if (k == node->hw.nlevels) return 1;
+  return node->hw.levels[k].shared_by > 1;
+}
+
+uint32_t eng_level_instance(const ppt_node *node, uint32_t k, uint32_t c) {
+  if (k == node->hw.nlevels) return 0;
+  return c / node->hw.levels[k].shared_by;
+}
+
+static uint32_t level_instances(const ppt_node *node, uint32_t k) {
+  return eng_level_instance(node, k, node->cores - 1) + 1;
+}
+
+void eng_core_name(char *buf, size_t n, uint32_t c) {
+  snprintf(buf, n, "c%u", c);
+}
+
+void eng_level_host_name(char *buf, size_t n, uint32_t k, uint32_t i) {
+  snprintf(buf, n, "m%u_%u", k, i);
+}
+
+/* Bandwidth of one instance of level k in bytes per cycle. */
+static double level_bw(const ppt_node *node, uint32_t k) {
+  const ppt_hwspec *hw = &node->hw;
+  if (k == hw->nlevels) return hw->dram_bw_bytes_per_s / hw->clock_hz;
+  return hw->levels[k].bw_bytes_per_cycle;
+}
+
+int eng_platform_write(const ppt_node *node, FILE *f) {
+  const ppt_hwspec *hw = &node->hw;
+  char name[32];
+  fprintf(f,
+          "<?xml version='1.0'?>\n"
+          "<!DOCTYPE platform SYSTEM \"https://simgrid.org/simgrid.dtd\">\n"
+          "<platform version=\"4.1\">\n<zone id=\"node\" routing=\"Full\">\n");
+  /* Speeds are irrelevant (threads sleep for their contention-free cycles) but
+   * required; 1 flop per second = 1 per cycle keeps the unit consistent. */
+  for (uint32_t c = 0; c < node->cores; c++) {
+    eng_core_name(name, sizeof name, c);
+    fprintf(f, "<host id=\"%s\" speed=\"1f\"/>\n", name);
+  }
+  for (uint32_t k = 0; k <= hw->nlevels; k++) {
+    if (!eng_level_shared(node, k)) continue;
+    for (uint32_t i = 0; i < level_instances(node, k); i++) {
+      eng_level_host_name(name, sizeof name, k, i);
+      fprintf(f, "<host id=\"%s\" speed=\"1f\"/>\n", name);
+      fprintf(f, "<link id=\"l%u_%u\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", k, i, level_bw(node, k));
+    }
+  }
+  for (uint32_t c = 0; c < node->cores; c++) {
+    for (uint32_t k = 0; k <= hw->nlevels; k++) {
+      if (!eng_level_shared(node, k)) continue;
+      uint32_t i = eng_level_instance(node, k, c);
+      eng_level_host_name(name, sizeof name, k, i);
+      fprintf(f, "<route src=\"c%u\" dst=\"%s\"><link_ctn id=\"l%u_%u\"/></route>\n", c, name, k, i);
+    }
+  }
+  fprintf(f, "</zone>\n</platform>\n");
+  return ferror(f) ? -1 : 0;
+}

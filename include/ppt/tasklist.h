@@ -1,0 +1,146 @@
+/* ppt/tasklist.h — PPT tasklists and the core model ppt_time_compute (docs/engine.md).
+ *
+ * A tasklist is PPT's unordered bag of work for one thread of one region: operation
+ * counts by class, memory accesses described by per-level hit rates or reuse profiles,
+ * direct per-level access counts, allocations. It is independent of any CPU; the
+ * hardware enters only in ppt_time_compute, which turns it into cycles on one core of
+ * a hwspec with nothing else running (the engine, ppt/engine.h, adds contention).
+ *
+ * Memory time follows AMM (WSC 2017) §3.3: Eq. 5 nests *local* hit rates over all
+ * levels to an effective latency λ and reciprocal throughput β per access, and Eq. 4
+ * turns them into T_mem = (λ + (b−1)β)/b × accesses. How compute and memory time
+ * overlap is a policy (ppt_tc_policy). */
+#ifndef PPT_TASKLIST_H
+#define PPT_TASKLIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/hwspec.h"
+
+typedef struct ppt_tasklist ppt_tasklist;
+
+/* One memory-access item: `accesses` loads+stores of `bytes_per_access` bytes (the
+ * word, AMM's unit of total_mem), in contiguous runs of `block_bytes` (AMM's block
+ * size b = block_bytes / bytes_per_access, >= 1). */
+typedef struct ppt_mem_access {
+  double accesses;
+  double bytes_per_access;
+  double block_bytes;
+} ppt_mem_access;
+
+/* A reuse-distance histogram (distances in cache lines; see DESIGN.md): count[i]
+ * references at distance dist[i], plus inf_count first touches (distance ∞). The
+ * tasklist copies the arrays. */
+typedef struct ppt_rd_profile {
+  const uint64_t *dist;
+  const double *count;
+  size_t n;
+  double inf_count;
+} ppt_rd_profile;
+
+/* Memory levels in stats: 0..nlevels-1 are the hwspec's caches, nlevels is DRAM. */
+#define PPT_TC_MAX_MEM (PPT_HW_MAX_LEVELS + 1)
+
+/* Empty tasklist; NULL when out of memory. */
+ppt_tasklist *ppt_tasklist_create(void);
+void ppt_tasklist_free(ppt_tasklist *tl);
+/* Deep copy; NULL when out of memory. */
+ppt_tasklist *ppt_tasklist_clone(const ppt_tasklist *tl);
+size_t ppt_tasklist_nitems(const ppt_tasklist *tl);
+
+/* Adders return 0, or PPT_EINPUT for a negative/non-finite count, PPT_ERUN when out of
+ * memory. Counts are doubles so averages over threads stay exact. */
+
+/* n operations of a hwspec op class, at ops[cls].per_cycle. */
+int ppt_tasklist_add_op(ppt_tasklist *tl, enum ppt_hw_opclass cls, double n, ppt_err *err);
+/* PPT's iALU (integer ops: PPT_HW_IALU), fALU (FP add/mul: PPT_HW_FADD), fDIV. */
+int ppt_tasklist_add_ialu(ppt_tasklist *tl, double n, ppt_err *err);
+int ppt_tasklist_add_falu(ppt_tasklist *tl, double n, ppt_err *err);
+int ppt_tasklist_add_fdiv(ppt_tasklist *tl, double n, ppt_err *err);
+/* PPT's INTVEC / VECTOR: n vector ops of width_bits each (0: the core's own width). A
+ * vector wider than hwspec.vector_bits issues ceil(width_bits / vector_bits) times;
+ * each issue costs one integer (INTVEC) or FP-add (VECTOR) issue slot. */
+int ppt_tasklist_add_intvec(ppt_tasklist *tl, double n, uint32_t width_bits, ppt_err *err);
+int ppt_tasklist_add_vector(ppt_tasklist *tl, double n, uint32_t width_bits, ppt_err *err);
+/* PPT's CPU item: n plain cycles. */
+int ppt_tasklist_add_cycles(ppt_tasklist *tl, double n, ppt_err *err);
+
+/* PPT's HITRATES: a memory-access item with the LOCAL hit rate of every cache level
+ * given (hits at level k / references reaching level k), nrates == hwspec nlevels
+ * (checked by ppt_time_compute). Rates in [0, 1]. */
+int ppt_tasklist_add_hitrates(ppt_tasklist *tl, const ppt_mem_access *m, size_t nrates,
+                              const double *local_hit, ppt_err *err);
+/* AMM's MEM_ACCESS: a memory-access item with reuse profiles. profiles[k] serves cache
+ * level k (pass a PRD for private levels and a CRD for shared ones); when nprofiles is
+ * smaller than the hierarchy, the last profile serves the remaining levels. Hit rates
+ * come from the SDCM at time_compute (ppt/sdcm.h: global rates under inclusion, turned
+ * into the local rates Eq. 5 needs). A distance of UINT64_MAX is ∞, like inf_count. */
+int ppt_tasklist_add_mem_access(ppt_tasklist *tl, const ppt_mem_access *m, size_t nprofiles,
+                                const ppt_rd_profile *profiles, ppt_err *err);
+/* PPT's direct L1 / L2 / L3 / RAM items: n accesses served at memory level `level`
+ * (0-based cache index; level == hwspec nlevels means DRAM), each costing that level's
+ * latency (a block of one access in Eq. 4). */
+int ppt_tasklist_add_level_accesses(ppt_tasklist *tl, uint32_t level, double n, ppt_err *err);
+/* PPT's alloc / unalloc: alloc costs one DRAM latency; both track the footprint. */
+int ppt_tasklist_add_alloc(ppt_tasklist *tl, double bytes, ppt_err *err);
+int ppt_tasklist_add_unalloc(ppt_tasklist *tl, double bytes, ppt_err *err);
+
+/* How compute time Tc and memory time Tm combine (docs/engine.md):
+ *   T = Tc + Tm − f · min(Tc, Tm)
+ * SUM (f = 0) is AMM §3.3 (T_pred = T_avg_mem + T_CPU_ops, no overlap); MAX (f = 1) is
+ * perfect overlap; PARTIAL uses `fraction` in [0, 1]. */
+typedef enum ppt_overlap {
+  PPT_OVERLAP_SUM = 0,
+  PPT_OVERLAP_MAX = 1,
+  PPT_OVERLAP_PARTIAL = 2,
+} ppt_overlap;
+
+typedef struct ppt_tc_policy {
+  ppt_overlap overlap;
+  double fraction; /* PARTIAL only */
+} ppt_tc_policy;
+
+/* The default policy. PROVISIONAL: PARTIAL with fraction 0.5 until validation
+ * (validation/) picks the policy that predicts measured runtimes best. */
+void ppt_tc_policy_default(ppt_tc_policy *p);
+/* f of the policy (0 for SUM, 1 for MAX, fraction for PARTIAL). */
+double ppt_tc_policy_fraction(const ppt_tc_policy *p);
+
+/* Per memory level (caches, then DRAM at index nlevels). */
+typedef struct ppt_tc_level_stats {
+  double accesses;       /* accesses served here (hits at this level) */
+  double latency_cycles; /* Eq. 4 latency term charged to this level */
+  double bw_cycles;      /* Eq. 4 throughput term charged to this level (= bytes / bw) */
+  double bytes;          /* bytes streamed at this level's bandwidth */
+  double local_hit;      /* access-weighted mean local hit rate over memory items */
+  double global_hit;     /* fraction of memory-item accesses served at levels <= this */
+} ppt_tc_level_stats;
+
+typedef struct ppt_tc_stats {
+  double seconds;                                  /* cycles / clock_hz */
+  double cycles;                                   /* T under the policy */
+  double compute_cycles;                           /* Tc: every op item */
+  double op_cycles[PPT_HW_NOPCLASS];               /* Tc split by op class (vector items included) */
+  double intvec_cycles, vector_cycles, cpu_cycles; /* the INTVEC, VECTOR, CPU items */
+  double memory_cycles;                            /* Tm: Σ levels (latency + bw) + alloc */
+  double alloc_cycles;
+  double overlap_cycles; /* hidden by overlap: f · min(Tc, Tm) */
+  double stall_cycles;   /* cycles − compute_cycles: the core waiting on memory */
+  double mem_accesses;   /* accesses of memory items (HITRATES, MEM_ACCESS) */
+  double lambda_avg;     /* access-weighted Eq. 5 effective latency, cycles/access */
+  double beta_avg;       /* access-weighted effective reciprocal throughput, cycles/access */
+  double footprint_peak; /* bytes, from alloc / unalloc in item order */
+  uint32_t nlevels;      /* cache levels; level[nlevels] is DRAM */
+  ppt_tc_level_stats level[PPT_TC_MAX_MEM];
+} ppt_tc_stats;
+
+/* Time of tasklist `tl` on one core of `hw`, alone. policy NULL = default. Fills *out
+ * (required). Errors (PPT_EINPUT): the hwspec lacks a figure the tasklist needs (clock,
+ * an op throughput, a level latency/bandwidth, DRAM), or a HITRATES item's level count
+ * differs from the hierarchy's. */
+int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_policy *policy,
+                     ppt_tc_stats *out, ppt_err *err);
+
+#endif

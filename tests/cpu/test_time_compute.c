@@ -1,0 +1,393 @@
+/* tests/cpu/test_time_compute.c — the core model against hand-worked answers.
+ *
+ * Fixture (tc_fixture.h): L1 (4 cycles, 64 B/c), L2 (14, 32), L3 (50, 16), DRAM (100,
+ * 8), 1 GHz. Memory items are n = 1000 accesses of s = 8 B in blocks of 64 B (b = 8),
+ * so Eq. 4 is T = (λ + 7β) / 8 × 1000 with β_k = 8 / bw_k:
+ *   β: L1 0.125, L2 0.25, L3 0.5, DRAM 1. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "cpu/tc_fixture.h"
+#include "ppt/tasklist.h"
+
+#define EPS 1e-9
+#define ck_close(a, b) ck_assert_double_eq_tol((a), (double)(b), EPS *(1.0 + fabs((double)(b))))
+
+static const ppt_mem_access MEM = {.accesses = 1000, .bytes_per_access = 8, .block_bytes = 64};
+
+static ppt_tc_policy pol(ppt_overlap o, double f) {
+  return (ppt_tc_policy){o, f};
+}
+
+static double mem_time(uint32_t nlevels, const double *h) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, nlevels);
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, nlevels, h, &err), 0);
+  ppt_tc_stats st;
+  ppt_tc_policy p = pol(PPT_OVERLAP_SUM, 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ppt_tasklist_free(tl);
+  ck_close(st.seconds, st.cycles * 1e-9);
+  ck_close(st.cycles, st.memory_cycles);
+  return st.cycles;
+}
+
+START_TEST(eq45_one_level) {
+  /* h1 = 0.9: λ = 0.9·4 + 0.1·100 = 13.6; β = 0.9·0.125 + 0.1·1 = 0.2125;
+   * T = (13.6 + 7·0.2125)/8 · 1000 = 1885.9375. */
+  const double h[] = {0.9};
+  ck_close(mem_time(1, h), 1885.9375);
+}
+END_TEST
+
+START_TEST(eq45_two_levels) {
+  /* h = (0.9, 0.5): served L1 0.9, L2 0.05, DRAM 0.05.
+   * λ = 3.6 + 0.7 + 5 = 9.3; β = 0.1125 + 0.0125 + 0.05 = 0.175;
+   * T = (9.3 + 1.225)/8 · 1000 = 1315.625. */
+  const double h[] = {0.9, 0.5};
+  ck_close(mem_time(2, h), 1315.625);
+}
+END_TEST
+
+START_TEST(eq45_three_levels) {
+  /* h = (0.9, 0.5, 0.6) LOCAL: served L1 0.9, L2 0.05, L3 0.03, DRAM 0.02.
+   * λ = 3.6 + 0.7 + 1.5 + 2 = 7.8; β = 0.1125 + 0.0125 + 0.015 + 0.02 = 0.16;
+   * T = (7.8 + 1.12)/8 · 1000 = 1115. */
+  const double h[] = {0.9, 0.5, 0.6};
+  ck_close(mem_time(3, h), 1115.0);
+}
+END_TEST
+
+START_TEST(eq45_level_breakdown) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  const double h[] = {0.9, 0.5, 0.6};
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, 3, h, &err), 0);
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  /* L3: 30 accesses; latency 0.03·50·1000/8 = 187.5; bytes 0.03·8·1000·7/8 = 210,
+   * streamed at 16 B/c = 13.125 cycles. DRAM: 20 accesses, 250 + 140 B / 8 = 17.5. */
+  ck_close(st.level[2].accesses, 30);
+  ck_close(st.level[2].latency_cycles, 187.5);
+  ck_close(st.level[2].bytes, 210);
+  ck_close(st.level[2].bw_cycles, 13.125);
+  ck_close(st.level[3].accesses, 20);
+  ck_close(st.level[3].latency_cycles, 250);
+  ck_close(st.level[3].bytes, 140);
+  ck_close(st.level[3].bw_cycles, 17.5);
+  ck_close(st.level[0].latency_cycles, 450);
+  ck_close(st.level[0].bw_cycles, 98.4375);
+  ck_close(st.level[1].latency_cycles + st.level[1].bw_cycles, 87.5 + 10.9375);
+  /* Global = served at or above; local as given. */
+  ck_close(st.level[0].global_hit, 0.9);
+  ck_close(st.level[1].global_hit, 0.95);
+  ck_close(st.level[2].global_hit, 0.98);
+  ck_close(st.level[1].local_hit, 0.5);
+  ck_close(st.level[2].local_hit, 0.6);
+  ck_close(st.lambda_avg, 7.8);
+  ck_close(st.beta_avg, 0.16);
+  ck_close(st.mem_accesses, 1000);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+START_TEST(eq5_amm_two_level_form) {
+  /* b = 1 (no streaming): T = λ · n with AMM's literal Eq. 5,
+   * λ = h1 λ1 + (1 − h1)[h2 λ2 + (1 − h2) λ_RAM] = 3.6 + 0.1 · (7 + 50) = 9.3. */
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 2);
+  ppt_mem_access m = {.accesses = 1000, .bytes_per_access = 8, .block_bytes = 8};
+  const double h[] = {0.9, 0.5};
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 2, h, &err), 0);
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  double lam = 0.9 * 4 + 0.1 * (0.5 * 14 + 0.5 * 100);
+  ck_close(st.cycles, lam * 1000);
+  ck_close(st.cycles, 9300);
+  for (int k = 0; k <= 2; k++) ck_close(st.level[k].bytes, 0);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+/* 400 compute cycles: ialu 400/4 = 100, falu 200/2 = 100, fdiv 10/0.25 = 40,
+ * vector 100 × 512 bit on 256-bit registers = 200 issues / 2 = 100,
+ * intvec 40 (native width) / 4 = 10, plain cycles 50. */
+static ppt_tasklist *compute_tasklist(void) {
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_ialu(tl, 400, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_falu(tl, 200, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_fdiv(tl, 10, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_vector(tl, 100, 512, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_intvec(tl, 40, 0, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_cycles(tl, 50, &err), 0);
+  return tl;
+}
+
+START_TEST(compute_items) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_tasklist *tl = compute_tasklist();
+  ppt_tc_stats st;
+  ppt_err err;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_close(st.compute_cycles, 400);
+  ck_close(st.cycles, 400);
+  ck_close(st.memory_cycles, 0);
+  ck_close(st.stall_cycles, 0);
+  ck_close(st.op_cycles[PPT_HW_IALU], 110);
+  ck_close(st.op_cycles[PPT_HW_FADD], 200);
+  ck_close(st.op_cycles[PPT_HW_FDIV], 40);
+  ck_close(st.vector_cycles, 100);
+  ck_close(st.intvec_cycles, 10);
+  ck_close(st.cpu_cycles, 50);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+START_TEST(overlap_policies) {
+  /* Tc = 400, Tm = 1115 (three-level case). */
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_tasklist *tl = compute_tasklist();
+  const double h[] = {0.9, 0.5, 0.6};
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, 3, h, &err), 0);
+  struct {
+    ppt_tc_policy p;
+    double cycles;
+  } cases[] = {
+      {pol(PPT_OVERLAP_SUM, 0.7), 1515},      /* AMM: Tc + Tm (fraction ignored) */
+      {pol(PPT_OVERLAP_MAX, 0.0), 1115},      /* max(Tc, Tm) */
+      {pol(PPT_OVERLAP_PARTIAL, 0.25), 1415}, /* 1515 − 0.25 · 400 */
+      {pol(PPT_OVERLAP_PARTIAL, 0.0), 1515},  {pol(PPT_OVERLAP_PARTIAL, 1.0), 1115},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ppt_tc_stats st;
+    ck_assert_int_eq(ppt_time_compute(&hw, tl, &cases[i].p, &st, &err), 0);
+    ck_close(st.cycles, cases[i].cycles);
+    ck_close(st.compute_cycles, 400);
+    ck_close(st.memory_cycles, 1115);
+    ck_close(st.stall_cycles, cases[i].cycles - 400);
+    ck_close(st.overlap_cycles, 1515 - cases[i].cycles);
+  }
+  /* The default is PARTIAL 0.5 (provisional): 1515 − 200. */
+  ppt_tc_policy d;
+  ppt_tc_policy_default(&d);
+  ck_assert_int_eq(d.overlap, PPT_OVERLAP_PARTIAL);
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_close(st.cycles, 1315);
+  ppt_tc_policy bad = pol(PPT_OVERLAP_PARTIAL, 1.5);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &bad, &st, &err), PPT_EINPUT);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+START_TEST(direct_levels_and_alloc) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_err err;
+  /* PPT's L1 and RAM items: 100 · 4 + 10 · 100 = 1400. */
+  ck_assert_int_eq(ppt_tasklist_add_level_accesses(tl, 0, 100, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_level_accesses(tl, 3, 10, &err), 0);
+  /* Two allocations cost one DRAM latency each; footprint 1000, 600, 700. */
+  ck_assert_int_eq(ppt_tasklist_add_alloc(tl, 1000, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_unalloc(tl, 400, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_alloc(tl, 100, &err), 0);
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_close(st.level[0].accesses, 100);
+  ck_close(st.level[3].accesses, 10);
+  ck_close(st.alloc_cycles, 200);
+  ck_close(st.memory_cycles, 1600);
+  ck_close(st.cycles, 1600);
+  ck_close(st.footprint_peak, 1000);
+  /* A level beyond DRAM is rejected at time_compute. */
+  ck_assert_int_eq(ppt_tasklist_add_level_accesses(tl, 5, 1, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), PPT_EINPUT);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+/* Stats of a MEM_ACCESS item (MEM) with the given per-level profiles on hw. */
+static ppt_tc_stats profile_stats(const ppt_hwspec *hw, size_t np, const ppt_rd_profile *p) {
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_mem_access(tl, &MEM, np, p, &err), 0);
+  ppt_tc_stats st;
+  ck_assert_msg(ppt_time_compute(hw, tl, NULL, &st, &err) == 0, "%s", err.msg);
+  ppt_tasklist_free(tl);
+  return st;
+}
+
+START_TEST(sdcm_fully_associative) {
+  /* L1 4 lines, L2 8 lines, both fully associative: exact LRU, hit iff D < B.
+   * Profile 10 × D ∈ {0, 3, 4, 7} + 10 × ∞, for both levels: global L1 20/50,
+   * L2 40/50, local L2 = (0.8 − 0.4) / 0.6 = 2/3. */
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 2);
+  hw.levels[0].size = 256;
+  hw.levels[0].assoc = 4;
+  hw.levels[1].size = 512;
+  hw.levels[1].assoc = 8;
+  const uint64_t d[] = {0, 3, 4, 7};
+  const double c[] = {10, 10, 10, 10};
+  ppt_rd_profile p = {d, c, 4, 10};
+  ppt_tc_stats sa = profile_stats(&hw, 1, &p);
+  ck_close(sa.level[0].global_hit, 0.4);
+  ck_close(sa.level[1].global_hit, 0.8);
+  ck_close(sa.level[0].local_hit, 0.4);
+  ck_close(sa.level[1].local_hit, 2.0 / 3.0);
+  /* MEM_ACCESS with the profile equals HITRATES with these local rates. */
+  const double h[] = {0.4, 2.0 / 3.0};
+  ppt_tasklist *b = ppt_tasklist_create();
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(b, &MEM, 2, h, &err), 0);
+  ppt_tc_stats sb;
+  ck_assert_int_eq(ppt_time_compute(&hw, b, NULL, &sb, &err), 0);
+  ck_close(sa.cycles, sb.cycles);
+  ppt_tasklist_free(b);
+}
+END_TEST
+
+START_TEST(sdcm_per_level_profiles) {
+  /* L1 sees a PRD where 0.4 hits (D < 4); the shared L2 a CRD whose SDCM is only 0.2
+   * (D < 8 for 1 of 5): global rates cannot drop outwards, so L2's global is clamped to
+   * 0.4 and its local rate is 0 — every L1 miss goes on to DRAM. */
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 2);
+  hw.levels[0].size = 256;
+  hw.levels[0].assoc = 4;
+  hw.levels[1].size = 512;
+  hw.levels[1].assoc = 8;
+  const uint64_t d1[] = {0, 3, 4, 7}, d2[] = {5, 100};
+  const double c1[] = {10, 10, 10, 10}, c2[] = {1, 4};
+  ppt_rd_profile p[2] = {{d1, c1, 4, 10}, {d2, c2, 2, 0}};
+  ppt_tc_stats st = profile_stats(&hw, 2, p);
+  ck_close(st.level[0].global_hit, 0.4);
+  ck_close(st.level[1].global_hit, 0.4);
+  ck_close(st.level[1].local_hit, 0.0);
+  ck_close(st.level[2].accesses, 600);
+}
+END_TEST
+
+START_TEST(sdcm_set_associative) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 1);
+  hw.levels[0].size = 256; /* B = 4 lines */
+  hw.levels[0].assoc = 2;
+  /* P(h|D) = F(1; D, 1/2): D = 1 → 1 (fewer than A lines between); D = 2 → 3/4;
+   * D = 3 → (1 + 3)/8 = 1/2; ∞ → 0. Mean of the four: 0.5625. */
+  const uint64_t d[] = {1, 2, 3};
+  const double c[] = {1, 1, 1};
+  ppt_rd_profile p = {d, c, 3, 1};
+  ck_close(profile_stats(&hw, 1, &p).level[0].global_hit, (1 + 0.75 + 0.5 + 0) / 4);
+  /* Direct-mapped: ((B − 1)/B)^D = (3/4)^2 for D = 2. */
+  hw.levels[0].assoc = 1;
+  const uint64_t d2[] = {2};
+  const double c2[] = {1};
+  ppt_rd_profile p2 = {d2, c2, 1, 0};
+  ck_close(profile_stats(&hw, 1, &p2).level[0].global_hit, 0.5625);
+  /* Huge distances miss; UINT64_MAX is ∞. */
+  const uint64_t d3[] = {UINT64_C(1) << 40, UINT64_MAX};
+  const double c3[] = {1, 1};
+  ppt_rd_profile p3 = {d3, c3, 2, 0};
+  ck_assert(profile_stats(&hw, 1, &p3).level[0].global_hit < 1e-12);
+}
+END_TEST
+
+START_TEST(errors) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_ialu(tl, -1, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_tasklist_add_falu(tl, NAN, &err), PPT_EINPUT);
+  const double bad[] = {0.5, 1.5};
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, 2, bad, &err), PPT_EINPUT);
+  ppt_mem_access m = MEM;
+  m.block_bytes = 4; /* smaller than one 8-byte access */
+  const double h2[] = {0.5, 0.5};
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 2, h2, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_tasklist_nitems(tl), 0);
+  /* HITRATES for two levels on a three-level hierarchy. */
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, 2, h2, &err), 0);
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "HITRATES"));
+  ppt_tasklist_free(tl);
+  /* A spec without the fdiv throughput cannot time an fDIV item... */
+  tl = ppt_tasklist_create();
+  ck_assert_int_eq(ppt_tasklist_add_fdiv(tl, 1, &err), 0);
+  hw.ops[PPT_HW_FDIV].per_cycle = 0;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "fdiv"));
+  ppt_tasklist_free(tl);
+  /* ...but a cache-free tasklist does not need memory timings. */
+  tl = ppt_tasklist_create();
+  ck_assert_int_eq(ppt_tasklist_add_ialu(tl, 8, &err), 0);
+  hw.dram_latency_ns = 0;
+  hw.levels[0].latency_cycles = 0;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_close(st.cycles, 2);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+START_TEST(clone_is_deep) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_tasklist *tl = compute_tasklist();
+  const uint64_t d[] = {10, 100000};
+  const double c[] = {3, 1};
+  ppt_rd_profile p = {d, c, 2, 0.5};
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_mem_access(tl, &MEM, 1, &p, &err), 0);
+  ppt_tasklist *cl = ppt_tasklist_clone(tl);
+  ck_assert_ptr_nonnull(cl);
+  ppt_tc_stats a, b;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &a, &err), 0);
+  ppt_tasklist_free(tl);
+  ck_assert_int_eq(ppt_time_compute(&hw, cl, NULL, &b, &err), 0);
+  ck_assert(a.cycles == b.cycles);
+  ck_assert(a.cycles > 400);
+  ppt_tasklist_free(cl);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("time_compute");
+  TCase *tc = tcase_create("core");
+  tcase_add_test(tc, eq45_one_level);
+  tcase_add_test(tc, eq45_two_levels);
+  tcase_add_test(tc, eq45_three_levels);
+  tcase_add_test(tc, eq45_level_breakdown);
+  tcase_add_test(tc, eq5_amm_two_level_form);
+  tcase_add_test(tc, compute_items);
+  tcase_add_test(tc, overlap_policies);
+  tcase_add_test(tc, direct_levels_and_alloc);
+  tcase_add_test(tc, sdcm_fully_associative);
+  tcase_add_test(tc, sdcm_per_level_profiles);
+  tcase_add_test(tc, sdcm_set_associative);
+  tcase_add_test(tc, errors);
+  tcase_add_test(tc, clone_is_deep);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  SRunner *sr = srunner_create(suite());
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
