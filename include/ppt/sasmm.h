@@ -30,6 +30,7 @@ typedef struct ppt_sasmm_opts {
   int interleave;         /* ppt_sasmm_interleave */
   uint64_t seed;          /* for PPT_IL_UNIFORM */
   int private_only;       /* skip building the shared stream */
+  int shared_only;        /* ppt_sasmm_measure: measure the CRD only (prd stays NULL) */
 } ppt_sasmm_opts;
 
 void ppt_sasmm_opts_default(ppt_sasmm_opts *o);
@@ -58,6 +59,36 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
  * equal work), which is what a free-running team converges to. */
 void ppt_sasmm_schedule(int sched, int64_t chunk, uint64_t trip, uint32_t ncores, const uint64_t *work,
                         uint32_t *core_of);
+
+/* ---- profiles and hit rates (SASMM §3.3-3.6) ---- */
+struct ppt_rdhist;
+struct ppt_reuse_opts;
+struct ppt_hwspec;
+
+/* PRD of every mimicked core and CRD of the interleaved stream for one core count. */
+typedef struct ppt_sasmm_profiles {
+  uint32_t ncores;
+  struct ppt_rdhist **prd;  /* [ncores] */
+  struct ppt_rdhist *prd_all; /* sum over cores (SDCM of it = refs-weighted mean of the cores') */
+  struct ppt_rdhist *crd;   /* NULL when opts.private_only */
+  ppt_sasmm_stats stats;
+} ppt_sasmm_profiles;
+
+/* Mimics and measures reuse (exact or sampled, per ropts). When counted != NULL, only
+ * references of blocks b with counted[b] != 0 (b < nbbs + 1) enter the histograms, but
+ * every reference still shapes the distances: how Cachegrind is compared over the
+ * kernel functions only. */
+int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const struct ppt_reuse_opts *ropts,
+                      const uint8_t *counted, ppt_sasmm_profiles *out, ppt_err *err);
+void ppt_sasmm_profiles_free(ppt_sasmm_profiles *p);
+
+/* Hit rates of every level of hw: private levels (shared_by == 1) from the PRD, shared
+ * levels from the CRD (a shared level is taken as shared by all mimicked cores). rates
+ * holds hw->nlevels entries; per_core (optional, ncores x nlevels) gets each core's own
+ * private-level rates (shared levels: the common value). */
+struct ppt_sdcm_rates;
+int ppt_sasmm_hitrates(const struct ppt_hwspec *hw, const ppt_sasmm_profiles *p, struct ppt_sdcm_rates *rates,
+                       double *per_core, ppt_err *err);
 
 /* Stack privatisation of SASMM §3.1 (see above). */
 static inline uint64_t ppt_sasmm_private_addr(uint64_t addr, uint32_t core) {

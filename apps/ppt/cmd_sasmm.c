@@ -1,0 +1,338 @@
+/* cmd_sasmm.c — `ppt sasmm`: private and shared cache hit rates on N cores predicted
+ * from one sequential trace (SASMM, see include/ppt/sasmm.h). Core counts and
+ * interleavings run as independent tasks on --threads worker threads. */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ppt/hwspec.h"
+#include "ppt/io.h"
+#include "ppt/reuse.h"
+#include "ppt/sasmm.h"
+#include "ppt/sdcm.h"
+#include "ppt/trace.h"
+
+static void help(void) {
+  printf(
+      "usage: ppt sasmm TRACE --hw SPEC [--cores 1,2,4,8,16] [options]\n\n"
+      "Predicts private (PRD) and shared (CRD) cache hit rates of every level of SPEC on N cores\n"
+      "from the sequential TRACE: worksharing-loop iterations are dealt to N mimicked cores as\n"
+      "the OpenMP schedule would, and the cores' streams are interleaved for shared levels.\n\n"
+      "  --hw SPEC              hwspec JSON (cache levels; e.g. hwspecs/sasmm-cachegrind.json)\n"
+      "  --cores LIST           core counts, comma-separated (default 1,2,4,8,16)\n"
+      "  --schedule S           static | static,C | dynamic,C | guided[,C] for every loop\n"
+      "                         (default: each loop's recorded schedule)\n"
+      "  --split iterations|instances  deal loop iterations (default) or, as the paper,\n"
+      "                         each block's instances\n"
+      "  --interleave LIST      rr, uniform or rr,uniform (default rr)\n"
+      "  --mode exact|sampled   reuse measurement (default exact)\n"
+      "  --sample R             sampled mode: fraction of block instances (default 0.01)\n"
+      "  --seed S               seed for uniform interleaving and sampling (default 1)\n"
+      "  --only PREFIXES        count only references of functions starting with one of the\n"
+      "                         comma-separated prefixes (e.g. kernel_,.omp_outlined.)\n"
+      "  --threads T            worker threads (default 2)\n"
+      "  -o, --profiles FILE    write the PRD/CRD profiles (JSON, docs/sasmm.md)\n"
+      "  --json                 machine-readable results on stdout\n"
+      "  -h, --help\n");
+}
+
+typedef struct task {
+  uint32_t n;
+  int il;              /* interleaving */
+  int shared_only;     /* the private profiles come from the rr task of the same n */
+  ppt_sasmm_profiles prof;
+  ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
+  double *per_core;
+  int rc;
+  ppt_err err;
+} task;
+
+typedef struct job {
+  const ppt_trace *t;
+  const ppt_hwspec *hw;
+  ppt_sasmm_opts base;
+  ppt_reuse_opts ropts;
+  const uint8_t *counted;
+  task *tasks;
+  size_t ntasks, next;
+  pthread_mutex_t lock;
+} job;
+
+static void *worker(void *arg) {
+  job *j = arg;
+  for (;;) {
+    pthread_mutex_lock(&j->lock);
+    size_t i = j->next++;
+    pthread_mutex_unlock(&j->lock);
+    if (i >= j->ntasks) return NULL;
+    task *tk = &j->tasks[i];
+    ppt_sasmm_opts o = j->base;
+    o.ncores = tk->n;
+    o.interleave = tk->il;
+    o.shared_only = tk->shared_only;
+    tk->rc = ppt_sasmm_measure(j->t, &o, &j->ropts, j->counted, &tk->prof, &tk->err);
+  }
+}
+
+static int parse_schedule(const char *s, int *sched, int64_t *chunk) {
+  char name[32];
+  long long c = 0;
+  const char *comma = strchr(s, ',');
+  size_t len = comma ? (size_t)(comma - s) : strlen(s);
+  if (len >= sizeof name) return -1;
+  memcpy(name, s, len);
+  name[len] = '\0';
+  if (comma) {
+    char *end;
+    c = strtoll(comma + 1, &end, 10);
+    if (*end || c <= 0) return -1;
+  }
+  *chunk = c;
+  if (!strcmp(name, "static")) *sched = comma ? PPT_SCHED_STATIC_CHUNKED : PPT_SCHED_STATIC;
+  else if (!strcmp(name, "dynamic")) *sched = PPT_SCHED_DYNAMIC, *chunk = c ? c : 1;
+  else if (!strcmp(name, "guided")) *sched = PPT_SCHED_GUIDED, *chunk = c ? c : 1;
+  else return -1;
+  return 0;
+}
+
+static int parse_cores(const char *s, uint32_t *v, size_t *n) {
+  *n = 0;
+  while (*s) {
+    char *end;
+    long c = strtol(s, &end, 10);
+    if (end == s || c < 1 || c > 4095 || *n == 64) return -1;
+    v[(*n)++] = (uint32_t)c;
+    if (*end == ',') end++;
+    else if (*end) return -1;
+    s = end;
+  }
+  return *n ? 0 : -1;
+}
+
+/* counted[b] = 1 when block b's function starts with one of the prefixes. */
+static uint8_t *counted_blocks(const ppt_trace *t, const char *prefixes) {
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  uint8_t *c = calloc((size_t)nbbs + 1, 1);
+  char *list = strdup(prefixes);
+  if (!c || !list) {
+    free(c);
+    free(list);
+    return NULL;
+  }
+  for (uint32_t b = 1; b <= nbbs; b++) {
+    const char *f = ppt_trace_bb_get(t, b)->func;
+    char *save = NULL, *copy = strdup(list);
+    if (!copy) break;
+    for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save))
+      if (!strncmp(f, p, strlen(p))) c[b] = 1;
+    free(copy);
+  }
+  free(list);
+  return c;
+}
+
+static json_object *jrate(double v) { return isnan(v) ? NULL : json_object_new_double(v); }
+
+int ppt_cmd_sasmm(int argc, char **argv) {
+  const char *hwpath = NULL, *profiles = NULL, *only = NULL, *il_list = "rr";
+  uint32_t cores[64] = {1, 2, 4, 8, 16};
+  size_t ncores = 5;
+  int json = 0, mode = PPT_REUSE_EXACT;
+  double rate = 0.01;
+  uint64_t seed = 1, threads = 2;
+  ppt_sasmm_opts base;
+  ppt_sasmm_opts_default(&base);
+  static const struct option opts[] = {
+      {"hw", required_argument, 0, 'w'},       {"cores", required_argument, 0, 'c'},
+      {"schedule", required_argument, 0, 's'}, {"split", required_argument, 0, 'p'},
+      {"interleave", required_argument, 0, 'i'}, {"mode", required_argument, 0, 'm'},
+      {"sample", required_argument, 0, 'r'},   {"seed", required_argument, 0, 'S'},
+      {"only", required_argument, 0, 'O'},     {"threads", required_argument, 0, 't'},
+      {"profiles", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
+      {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+  optind = 1;
+  int ch;
+  while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+    switch (ch) {
+      case 'w': hwpath = optarg; break;
+      case 'c':
+        if (parse_cores(optarg, cores, &ncores)) return ppt_cli_usage("sasmm", "--cores wants a list like 1,2,4 (1..4095), not '%s'", optarg);
+        break;
+      case 's':
+        if (parse_schedule(optarg, &base.sched, &base.chunk))
+          return ppt_cli_usage("sasmm", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
+        break;
+      case 'p':
+        if (!strcmp(optarg, "iterations")) base.split = PPT_SPLIT_ITERATIONS;
+        else if (!strcmp(optarg, "instances")) base.split = PPT_SPLIT_INSTANCES;
+        else return ppt_cli_usage("sasmm", "--split wants iterations or instances, not '%s'", optarg);
+        break;
+      case 'i':
+        if (strcmp(optarg, "rr") && strcmp(optarg, "uniform") && strcmp(optarg, "rr,uniform") &&
+            strcmp(optarg, "uniform,rr"))
+          return ppt_cli_usage("sasmm", "--interleave wants rr, uniform or rr,uniform, not '%s'", optarg);
+        il_list = optarg;
+        break;
+      case 'm':
+        if (!strcmp(optarg, "exact")) mode = PPT_REUSE_EXACT;
+        else if (!strcmp(optarg, "sampled")) mode = PPT_REUSE_SAMPLED;
+        else return ppt_cli_usage("sasmm", "--mode wants exact or sampled, not '%s'", optarg);
+        break;
+      case 'r':
+        if (ppt_cli_parse_double(optarg, &rate) || !(rate > 0 && rate <= 1))
+          return ppt_cli_usage("sasmm", "--sample wants a fraction in (0, 1], not '%s'", optarg);
+        break;
+      case 'S':
+        if (ppt_cli_parse_u64(optarg, &seed)) return ppt_cli_usage("sasmm", "--seed wants an integer, not '%s'", optarg);
+        break;
+      case 'O': only = optarg; break;
+      case 't':
+        if (ppt_cli_parse_u64(optarg, &threads) || threads < 1 || threads > 256)
+          return ppt_cli_usage("sasmm", "--threads wants 1..256, not '%s'", optarg);
+        break;
+      case 'o': profiles = optarg; break;
+      case 'j': json = 1; break;
+      case 'h': help(); return 0;
+      default: return ppt_cli_usage("sasmm", "unknown option");
+    }
+  }
+  if (optind + 1 != argc) return ppt_cli_usage("sasmm", "expected exactly one TRACE");
+  if (!hwpath) return ppt_cli_usage("sasmm", "--hw SPEC is required");
+  ppt_err err;
+  ppt_hwspec hw;
+  if (ppt_hwspec_load(hwpath, &hw, &err)) return ppt_cli_fail("sasmm", &err);
+  ppt_trace *t;
+  if (ppt_trace_open(argv[optind], &t, &err)) return ppt_cli_fail("sasmm", &err);
+  base.seed = seed;
+  job j = {.t = t, .hw = &hw, .base = base};
+  pthread_mutex_init(&j.lock, NULL);
+  ppt_reuse_opts_init(&j.ropts);
+  j.ropts.line = hw.levels[0].line;
+  j.ropts.mode = (ppt_reuse_mode)mode;
+  j.ropts.rate = rate;
+  j.ropts.seed = (unsigned long)seed;
+  uint8_t *counted = only ? counted_blocks(t, only) : NULL;
+  j.counted = counted;
+  int want_rr = strstr(il_list, "rr") != NULL, want_uni = strstr(il_list, "uniform") != NULL;
+  j.tasks = calloc(ncores * 2, sizeof *j.tasks);
+  for (size_t i = 0; i < ncores; i++) {
+    if (want_rr) j.tasks[j.ntasks++] = (task){.n = cores[i], .il = PPT_IL_RR};
+    if (want_uni) j.tasks[j.ntasks++] = (task){.n = cores[i], .il = PPT_IL_UNIFORM, .shared_only = want_rr};
+  }
+  pthread_t th[256];
+  size_t nth = threads < j.ntasks ? threads : j.ntasks;
+  for (size_t i = 0; i < nth; i++) pthread_create(&th[i], NULL, worker, &j);
+  for (size_t i = 0; i < nth; i++) pthread_join(th[i], NULL);
+  int rc = 0;
+  for (size_t i = 0; i < j.ntasks && !rc; i++)
+    if (j.tasks[i].rc) {
+      rc = ppt_cli_fail("sasmm", &j.tasks[i].err);
+    }
+  /* Hit rates; a uniform task borrows the private profiles of the rr task of its n. */
+  for (size_t i = 0; i < j.ntasks && !rc; i++) {
+    task *tk = &j.tasks[i];
+    ppt_sasmm_profiles view = tk->prof;
+    if (tk->shared_only) {
+      const task *rr = &j.tasks[i - 1];
+      view.prd = rr->prof.prd;
+      view.prd_all = rr->prof.prd_all;
+    }
+    tk->per_core = calloc((size_t)tk->n * hw.nlevels, sizeof *tk->per_core);
+    if (ppt_sasmm_hitrates(&hw, &view, tk->rates, tk->per_core, &err)) rc = ppt_cli_fail("sasmm", &err);
+  }
+  const char *ilname[] = {"rr", "uniform"};
+  if (!rc && json) {
+    json_object *o = json_object_new_object(), *arr = json_object_new_array(), *set = json_object_new_object();
+    json_object_object_add(o, "trace", json_object_new_string(argv[optind]));
+    json_object_object_add(o, "hwspec", json_object_new_string(hwpath));
+    json_object_object_add(set, "schedule", json_object_new_string(base.sched < 0 ? "recorded" : base.sched == PPT_SCHED_STATIC ? "static" : base.sched == PPT_SCHED_STATIC_CHUNKED ? "static,C" : base.sched == PPT_SCHED_DYNAMIC ? "dynamic,C" : "guided,C"));
+    json_object_object_add(set, "chunk", json_object_new_int64(base.chunk));
+    json_object_object_add(set, "split", json_object_new_string(base.split ? "instances" : "iterations"));
+    json_object_object_add(set, "interleave", json_object_new_string(il_list));
+    json_object_object_add(set, "mode", json_object_new_string(mode ? "sampled" : "exact"));
+    json_object_object_add(set, "sample", json_object_new_double(rate));
+    json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
+    json_object_object_add(set, "only", only ? json_object_new_string(only) : NULL);
+    json_object_object_add(set, "line", json_object_new_int((int)j.ropts.line));
+    json_object_object_add(o, "settings", set);
+    for (size_t i = 0; i < j.ntasks; i++) {
+      task *tk = &j.tasks[i];
+      json_object *e = json_object_new_object(), *lv = json_object_new_array();
+      json_object_object_add(e, "n", json_object_new_int((int)tk->n));
+      json_object_object_add(e, "interleave", json_object_new_string(ilname[tk->il]));
+      json_object_object_add(e, "iterations", json_object_new_int64((int64_t)tk->prof.stats.iterations));
+      for (uint32_t k = 0; k < hw.nlevels; k++) {
+        json_object *l = json_object_new_object();
+        json_object_object_add(l, "name", json_object_new_string(hw.levels[k].name));
+        json_object_object_add(l, "shared", json_object_new_boolean(hw.levels[k].shared_by > 1));
+        json_object_object_add(l, "hit_rate", jrate(tk->rates[k].hit_rate));
+        json_object_object_add(l, "local_hit_rate", jrate(tk->rates[k].local_hit_rate));
+        if (hw.levels[k].shared_by == 1) {
+          json_object *pc = json_object_new_array();
+          for (uint32_t c = 0; c < tk->n; c++)
+            json_object_array_add(pc, jrate(tk->per_core[(size_t)c * hw.nlevels + k]));
+          json_object_object_add(l, "per_core", pc);
+        }
+        json_object_array_add(lv, l);
+      }
+      json_object_object_add(e, "levels", lv);
+      json_object_array_add(arr, e);
+    }
+    json_object_object_add(o, "cores", arr);
+    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+  } else if (!rc) {
+    printf("%-6s %-8s", "cores", "il");
+    for (uint32_t k = 0; k < hw.nlevels; k++)
+      printf(" %8s %s", hw.levels[k].name, hw.levels[k].shared_by > 1 ? "(shared,global/local)" : "(private)");
+    printf("\n");
+    for (size_t i = 0; i < j.ntasks; i++) {
+      task *tk = &j.tasks[i];
+      printf("%-6u %-8s", tk->n, ilname[tk->il]);
+      for (uint32_t k = 0; k < hw.nlevels; k++) {
+        if (hw.levels[k].shared_by > 1)
+          printf(" %7.2f%% / %6.2f%%      ", 100 * tk->rates[k].hit_rate, 100 * tk->rates[k].local_hit_rate);
+        else
+          printf(" %7.2f%%          ", 100 * tk->rates[k].hit_rate);
+      }
+      printf("\n");
+    }
+  }
+  if (!rc && profiles) {
+    json_object *o = json_object_new_object(), *arr = json_object_new_array();
+    json_object_object_add(o, "schema", json_object_new_string("ppt-sasmm-profiles/1"));
+    json_object_object_add(o, "trace", json_object_new_string(argv[optind]));
+    json_object_object_add(o, "line", json_object_new_int((int)j.ropts.line));
+    for (size_t i = 0; i < j.ntasks && !rc; i++) {
+      task *tk = &j.tasks[i];
+      json_object *e = json_object_new_object(), *prd = json_object_new_array(), *h;
+      json_object_object_add(e, "n", json_object_new_int((int)tk->n));
+      json_object_object_add(e, "interleave", json_object_new_string(ilname[tk->il]));
+      for (uint32_t c = 0; tk->prof.prd && c < tk->n && !rc; c++) {
+        if ((rc = ppt_rdhist_to_json(tk->prof.prd[c], &h, &err))) break;
+        json_object_array_add(prd, h);
+      }
+      json_object_object_add(e, "prd", prd);
+      if (!rc && tk->prof.crd && !(rc = ppt_rdhist_to_json(tk->prof.crd, &h, &err)))
+        json_object_object_add(e, "crd", h);
+      json_object_array_add(arr, e);
+    }
+    json_object_object_add(o, "profiles", arr);
+    if (!rc) rc = ppt_io_write_file(profiles, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), &err);
+    if (rc) rc = ppt_cli_fail("sasmm", &err);
+    json_object_put(o);
+  }
+  for (size_t i = 0; i < j.ntasks; i++) {
+    ppt_sasmm_profiles_free(&j.tasks[i].prof);
+    free(j.tasks[i].per_core);
+  }
+  free(j.tasks);
+  free(counted);
+  ppt_trace_close(t);
+  pthread_mutex_destroy(&j.lock);
+  return rc;
+}
