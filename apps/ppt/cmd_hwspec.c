@@ -1,0 +1,157 @@
+/* cmd_hwspec.c — `ppt hwspec FILE`: validate a CPU spec sheet (docs/hwspec.md) and show
+ * what the models will read from it, including the derived geometry (sets, instances). */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ppt/hwspec.h"
+
+static void help(void) {
+  printf(
+      "usage: ppt hwspec FILE [--json]\n\n"
+      "Checks a hwspec (CPU spec sheet, docs/hwspec.md) strictly and prints it: the cache\n"
+      "levels (size, associativity, line, sets, sharing, inclusion, latency, bandwidth), clock,\n"
+      "cores, DRAM, op throughputs and the cited sources, and whether it carries the timing\n"
+      "data the runtime model needs (a cache-only spec is enough for hit rates).\n\n"
+      "  --json      machine-readable output on stdout: {\"file\", \"valid\", \"spec\" (the spec\n"
+      "              as ppt reads it; parses back to the same spec), \"levels\" (derived\n"
+      "              geometry), \"has_timing\", \"timing_missing\"}\n"
+      "  -h, --help\n\n"
+      "Exit status: 0 valid, 2 invalid or unreadable (one line: FILE: key: problem).\n");
+}
+
+/* Bytes in the largest binary unit that divides them exactly (8 KiB, 1.5 MiB is 1536 KiB). */
+static void fmt_bytes(char *buf, size_t cap, uint64_t b) {
+  static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  int u = 0;
+  while (u < 4 && b >= 1024 && b % 1024 == 0) {
+    b /= 1024;
+    u++;
+  }
+  snprintf(buf, cap, "%llu %s", (unsigned long long)b, unit[u]);
+}
+
+/* A figure that 0 marks as absent. */
+static void fmt_opt(char *buf, size_t cap, double v, const char *suffix) {
+  if (v > 0)
+    snprintf(buf, cap, "%g%s", v, suffix);
+  else
+    snprintf(buf, cap, "-");
+}
+
+static void print_text(const char *path, const ppt_hwspec *hw, const char *timing_missing) {
+  char a[64], b[64];
+  printf("hwspec      %s (%s): valid\n", hw->name, path);
+  if (hw->source[0]) printf("source      %s\n", hw->source);
+  printf("cores       %u\n", hw->cores);
+  fmt_opt(a, sizeof a, hw->clock_hz / 1e9, " GHz");
+  printf("clock       %s\n", a);
+  if (hw->vector_bits) printf("vector      %u bits\n", hw->vector_bits);
+  printf("\n%-6s %10s %6s %5s %8s %9s %9s %9s %9s\n", "level", "size", "assoc", "line", "sets", "shared_by",
+         "inclusive", "latency", "bandwidth");
+  for (uint32_t k = 0; k < hw->nlevels; k++) {
+    const ppt_hw_level *lv = &hw->levels[k];
+    char sz[32], lat[32], bw[32];
+    fmt_bytes(sz, sizeof sz, lv->size);
+    fmt_opt(lat, sizeof lat, lv->latency_cycles, " cy");
+    fmt_opt(bw, sizeof bw, lv->bw_bytes_per_cycle, " B/cy");
+    uint64_t sets = ppt_hwspec_sets(lv);
+    printf("%-6s %10s %6u %5u %8llu %9u %9s %9s %9s%s\n", lv->name, sz, lv->assoc, lv->line,
+           (unsigned long long)sets, lv->shared_by, lv->inclusive ? "yes" : "no", lat, bw,
+           sets == 1 ? "  (fully associative)" : "");
+  }
+  fmt_opt(a, sizeof a, hw->dram_latency_ns, " ns");
+  fmt_opt(b, sizeof b, hw->dram_bw_bytes_per_s / 1e9, " GB/s");
+  printf("\nDRAM        latency %s, bandwidth %s\n", a, b);
+  int any_op = 0;
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++) any_op |= hw->ops[k].per_cycle > 0;
+  if (any_op) {
+    printf("ops         %-8s %10s %8s\n", "class", "per cycle", "latency");
+    for (int k = 0; k < PPT_HW_NOPCLASS; k++)
+      if (hw->ops[k].per_cycle > 0)
+        printf("            %-8s %10g %8g\n", ppt_hwspec_opclass_name(k), hw->ops[k].per_cycle,
+               hw->ops[k].latency);
+  } else {
+    printf("ops         -\n");
+  }
+  if (timing_missing)
+    printf("timing      incomplete: %s is missing (fine for hit rates, not for runtime)\n", timing_missing);
+  else
+    printf("timing      complete (runtime model can use this spec)\n");
+  if (hw->nsources) {
+    printf("\nsources\n");
+    for (uint32_t i = 0; i < hw->nsources; i++)
+      printf("  %-28s %s\n", hw->sources[i].key, hw->sources[i].text);
+  }
+  if (hw->notes[0]) printf("\nnotes       %s\n", hw->notes);
+}
+
+static int print_json(const char *path, const ppt_hwspec *hw, const char *timing_missing) {
+  json_object *root = json_object_new_object(), *spec = ppt_hwspec_to_json_object(hw);
+  json_object *levels = json_object_new_array();
+  if (!root || !spec || !levels) {
+    json_object_put(root);
+    json_object_put(spec);
+    json_object_put(levels);
+    fprintf(stderr, "ppt hwspec: out of memory\n");
+    return PPT_ERUN;
+  }
+  json_object_object_add(root, "file", json_object_new_string(path));
+  json_object_object_add(root, "valid", json_object_new_boolean(1));
+  json_object_object_add(root, "name", json_object_new_string(hw->name));
+  for (uint32_t k = 0; k < hw->nlevels; k++) {
+    const ppt_hw_level *lv = &hw->levels[k];
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "name", json_object_new_string(lv->name));
+    json_object_object_add(o, "sets", json_object_new_uint64(ppt_hwspec_sets(lv)));
+    json_object_object_add(o, "lines", json_object_new_uint64(lv->size / lv->line));
+    json_object_object_add(o, "fully_associative", json_object_new_boolean(ppt_hwspec_sets(lv) == 1));
+    /* instances on the whole socket, one thread per core */
+    json_object_object_add(o, "instances", json_object_new_uint64(ppt_hwspec_instances(lv, hw->cores)));
+    json_object_array_add(levels, o);
+  }
+  json_object_object_add(root, "levels", levels);
+  json_object_object_add(root, "has_timing", json_object_new_boolean(!timing_missing));
+  json_object_object_add(root, "timing_missing",
+                         timing_missing ? json_object_new_string(timing_missing) : NULL);
+  json_object_object_add(root, "spec", spec);
+  printf("%s\n",
+         json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put(root);
+  return 0;
+}
+
+int ppt_cmd_hwspec(int argc, char **argv) {
+  int json = 0;
+  static const struct option opts[] = {
+      {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
+  optind = 1;
+  opterr = 0; /* one message line, ours */
+  int c;
+  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'j': json = 1; break;
+      case 'h': help(); return 0;
+      default: return ppt_cli_usage("hwspec", "unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind + 1 != argc) return ppt_cli_usage("hwspec", "expected exactly one FILE");
+  const char *path = argv[optind];
+  ppt_hwspec hw;
+  ppt_err err;
+  if (ppt_hwspec_load(path, &hw, &err)) return ppt_cli_fail("hwspec", &err);
+  /* has_timing names the first missing figure in its message, after "no timing data: " */
+  const char *missing = NULL;
+  ppt_err terr;
+  if (ppt_hwspec_has_timing(&hw, hw.name, &terr)) {
+    const char *m = strstr(terr.msg, "no timing data: ");
+    missing = m ? m + strlen("no timing data: ") : terr.msg;
+    char *cut = strstr(terr.msg, " is missing");
+    if (cut) *cut = '\0';
+  }
+  if (json) return print_json(path, &hw, missing);
+  print_text(path, &hw, missing);
+  return 0;
+}

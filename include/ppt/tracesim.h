@@ -1,0 +1,89 @@
+/* ppt/tracesim.h — the exact cache simulator (ppt/cachesim.h) driven by a trace: the
+ * ground-truth hit rates of a traced run on a hwspec, what `ppt cachesim` prints.
+ *
+ *  - Thread t of the trace is the simulator's thread t: it gets its own instance of
+ *    every private level, and shares the shared levels with the threads the hwspec's
+ *    shared_by puts with it (thread t uses instance t / shared_by).
+ *  - The threads' streams are interleaved reference by reference into the one stream
+ *    the simulator sees (that order decides what the shared levels hold):
+ *    round-robin (one reference of thread 0, one of thread 1, ...; a thread whose
+ *    stream has ended drops out) or uniform random (each next reference comes from a
+ *    thread drawn uniformly among those not yet finished, gsl_rng mt19937 seeded).
+ *    This is SASMM's interleaving of per-core streams (§3.4).
+ *  - Only loads and stores are simulated; block-entry and event records are skipped.
+ *    Memory is bounded: one ppt_trace_cursor (one decoded chunk) per thread.
+ *  - Counting filter: with function-name prefixes given, every reference is still
+ *    simulated (other code's references shape the cache contents), but only references
+ *    whose block's function starts with one of the prefixes are counted. Cachegrind
+ *    attributes each access to the function of its instruction, so this is how its
+ *    per-function figures are compared (e.g. prefix ".omp_outlined.").
+ *  - Two units, both reported: line accesses (an access touching two lines counts
+ *    twice, each line missing or hitting on its own: the simulator's and the reuse
+ *    distances' unit), and references (Cachegrind's unit: one per load/store; it
+ *    reaches level k if one of its lines missed every level above k, and misses at k
+ *    if one of its lines missed every level up to k).
+ *  - misses at level k = counted accesses missing at every level <= k, so the global
+ *    hit rate of level k is 1 − misses_k / accesses_0 and the local one
+ *    1 − misses_k / accesses_k (DESIGN.md "Hit rates in a hierarchy"). */
+#ifndef PPT_TRACESIM_H
+#define PPT_TRACESIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/hwspec.h"
+#include "ppt/trace.h"
+
+typedef enum ppt_tracesim_interleave {
+  PPT_TRACESIM_RR = 0,      /* round-robin by reference (default) */
+  PPT_TRACESIM_UNIFORM = 1, /* uniform random thread per reference, seeded */
+} ppt_tracesim_interleave;
+
+typedef struct ppt_tracesim_opts {
+  ppt_tracesim_interleave interleave;
+  uint64_t seed;           /* PPT_TRACESIM_UNIFORM: gsl_rng seed */
+  const char *const *only; /* function-name prefixes to count; NULL: count all */
+  size_t nonly;
+  /* Called now and then with the number of references simulated so far; may be NULL. */
+  void (*progress)(uint64_t done, void *arg);
+  void *progress_arg;
+} ppt_tracesim_opts;
+
+typedef struct ppt_tracesim_level {
+  char name[16];
+  uint64_t accesses, misses;               /* counted line accesses reaching / missing here */
+  uint64_t ref_accesses, ref_misses;       /* the same in references (Cachegrind's unit) */
+  double hit_rate, local_hit_rate;         /* global and local, in line accesses; NaN: 0/0 */
+  double ref_hit_rate, ref_local_hit_rate; /* the same in references */
+} ppt_tracesim_level;
+
+typedef struct ppt_tracesim_result {
+  uint32_t nlevels;
+  uint32_t threads; /* threads of the trace */
+  ppt_tracesim_level levels[PPT_HW_MAX_LEVELS];
+  uint64_t refs;         /* references simulated (all of them) */
+  uint64_t line_refs;    /* line accesses simulated at the first level */
+  uint64_t counted_refs; /* references counted (= refs without a filter) */
+  uint64_t counted_loads, counted_stores;
+} ppt_tracesim_result;
+
+/* Simulates the whole trace on hw (validated: PPT_EINPUT on a bad spec) with opts (NULL:
+ * round-robin, count everything). Errors: PPT_EINPUT for a corrupt chunk ("PATH:
+ * problem") or bad options, PPT_ERUN when out of memory. */
+int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesim_opts *opts,
+                     ppt_tracesim_result *out, ppt_err *err);
+
+/* Name of an interleaving ("rr", "uniform") and back (0 on success, -1 unknown). */
+const char *ppt_tracesim_interleave_name(ppt_tracesim_interleave il);
+int ppt_tracesim_interleave_parse(const char *s, ppt_tracesim_interleave *out);
+
+struct json_object;
+
+/* {"levels": [{"name", "accesses", "misses", "hit_rate", "local_hit_rate"}, ...]} in line
+ * accesses (ppt_cache_levels_json's shape), "ref_levels" the same in references, and
+ * "threads", "refs", "line_refs", "counted_refs", "counted_loads", "counted_stores".
+ * NULL when out of memory. */
+struct json_object *ppt_tracesim_json(const ppt_tracesim_result *r);
+
+#endif

@@ -1,0 +1,290 @@
+/* tracesim.c — the exact cache simulator driven by a trace (semantics: ppt/tracesim.h).
+ *
+ * Each thread's stream is read through its own cursor, one decoded chunk at a time, and
+ * the streams are merged reference by reference in the chosen interleaving. Every access
+ * is handed to the simulator one cache line at a time, so that the level returned by
+ * ppt_cachesim_access tells exactly where each line was served: that is what lets the
+ * filtered counts be kept here, per level, in the same line-access unit as the
+ * simulator's own counters (which count every reference, filtered or not). */
+#include "ppt/tracesim.h"
+
+#include <gsl/gsl_rng.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ppt/cachesim.h"
+
+#define PROGRESS_EVERY (1u << 16) /* references between progress calls */
+
+/* One thread's stream: its cursor and the batch being consumed. */
+typedef struct stream {
+  ppt_trace_cursor *cur; /* NULL once the stream has ended */
+  const ppt_trace_rec *recs;
+  size_t n, pos;
+} stream;
+
+/* Counters of the run; acc/miss in line accesses, racc/rmiss in references. */
+typedef struct run {
+  ppt_cachesim *sim;
+  uint32_t nlevels, line_bits, nbbs;
+  const unsigned char *counted; /* [nbbs + 1]: block counted? NULL: count everything */
+  uint64_t acc[PPT_HW_MAX_LEVELS], miss[PPT_HW_MAX_LEVELS];
+  uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
+  uint64_t refs, line_refs, counted_refs, loads, stores;
+  void (*progress)(uint64_t, void *);
+  void *progress_arg;
+} run;
+
+/* Status of a failed cursor read (err may be NULL: the caller did not want the message). */
+static int read_failed(const ppt_err *err) {
+  return err && err->status != PPT_OK ? (int)err->status : PPT_EINPUT;
+}
+
+/* Next load or store of s: 1 with *out set, 0 at the end of the stream, -1 on error. */
+static int stream_next(stream *s, const ppt_trace_rec **out, ppt_err *err) {
+  for (;;) {
+    while (s->pos < s->n) {
+      const ppt_trace_rec *r = &s->recs[s->pos++];
+      if (r->kind == PPT_REC_LOAD || r->kind == PPT_REC_STORE) {
+        *out = r;
+        return 1;
+      }
+    }
+    if (!s->cur) return 0;
+    if (ppt_trace_cursor_next(s->cur, &s->recs, &s->n, err)) return -1;
+    s->pos = 0;
+    if (s->n == 0) {
+      ppt_trace_cursor_close(s->cur);
+      s->cur = NULL;
+      return 0;
+    }
+  }
+}
+
+/* An access served at level d (nlevels = memory) reached levels 0..d and missed 0..d−1. */
+static inline void tally(uint64_t *acc, uint64_t *miss, uint32_t n, uint32_t d) {
+  for (uint32_t k = 0; k < n; k++) {
+    acc[k] += k <= d;
+    miss[k] += k < d;
+  }
+}
+
+static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
+  int store = rec->kind == PPT_REC_STORE;
+  uint64_t a = rec->addr;
+  uint64_t end = a + (rec->size ? rec->size - 1u : 0u);
+  if (end < a) end = UINT64_MAX; /* runs off the top of the address space */
+  uint64_t lmask = ((uint64_t)1 << r->line_bits) - 1;
+  uint64_t l = a >> r->line_bits, last = end >> r->line_bits;
+  int count = !r->counted || (rec->bb <= r->nbbs && r->counted[rec->bb]);
+  uint32_t dref = 0;
+  do {
+    uint64_t lo = l << r->line_bits, hi = lo | lmask;
+    if (lo < a) lo = a;
+    if (hi > end) hi = end;
+    /* thread < nthreads by construction, so the result is a level, never -1 */
+    uint32_t d = (uint32_t)ppt_cachesim_access(r->sim, thread, lo, (uint32_t)(hi - lo + 1), store);
+    r->line_refs++;
+    if (count) tally(r->acc, r->miss, r->nlevels, d);
+    if (d > dref) dref = d;
+  } while (l++ != last);
+  r->refs++;
+  if (count) {
+    tally(r->racc, r->rmiss, r->nlevels, dref);
+    r->counted_refs++;
+    r->stores += (unsigned)store;
+    r->loads += (unsigned)!store;
+  }
+  if (r->progress && r->refs % PROGRESS_EVERY == 0) r->progress(r->refs, r->progress_arg);
+}
+
+/* Drops active[i], keeping the others in order (round-robin order must not change). */
+static void drop(uint32_t *active, size_t *na, size_t i) {
+  memmove(active + i, active + i + 1, (*na - i - 1) * sizeof *active);
+  (*na)--;
+}
+
+static int run_rr(run *r, stream *s, uint32_t *active, size_t na, ppt_err *err) {
+  const ppt_trace_rec *rec;
+  while (na) {
+    for (size_t i = 0; i < na;) {
+      int rc = stream_next(&s[active[i]], &rec, err);
+      if (rc < 0) return read_failed(err);
+      if (rc == 0) {
+        drop(active, &na, i);
+        continue;
+      }
+      simulate(r, active[i], rec);
+      i++;
+    }
+  }
+  return 0;
+}
+
+/* Each next reference from a thread drawn uniformly among the unfinished ones; a drawn
+ * thread found finished is dropped and the draw repeated. With one thread left there is
+ * nothing to draw (so a single-thread trace uses no random numbers). */
+static int run_uniform(run *r, stream *s, uint32_t *active, size_t na, uint64_t seed, ppt_err *err) {
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!rng) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+  gsl_rng_set(rng, (unsigned long)seed);
+  const ppt_trace_rec *rec;
+  int rc = 0;
+  while (na) {
+    size_t i = na > 1 ? (size_t)gsl_rng_uniform_int(rng, (unsigned long)na) : 0;
+    rc = stream_next(&s[active[i]], &rec, err);
+    if (rc < 0) break;
+    if (rc == 0) {
+      drop(active, &na, i);
+      continue;
+    }
+    simulate(r, active[i], rec);
+  }
+  gsl_rng_free(rng);
+  return rc < 0 ? read_failed(err) : 0;
+}
+
+/* counted[id] = 1 when block id's function starts with one of the prefixes. */
+static unsigned char *filter_table(const ppt_trace *t, const ppt_tracesim_opts *o) {
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  unsigned char *c = calloc((size_t)nbbs + 1, 1);
+  if (!c) return NULL;
+  for (uint32_t id = 1; id <= nbbs; id++) {
+    const char *f = ppt_trace_bb_get(t, id)->func;
+    for (size_t p = 0; f && p < o->nonly && !c[id]; p++) c[id] = !strncmp(f, o->only[p], strlen(o->only[p]));
+  }
+  return c;
+}
+
+static double rate(uint64_t misses, uint64_t of) {
+  return of ? 1.0 - (double)misses / (double)of : NAN;
+}
+
+static void fill_result(const run *r, const ppt_trace *t, ppt_tracesim_result *out) {
+  memset(out, 0, sizeof *out);
+  out->nlevels = r->nlevels;
+  out->threads = ppt_trace_nthreads(t);
+  out->refs = r->refs;
+  out->line_refs = r->line_refs;
+  out->counted_refs = r->counted_refs;
+  out->counted_loads = r->loads;
+  out->counted_stores = r->stores;
+  for (uint32_t k = 0; k < r->nlevels; k++) {
+    ppt_tracesim_level *lv = &out->levels[k];
+    snprintf(lv->name, sizeof lv->name, "%s", ppt_cachesim_level_name(r->sim, k));
+    lv->accesses = r->acc[k];
+    lv->misses = r->miss[k];
+    lv->ref_accesses = r->racc[k];
+    lv->ref_misses = r->rmiss[k];
+    lv->hit_rate = rate(r->miss[k], r->acc[0]);
+    lv->local_hit_rate = rate(r->miss[k], r->acc[k]);
+    lv->ref_hit_rate = rate(r->rmiss[k], r->racc[0]);
+    lv->ref_local_hit_rate = rate(r->rmiss[k], r->racc[k]);
+  }
+}
+
+int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesim_opts *opts,
+                     ppt_tracesim_result *out, ppt_err *err) {
+  static const ppt_tracesim_opts defaults = {0};
+  const ppt_tracesim_opts *o = opts ? opts : &defaults;
+  if (o->interleave != PPT_TRACESIM_RR && o->interleave != PPT_TRACESIM_UNIFORM)
+    return ppt_err_set(err, PPT_EINPUT, "tracesim: unknown interleaving %d", (int)o->interleave);
+  if (o->nonly && !o->only) return ppt_err_set(err, PPT_EINPUT, "tracesim: filter without prefixes");
+  for (size_t p = 0; p < o->nonly; p++)
+    if (!o->only[p]) return ppt_err_set(err, PPT_EINPUT, "tracesim: filter prefix %zu is NULL", p);
+
+  uint32_t nthreads = ppt_trace_nthreads(t);
+  run r = {.nbbs = ppt_trace_nbbs(t), .progress = o->progress, .progress_arg = o->progress_arg};
+  /* A trace without threads has nothing to simulate, but the levels still get names. */
+  int rc = ppt_cachesim_create(hw, nthreads ? nthreads : 1, &r.sim, err);
+  if (rc) return rc;
+  r.nlevels = ppt_cachesim_nlevels(r.sim);
+  while ((1u << r.line_bits) < hw->levels[0].line) r.line_bits++;
+
+  unsigned char *counted = NULL;
+  stream *s = calloc(nthreads ? nthreads : 1, sizeof *s);
+  uint32_t *active = calloc(nthreads ? nthreads : 1, sizeof *active);
+  if (!s || !active || (o->nonly && !(counted = filter_table(t, o)))) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: tracesim: out of memory", ppt_trace_path(t));
+    goto done;
+  }
+  r.counted = counted;
+  for (uint32_t th = 0; th < nthreads; th++) {
+    active[th] = th;
+    if (ppt_trace_cursor_open(t, th, &s[th].cur, err)) {
+      rc = read_failed(err);
+      goto done;
+    }
+  }
+  if (o->interleave == PPT_TRACESIM_RR)
+    rc = run_rr(&r, s, active, nthreads, err);
+  else
+    rc = run_uniform(&r, s, active, nthreads, o->seed, err);
+  if (rc) goto done;
+  if (r.progress) r.progress(r.refs, r.progress_arg);
+  fill_result(&r, t, out);
+done:
+  for (uint32_t th = 0; s && th < nthreads; th++) ppt_trace_cursor_close(s[th].cur);
+  free(s);
+  free(active);
+  free(counted);
+  ppt_cachesim_free(r.sim);
+  return rc;
+}
+
+const char *ppt_tracesim_interleave_name(ppt_tracesim_interleave il) {
+  switch (il) {
+    case PPT_TRACESIM_RR: return "rr";
+    case PPT_TRACESIM_UNIFORM: return "uniform";
+  }
+  return NULL;
+}
+
+int ppt_tracesim_interleave_parse(const char *s, ppt_tracesim_interleave *out) {
+  if (!s) return -1;
+  if (!strcmp(s, "rr") || !strcmp(s, "round-robin")) {
+    *out = PPT_TRACESIM_RR;
+    return 0;
+  }
+  if (!strcmp(s, "uniform") || !strcmp(s, "random")) {
+    *out = PPT_TRACESIM_UNIFORM;
+    return 0;
+  }
+  return -1;
+}
+
+static int add_u64(json_object *o, const char *key, uint64_t v) {
+  json_object *x = json_object_new_uint64(v);
+  if (!x || json_object_object_add(o, key, x)) {
+    json_object_put(x);
+    return -1;
+  }
+  return 0;
+}
+
+json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
+  ppt_cache_level_counts lines[PPT_HW_MAX_LEVELS], refs[PPT_HW_MAX_LEVELS];
+  for (uint32_t k = 0; k < r->nlevels; k++) {
+    const ppt_tracesim_level *lv = &r->levels[k];
+    lines[k] = (ppt_cache_level_counts){lv->name, lv->accesses, lv->misses};
+    refs[k] = (ppt_cache_level_counts){lv->name, lv->ref_accesses, lv->ref_misses};
+  }
+  json_object *root = ppt_cache_levels_json(lines, r->nlevels);
+  json_object *rl = ppt_cache_levels_json(refs, r->nlevels), *rla = NULL;
+  /* take the array out of the second {"levels": [...]} wrapper */
+  int bad = !root || !rl || !json_object_object_get_ex(rl, "levels", &rla) ||
+            json_object_object_add(root, "ref_levels", json_object_get(rla));
+  json_object_put(rl);
+  bad = bad || add_u64(root, "threads", r->threads) || add_u64(root, "refs", r->refs) ||
+        add_u64(root, "line_refs", r->line_refs) || add_u64(root, "counted_refs", r->counted_refs) ||
+        add_u64(root, "counted_loads", r->counted_loads) ||
+        add_u64(root, "counted_stores", r->counted_stores);
+  if (bad) {
+    json_object_put(root);
+    return NULL;
+  }
+  return root;
+}
