@@ -1,0 +1,60 @@
+/* kcommon.h — the few helpers every validation kernel shares: 64-byte aligned allocation,
+ * command-line handling (`--time`) and the wall-clock report.
+ *
+ * Conventions of the kernels in this folder (see docs/validation.md):
+ *  - every OpenMP parallel region lives in a function named kernel_*(); clang outlines its
+ *    body into `.omp_outlined.*` functions, so the Cachegrind runner counts exactly
+ *    kernel_* + .omp_outlined.* and nothing of initialisation or checking;
+ *  - kernel_*() functions are noinline so that their names survive -O2;
+ *  - initialisation and checksum are serial and deterministic, and no kernel has a
+ *    floating-point reduction whose order depends on the thread count, so the checksum
+ *    line is bit-identical for every OMP_NUM_THREADS.
+ *
+ * Include this header first: it sets the POSIX feature macro posix_memalign needs. */
+#ifndef PPT_VALIDATION_KCOMMON_H
+#define PPT_VALIDATION_KCOMMON_H
+
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define KC_NOINLINE __attribute__((noinline))
+
+/* 64-byte alignment puts every array at a cache-line boundary, so line counts (and the
+ * Cachegrind figures) do not depend on where malloc happened to place the data. */
+static inline void *kc_alloc(const char *name, size_t bytes) {
+  void *p = NULL;
+  if (posix_memalign(&p, 64, bytes) != 0) {
+    fprintf(stderr, "%s: cannot allocate %zu bytes\n", name, bytes);
+    exit(1);
+  }
+  return p;
+}
+
+/* Returns 1 when --time was given; exits with status 2 on any other argument. */
+static inline int kc_parse(const char *name, int argc, char **argv) {
+  int timing = 0;
+  for (int i = 1; i < argc; i++) {
+    if (strcmp(argv[i], "--time") == 0) {
+      timing = 1;
+    } else {
+      fprintf(stderr,
+              "%s: unknown argument '%s'\n"
+              "usage: %s [--time]   (sizes are compile-time macros, see the source)\n",
+              name, argv[i], name);
+      exit(2);
+    }
+  }
+  return timing;
+}
+
+static inline void kc_report_time(const char *name, int timing, double seconds) {
+  if (timing) fprintf(stderr, "%s: kernel time %.6f s (%d threads)\n", name, seconds, omp_get_max_threads());
+}
+
+#endif
