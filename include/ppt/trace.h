@@ -106,6 +106,8 @@ const char *ppt_trace_path(const ppt_trace *t);
 uint32_t ppt_trace_version(const ppt_trace *t);
 uint32_t ppt_trace_nthreads(const ppt_trace *t);
 uint64_t ppt_trace_file_bytes(const ppt_trace *t);
+/* 1 when the run recorded OpenMP parallel regions (PPT_EV_PAR_* events in thread 0). */
+int ppt_trace_has_forkjoin(const ppt_trace *t);
 /* Total records / memory references of one thread, or of all threads (thread = UINT32_MAX). */
 uint64_t ppt_trace_nrefs(const ppt_trace *t, uint32_t thread);
 uint64_t ppt_trace_nrecs(const ppt_trace *t, uint32_t thread);

@@ -19,11 +19,16 @@
 
 #define PROGRESS_EVERY (1u << 16) /* references between progress calls */
 
-/* One thread's stream: its cursor and the batch being consumed. */
+/* One thread's stream: its cursor and the batch being consumed, and where it stands
+ * in the fork-join structure (see eligible()). */
 typedef struct stream {
   ppt_trace_cursor *cur; /* NULL once the stream has ended */
   const ppt_trace_rec *recs;
   size_t n, pos;
+  uint64_t loop_ends;    /* worksharing loops finished (each ends with a barrier) */
+  int in_par;            /* thread 0 only: inside a parallel region */
+  int forkjoin;          /* thread 0 only: the trace records parallel regions */
+  int done;
 } stream;
 
 /* Counters of the run; acc/miss in line accesses, racc/rmiss in references. */
@@ -43,7 +48,8 @@ static int read_failed(const ppt_err *err) {
   return err && err->status != PPT_OK ? (int)err->status : PPT_EINPUT;
 }
 
-/* Next load or store of s: 1 with *out set, 0 at the end of the stream, -1 on error. */
+/* Next load or store of s: 1 with *out set, 0 at the end of the stream, -1 on error,
+ * 2 after a fork-join event that may change which threads may run. */
 static int stream_next(stream *s, const ppt_trace_rec **out, ppt_err *err) {
   for (;;) {
     while (s->pos < s->n) {
@@ -52,16 +58,42 @@ static int stream_next(stream *s, const ppt_trace_rec **out, ppt_err *err) {
         *out = r;
         return 1;
       }
+      if (r->kind == PPT_REC_EVENT) {
+        if (r->size == PPT_EV_LOOP_END) {
+          s->loop_ends++;
+          return 2;
+        }
+        if (r->size == PPT_EV_PAR_BEGIN || r->size == PPT_EV_PAR_END) {
+          s->in_par = r->size == PPT_EV_PAR_BEGIN;
+          return 2;
+        }
+      }
     }
-    if (!s->cur) return 0;
+    if (!s->cur) {
+      s->done = 1;
+      return 0;
+    }
     if (ppt_trace_cursor_next(s->cur, &s->recs, &s->n, err)) return -1;
     s->pos = 0;
     if (s->n == 0) {
       ppt_trace_cursor_close(s->cur);
       s->cur = NULL;
+      s->done = 1;
       return 0;
     }
   }
+}
+
+/* Fork-join order of a real run, which the interleaving must respect: worker threads
+ * run only while the main thread (stream 0) is inside a parallel region, and no thread
+ * passes the barrier that ends a worksharing loop before every unfinished thread has
+ * reached it. Without this, round-robin would pair the main thread's serial code with
+ * the workers' parallel work and misalign the threads' loops. */
+static int eligible(const stream *s, const uint32_t *active, size_t na, uint32_t th) {
+  if (!s[0].forkjoin) return 1; /* no OpenMP events: plain interleaving */
+  for (size_t i = 0; i < na; i++)
+    if (s[active[i]].loop_ends < s[th].loop_ends) return 0;
+  return th == 0 || s[0].done || s[0].in_par;
 }
 
 /* An access served at level d (nlevels = memory) reached levels 0..d and missed 0..d−1. */
@@ -109,18 +141,33 @@ static void drop(uint32_t *active, size_t *na, size_t i) {
 
 static int run_rr(run *r, stream *s, uint32_t *active, size_t na, ppt_err *err) {
   const ppt_trace_rec *rec;
+  uint8_t *ok = malloc(na ? na : 1);
+  if (!ok) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   while (na) {
+    /* Who may run is decided once per round: cheap, and a round is one reference each. */
+    int any = 0;
+    for (size_t i = 0; i < na; i++) any |= ok[i] = (uint8_t)eligible(s, active, na, active[i]);
+    if (!any) memset(ok, 1, na); /* inconsistent events: fall back to plain round-robin */
     for (size_t i = 0; i < na;) {
-      int rc = stream_next(&s[active[i]], &rec, err);
-      if (rc < 0) return read_failed(err);
-      if (rc == 0) {
-        drop(active, &na, i);
+      if (!ok[i]) {
+        i++;
         continue;
       }
-      simulate(r, active[i], rec);
+      int rc = stream_next(&s[active[i]], &rec, err);
+      if (rc < 0) {
+        free(ok);
+        return read_failed(err);
+      }
+      if (rc == 0) {
+        drop(active, &na, i);
+        memmove(ok + i, ok + i + 1, na - i);
+        continue;
+      }
+      if (rc == 1) simulate(r, active[i], rec);
       i++;
     }
   }
+  free(ok);
   return 0;
 }
 
@@ -135,13 +182,18 @@ static int run_uniform(run *r, stream *s, uint32_t *active, size_t na, uint64_t 
   int rc = 0;
   while (na) {
     size_t i = na > 1 ? (size_t)gsl_rng_uniform_int(rng, (unsigned long)na) : 0;
+    if (!eligible(s, active, na, active[i])) {
+      int any = 0; /* redraw unless nobody may run (then the draw stands) */
+      for (size_t k = 0; k < na && !any; k++) any = eligible(s, active, na, active[k]);
+      if (any) continue;
+    }
     rc = stream_next(&s[active[i]], &rec, err);
     if (rc < 0) break;
     if (rc == 0) {
       drop(active, &na, i);
       continue;
     }
-    simulate(r, active[i], rec);
+    if (rc == 1) simulate(r, active[i], rec);
   }
   gsl_rng_free(rng);
   return rc < 0 ? read_failed(err) : 0;
@@ -212,6 +264,7 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
     goto done;
   }
   r.counted = counted;
+  if (nthreads) s[0].forkjoin = ppt_trace_has_forkjoin(t);
   for (uint32_t th = 0; th < nthreads; th++) {
     active[th] = th;
     if (ppt_trace_cursor_open(t, th, &s[th].cur, err)) {

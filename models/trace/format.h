@@ -19,6 +19,7 @@
 #define PPT_TRACE_CHUNK_ENTRY_SIZE 48u
 #define PPT_TRACE_BB_ENTRY_SIZE 48u
 #define PPT_TRACE_FLAG_COMPLETE 1u
+#define PPT_TRACE_FLAG_FORKJOIN 2u /* the trace holds parallel-region events (PPT_EV_PAR_*) */
 /* Encoded bytes per chunk before compression. Bounded so that a decoded chunk (at most
  * one record per encoded byte, 16 B each) stays a few MiB. */
 #define PPT_TRACE_CHUNK_RAW_MAX (512u * 1024u)

@@ -21,7 +21,7 @@
 struct ppt_trace {
   int fd;
   char *path;
-  uint32_t version, nthreads, nbbs;
+  uint32_t version, nthreads, nbbs, flags;
   uint64_t file_bytes;
   ppt_trace_chunk_info *chunks;
   size_t nchunks;
@@ -154,7 +154,8 @@ int ppt_trace_open(const char *path, ppt_trace **out, ppt_err *err) {
     rc = bad(err, path, "corrupt trace: unexpected header fields");
     goto fail;
   }
-  if (!(ppt_fmt_get32(h + 16) & PPT_TRACE_FLAG_COMPLETE)) {
+  t->flags = ppt_fmt_get32(h + 16);
+  if (!(t->flags & PPT_TRACE_FLAG_COMPLETE)) {
     rc = bad(err, path, "incomplete trace: the traced program did not exit normally");
     goto fail;
   }
@@ -254,6 +255,7 @@ uint32_t ppt_trace_nthreads(const ppt_trace *t) { return t->nthreads; }
 uint64_t ppt_trace_file_bytes(const ppt_trace *t) { return t->file_bytes; }
 size_t ppt_trace_nchunks(const ppt_trace *t) { return t->nchunks; }
 uint32_t ppt_trace_nbbs(const ppt_trace *t) { return t->nbbs; }
+int ppt_trace_has_forkjoin(const ppt_trace *t) { return (t->flags & PPT_TRACE_FLAG_FORKJOIN) != 0; }
 
 static uint64_t sum_threads(const ppt_trace *t, const uint64_t *v, uint32_t thread) {
   if (thread != UINT32_MAX) return thread < t->nthreads ? v[thread] : 0;

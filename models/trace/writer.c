@@ -17,6 +17,7 @@ struct ppt_trace_writer {
   pthread_mutex_t lock;
   uint64_t end;          /* next append offset */
   uint32_t nthreads;
+  int forkjoin;          /* set (atomically) once a parallel region was recorded */
   unsigned char *table;  /* chunk table entries */
   size_t nchunks, cap;
 };
@@ -66,6 +67,8 @@ ppt_trace_writer *ppt_trace_writer_open(const char *path, int zstd_level) {
   w->end = PPT_TRACE_HEADER_SIZE;
   return w;
 }
+
+void ppt_trace_writer_note_forkjoin(ppt_trace_writer *w) { __atomic_store_n(&w->forkjoin, 1, __ATOMIC_RELAXED); }
 
 uint32_t ppt_trace_writer_new_thread(ppt_trace_writer *w) {
   pthread_mutex_lock(&w->lock);
@@ -177,7 +180,8 @@ int ppt_trace_writer_close(ppt_trace_writer *w, const unsigned char *bbtab, uint
   ppt_fmt_put64(f + 48, ppt_fmt_fnv1a(sum, cb, csize));
   ppt_fmt_put32(f + 56, PPT_TRACE_VERSION);
   unsigned char flags[4];
-  ppt_fmt_put32(flags, PPT_TRACE_FLAG_COMPLETE);
+  ppt_fmt_put32(flags, PPT_TRACE_FLAG_COMPLETE |
+                           (__atomic_load_n(&w->forkjoin, __ATOMIC_RELAXED) ? PPT_TRACE_FLAG_FORKJOIN : 0));
   if (write_all(w->fd, cb, csize, bboff) || (tsize && write_all(w->fd, w->table, tsize, tab)) ||
       write_all(w->fd, f, sizeof f, tab + tsize) || fsync(w->fd) ||
       write_all(w->fd, flags, 4, 16))

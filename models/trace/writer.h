@@ -67,8 +67,12 @@ static inline void ppt_trace_enc_mem(ppt_trace_enc *e, unsigned kind, unsigned l
   if (__builtin_expect(e->pos >= e->lim, 0)) ppt_trace_enc_flush(e);
 }
 
+/* Marks the trace as holding fork-join events (header flag PPT_TRACE_FLAG_FORKJOIN). */
+void ppt_trace_writer_note_forkjoin(ppt_trace_writer *w);
+
 /* type: ppt_event_type; n <= 5 values. */
 static inline void ppt_trace_enc_event(ppt_trace_enc *e, unsigned type, const int64_t *v, unsigned n) {
+  if (type == 0 /* PPT_EV_PAR_BEGIN */) ppt_trace_writer_note_forkjoin(e->w);
   e->pos = ppt_codec_put_event(e->pos, type, v, n);
   e->nrecs++;
   if (__builtin_expect(e->pos >= e->lim, 0)) ppt_trace_enc_flush(e);
