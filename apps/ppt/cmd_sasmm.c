@@ -15,6 +15,7 @@
 #include "ppt/sasmm.h"
 #include "ppt/sdcm.h"
 #include "ppt/trace.h"
+#include "ppt/tracesim.h"
 
 static void help(void) {
   printf(
@@ -29,7 +30,10 @@ static void help(void) {
       "  --split iterations|instances  deal loop iterations (default) or, as the paper,\n"
       "                         each block's instances\n"
       "  --interleave LIST      rr, uniform or rr,uniform (default rr)\n"
-      "  --mode exact|sampled   reuse measurement (default exact)\n"
+      "  --model sim|sdcm       hit rates by exact LRU simulation of the mimicked streams\n"
+      "                         (default: sees set conflicts) or by SDCM from the PRD/CRD\n"
+      "                         profiles (the paper's model: one profile, any cache)\n"
+      "  --mode exact|sampled   reuse measurement for --model sdcm (default exact)\n"
       "  --sample R             sampled mode: fraction of block instances (default 0.01)\n"
       "  --seed S               seed for uniform interleaving and sampling (default 1)\n"
       "  --only PREFIXES        count only references of functions starting with one of the\n"
@@ -46,6 +50,7 @@ typedef struct task {
   int shared_only;     /* the private profiles come from the rr task of the same n */
   ppt_sasmm_profiles prof;
   ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
+  ppt_tracesim_result sim;
   double *per_core;
   int rc;
   ppt_err err;
@@ -57,6 +62,7 @@ typedef struct job {
   ppt_sasmm_opts base;
   ppt_reuse_opts ropts;
   const uint8_t *counted;
+  int model_sim;
   task *tasks;
   size_t ntasks, next;
   pthread_mutex_t lock;
@@ -74,7 +80,10 @@ static void *worker(void *arg) {
     o.ncores = tk->n;
     o.interleave = tk->il;
     o.shared_only = tk->shared_only;
-    tk->rc = ppt_sasmm_measure(j->t, &o, &j->ropts, j->counted, &tk->prof, &tk->err);
+    if (j->model_sim)
+      tk->rc = ppt_sasmm_simulate(j->t, &o, j->hw, j->counted, &tk->sim, &tk->prof.stats, &tk->err);
+    else
+      tk->rc = ppt_sasmm_measure(j->t, &o, &j->ropts, j->counted, &tk->prof, &tk->err);
   }
 }
 
@@ -141,7 +150,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
   const char *hwpath = NULL, *profiles = NULL, *only = NULL, *il_list = "rr";
   uint32_t cores[64] = {1, 2, 4, 8, 16};
   size_t ncores = 5;
-  int json = 0, mode = PPT_REUSE_EXACT;
+  int json = 0, mode = PPT_REUSE_EXACT, model_sim = 1;
   double rate = 0.01;
   uint64_t seed = 1, threads = 2;
   ppt_sasmm_opts base;
@@ -151,6 +160,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
       {"schedule", required_argument, 0, 's'}, {"split", required_argument, 0, 'p'},
       {"interleave", required_argument, 0, 'i'}, {"mode", required_argument, 0, 'm'},
       {"sample", required_argument, 0, 'r'},   {"seed", required_argument, 0, 'S'},
+      {"model", required_argument, 0, 'M'},
       {"only", required_argument, 0, 'O'},     {"threads", required_argument, 0, 't'},
       {"profiles", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
       {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
@@ -181,6 +191,11 @@ int ppt_cmd_sasmm(int argc, char **argv) {
         if (!strcmp(optarg, "exact")) mode = PPT_REUSE_EXACT;
         else if (!strcmp(optarg, "sampled")) mode = PPT_REUSE_SAMPLED;
         else return ppt_cli_usage("sasmm", "--mode wants exact or sampled, not '%s'", optarg);
+        break;
+      case 'M':
+        if (!strcmp(optarg, "sim")) model_sim = 1;
+        else if (!strcmp(optarg, "sdcm")) model_sim = 0;
+        else return ppt_cli_usage("sasmm", "--model wants sim or sdcm, not '%s'", optarg);
         break;
       case 'r':
         if (ppt_cli_parse_double(optarg, &rate) || !(rate > 0 && rate <= 1))
@@ -217,11 +232,18 @@ int ppt_cmd_sasmm(int argc, char **argv) {
   j.ropts.seed = (unsigned long)seed;
   uint8_t *counted = only ? counted_blocks(t, only) : NULL;
   j.counted = counted;
+  j.model_sim = model_sim;
+  if (model_sim && profiles) {
+    ppt_trace_close(t);
+    free(counted);
+    return ppt_cli_usage("sasmm", "--profiles needs --model sdcm (the simulator builds no profiles)");
+  }
   int want_rr = strstr(il_list, "rr") != NULL, want_uni = strstr(il_list, "uniform") != NULL;
   j.tasks = calloc(ncores * 2, sizeof *j.tasks);
   for (size_t i = 0; i < ncores; i++) {
     if (want_rr) j.tasks[j.ntasks++] = (task){.n = cores[i], .il = PPT_IL_RR};
-    if (want_uni) j.tasks[j.ntasks++] = (task){.n = cores[i], .il = PPT_IL_UNIFORM, .shared_only = want_rr};
+    if (want_uni)
+      j.tasks[j.ntasks++] = (task){.n = cores[i], .il = PPT_IL_UNIFORM, .shared_only = want_rr && !model_sim};
   }
   pthread_t th[256];
   size_t nth = threads < j.ntasks ? threads : j.ntasks;
@@ -233,7 +255,16 @@ int ppt_cmd_sasmm(int argc, char **argv) {
       rc = ppt_cli_fail("sasmm", &j.tasks[i].err);
     }
   /* Hit rates; a uniform task borrows the private profiles of the rr task of its n. */
-  for (size_t i = 0; i < j.ntasks && !rc; i++) {
+  for (size_t i = 0; i < j.ntasks && !rc && model_sim; i++) {
+    task *tk = &j.tasks[i];
+    tk->per_core = calloc((size_t)tk->n * hw.nlevels, sizeof *tk->per_core);
+    for (uint32_t k = 0; k < hw.nlevels; k++) {
+      tk->rates[k].hit_rate = tk->sim.levels[k].ref_hit_rate;
+      tk->rates[k].local_hit_rate = tk->sim.levels[k].ref_local_hit_rate;
+      for (uint32_t c = 0; c < tk->n; c++) tk->per_core[(size_t)c * hw.nlevels + k] = NAN;
+    }
+  }
+  for (size_t i = 0; i < j.ntasks && !rc && !model_sim; i++) {
     task *tk = &j.tasks[i];
     ppt_sasmm_profiles view = tk->prof;
     if (tk->shared_only) {
@@ -253,6 +284,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
     json_object_object_add(set, "chunk", json_object_new_int64(base.chunk));
     json_object_object_add(set, "split", json_object_new_string(base.split ? "instances" : "iterations"));
     json_object_object_add(set, "interleave", json_object_new_string(il_list));
+    json_object_object_add(set, "model", json_object_new_string(model_sim ? "sim" : "sdcm"));
     json_object_object_add(set, "mode", json_object_new_string(mode ? "sampled" : "exact"));
     json_object_object_add(set, "sample", json_object_new_double(rate));
     json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
@@ -271,7 +303,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
         json_object_object_add(l, "shared", json_object_new_boolean(hw.levels[k].shared_by > 1));
         json_object_object_add(l, "hit_rate", jrate(tk->rates[k].hit_rate));
         json_object_object_add(l, "local_hit_rate", jrate(tk->rates[k].local_hit_rate));
-        if (hw.levels[k].shared_by == 1) {
+        if (hw.levels[k].shared_by == 1 && !model_sim) {
           json_object *pc = json_object_new_array();
           for (uint32_t c = 0; c < tk->n; c++)
             json_object_array_add(pc, jrate(tk->per_core[(size_t)c * hw.nlevels + k]));

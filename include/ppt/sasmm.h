@@ -90,6 +90,15 @@ struct ppt_sdcm_rates;
 int ppt_sasmm_hitrates(const struct ppt_hwspec *hw, const ppt_sasmm_profiles *p, struct ppt_sdcm_rates *rates,
                        double *per_core, ppt_err *err);
 
+/* The alternative to SDCM: the mimicked cores' interleaved stream goes through an exact
+ * simulation of hw (private levels per core, shared levels shared), so set conflicts,
+ * which SDCM's random-placement assumption cannot see, are counted. Rates are per
+ * reference (Cachegrind's unit). `counted` as in ppt_sasmm_measure. */
+struct ppt_tracesim_result;
+int ppt_sasmm_simulate(const ppt_trace *t, const ppt_sasmm_opts *o, const struct ppt_hwspec *hw,
+                       const uint8_t *counted, struct ppt_tracesim_result *out, ppt_sasmm_stats *stats,
+                       ppt_err *err);
+
 /* Stack privatisation of SASMM §3.1 (see above). */
 static inline uint64_t ppt_sasmm_private_addr(uint64_t addr, uint32_t core) {
   return core ? addr | ((uint64_t)core << 52) : addr;

@@ -75,6 +75,18 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
                      ppt_tracesim_result *out, ppt_err *err);
 
 /* Name of an interleaving ("rr", "uniform") and back (0 on success, -1 unknown). */
+/* The counting core of ppt_tracesim_run, for any producer of per-thread references (e.g.
+ * SASMM's mimicked cores): references go through an exact simulation of hw with
+ * `nthreads` threads; counted (NULL = all; else [nbbs + 1], nonzero = counted) selects
+ * the blocks whose references are counted. `counted` must outlive the tally. */
+typedef struct ppt_tracesim_tally ppt_tracesim_tally;
+int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
+                           ppt_tracesim_tally **out, ppt_err *err);
+/* Loads and stores are simulated; other records are ignored. */
+void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
+void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out);
+void ppt_tracesim_tally_free(ppt_tracesim_tally *t);
+
 const char *ppt_tracesim_interleave_name(ppt_tracesim_interleave il);
 int ppt_tracesim_interleave_parse(const char *s, ppt_tracesim_interleave *out);
 

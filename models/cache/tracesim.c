@@ -31,8 +31,9 @@ typedef struct stream {
   int done;
 } stream;
 
-/* Counters of the run; acc/miss in line accesses, racc/rmiss in references. */
-typedef struct run {
+/* Counters of the run; acc/miss in line accesses, racc/rmiss in references. Public as
+ * ppt_tracesim_tally so other stream producers (SASMM's mimicked cores) count the same way. */
+typedef struct ppt_tracesim_tally {
   ppt_cachesim *sim;
   uint32_t nlevels, line_bits, nbbs;
   const unsigned char *counted; /* [nbbs + 1]: block counted? NULL: count everything */
@@ -215,10 +216,10 @@ static double rate(uint64_t misses, uint64_t of) {
   return of ? 1.0 - (double)misses / (double)of : NAN;
 }
 
-static void fill_result(const run *r, const ppt_trace *t, ppt_tracesim_result *out) {
+static void fill_result(const run *r, uint32_t threads, ppt_tracesim_result *out) {
   memset(out, 0, sizeof *out);
   out->nlevels = r->nlevels;
-  out->threads = ppt_trace_nthreads(t);
+  out->threads = threads;
   out->refs = r->refs;
   out->line_refs = r->line_refs;
   out->counted_refs = r->counted_refs;
@@ -249,21 +250,24 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
     if (!o->only[p]) return ppt_err_set(err, PPT_EINPUT, "tracesim: filter prefix %zu is NULL", p);
 
   uint32_t nthreads = ppt_trace_nthreads(t);
-  run r = {.nbbs = ppt_trace_nbbs(t), .progress = o->progress, .progress_arg = o->progress_arg};
-  /* A trace without threads has nothing to simulate, but the levels still get names. */
-  int rc = ppt_cachesim_create(hw, nthreads ? nthreads : 1, &r.sim, err);
-  if (rc) return rc;
-  r.nlevels = ppt_cachesim_nlevels(r.sim);
-  while ((1u << r.line_bits) < hw->levels[0].line) r.line_bits++;
-
   unsigned char *counted = NULL;
+  if (o->nonly && !(counted = filter_table(t, o)))
+    return ppt_err_set(err, PPT_ERUN, "%s: tracesim: out of memory", ppt_trace_path(t));
+  run *r;
+  /* A trace without threads has nothing to simulate, but the levels still get names. */
+  int rc = ppt_tracesim_tally_new(hw, nthreads, counted, ppt_trace_nbbs(t), &r, err);
+  if (rc) {
+    free(counted);
+    return rc;
+  }
+  r->progress = o->progress;
+  r->progress_arg = o->progress_arg;
   stream *s = calloc(nthreads ? nthreads : 1, sizeof *s);
   uint32_t *active = calloc(nthreads ? nthreads : 1, sizeof *active);
-  if (!s || !active || (o->nonly && !(counted = filter_table(t, o)))) {
+  if (!s || !active) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: tracesim: out of memory", ppt_trace_path(t));
     goto done;
   }
-  r.counted = counted;
   if (nthreads) s[0].forkjoin = ppt_trace_has_forkjoin(t);
   for (uint32_t th = 0; th < nthreads; th++) {
     active[th] = th;
@@ -273,19 +277,50 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
     }
   }
   if (o->interleave == PPT_TRACESIM_RR)
-    rc = run_rr(&r, s, active, nthreads, err);
+    rc = run_rr(r, s, active, nthreads, err);
   else
-    rc = run_uniform(&r, s, active, nthreads, o->seed, err);
+    rc = run_uniform(r, s, active, nthreads, o->seed, err);
   if (rc) goto done;
-  if (r.progress) r.progress(r.refs, r.progress_arg);
-  fill_result(&r, t, out);
+  if (r->progress) r->progress(r->refs, r->progress_arg);
+  fill_result(r, nthreads, out);
 done:
   for (uint32_t th = 0; s && th < nthreads; th++) ppt_trace_cursor_close(s[th].cur);
   free(s);
   free(active);
+  ppt_tracesim_tally_free(r);
   free(counted);
-  ppt_cachesim_free(r.sim);
   return rc;
+}
+
+int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
+                           ppt_tracesim_tally **out, ppt_err *err) {
+  run *r = calloc(1, sizeof *r);
+  if (!r) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+  int rc = ppt_cachesim_create(hw, nthreads ? nthreads : 1, &r->sim, err);
+  if (rc) {
+    free(r);
+    return rc;
+  }
+  r->nlevels = ppt_cachesim_nlevels(r->sim);
+  while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
+  r->counted = counted;
+  r->nbbs = nbbs;
+  *out = r;
+  return 0;
+}
+
+void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec) {
+  if (rec->kind == PPT_REC_LOAD || rec->kind == PPT_REC_STORE) simulate(t, thread, rec);
+}
+
+void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out) {
+  fill_result(t, threads, out);
+}
+
+void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
+  if (!t) return;
+  ppt_cachesim_free(t->sim);
+  free(t);
 }
 
 const char *ppt_tracesim_interleave_name(ppt_tracesim_interleave il) {

@@ -12,6 +12,7 @@
 #include "ppt/reuse.h"
 #include "ppt/sasmm.h"
 #include "ppt/sdcm.h"
+#include "ppt/tracesim.h"
 
 typedef struct feed {
   ppt_reuse **prd;
@@ -170,5 +171,23 @@ out:
   free(priv.count);
   free(shared.d);
   free(shared.count);
+  return rc;
+}
+
+static void on_sim(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
+  ppt_tracesim_tally *tally = arg;
+  for (size_t i = 0; i < n; i++) ppt_tracesim_tally_access(tally, cores[i], &r[i]);
+}
+
+int ppt_sasmm_simulate(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_hwspec *hw, const uint8_t *counted,
+                       ppt_tracesim_result *out, ppt_sasmm_stats *stats, ppt_err *err) {
+  ppt_tracesim_tally *tally;
+  int rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), &tally, err);
+  if (rc) return rc;
+  ppt_sasmm_opts so = *o;
+  so.private_only = so.shared_only = 0;
+  ppt_sasmm_sink sink = {.shared = on_sim, .arg = tally};
+  if (!(rc = ppt_sasmm_mimic(t, &so, &sink, stats, err))) ppt_tracesim_tally_result(tally, o->ncores, out);
+  ppt_tracesim_tally_free(tally);
   return rc;
 }
