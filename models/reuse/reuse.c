@@ -143,6 +143,7 @@ static int feed_fail(ppt_reuse *r, ppt_err *err) {
       if (rd_ctx_instance(r, x->bb) != 0) return feed_fail(r, err);             \
       continue;                                                                  \
     }                                                                            \
+    if (x->kind == PPT_REC_EVENT) continue; /* OpenMP events carry no reference */ \
     if (x->kind > PPT_REC_STORE) {                                               \
       r->broken = 1;                                                             \
       return ppt_err_set(err, PPT_EINPUT, "reuse: record kind %u", x->kind);     \

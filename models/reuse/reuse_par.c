@@ -203,6 +203,7 @@ static void *work_chunks(void *p) {
         w->inst[x->bb]++;
         continue;
       }
+      if (x->kind == PPT_REC_EVENT) continue; /* OpenMP events carry no reference */
       if (x->kind > PPT_REC_STORE || x->bb >= 0x80000000u) {
         ppt_err_set(&w->err, PPT_EINPUT, "reuse: record kind %u, block %u", x->kind, x->bb);
         w->fail = 2;
@@ -357,6 +358,7 @@ static long fill_set(rd_par *p, rd_piece *ws, ppt_err *err) {
         if (rd_ctx_instance(r, x->bb) != 0) goto oom;
         continue;
       }
+      if (x->kind == PPT_REC_EVENT) continue; /* OpenMP events carry no reference */
       if (x->kind > PPT_REC_STORE || x->bb >= 0x80000000u) {
         ppt_err_set(err, PPT_EINPUT, "reuse: record kind %u, block %u", x->kind, x->bb);
         return -1;
