@@ -40,6 +40,9 @@ void ppt_sasmm_opts_default(ppt_sasmm_opts *o);
 typedef struct ppt_sasmm_sink {
   void (*priv)(void *arg, uint32_t core, const ppt_trace_rec *recs, size_t n);
   void (*shared)(void *arg, const ppt_trace_rec *recs, const uint32_t *cores, size_t n);
+  /* After each phase, once all its records were delivered: parallel = 0 for serial code
+   * (core 0 alone), 1 for parallel code (fork-join; a loop ends at a barrier). */
+  void (*phase_end)(void *arg, int parallel);
   void *arg;
 } ppt_sasmm_sink;
 

@@ -183,8 +183,9 @@ static int add_range(mimic *m, uint32_t c, uint64_t s, uint64_t e) {
   return 0;
 }
 
-/* Streams one phase: core c reads its ranges; the shared stream interleaves them
- * reference by reference (block entries travel with the reference that follows). */
+static int interleave_phase(mimic *m, int nact, ppt_err *err);
+
+/* Streams one phase: core c reads its ranges (privatise: a parallel phase). */
 static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *err) {
   uint32_t n = m->o->ncores;
   int nact = 0;
@@ -195,6 +196,19 @@ static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *er
     m->ncr[c] = 0;
   }
   m->st->phases++;
+  int rc = interleave_phase(m, nact, err);
+  if (rc == 0 && m->out.sink->phase_end) {
+    for (uint32_t c = 0; c < n; c++) flush_priv(&m->out, c);
+    flush_shared(&m->out);
+    m->out.sink->phase_end(m->out.sink->arg, privatise);
+  }
+  return rc;
+}
+
+/* Streams the phase set up in the readers: private streams in order, and the shared
+ * stream interleaved reference by reference (block entries travel with the reference
+ * that follows them). */
+static int interleave_phase(mimic *m, int nact, ppt_err *err) {
   ppt_trace_rec rec;
   if (m->o->private_only) {
     for (int k = 0; k < nact; k++) {
