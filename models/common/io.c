@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct ppt_io_atomic {
@@ -29,6 +30,12 @@ int ppt_io_atomic_open(const char *path, ppt_io_atomic **out, ppt_err *err) {
   }
   snprintf(a->tmp, n, "%s.tmpXXXXXX", path);
   int fd = mkstemp(a->tmp);
+  if (fd >= 0) {
+    /* mkstemp creates 0600; results are ordinary files: 0666 less the umask. */
+    mode_t um = umask(0);
+    umask(um);
+    fchmod(fd, 0666 & ~um);
+  }
   if (fd < 0) {
     int e = errno;
     free(a->tmp);

@@ -1,0 +1,110 @@
+/* ppt/calib.h — measure the host CPU and describe it as a hwspec (`ppt calibrate`).
+ *
+ * Cache geometry comes from Linux sysfs (what the kernel read from CPUID); the timing
+ * figures are measured with small kernels:
+ *   clock       a dependent chain of integer adds (one add per cycle on every core we
+ *               know of), checked against /proc/cpuinfo "cpu MHz";
+ *   latency     pointer chasing through a random cyclic permutation (seeded gsl_rng) of
+ *               the lines of a buffer about half the size of each level, 8x the last
+ *               level for DRAM, so hardware prefetchers cannot help;
+ *   bandwidth   streaming reads (a sum) over a buffer per level, with as many threads as
+ *               cores share the level (the schema's figure is per instance) and all
+ *               cores for DRAM;
+ *   ops         independent chains (throughput) and one dependent chain (latency) of
+ *               each op class, kept alive with empty asm barriers.
+ * Timings are the best of many short trials (1-2 ms, shorter than a scheduler time
+ * slice): other load on the machine only ever makes a kernel slower, so the minimum is
+ * the least disturbed estimate. */
+#ifndef PPT_CALIB_H
+#define PPT_CALIB_H
+
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/hwspec.h"
+
+/* How the clock was obtained. */
+enum ppt_calib_clock {
+  PPT_CALIB_CLOCK_CHAIN = 0,   /* timed dependent-add chain (the default) */
+  PPT_CALIB_CLOCK_CPUINFO = 1, /* /proc/cpuinfo "cpu MHz" (chain implausible or unoptimised build) */
+};
+
+typedef struct ppt_calib_config {
+  uint64_t seed;         /* seeds the gsl_rng that shuffles the pointer-chase permutations */
+  int quick;             /* short trials and smaller DRAM buffer: under ~5 s, for tests */
+  const char *sysfs_dir; /* cache directory of cpu0; NULL: /sys/devices/system/cpu/cpu0/cache */
+  uint32_t max_threads;  /* cap on bandwidth threads; 0: the online CPUs */
+} ppt_calib_config;
+
+void ppt_calib_config_default(ppt_calib_config *cfg);
+
+/* Cache geometry as sysfs reports it, before anything is adjusted to the schema. */
+typedef struct ppt_calib_sysfs_level {
+  uint32_t level;            /* 1, 2, 3, ... */
+  uint64_t size;             /* bytes */
+  uint32_t assoc;            /* ways (0 in sysfs: fully associative, reported as size/line) */
+  uint32_t line;             /* coherency_line_size */
+  uint32_t shared_cpus;      /* CPUs in shared_cpu_list */
+  char shared_cpu_list[128]; /* as read ("0-3,64-67"); empty when longer than this */
+} ppt_calib_sysfs_level;
+
+typedef struct ppt_calib_sysfs {
+  uint32_t nlevels; /* data/unified caches, by level, instruction caches left out */
+  ppt_calib_sysfs_level levels[PPT_HW_MAX_LEVELS];
+} ppt_calib_sysfs;
+
+/* Reads the data and unified caches of one CPU from `dir` (a .../cpuN/cache folder with
+ * indexN subfolders). Instruction caches are skipped. PPT_EINPUT when the folder has no
+ * usable cache or a file is malformed: "DIR/index2/size: problem". */
+int ppt_calib_read_sysfs(const char *dir, ppt_calib_sysfs *out, ppt_err *err);
+
+/* Parses a Linux CPU list ("0-3,8,10-11") and returns how many CPUs it names, or 0 when
+ * malformed. */
+uint32_t ppt_calib_cpulist_count(const char *list);
+
+/* Turns sysfs geometry into valid hwspec levels: SMT siblings folded into one core,
+ * shared_by made to divide `cores` and to cover the level above, and a non-power-of-two
+ * set count (sliced L3s hashed over a non-power-of-two number of slices) rounded to the
+ * nearest power of two below with the capacity kept by raising the ways (or, when that
+ * is not an integer, the size lowered). Each change is described in `notes` (appended,
+ * truncated to fit). Returns the number of changes. */
+int ppt_calib_geometry(const ppt_calib_sysfs *sys, uint32_t cores, uint32_t smt, ppt_hwspec *hw, char *notes,
+                       size_t notes_size);
+
+/* Everything measured, in the units of the measurement (the hwspec holds the same in
+ * its own units). Index k < nlevels is cache level k; k == nlevels is DRAM. */
+typedef struct ppt_calib_result {
+  ppt_hwspec hw;                             /* the spec written (validated) */
+  ppt_calib_sysfs sysfs;                     /* geometry as read */
+  uint32_t online_cpus, smt;                 /* sysconf and threads per core */
+  int clock_method;                          /* enum ppt_calib_clock */
+  double clock_chain_hz;                     /* from the add chain (0 when not measured) */
+  double clock_cpuinfo_hz;                   /* from /proc/cpuinfo (0 when unavailable) */
+  uint64_t lat_bytes[PPT_HW_MAX_LEVELS + 1]; /* pointer-chase working set (1/2 level) */
+  double lat_ns[PPT_HW_MAX_LEVELS + 1];      /* load-to-use latency */
+  /* Second working set just past the level above (4x its size), for levels where that
+   * is below half the level; 0 when not measured. When half the level reads close to
+   * DRAM but this one does not, the level behaves smaller than sysfs says (a virtual
+   * machine sharing the L3 with other tenants): `near` is then set and the spec's
+   * latency and bandwidth of the level come from this working set, with a note. */
+  uint64_t lat_near_bytes[PPT_HW_MAX_LEVELS];
+  double lat_near_ns[PPT_HW_MAX_LEVELS];
+  int near[PPT_HW_MAX_LEVELS];
+  uint64_t bw_bytes[PPT_HW_MAX_LEVELS + 1]; /* streaming working set, all threads */
+  uint64_t bw_chunk[PPT_HW_MAX_LEVELS + 1]; /* bytes read per timed unit and thread */
+  uint32_t bw_threads[PPT_HW_MAX_LEVELS + 1];
+  double bw_bytes_per_s[PPT_HW_MAX_LEVELS + 1];
+  double op_ns[PPT_HW_NOPCLASS];     /* ns per op, independent chains */
+  double op_lat_ns[PPT_HW_NOPCLASS]; /* ns per op, dependent chain */
+  int huge_pages;                    /* transparent huge pages were requested for buffers */
+  int optimised;                     /* the kernels were compiled with optimisation */
+  double seconds;                    /* wall time of the whole calibration */
+} ppt_calib_result;
+
+/* Measures this machine. The result's hw passes ppt_hwspec_validate and carries every
+ * timing figure (ppt_hwspec_has_timing). `name` names the spec ("host" when NULL);
+ * `date` (e.g. "2024-05-01", may be NULL) goes into the citations. */
+int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *date, ppt_calib_result *out,
+                  ppt_err *err);
+
+#endif

@@ -1,0 +1,376 @@
+/* calib.c — `ppt calibrate`: measure the host and describe it as a hwspec.
+ *
+ * Order of work: geometry (sysfs) -> clock -> latency per level and DRAM -> bandwidth
+ * per level and DRAM -> op throughputs and latencies -> hwspec with a citation for every
+ * figure. Everything measured in seconds is turned into cycles with the measured clock,
+ * so a wrong clock would scale every cycle figure; that is why the clock's method and
+ * the /proc/cpuinfo figure are both kept in the result. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cpu/calib_impl.h"
+
+#define DEFAULT_CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
+/* DRAM working set: 8x the last level, so (with random replacement, the worst case)
+ * under 1/8 of the chase can hit in it; at least 64 MiB, at most 1 GiB or a quarter of
+ * physical memory. */
+#define DRAM_FACTOR 8
+#define DRAM_MIN_BYTES (UINT64_C(64) << 20)
+#define DRAM_MAX_BYTES (UINT64_C(1) << 30)
+
+void ppt_calib_config_default(ppt_calib_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->seed = 1;
+}
+
+/* "cpu MHz" and "model name" of the first CPU in /proc/cpuinfo (0 / "" when absent). */
+static double cpuinfo(char *model, size_t model_size) {
+  double mhz = 0;
+  model[0] = '\0';
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return 0;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (!colon) continue;
+    char *val = colon + 1 + strspn(colon + 1, " \t");
+    val[strcspn(val, "\n")] = '\0';
+    if (mhz == 0 && !strncmp(line, "cpu MHz", 7)) mhz = strtod(val, NULL);
+    if (!model[0] && !strncmp(line, "model name", 10)) snprintf(model, model_size, "%s", val);
+    if (mhz > 0 && model[0]) break;
+  }
+  fclose(f);
+  return mhz > 0 && isfinite(mhz) ? mhz : 0;
+}
+
+/* Three significant digits: measurements are not more precise, and the spec reads
+ * better. */
+static double sig3(double x) {
+  if (!(x > 0) || !isfinite(x)) return x;
+  double p = pow(10.0, 2 - floor(log10(x)));
+  return round(x * p) / p;
+}
+
+static void cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) {
+  if (hw->nsources >= PPT_HW_MAX_SOURCES) return;
+  ppt_hw_source *s = &hw->sources[hw->nsources++];
+  snprintf(s->key, sizeof s->key, "%s", key);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->text, sizeof s->text, fmt, ap);
+  va_end(ap);
+}
+
+static const char *human(uint64_t bytes, char *buf, size_t size) {
+  if (bytes >= (UINT64_C(1) << 20) && bytes % (UINT64_C(1) << 20) == 0)
+    snprintf(buf, size, "%llu MiB", (unsigned long long)(bytes >> 20));
+  else if (bytes >= 1024 && bytes % 1024 == 0)
+    snprintf(buf, size, "%llu KiB", (unsigned long long)(bytes >> 10));
+  else
+    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+  return buf;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b) {
+  return a < b ? a : b;
+}
+
+static int vector_bits(const char **what) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  if (__builtin_cpu_supports("avx512f")) return *what = "avx512f", 512;
+  if (__builtin_cpu_supports("avx")) return *what = "avx", 256;
+  return *what = "sse2 (x86-64 baseline)", 128;
+#elif defined(__aarch64__)
+  return *what = "AArch64 Advanced SIMD", 128;
+#else
+  *what = NULL;
+  return 0;
+#endif
+}
+
+int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *date, ppt_calib_result *out,
+                  ppt_err *err) {
+  ppt_calib_config def;
+  if (!cfg) {
+    ppt_calib_config_default(&def);
+    cfg = &def;
+  }
+  memset(out, 0, sizeof *out);
+  double t_start = calib_now();
+  if (!name || !*name) name = "host";
+  if (!date) date = "";
+  const char *cache_dir = cfg->sysfs_dir ? cfg->sysfs_dir : DEFAULT_CACHE_DIR;
+  int rc = ppt_calib_read_sysfs(cache_dir, &out->sysfs, err);
+  if (rc) return rc;
+
+  /* ---- cores and SMT ---- */
+  char buf[256], cpu_dir[4096], pkg_list[256] = "";
+  snprintf(cpu_dir, sizeof cpu_dir, "%s/../..", cache_dir);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  out->online_cpus = online > 0 ? (uint32_t)online : 1;
+  out->smt = 1;
+  if (!calib_read_line(cache_dir, "../topology", "thread_siblings_list", buf, sizeof buf) &&
+      ppt_calib_cpulist_count(buf) > 0)
+    out->smt = ppt_calib_cpulist_count(buf);
+  uint32_t pkg = 0;
+  if ((!calib_read_line(cache_dir, "../topology", "package_cpus_list", pkg_list, sizeof pkg_list) ||
+       !calib_read_line(cache_dir, "../topology", "core_siblings_list", pkg_list, sizeof pkg_list)))
+    pkg = ppt_calib_cpulist_count(pkg_list);
+  uint32_t cores = (pkg ? pkg : out->online_cpus) / out->smt;
+  if (cores == 0) cores = 1;
+
+  ppt_hwspec *hw = &out->hw;
+  char model[128], geo[512] = "";
+  double mhz = cpuinfo(model, sizeof model);
+  ppt_calib_geometry(&out->sysfs, cores, out->smt, hw, geo, sizeof geo);
+  snprintf(hw->name, sizeof hw->name, "%s", name);
+  uint32_t n = hw->nlevels;
+
+  /* Many short trials rather than a few long ones: a trial shorter than a scheduler
+   * time slice often runs undisturbed even on a busy machine, and only the best counts. */
+  calib_timing t_ops = cfg->quick ? (calib_timing){0.001, 11} : (calib_timing){0.002, 41};
+  calib_timing t_mem = cfg->quick ? (calib_timing){0.001, 7} : (calib_timing){0.002, 41};
+  /* Every cycle figure scales with the clock: measure it with more trials, now and
+   * again at the end, and keep the faster (less disturbed) of the two. */
+  calib_timing t_clock = {t_ops.min_s, t_ops.trials < 21 ? 21 : t_ops.trials};
+  uint32_t max_threads = cfg->max_threads ? cfg->max_threads : out->online_cpus;
+  max_threads = min_u32(max_threads, out->online_cpus);
+
+  /* ---- clock (first measurement) ---- */
+  out->optimised = calib_optimised();
+  double add_s = calib_add_chain_s(&t_clock);
+
+  /* ---- latency ---- */
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!rng) return ppt_err_set(err, PPT_ERUN, "calibrate: out of memory");
+  gsl_rng_set(rng, (unsigned long)cfg->seed);
+  uint64_t llc = hw->levels[n - 1].size;
+  uint64_t dram_bytes = llc * DRAM_FACTOR;
+  if (dram_bytes < DRAM_MIN_BYTES) dram_bytes = DRAM_MIN_BYTES;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+  if (dram_bytes > DRAM_MAX_BYTES) dram_bytes = DRAM_MAX_BYTES;
+  if (phys && dram_bytes > phys / 4) dram_bytes = phys / 4;
+  int huge = 0, any_huge = 0;
+  char sz[32], sz2[32];
+  for (uint32_t k = 0; k <= n && !rc; k++) {
+    uint64_t sizes[2] = {k < n ? hw->levels[k].size / 2 : dram_bytes, 0};
+    if (k > 0 && k < n && sizes[0] > 8 * hw->levels[k - 1].size) sizes[1] = 4 * hw->levels[k - 1].size;
+    for (int w = 0; w < 2 && sizes[w] && !rc; w++) {
+      /* Two lines per pointer for DRAM: adjacent-line prefetchers fetch a line's buddy,
+       * which would otherwise turn some misses into hits. */
+      size_t stride = k < n ? hw->levels[0].line : 2 * (size_t)hw->levels[0].line;
+      void *b = calib_buffer(sizes[w], &huge);
+      any_huge |= huge;
+      double ns = b ? calib_chase_ns(b, sizes[w], stride, k < n, rng, &t_mem) : 0;
+      /* Cache levels get a second round (a fresh permutation) unless quick, as the ops
+       * do: a burst of other load can spoil one stretch of trials but rarely both. */
+      if (b && ns > 0 && k < n && !cfg->quick) {
+        double again = calib_chase_ns(b, sizes[w], stride, 1, rng, &t_mem);
+        if (again > 0 && again < ns) ns = again;
+      }
+      calib_buffer_free(b);
+      if (!(ns > 0))
+        rc = ppt_err_set(err, PPT_ERUN,
+                         "calibrate: out of memory (%llu bytes for the %s "
+                         "latency)",
+                         (unsigned long long)sizes[w], k < n ? hw->levels[k].name : "DRAM");
+      if (w == 0) {
+        out->lat_bytes[k] = sizes[w];
+        out->lat_ns[k] = ns;
+      } else {
+        out->lat_near_bytes[k] = sizes[w];
+        out->lat_near_ns[k] = ns;
+      }
+    }
+  }
+  gsl_rng_free(rng);
+  if (rc) return rc;
+  char lat_notes[256] = "";
+  for (uint32_t k = 1; k < n; k++) {
+    double half = out->lat_ns[k], near = out->lat_near_ns[k], dram = out->lat_ns[n];
+    if (near > 0 && half > 2 * near && half > 0.5 * dram) {
+      out->near[k] = 1;
+      calib_note(lat_notes, sizeof lat_notes,
+                 "%s behaves smaller than sysfs says: %.3g ns at %s "
+                 "(half of it), near DRAM's %.3g ns, but %.3g ns at %s, which the spec uses (a "
+                 "cache shared with other tenants?).",
+                 hw->levels[k].name, half, human(out->lat_bytes[k], sz, sizeof sz), dram, near,
+                 human(out->lat_near_bytes[k], sz2, sizeof sz2));
+    }
+  }
+
+  /* ---- bandwidth ---- */
+  int cpus[1024];
+  char pinned_note[64] = "";
+  for (uint32_t k = 0; k <= n && !rc; k++) {
+    /* One thread per core that shares the instance (every core, for DRAM), capped by
+     * what is online and by the config, pinned to those cores when the list names them. */
+    uint32_t nt = min_u32(k < n ? hw->levels[k].shared_by : cores, max_threads);
+    nt = min_u32(nt, (uint32_t)(sizeof cpus / sizeof cpus[0]));
+    const char *list = k < n ? out->sysfs.levels[k].shared_cpu_list : pkg_list;
+    int pinned = calib_cpus_primary(list, cfg->sysfs_dir ? NULL : cpu_dir, cpus, nt) == nt;
+    if (!pinned && nt > 1) snprintf(pinned_note, sizeof pinned_note, " (threads not pinned)");
+    uint64_t total = k == n ? dram_bytes : out->near[k] ? out->lat_near_bytes[k] : hw->levels[k].size / 2;
+    size_t each = (size_t)(total / nt) / 64 * 64;
+    /* DRAM is read 1 MiB at a time round the buffer so trials stay short. */
+    size_t chunk = k == n && each > ((size_t)1 << 20) ? (size_t)1 << 20 : each;
+    double bw = calib_stream_bw(each, chunk, nt, pinned ? cpus : NULL, &t_mem, &huge);
+    any_huge |= huge;
+    if (!(bw > 0))
+      rc = ppt_err_set(err, PPT_ERUN,
+                       "calibrate: cannot measure the %s bandwidth (out of "
+                       "memory or threads)",
+                       k < n ? hw->levels[k].name : "DRAM");
+    out->bw_bytes[k] = (uint64_t)each * nt;
+    out->bw_chunk[k] = chunk;
+    out->bw_threads[k] = nt;
+    out->bw_bytes_per_s[k] = bw;
+  }
+  if (rc) return rc;
+  out->huge_pages = any_huge;
+
+  /* ---- ops ---- */
+  /* Two rounds, each op's trials in one stretch: a burst of other load can cover one
+   * stretch but rarely both, and the better round counts. */
+  for (int round = 0; round < (cfg->quick ? 1 : 2); round++)
+    for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
+      double thr, lat;
+      calib_op_s(op, &t_ops, &thr, &lat);
+      if (round == 0 || thr * 1e9 < out->op_ns[op]) out->op_ns[op] = thr * 1e9;
+      if (round == 0 || lat * 1e9 < out->op_lat_ns[op]) out->op_lat_ns[op] = lat * 1e9;
+    }
+
+  /* ---- clock (second measurement) ---- */
+  double add_s2 = calib_add_chain_s(&t_clock);
+  if (add_s2 > 0 && (!(add_s > 0) || add_s2 < add_s)) add_s = add_s2;
+  out->clock_chain_hz = add_s > 0 ? 1.0 / add_s : 0;
+  out->clock_cpuinfo_hz = mhz * 1e6;
+  double clock = out->clock_chain_hz;
+  out->clock_method = PPT_CALIB_CLOCK_CHAIN;
+  if (!out->optimised || !(clock >= 2e8 && clock <= 1e10)) {
+    if (!(out->clock_cpuinfo_hz > 0))
+      return ppt_err_set(err, PPT_ERUN,
+                         "calibrate: add chain gives an implausible clock "
+                         "(%.3g Hz) and /proc/cpuinfo has no 'cpu MHz'",
+                         clock);
+    clock = out->clock_cpuinfo_hz;
+    out->clock_method = PPT_CALIB_CLOCK_CPUINFO;
+  }
+
+  /* ---- the spec ---- */
+  char notes[1024] = "";
+  const char *vec_what = NULL;
+  hw->clock_hz = sig3(clock);
+  double cyc_ns = clock * 1e-9;
+  hw->vector_bits = (uint32_t)vector_bits(&vec_what);
+  for (uint32_t k = 0; k < n; k++) {
+    double lat = sig3((out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]) * cyc_ns);
+    /* Noise (another process on the core) can invert two close levels; the schema wants
+     * latencies to grow outwards, so a level never reads faster than the one above. */
+    if (k > 0 && lat < hw->levels[k - 1].latency_cycles) {
+      calib_note(notes, sizeof notes, "%s latency measured %.3g cycles, below %s; set equal.",
+                 hw->levels[k].name, lat, hw->levels[k - 1].name);
+      lat = hw->levels[k - 1].latency_cycles;
+    }
+    hw->levels[k].latency_cycles = lat;
+    hw->levels[k].bw_bytes_per_cycle = sig3(out->bw_bytes_per_s[k] / clock);
+  }
+  hw->dram_latency_ns = sig3(out->lat_ns[n]);
+  hw->dram_bw_bytes_per_s = sig3(out->bw_bytes_per_s[n] / 1e9) * 1e9;
+  for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
+    hw->ops[op].per_cycle = out->op_ns[op] > 0 ? sig3(1.0 / (out->op_ns[op] * cyc_ns)) : 0;
+    hw->ops[op].latency = sig3(out->op_lat_ns[op] * cyc_ns);
+  }
+  /* Load-to-use latency is what the L1 pointer chase measured; a taken branch has no
+   * result to wait for (0 = free, per docs/hwspec.md). */
+  hw->ops[PPT_HW_LOADST].latency = hw->levels[0].latency_cycles;
+  hw->ops[PPT_HW_BRANCH].latency = 0;
+
+  snprintf(hw->source, sizeof hw->source,
+           "measured on this machine by `ppt calibrate%s` (ppt 0.1.0)%s%s; cache geometry "
+           "from Linux sysfs",
+           cfg->quick ? " --quick" : "", *date ? " on " : "", date);
+  calib_note(notes, sizeof notes, "CPU: %s, %u online logical CPUs, %u per core.",
+             model[0] ? model : "unknown", out->online_cpus, out->smt);
+  if (geo[0]) calib_note(notes, sizeof notes, "%s", geo);
+  if (lat_notes[0]) calib_note(notes, sizeof notes, "%s", lat_notes);
+  calib_note(notes, sizeof notes,
+             "Bandwidths are read-only streams, all threads of an "
+             "instance together (shared levels, DRAM), so one core alone gets less. "
+             "Inclusion is not in sysfs: no level is marked inclusive.%s%s",
+             any_huge ? "" : " Huge pages were not available: latencies include TLB misses.",
+             out->optimised ? "" : " Built without optimisation: op figures are unreliable.");
+  snprintf(hw->notes, sizeof hw->notes, "%s", notes);
+
+  char when[64] = "";
+  if (*date) snprintf(when, sizeof when, " on %s", date);
+  if (out->clock_method == PPT_CALIB_CLOCK_CHAIN)
+    cite(hw, "clock_ghz",
+         "ppt calibrate%s: timed dependent 64-bit add chain, 1 add per cycle "
+         "(%.4g GHz; /proc/cpuinfo cpu MHz: %.0f)",
+         when, out->clock_chain_hz / 1e9, mhz);
+  else
+    cite(hw, "clock_ghz", "/proc/cpuinfo cpu MHz%s (add chain gave %.4g GHz%s)", when,
+         out->clock_chain_hz / 1e9, out->optimised ? ", implausible" : " in an unoptimised build");
+  cite(hw, "cores", "sysfs cpu0 topology: %u logical CPUs in the package (%s), %u per core",
+       pkg ? pkg : out->online_cpus, pkg ? "package_cpus_list" : "sysconf, no topology", out->smt);
+  if (hw->vector_bits)
+    cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
+         vec_what, hw->vector_bits);
+  for (uint32_t k = 0; k < n; k++) {
+    const ppt_calib_sysfs_level *s = &out->sysfs.levels[k];
+    char key[64];
+    snprintf(key, sizeof key, "levels[%u]", k);
+    cite(hw, key,
+         "sysfs cpu0/cache: level %u, %s, %u-way, %u B lines, shared_cpu_list %s "
+         "(%u CPU%s)%s",
+         s->level, human(s->size, sz, sizeof sz), s->assoc, s->line,
+         s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s",
+         hw->levels[k].size != s->size || hw->levels[k].assoc != s->assoc ? "; adjusted, see notes" : "");
+    snprintf(key, sizeof key, "levels[%u].latency_cycles", k);
+    cite(hw, key,
+         "ppt calibrate%s: pointer chase, random cyclic permutation of %u B lines over "
+         "%s (%s), best of %d: %.3g ns",
+         when, hw->levels[0].line,
+         human(out->near[k] ? out->lat_near_bytes[k] : out->lat_bytes[k], sz, sizeof sz),
+         out->near[k] ? "4x the level above; see notes" : "1/2 of the level", t_mem.trials,
+         out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]);
+    snprintf(key, sizeof key, "levels[%u].bandwidth_bytes_per_cycle", k);
+    cite(hw, key,
+         "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s%s, best of %d: "
+         "%.4g GB/s",
+         when, out->bw_threads[k], human(out->bw_bytes[k] / out->bw_threads[k], sz, sizeof sz), pinned_note,
+         t_mem.trials, out->bw_bytes_per_s[k] / 1e9);
+  }
+  cite(hw, "dram.latency_ns",
+       "ppt calibrate%s: pointer chase over %s (%dx %s), random order, "
+       "%u B stride, %s pages, best of %d",
+       when, human(out->lat_bytes[n], sz, sizeof sz), DRAM_FACTOR, human(llc, sz2, sizeof sz2),
+       2 * hw->levels[0].line, any_huge ? "huge" : "4 KiB", t_mem.trials);
+  cite(hw, "dram.bandwidth_gbs",
+       "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s read "
+       "1 MiB at a time%s, best of %d",
+       when, out->bw_threads[n], human(out->bw_bytes[n] / out->bw_threads[n], sz, sizeof sz), pinned_note,
+       t_mem.trials);
+  cite(hw, "ops",
+       "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "
+       "barriers; idiv = 32-bit div; branch = taken loop branch (latency 0, not measured); "
+       "loadst = L1 loads (latency: L1 chase)",
+       when, 12);
+
+  out->seconds = calib_now() - t_start;
+  rc = ppt_hwspec_validate(hw, name, err);
+  if (!rc) rc = ppt_hwspec_has_timing(hw, name, err);
+  if (rc) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return ppt_err_set(err, PPT_ERUN, "calibrate: measured spec is invalid: %s", why);
+  }
+  return 0;
+}

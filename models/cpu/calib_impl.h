@@ -1,0 +1,93 @@
+/* calib_impl.h — internals shared by the calib*.c files of `ppt calibrate`.
+ *
+ * The measuring kernels live in calib_mem.c (pointer chasing, streaming reads) and
+ * calib_ops.c (op chains, clock); calib_sysfs.c reads the cache geometry and calib.c
+ * puts it all together into a hwspec (include/ppt/calib.h). */
+#ifndef PPT_CALIB_IMPL_H
+#define PPT_CALIB_IMPL_H
+
+#include <gsl/gsl_rng.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/calib.h"
+
+/* Kernels are measured as they run, not as the sanitizers rewrite them: a shadow check
+ * per load would be part of what a pointer chase times. */
+#if defined(__clang__) || (defined(__GNUC__) && __GNUC__ >= 8)
+#define CALIB_KERNEL __attribute__((noinline, no_sanitize("address", "undefined")))
+#else
+#define CALIB_KERNEL __attribute__((noinline))
+#endif
+
+/* Optimisation barriers: the value must be in a register here and may have changed, so
+ * the compiler can neither fold a chain of ops (x+y+y+... into x+n*y) nor vectorise
+ * independent chains into one SIMD op. The asm itself emits no instruction. */
+#define CALIB_KEEP_INT(x) __asm__ volatile("" : "+r"(x))
+#if defined(__x86_64__) || defined(__i386__)
+#define CALIB_KEEP_FP(x) __asm__ volatile("" : "+x"(x))
+#elif defined(__aarch64__)
+#define CALIB_KEEP_FP(x) __asm__ volatile("" : "+w"(x))
+#else
+#define CALIB_KEEP_FP(x) __asm__ volatile("" : "+r"(x))
+#endif
+#define CALIB_CLOBBER_MEMORY() __asm__ volatile("" ::: "memory")
+
+/* A kernel runs `n` units of work (loads, ops, passes); `arg` is its own state. */
+typedef void (*calib_kernel)(void *arg, uint64_t n);
+
+/* Timing policy: each trial lasts at least min_s; the best of `trials` is kept. */
+typedef struct calib_timing {
+  double min_s;
+  int trials;
+} calib_timing;
+
+double calib_now(void);
+/* Grows n until one run of k lasts min_s, then returns the best seconds per unit over
+ * the trials. `unit` is the granularity n must be a multiple of. */
+double calib_best(calib_kernel k, void *arg, uint64_t unit, const calib_timing *t);
+
+/* ---- calib_sysfs.c ---- */
+
+/* The CPUs of a Linux CPU list, skipping every SMT sibling but the first of its core
+ * (per cpu_dir/cpuN/topology/thread_siblings_list; all kept when cpu_dir is NULL or the
+ * file is missing). Stores at most max ids in out; returns how many. */
+uint32_t calib_cpus_primary(const char *list, const char *cpu_dir, int *out, uint32_t max);
+/* Appends a sentence (space-separated) to notes, truncating quietly: notes are prose. */
+void calib_note(char *notes, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* First line of DIR/SUB/NAME (newline removed); 0 on success. */
+int calib_read_line(const char *dir, const char *sub, const char *name, char *buf, size_t size);
+
+/* ---- calib_mem.c ---- */
+
+/* A buffer for a measurement: 2 MiB aligned, transparent huge pages requested (so that
+ * TLB misses do not add to cache latencies), every page written once. NULL when out of
+ * memory. *huge says whether huge pages were asked for and accepted by madvise. */
+void *calib_buffer(size_t bytes, int *huge);
+void calib_buffer_free(void *p);
+
+/* Mean load-to-use latency, in ns, of a pointer chase over `bytes` of `buf` with one
+ * pointer every `stride` bytes, visited in the order of a random cyclic permutation.
+ * `warm`: run one lap first (for sets meant to sit in a cache). 0 when out of memory. */
+double calib_chase_ns(void *buf, size_t bytes, size_t stride, int warm, gsl_rng *rng, const calib_timing *t);
+
+/* Read bandwidth in bytes/s of `nthreads` threads each summing its own `bytes_each`
+ * buffer, `chunk_bytes` at a time (0: the whole buffer), chunks in turn round the
+ * buffer; threads are pinned to cpus[i] when cpus is non-NULL. 0 when out of memory or
+ * when threads cannot be started. */
+double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads, const int *cpus,
+                       const calib_timing *t, int *huge);
+
+/* ---- calib_ops.c ---- */
+
+/* Seconds per op: the dependent integer-add chain (one cycle per add), 1/clock. */
+double calib_add_chain_s(const calib_timing *t);
+/* Seconds per op of op class `op` (enum ppt_hw_opclass): independent chains
+ * (throughput) and one dependent chain (latency). PPT_HW_LOADST has no latency kernel
+ * here (the L1 pointer chase gives it): *lat_s is 0. */
+void calib_op_s(int op, const calib_timing *t, double *thr_s, double *lat_s);
+/* Whether the kernels were compiled with optimisation (unoptimised code spills every
+ * chain to the stack and times store forwarding instead). */
+int calib_optimised(void);
+
+#endif

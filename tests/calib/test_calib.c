@@ -1,0 +1,578 @@
+/* test_calib.c — `ppt calibrate` and the shipped spec sheets.
+ *
+ * Oracles: the host's own sysfs files read here with separate code; a fake sysfs tree of
+ * a Haswell-EP (values from its data sheet, expected adjustments worked out by hand);
+ * orderings any real memory hierarchy obeys (L1 faster than L2 faster than DRAM);
+ * the hwspec parser for every shipped file, and a citation for every figure in it. */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "ppt/calib.h"
+#include "ppt/hwspec.h"
+
+/* One quick calibration for the whole suite (unchecked fixture: runs in the parent
+ * before the forked tests, which see its result). */
+static ppt_calib_result g_res;
+static int g_rc;
+static ppt_err g_err;
+
+static void calibrate_once(void) {
+  ppt_calib_config cfg;
+  ppt_calib_config_default(&cfg);
+  cfg.quick = 1;
+  cfg.seed = 7;
+  g_rc = ppt_calib_run(&cfg, "test-host", "2000-01-01", &g_res, &g_err);
+}
+
+static char *path_join(const char *a, const char *b) {
+  char *p = malloc(strlen(a) + strlen(b) + 2);
+  sprintf(p, "%s/%s", a, b);
+  return p;
+}
+
+static const char *env_dir(const char *name) {
+  const char *d = getenv(name);
+  ck_assert_msg(d != NULL, "%s not set (run through ctest)", name);
+  return d;
+}
+
+/* ---- the measured spec ---- */
+
+START_TEST(quick_spec_is_valid) {
+  ck_assert_msg(g_rc == 0, "calibrate failed: %s", g_err.msg);
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_validate(&g_res.hw, "host", &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_hwspec_has_timing(&g_res.hw, "host", &err) == 0, "%s", err.msg);
+  /* Through JSON and the strict parser (which also checks that every citation names a
+   * field of the file), and back to the same struct. */
+  char *json = ppt_hwspec_to_json(&g_res.hw);
+  ck_assert_ptr_nonnull(json);
+  ppt_hwspec back;
+  int rc = ppt_hwspec_parse(json, "host.json", &back, &err);
+  ck_assert_msg(rc == 0, "%s\n%s", err.msg, json);
+  free(json);
+  ck_assert_str_eq(back.name, "test-host");
+  ck_assert_uint_eq(back.nlevels, g_res.hw.nlevels);
+  ck_assert(back.clock_hz == g_res.hw.clock_hz);
+  ck_assert(back.dram_latency_ns == g_res.hw.dram_latency_ns);
+  ck_assert_uint_ge(back.nsources, 3 * back.nlevels + 3);
+  ck_assert(strstr(back.source, "ppt calibrate --quick") != NULL);
+  ck_assert(strstr(back.sources[0].text, "2000-01-01") != NULL);
+}
+END_TEST
+
+START_TEST(latency_grows_outwards) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  uint32_t n = r->hw.nlevels;
+  ck_assert_uint_ge(n, 2);
+  /* Raw measurements, before the spec's monotonic clamp: L1 < L2 < DRAM. */
+  ck_assert_msg(r->lat_ns[0] < r->lat_ns[1], "L1 %g ns, L2 %g ns", r->lat_ns[0], r->lat_ns[1]);
+  ck_assert_msg(r->lat_ns[1] < r->lat_ns[n], "L2 %g ns, DRAM %g ns", r->lat_ns[1], r->lat_ns[n]);
+  /* Every cache level is clearly faster than DRAM at its spec working set. */
+  for (uint32_t k = 0; k < n; k++) {
+    double ns = r->near[k] ? r->lat_near_ns[k] : r->lat_ns[k];
+    ck_assert_msg(ns < 0.8 * r->lat_ns[n], "%s %g ns vs DRAM %g ns", r->hw.levels[k].name, ns, r->lat_ns[n]);
+  }
+  /* Every x86/Arm core of the last 15 years: L1 load-to-use 2-8 cycles, DRAM > 30 ns.
+   * (Unoptimised kernels keep the pointer on the stack and time store forwarding too.) */
+  if (r->optimised)
+    ck_assert_msg(r->hw.levels[0].latency_cycles >= 2 && r->hw.levels[0].latency_cycles <= 8,
+                  "L1 latency %g cycles", r->hw.levels[0].latency_cycles);
+  ck_assert_msg(r->lat_ns[n] > 30, "DRAM %g ns", r->lat_ns[n]);
+}
+END_TEST
+
+START_TEST(bandwidth_falls_outwards) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  uint32_t n = r->hw.nlevels;
+  if (!r->optimised) {
+    /* -O0 sums spill every add to the stack: compute-bound, the same from L1 or DRAM. */
+    fprintf(stderr, "unoptimised build: bandwidth ordering not checked\n");
+    return;
+  }
+  ck_assert_msg(r->bw_bytes_per_s[0] > r->bw_bytes_per_s[1], "L1 %g, L2 %g B/s", r->bw_bytes_per_s[0],
+                r->bw_bytes_per_s[1]);
+  /* Per thread, so that a shared level or DRAM read by several threads compares fairly
+   * with a private level read by one. */
+  for (uint32_t k = 1; k <= n; k++) {
+    double up = r->bw_bytes_per_s[k - 1] / r->bw_threads[k - 1];
+    double here = r->bw_bytes_per_s[k] / r->bw_threads[k];
+    ck_assert_msg(here < 1.1 * up, "level %u: %g B/s per thread after %g", k, here, up);
+  }
+  ck_assert_msg(r->bw_bytes_per_s[n] < r->bw_bytes_per_s[1], "DRAM %g, L2 %g B/s", r->bw_bytes_per_s[n],
+                r->bw_bytes_per_s[1]);
+  ck_assert_uint_ge(r->bw_threads[n], 1);
+  ck_assert_uint_le(r->bw_threads[n], r->online_cpus);
+}
+END_TEST
+
+START_TEST(clock_and_ops_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_hwspec *hw = &g_res.hw;
+  ck_assert_msg(hw->clock_hz > 0.4e9 && hw->clock_hz < 7e9, "clock %g Hz", hw->clock_hz);
+  if (g_res.clock_method == PPT_CALIB_CLOCK_CHAIN) {
+    /* The clock is the add chain's rate, so the ialu latency kernel (the same chain)
+     * must read one cycle, give or take the noise of a second timing. */
+    ck_assert_msg(hw->ops[PPT_HW_IALU].latency > 0.8 && hw->ops[PPT_HW_IALU].latency < 1.25,
+                  "ialu latency %g", hw->ops[PPT_HW_IALU].latency);
+  }
+  /* Independent chains are never slower than one dependent chain. */
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
+    ck_assert_msg(hw->ops[k].per_cycle > 0, "%s", ppt_hwspec_opclass_name(k));
+    if (hw->ops[k].latency > 0 && k != PPT_HW_LOADST)
+      ck_assert_msg(hw->ops[k].per_cycle * hw->ops[k].latency > 0.9, "%s: %g/cycle, latency %g",
+                    ppt_hwspec_opclass_name(k), hw->ops[k].per_cycle, hw->ops[k].latency);
+  }
+  /* Division is slower than addition on every core. */
+  ck_assert(hw->ops[PPT_HW_FDIV].latency > hw->ops[PPT_HW_FADD].latency);
+  ck_assert(hw->ops[PPT_HW_IDIV].latency > hw->ops[PPT_HW_IALU].latency);
+  ck_assert_double_eq(hw->ops[PPT_HW_LOADST].latency, hw->levels[0].latency_cycles);
+}
+END_TEST
+
+/* ---- sysfs ---- */
+
+/* Reads each indexN folder's level, type, size, ways and line with plain stdio,
+ * independently of calib_sysfs.c. */
+typedef struct raw_cache {
+  unsigned level;
+  char type[32];
+  unsigned long long kib;
+  unsigned ways, line;
+} raw_cache;
+
+static int read_raw(const char *dir, const char *idx, raw_cache *c) {
+  char p[4096];
+  FILE *f;
+#define RD(name, fmt, ...)                            \
+  snprintf(p, sizeof p, "%s/%s/" name, dir, idx);     \
+  if (!(f = fopen(p, "r"))) return -1;                \
+  if (fscanf(f, fmt, __VA_ARGS__) != 1) c->level = 0; \
+  fclose(f);
+  RD("level", "%u", &c->level)
+  RD("type", "%31s", c->type)
+  RD("size", "%lluK", &c->kib)
+  RD("ways_of_associativity", "%u", &c->ways)
+  RD("coherency_line_size", "%u", &c->line)
+#undef RD
+  return 0;
+}
+
+START_TEST(sysfs_geometry_matches_host) {
+  const char *dir = "/sys/devices/system/cpu/cpu0/cache";
+  DIR *d = opendir(dir);
+  if (!d) {
+    fprintf(stderr, "no %s: skipped\n", dir);
+    return;
+  }
+  raw_cache raw[8];
+  int nraw = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && nraw < 8) {
+    if (strncmp(e->d_name, "index", 5)) continue;
+    raw_cache c;
+    memset(&c, 0, sizeof c);
+    if (read_raw(dir, e->d_name, &c) == 0 && strcmp(c.type, "Instruction") != 0) raw[nraw++] = c;
+  }
+  closedir(d);
+  ppt_calib_sysfs sys;
+  ppt_err err;
+  ck_assert_msg(ppt_calib_read_sysfs(dir, &sys, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq((int)sys.nlevels, nraw);
+  for (int i = 0; i < nraw; i++) {
+    int found = 0;
+    for (uint32_t k = 0; k < sys.nlevels; k++) {
+      if (sys.levels[k].level != raw[i].level) continue;
+      found = 1;
+      ck_assert_uint_eq(sys.levels[k].size, raw[i].kib * 1024);
+      ck_assert_uint_eq(sys.levels[k].assoc, raw[i].ways);
+      ck_assert_uint_eq(sys.levels[k].line, raw[i].line);
+    }
+    ck_assert_msg(found, "level %u not read", raw[i].level);
+  }
+  /* The calibrated spec keeps that geometry wherever the schema allows it as is. */
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  for (uint32_t k = 0; k < sys.nlevels; k++) {
+    const ppt_calib_sysfs_level *s = &sys.levels[k];
+    uint64_t sets = s->assoc ? s->size / s->line / s->assoc : 0;
+    if (!sets || (sets & (sets - 1)) || s->size % ((uint64_t)s->line * s->assoc)) continue;
+    ck_assert_uint_eq(g_res.hw.levels[k].size, s->size);
+    ck_assert_uint_eq(g_res.hw.levels[k].assoc, s->assoc);
+    ck_assert_uint_eq(g_res.hw.levels[k].line, s->line);
+  }
+}
+END_TEST
+
+static void put(const char *root, const char *rel, const char *text) {
+  char *p = path_join(root, rel);
+  /* make the parent folders */
+  for (char *s = p + strlen(root) + 1; *s; s++)
+    if (*s == '/') {
+      *s = '\0';
+      mkdir(p, 0755);
+      *s = '/';
+    }
+  FILE *f = fopen(p, "w");
+  ck_assert_msg(f != NULL, "%s: %s", p, strerror(errno));
+  fprintf(f, "%s\n", text);
+  fclose(f);
+  free(p);
+}
+
+static void put_cache(const char *root, int idx, const char *level, const char *type, const char *size,
+                      const char *ways, const char *list) {
+  char rel[128];
+#define PUT(name, val)                                        \
+  snprintf(rel, sizeof rel, "cpu0/cache/index%d/" name, idx); \
+  put(root, rel, val);
+  PUT("level", level)
+  PUT("type", type)
+  PUT("size", size)
+  PUT("ways_of_associativity", ways)
+  PUT("coherency_line_size", "64")
+  PUT("shared_cpu_list", list)
+#undef PUT
+}
+
+static char *fake_root(void) {
+  char tmpl[] = "/tmp/ppt-calib-XXXXXX";
+  char *d = mkdtemp(tmpl);
+  ck_assert_ptr_nonnull(d);
+  return strdup(d);
+}
+
+static void rm_rf(const char *dir) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    execlp("rm", "rm", "-rf", dir, (char *)NULL);
+    _exit(127);
+  }
+  int st;
+  waitpid(pid, &st, 0);
+}
+
+/* A Xeon E5-2650 v3 as Linux lists it: 10 cores, 2 threads each (siblings n and n+20 in
+ * a 2-socket box), L3 25 MiB 20-way over 10 slices. */
+static void fake_haswell(const char *root) {
+  put_cache(root, 0, "1", "Data", "32K", "8", "0,20");
+  put_cache(root, 1, "1", "Instruction", "32K", "8", "0,20");
+  put_cache(root, 2, "2", "Unified", "256K", "8", "0,20");
+  put_cache(root, 3, "3", "Unified", "25600K", "20", "0-9,20-29");
+  put(root, "cpu0/topology/thread_siblings_list", "0,20");
+  put(root, "cpu0/topology/package_cpus_list", "0-9,20-29");
+}
+
+START_TEST(fake_sysfs_haswell) {
+  char *root = fake_root();
+  fake_haswell(root);
+  char *dir = path_join(root, "cpu0/cache");
+  ppt_calib_sysfs sys;
+  ppt_err err;
+  ck_assert_msg(ppt_calib_read_sysfs(dir, &sys, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(sys.nlevels, 3); /* the instruction cache is left out */
+  ck_assert_uint_eq(sys.levels[0].level, 1);
+  ck_assert_uint_eq(sys.levels[0].size, 32768);
+  ck_assert_uint_eq(sys.levels[0].shared_cpus, 2);
+  ck_assert_uint_eq(sys.levels[1].size, 262144);
+  ck_assert_uint_eq(sys.levels[2].size, 26214400);
+  ck_assert_uint_eq(sys.levels[2].assoc, 20);
+  ck_assert_uint_eq(sys.levels[2].shared_cpus, 20);
+  ck_assert_str_eq(sys.levels[2].shared_cpu_list, "0-9,20-29");
+
+  ppt_hwspec hw;
+  memset(&hw, 0, sizeof hw);
+  snprintf(hw.name, sizeof hw.name, "fake");
+  char notes[1024] = "";
+  int changes = ppt_calib_geometry(&sys, 10, 2, &hw, notes, sizeof notes);
+  ck_assert_int_eq(changes, 1);
+  /* SMT folded: L1/L2 private, L3 shared by the 10 cores. */
+  ck_assert_uint_eq(hw.levels[0].shared_by, 1);
+  ck_assert_uint_eq(hw.levels[1].shared_by, 1);
+  ck_assert_uint_eq(hw.levels[2].shared_by, 10);
+  /* 409600 lines in 20480 sets of 20: kept as 16384 sets of 25 ways, same 25 MiB. */
+  ck_assert_uint_eq(hw.levels[2].size, 26214400);
+  ck_assert_uint_eq(hw.levels[2].assoc, 25);
+  ck_assert_uint_eq(ppt_hwspec_sets(&hw.levels[2]), 16384);
+  ck_assert_msg(strstr(notes, "20480 sets x 20 ways") != NULL, "%s", notes);
+  ck_assert_msg(ppt_hwspec_validate(&hw, "fake", &err) == 0, "%s", err.msg);
+
+  /* A level size that cannot keep its capacity (lines not a multiple of the new set
+   * count): 3 MiB + 64 B is not even whole sets, so it is cut down. */
+  ppt_calib_sysfs odd = sys;
+  odd.levels[2].size = 12 * 1024 * 1024 + 3 * 64 * 20;
+  ppt_calib_geometry(&odd, 10, 2, &hw, notes, sizeof notes);
+  ck_assert_msg(ppt_hwspec_validate(&hw, "odd", &err) == 0, "%s", err.msg);
+  ck_assert_uint_le(hw.levels[2].size, odd.levels[2].size);
+
+  /* shared_by that does not divide the cores (a VM with 6 vCPUs on an L3 of 4): the
+   * next divisor up. */
+  ppt_calib_sysfs vm = sys;
+  vm.levels[2].shared_cpus = 4;
+  ppt_calib_geometry(&vm, 6, 1, &hw, notes, sizeof notes);
+  ck_assert_uint_eq(hw.levels[2].shared_by, 6);
+  ck_assert_msg(ppt_hwspec_validate(&hw, "vm", &err) == 0, "%s", err.msg);
+
+  /* The whole run on the fake tree: geometry from it, timing from this machine. */
+  ppt_calib_config cfg;
+  ppt_calib_config_default(&cfg);
+  cfg.quick = 1;
+  cfg.sysfs_dir = dir;
+  cfg.max_threads = 1;
+  ppt_calib_result *r = calloc(1, sizeof *r);
+  int rc = ppt_calib_run(&cfg, "fake-haswell", NULL, r, &err);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  ck_assert_uint_eq(r->hw.cores, 10);
+  ck_assert_uint_eq(r->smt, 2);
+  ck_assert_uint_eq(r->hw.levels[2].assoc, 25);
+  ck_assert(strstr(r->hw.notes, "16384 sets x 25 ways") != NULL);
+  free(r);
+  free(dir);
+  rm_rf(root);
+  free(root);
+}
+END_TEST
+
+START_TEST(fake_sysfs_errors) {
+  char *root = fake_root();
+  ppt_calib_sysfs sys;
+  ppt_err err;
+  char *missing = path_join(root, "nope");
+  ck_assert_int_eq(ppt_calib_read_sysfs(missing, &sys, &err), PPT_EINPUT);
+  ck_assert_msg(strstr(err.msg, missing) != NULL, "%s", err.msg);
+  free(missing);
+  /* only an instruction cache: nothing usable */
+  put_cache(root, 0, "1", "Instruction", "32K", "8", "0");
+  char *dir = path_join(root, "cpu0/cache");
+  ck_assert_int_eq(ppt_calib_read_sysfs(dir, &sys, &err), PPT_EINPUT);
+  ck_assert_msg(strstr(err.msg, "no data or unified cache") != NULL, "%s", err.msg);
+  /* a malformed size names the file */
+  put_cache(root, 1, "1", "Data", "32 kilobytes", "8", "0");
+  ck_assert_int_eq(ppt_calib_read_sysfs(dir, &sys, &err), PPT_EINPUT);
+  ck_assert_msg(strstr(err.msg, "index1/size") != NULL, "%s", err.msg);
+  /* a malformed CPU list too */
+  put_cache(root, 1, "1", "Data", "32K", "8", "0-");
+  ck_assert_int_eq(ppt_calib_read_sysfs(dir, &sys, &err), PPT_EINPUT);
+  ck_assert_msg(strstr(err.msg, "index1/shared_cpu_list") != NULL, "%s", err.msg);
+  free(dir);
+  rm_rf(root);
+  free(root);
+}
+END_TEST
+
+START_TEST(cpulist) {
+  ck_assert_uint_eq(ppt_calib_cpulist_count("0"), 1);
+  ck_assert_uint_eq(ppt_calib_cpulist_count("0-3,8,10-11"), 7);
+  ck_assert_uint_eq(ppt_calib_cpulist_count("0-63,128-191"), 128);
+  ck_assert_uint_eq(ppt_calib_cpulist_count(""), 0);
+  ck_assert_uint_eq(ppt_calib_cpulist_count("3-1"), 0);
+  ck_assert_uint_eq(ppt_calib_cpulist_count("0,"), 0);
+  ck_assert_uint_eq(ppt_calib_cpulist_count("a"), 0);
+  ck_assert_uint_eq(ppt_calib_cpulist_count("1-"), 0);
+}
+END_TEST
+
+/* ---- shipped spec sheets ---- */
+
+/* A figure is cited when a source key is its path or a parent of it ("ops" cites
+ * "ops.fdiv.latency", "levels[2]" cites "levels[2].size"). */
+static int cited(const ppt_hwspec *hw, const char *path) {
+  for (uint32_t i = 0; i < hw->nsources; i++) {
+    const char *k = hw->sources[i].key;
+    size_t n = strlen(k);
+    if (!strncmp(path, k, n) && (path[n] == '\0' || path[n] == '.' || path[n] == '[')) return 1;
+  }
+  return 0;
+}
+
+static void check_citations(const ppt_hwspec *hw, const char *file) {
+  char p[96];
+#define NEED(cond, ...)                                                         \
+  if (cond) {                                                                   \
+    snprintf(p, sizeof p, __VA_ARGS__);                                         \
+    ck_assert_msg(cited(hw, p), "%s: %s has no entry in \"sources\"", file, p); \
+  }
+  NEED(1, "cores")
+  NEED(hw->clock_hz > 0, "clock_ghz")
+  NEED(hw->vector_bits, "vector_bits")
+  for (uint32_t k = 0; k < hw->nlevels; k++) {
+    NEED(1, "levels[%u].size", k)
+    NEED(1, "levels[%u].assoc", k)
+    NEED(hw->levels[k].latency_cycles > 0, "levels[%u].latency_cycles", k)
+    NEED(hw->levels[k].bw_bytes_per_cycle > 0, "levels[%u].bandwidth_bytes_per_cycle", k)
+  }
+  NEED(hw->dram_latency_ns > 0, "dram.latency_ns")
+  NEED(hw->dram_bw_bytes_per_s > 0, "dram.bandwidth_gbs")
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
+    NEED(hw->ops[k].per_cycle > 0, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k))
+    NEED(hw->ops[k].per_cycle > 0, "ops.%s.latency", ppt_hwspec_opclass_name(k))
+  }
+#undef NEED
+}
+
+START_TEST(shipped_specs_load) {
+  char *dir = path_join(env_dir("PPT_SOURCE_DIR"), "hwspecs");
+  DIR *d = opendir(dir);
+  ck_assert_msg(d != NULL, "%s: %s", dir, strerror(errno));
+  int nfiles = 0, ntiming = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    size_t len = strlen(e->d_name);
+    if (len < 6 || strcmp(e->d_name + len - 5, ".json")) continue;
+    char *p = path_join(dir, e->d_name);
+    ppt_hwspec hw;
+    ppt_err err;
+    ck_assert_msg(ppt_hwspec_load(p, &hw, &err) == 0, "%s", err.msg);
+    /* Sheets of real CPUs (those with timing data) cite every figure; the cache-only
+     * sheets of paper configurations cite their sections as a whole. */
+    if (ppt_hwspec_has_timing(&hw, hw.name, &err) == 0) {
+      check_citations(&hw, e->d_name);
+      ntiming++;
+    }
+    nfiles++;
+    free(p);
+  }
+  closedir(d);
+  /* the five sheets of real CPUs and the calibrated host carry timing data */
+  const char *must[] = {"intel-xeon-e5-2650v3.json", "intel-xeon-e5-2695v4.json", "amd-epyc-7742.json",
+                        "amd-opteron-6168-magny-cours.json", "host.json"};
+  for (size_t i = 0; i < sizeof must / sizeof must[0]; i++) {
+    char *p = path_join(dir, must[i]);
+    ppt_hwspec hw;
+    ppt_err err;
+    ck_assert_msg(ppt_hwspec_load(p, &hw, &err) == 0, "%s", err.msg);
+    ck_assert_msg(ppt_hwspec_has_timing(&hw, must[i], &err) == 0, "%s", err.msg);
+    free(p);
+  }
+  ck_assert_int_ge(nfiles, 5);
+  ck_assert_int_ge(ntiming, 5);
+  free(dir);
+}
+END_TEST
+
+/* Spec-sheet figures worth pinning: the ones the brief and the papers name. */
+START_TEST(shipped_specs_values) {
+  char *dir = path_join(env_dir("PPT_SOURCE_DIR"), "hwspecs");
+  ppt_hwspec hw;
+  ppt_err err;
+  char *p = path_join(dir, "intel-xeon-e5-2650v3.json");
+  ck_assert_msg(ppt_hwspec_load(p, &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.cores, 10);
+  ck_assert_double_eq(hw.clock_hz, 2.3e9);
+  ck_assert_uint_eq(hw.levels[0].size, 32 * 1024);
+  ck_assert_uint_eq(hw.levels[1].size, 256 * 1024);
+  ck_assert_uint_eq(hw.levels[2].size, 25 * 1024 * 1024); /* capacity kept, 25 ways */
+  ck_assert_uint_eq(hw.levels[2].shared_by, 10);
+  ck_assert_double_eq_tol(hw.dram_bw_bytes_per_s, 4 * 8 * 2133e6, 0.3e9); /* ARK: 68 GB/s */
+  free(p);
+  p = path_join(dir, "amd-epyc-7742.json");
+  ck_assert_msg(ppt_hwspec_load(p, &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.cores, 64);
+  ck_assert_uint_eq(hw.levels[2].size, 16 * 1024 * 1024);
+  ck_assert_uint_eq(hw.levels[2].shared_by, 4);
+  ck_assert_double_eq_tol(hw.dram_bw_bytes_per_s, 8 * 8 * 3200e6, 0.1e9);
+  free(p);
+  p = path_join(dir, "amd-opteron-6168-magny-cours.json");
+  ck_assert_msg(ppt_hwspec_load(p, &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.cores, 12);
+  ck_assert_uint_eq(hw.levels[0].size, 64 * 1024);
+  ck_assert_uint_eq(hw.levels[0].assoc, 2);
+  ck_assert_uint_eq(hw.levels[2].shared_by, 6);
+  free(p);
+  free(dir);
+}
+END_TEST
+
+/* ---- the command ---- */
+
+static int run_ppt(const char *const *args) {
+  char *bin = path_join(env_dir("PPT_BINARY_DIR"), "bin/ppt");
+  if (access(bin, X_OK) != 0) {
+    free(bin);
+    return -1;
+  }
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, 1), dup2(null, 2);
+    execv(bin, (char *const *)args);
+    _exit(127);
+  }
+  int st;
+  waitpid(pid, &st, 0);
+  free(bin);
+  return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+START_TEST(cli_writes_loadable_spec) {
+  char *root = fake_root();
+  char *out = path_join(root, "host.json");
+  const char *ok[] = {"ppt", "calibrate", "--quick", "--seed", "3", "-o", out, NULL};
+  int rc = run_ppt(ok);
+  if (rc == -1) {
+    fprintf(stderr, "build/bin/ppt not built: CLI test skipped\n");
+  } else {
+    ck_assert_int_eq(rc, 0);
+    ppt_hwspec hw;
+    ppt_err err;
+    ck_assert_msg(ppt_hwspec_load(out, &hw, &err) == 0, "%s", err.msg);
+    ck_assert_str_eq(hw.name, "host");
+    const char *bad[] = {"ppt", "calibrate", "--seed", "x", NULL};
+    ck_assert_int_eq(run_ppt(bad), 2);
+    const char *extra[] = {"ppt", "calibrate", "stray", NULL};
+    ck_assert_int_eq(run_ppt(extra), 2);
+    const char *both[] = {"ppt", "calibrate", "--json", "-o", "-", NULL};
+    ck_assert_int_eq(run_ppt(both), 2);
+    /* an unwritable destination fails cleanly, leaving no file */
+    char *nodir = path_join(root, "missing/dir/host.json");
+    const char *unw[] = {"ppt", "calibrate", "--quick", "-o", nodir, NULL};
+    ck_assert_int_eq(run_ppt(unw), 1);
+    ck_assert_int_ne(access(nodir, F_OK), 0);
+    free(nodir);
+  }
+  free(out);
+  rm_rf(root);
+  free(root);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("calib");
+  TCase *m = tcase_create("measured");
+  tcase_add_unchecked_fixture(m, calibrate_once, NULL);
+  tcase_set_timeout(m, 60);
+  tcase_add_test(m, quick_spec_is_valid);
+  tcase_add_test(m, latency_grows_outwards);
+  tcase_add_test(m, bandwidth_falls_outwards);
+  tcase_add_test(m, clock_and_ops_plausible);
+  tcase_add_test(m, sysfs_geometry_matches_host);
+  suite_add_tcase(s, m);
+  TCase *f = tcase_create("sysfs");
+  tcase_set_timeout(f, 60);
+  tcase_add_test(f, fake_sysfs_haswell);
+  tcase_add_test(f, fake_sysfs_errors);
+  tcase_add_test(f, cpulist);
+  suite_add_tcase(s, f);
+  TCase *h = tcase_create("specs");
+  tcase_add_test(h, shipped_specs_load);
+  tcase_add_test(h, shipped_specs_values);
+  suite_add_tcase(s, h);
+  TCase *c = tcase_create("cli");
+  tcase_set_timeout(c, 60);
+  tcase_add_test(c, cli_writes_loadable_spec);
+  suite_add_tcase(s, c);
+  SRunner *r = srunner_create(s);
+  srunner_run_all(r, CK_NORMAL);
+  int failed = srunner_ntests_failed(r);
+  srunner_free(r);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
