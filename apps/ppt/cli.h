@@ -25,6 +25,7 @@ int ppt_cmd_hitrate(int argc, char **argv);
 int ppt_cmd_cachesim(int argc, char **argv);
 int ppt_cmd_hwspec(int argc, char **argv);
 int ppt_cmd_sasmm(int argc, char **argv);
+int ppt_cmd_predict(int argc, char **argv);
 int ppt_cmd_calibrate(int argc, char **argv);
 
 /* Prints "ppt CMD: message" on stderr and returns err->status (1 or 2). */

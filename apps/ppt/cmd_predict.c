@@ -1,0 +1,268 @@
+/* cmd_predict.c — `ppt predict`: multicore runtime of a program from its sequential
+ * trace. For each core count: SASMM mimics the cores (ppt/sasmm.h), the program model
+ * turns phases into fork-join regions of tasklists (ppt/progmodel.h), and the SimGrid
+ * engine simulates them on a node of the hwspec (ppt/engine.h). */
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "ppt/engine.h"
+#include "ppt/hwspec.h"
+#include "ppt/io.h"
+#include "ppt/progmodel.h"
+#include "ppt/trace.h"
+
+static void help(void) {
+  printf(
+      "usage: ppt predict TRACE --hw SPEC [--cores 1,2,4,8,16] [options]\n\n"
+      "Predicts the runtime of the traced program on N cores of the CPU in SPEC (a hwspec with\n"
+      "timing data: clock, latencies, bandwidths, op throughputs), with hit rates, speedup and\n"
+      "a time breakdown per core count.\n\n"
+      "  --hw SPEC             hwspec JSON with timing (e.g. hwspecs/host.json)\n"
+      "  --cores LIST          core counts (default 1,2,4,8,16)\n"
+      "  --overlap P           compute/memory overlap: sum, max or partial,F (default partial,%.2f)\n"
+      "  --schedule S          override every loop's schedule (static, static,C, dynamic,C, guided)\n"
+      "  --interleave rr|uniform  shared-cache interleaving (default rr)\n"
+      "  --seed S              seed for uniform interleaving (default 1)\n"
+      "  --fork-cycles C       cost of forking a parallel region, per thread (default 0)\n"
+      "  --plot FILE.png       runtime and speedup against cores (gnuplot)\n"
+      "  --json                machine-readable results on stdout\n"
+      "  -h, --help\n",
+      0.5);
+}
+
+typedef struct point {
+  uint32_t n;
+  double seconds, compute_s, memory_s, wait_s;
+  size_t regions;
+  ppt_tracesim_result rates;
+} point;
+
+static int parse_overlap(const char *s, ppt_tc_policy *p) {
+  if (!strcmp(s, "sum")) *p = (ppt_tc_policy){PPT_OVERLAP_SUM, 0};
+  else if (!strcmp(s, "max")) *p = (ppt_tc_policy){PPT_OVERLAP_MAX, 1};
+  else if (!strncmp(s, "partial,", 8)) {
+    char *end;
+    double f = strtod(s + 8, &end);
+    if (*end || !(f >= 0 && f <= 1)) return -1;
+    *p = (ppt_tc_policy){PPT_OVERLAP_PARTIAL, f};
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+/* Critical-path breakdown: in every region, the thread that finished last. */
+static void breakdown(const ppt_node_result *r, uint32_t n, point *pt) {
+  for (size_t g = 0; g < ppt_node_result_nregions(r); g++) {
+    ppt_region_stats rs;
+    if (ppt_node_result_region(r, g, &rs)) continue;
+    ppt_thread_stats best = {0}, ts;
+    double busy_sum = 0;
+    uint32_t nt = rs.parallel ? rs.nthreads : 1;
+    for (uint32_t th = 0; th < nt && th < n; th++) {
+      if (ppt_node_result_thread(r, g, th, &ts)) continue;
+      busy_sum += ts.busy_s;
+      if (ts.busy_s >= best.busy_s) best = ts;
+    }
+    pt->compute_s += best.compute_s;
+    pt->memory_s += best.memory_s;
+    pt->wait_s += rs.seconds - busy_sum / nt;
+  }
+}
+
+static int plot(const char *path, const point *pts, size_t np, const char *title, ppt_err *err) {
+  char tmp[4096];
+  snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", path, (long)getpid());
+  FILE *d = fopen(tmp, "w");
+  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data", path);
+  for (size_t i = 0; i < np; i++) fprintf(d, "%u %.9g %.6g\n", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
+  fclose(d);
+  char out[4096];
+  snprintf(out, sizeof out, "%s.tmp%ld", path, (long)getpid());
+  FILE *g = popen("gnuplot 2>/dev/null", "w");
+  if (!g) {
+    remove(tmp);
+    return ppt_err_set(err, PPT_ERUN, "%s: cannot run gnuplot", path);
+  }
+  fprintf(g,
+          "set terminal pngcairo size 900,560 noenhanced\nset output '%s'\n"
+          "set title 'ppt predict: %s'\nset xlabel 'cores'\nset logscale x 2\n"
+          "set ylabel 'runtime (s)'\nset y2label 'speedup'\nset y2tics\nset ytics nomirror\nset grid\n"
+          "set key top center\n"
+          "plot '%s' using 1:2 with linespoints lw 2 title 'runtime', '' using 1:3 axes x1y2 with linespoints lw 2 "
+          "title 'speedup', '' using 1:1 axes x1y2 with lines dt 2 title 'ideal speedup'\n",
+          out, title, tmp);
+  int rc = pclose(g);
+  remove(tmp);
+  if (rc != 0 || rename(out, path) != 0) {
+    remove(out);
+    return ppt_err_set(err, PPT_ERUN, "%s: gnuplot failed (is gnuplot installed?)", path);
+  }
+  return 0;
+}
+
+static int parse_cores(const char *s, uint32_t *v, size_t *n) {
+  *n = 0;
+  while (*s) {
+    char *end;
+    long c = strtol(s, &end, 10);
+    if (end == s || c < 1 || c > 4095 || *n == 64) return -1;
+    v[(*n)++] = (uint32_t)c;
+    if (*end == ',') end++;
+    else if (*end) return -1;
+    s = end;
+  }
+  return *n ? 0 : -1;
+}
+
+int ppt_cmd_predict(int argc, char **argv) {
+  const char *hwpath = NULL, *plotpath = NULL;
+  uint32_t cores[64] = {1, 2, 4, 8, 16};
+  size_t ncores = 5;
+  int json = 0;
+  uint64_t seed = 1;
+  double fork_cycles = 0;
+  ppt_sasmm_opts so;
+  ppt_sasmm_opts_default(&so);
+  ppt_node_config cfg;
+  ppt_node_config_default(&cfg);
+  static const struct option opts[] = {
+      {"hw", required_argument, 0, 'w'},         {"cores", required_argument, 0, 'c'},
+      {"overlap", required_argument, 0, 'v'},    {"schedule", required_argument, 0, 's'},
+      {"interleave", required_argument, 0, 'i'}, {"seed", required_argument, 0, 'S'},
+      {"fork-cycles", required_argument, 0, 'f'}, {"plot", required_argument, 0, 'p'},
+      {"json", no_argument, 0, 'j'},             {"help", no_argument, 0, 'h'},
+      {0, 0, 0, 0}};
+  optind = 1;
+  int ch;
+  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (ch) {
+      case 'w': hwpath = optarg; break;
+      case 'c':
+        if (parse_cores(optarg, cores, &ncores)) return ppt_cli_usage("predict", "--cores wants a list like 1,2,4, not '%s'", optarg);
+        break;
+      case 'v':
+        if (parse_overlap(optarg, &cfg.policy)) return ppt_cli_usage("predict", "--overlap wants sum, max or partial,F, not '%s'", optarg);
+        break;
+      case 's':
+        if (!strcmp(optarg, "static")) so.sched = PPT_SCHED_STATIC;
+        else if (!strncmp(optarg, "static,", 7)) so.sched = PPT_SCHED_STATIC_CHUNKED, so.chunk = atoll(optarg + 7);
+        else if (!strncmp(optarg, "dynamic", 7)) so.sched = PPT_SCHED_DYNAMIC, so.chunk = optarg[7] == ',' ? atoll(optarg + 8) : 1;
+        else if (!strncmp(optarg, "guided", 6)) so.sched = PPT_SCHED_GUIDED, so.chunk = optarg[6] == ',' ? atoll(optarg + 7) : 1;
+        else return ppt_cli_usage("predict", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
+        if (so.sched != PPT_SCHED_STATIC && so.chunk <= 0) return ppt_cli_usage("predict", "bad chunk in '%s'", optarg);
+        break;
+      case 'i':
+        if (!strcmp(optarg, "rr")) so.interleave = PPT_IL_RR;
+        else if (!strcmp(optarg, "uniform")) so.interleave = PPT_IL_UNIFORM;
+        else return ppt_cli_usage("predict", "--interleave wants rr or uniform, not '%s'", optarg);
+        break;
+      case 'S':
+        if (ppt_cli_parse_u64(optarg, &seed)) return ppt_cli_usage("predict", "--seed wants an integer, not '%s'", optarg);
+        break;
+      case 'f':
+        if (ppt_cli_parse_double(optarg, &fork_cycles) || fork_cycles < 0)
+          return ppt_cli_usage("predict", "--fork-cycles wants a number >= 0, not '%s'", optarg);
+        break;
+      case 'p': plotpath = optarg; break;
+      case 'j': json = 1; break;
+      case 'h': help(); return 0;
+      default: return ppt_cli_usage("predict", "unknown option");
+    }
+  }
+  if (optind + 1 != argc) return ppt_cli_usage("predict", "expected exactly one TRACE");
+  if (!hwpath) return ppt_cli_usage("predict", "--hw SPEC is required");
+  so.seed = seed;
+  cfg.fork_cycles = fork_cycles;
+  ppt_err err;
+  ppt_hwspec hw;
+  if (ppt_hwspec_load(hwpath, &hw, &err)) return ppt_cli_fail("predict", &err);
+  if (ppt_hwspec_has_timing(&hw, hwpath, &err)) return ppt_cli_fail("predict", &err);
+  ppt_trace *t;
+  if (ppt_trace_open(argv[optind], &t, &err)) return ppt_cli_fail("predict", &err);
+  point *pts = calloc(ncores, sizeof *pts);
+  int rc = pts ? 0 : 1;
+  ppt_cli_progress *prog = ppt_cli_progress_start("predicting", ncores);
+  for (size_t i = 0; i < ncores && !rc; i++) {
+    so.ncores = cores[i];
+    cfg.cores = cores[i];
+    ppt_progmodel *m = NULL;
+    ppt_node *node = NULL;
+    ppt_node_result *res = NULL;
+    if (!(rc = ppt_progmodel_build(t, &hw, &so, &m, &err)) && !(rc = ppt_node_create(&hw, &cfg, &node, &err)) &&
+        !(rc = ppt_node_run(node, ppt_progmodel_program(m), &res, &err))) {
+      pts[i].n = cores[i];
+      pts[i].seconds = ppt_node_result_seconds(res);
+      pts[i].regions = ppt_progmodel_nregions(m);
+      pts[i].rates = *ppt_progmodel_hitrates(m);
+      breakdown(res, cores[i], &pts[i]);
+    }
+    ppt_node_result_free(res);
+    ppt_node_free(node);
+    ppt_progmodel_free(m);
+    ppt_cli_progress_update(prog, i + 1);
+  }
+  ppt_cli_progress_end(prog);
+  if (rc) {
+    rc = ppt_cli_fail("predict", &err);
+    goto out;
+  }
+  const char *pol = cfg.policy.overlap == PPT_OVERLAP_SUM ? "sum" : cfg.policy.overlap == PPT_OVERLAP_MAX ? "max" : "partial";
+  if (json) {
+    json_object *o = json_object_new_object(), *arr = json_object_new_array(), *set = json_object_new_object();
+    json_object_object_add(o, "trace", json_object_new_string(argv[optind]));
+    json_object_object_add(o, "hwspec", json_object_new_string(hwpath));
+    json_object_object_add(set, "overlap", json_object_new_string(pol));
+    json_object_object_add(set, "overlap_fraction", json_object_new_double(ppt_tc_policy_fraction(&cfg.policy)));
+    json_object_object_add(set, "interleave", json_object_new_string(so.interleave ? "uniform" : "rr"));
+    json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
+    json_object_object_add(set, "fork_cycles", json_object_new_double(fork_cycles));
+    json_object_object_add(o, "settings", set);
+    for (size_t i = 0; i < ncores; i++) {
+      json_object *e = json_object_new_object(), *lv = json_object_new_array(), *bd = json_object_new_object();
+      json_object_object_add(e, "n", json_object_new_int((int)pts[i].n));
+      json_object_object_add(e, "runtime_s", json_object_new_double(pts[i].seconds));
+      json_object_object_add(e, "speedup", json_object_new_double(pts[0].seconds / pts[i].seconds));
+      json_object_object_add(e, "regions", json_object_new_int64((int64_t)pts[i].regions));
+      for (uint32_t k = 0; k < pts[i].rates.nlevels; k++) {
+        json_object *l = json_object_new_object();
+        double h = pts[i].rates.levels[k].ref_hit_rate, lh = pts[i].rates.levels[k].ref_local_hit_rate;
+        json_object_object_add(l, "name", json_object_new_string(hw.levels[k].name));
+        json_object_object_add(l, "hit_rate", isnan(h) ? NULL : json_object_new_double(h));
+        json_object_object_add(l, "local_hit_rate", isnan(lh) ? NULL : json_object_new_double(lh));
+        json_object_array_add(lv, l);
+      }
+      json_object_object_add(e, "levels", lv);
+      json_object_object_add(bd, "compute_s", json_object_new_double(pts[i].compute_s));
+      json_object_object_add(bd, "memory_s", json_object_new_double(pts[i].memory_s));
+      json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pts[i].wait_s));
+      json_object_object_add(e, "breakdown", bd);
+      json_object_array_add(arr, e);
+    }
+    json_object_object_add(o, "cores", arr);
+    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+  } else {
+    printf("%s on %s (%s overlap %.2f)\n", argv[optind], hw.name, pol, ppt_tc_policy_fraction(&cfg.policy));
+    printf("%6s %12s %8s", "cores", "runtime", "speedup");
+    for (uint32_t k = 0; k < hw.nlevels; k++) printf(" %7s", hw.levels[k].name);
+    printf(" %10s %10s %10s\n", "compute", "memory", "imbalance");
+    for (size_t i = 0; i < ncores; i++) {
+      printf("%6u %10.4f s %7.2fx", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
+      for (uint32_t k = 0; k < hw.nlevels; k++) printf(" %6.2f%%", 100 * pts[i].rates.levels[k].ref_hit_rate);
+      printf(" %8.4f s %8.4f s %8.4f s\n", pts[i].compute_s, pts[i].memory_s, pts[i].wait_s);
+    }
+    printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
+  }
+  if (plotpath && (rc = plot(plotpath, pts, ncores, argv[optind], &err))) rc = ppt_cli_fail("predict", &err);
+out:
+  free(pts);
+  ppt_trace_close(t);
+  return rc;
+}

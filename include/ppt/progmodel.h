@@ -1,0 +1,38 @@
+/* ppt/progmodel.h — the program model PPT simulates, built from one sequential trace.
+ *
+ * The trace is mimicked on N cores (ppt/sasmm.h). Every phase becomes a region of the
+ * program: serial code a serial region on core 0, parallel code a fork-join region with
+ * one tasklist per core. A core's tasklist carries the op mix of the blocks it executed
+ * in that phase (block counts x the block table ppt-cc recorded) and its memory
+ * accesses with the per-level local hit rates of the mimicked streams (exact LRU
+ * simulation of the hwspec's hierarchy, private levels per core, shared levels shared),
+ * so AMM Eq. 4-5 turns them into time in the engine. */
+#ifndef PPT_PROGMODEL_H
+#define PPT_PROGMODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/engine.h"
+#include "ppt/err.h"
+#include "ppt/hwspec.h"
+#include "ppt/sasmm.h"
+#include "ppt/trace.h"
+#include "ppt/tracesim.h"
+
+typedef struct ppt_progmodel ppt_progmodel;
+
+/* Builds the model of `t` on o->ncores cores of hw. */
+int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o, ppt_progmodel **out,
+                        ppt_err *err);
+void ppt_progmodel_free(ppt_progmodel *m);
+
+/* The program for the engine (valid while m lives). */
+const ppt_program *ppt_progmodel_program(const ppt_progmodel *m);
+/* Hit rates of the mimicked streams (per level, in references). */
+const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m);
+size_t ppt_progmodel_nregions(const ppt_progmodel *m);
+/* Totals over all regions and cores: operations per ppt_hw_opclass and references. */
+void ppt_progmodel_totals(const ppt_progmodel *m, double ops[PPT_HW_NOPCLASS], double *refs);
+
+#endif

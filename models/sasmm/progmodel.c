@@ -1,0 +1,190 @@
+/* progmodel.c — trace → regions × cores → tasklists (see ppt/progmodel.h). One pass of
+ * the mimic collects, per phase and core, the block instances and references, while the
+ * interleaved stream runs through the exact cache simulation for the hit rates; the
+ * tasklists are written once the rates are known. */
+#include "ppt/progmodel.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "ppt/tasklist.h"
+
+/* Per phase and core: ops by hw class, references and bytes. */
+typedef struct counts {
+  double ops[PPT_HW_NOPCLASS];
+  double refs, bytes;
+} counts;
+
+typedef struct phase {
+  int parallel;
+  counts *c; /* [ncores] (serial phases: core 0 only is used) */
+} phase;
+
+struct ppt_progmodel {
+  uint32_t ncores, nlevels;
+  phase *ph;
+  size_t nph, cap;
+  counts *cur;            /* counters of the phase being streamed */
+  const ppt_trace *t;
+  ppt_tracesim_tally *tally;
+  ppt_tracesim_result rates;
+  ppt_tasklist **tl;      /* all tasklists, nph * ncores (NULL where unused) */
+  ppt_program *prog;
+  double line;
+  int failed;
+};
+
+/* Maps ppt-cc's op-mix classes (enum ppt_op) to the core's op classes. Loads and stores
+ * are issued by the load/store ports (their latency and bandwidth are the memory
+ * model's). Vector ops are already counted in their scalar class: VINT/VFP/VWIDTH only
+ * describe them. Casts, address arithmetic and calls (OTHER, CALL) are left out: they
+ * fold into addressing modes or are counted in the callee's blocks. */
+static void add_block(counts *c, const ppt_trace_bb *bb) {
+  c->ops[PPT_HW_IALU] += bb->ops[PPT_OP_IALU];
+  c->ops[PPT_HW_IDIV] += bb->ops[PPT_OP_IDIV];
+  c->ops[PPT_HW_FADD] += bb->ops[PPT_OP_FADD];
+  c->ops[PPT_HW_FMUL] += bb->ops[PPT_OP_FMUL];
+  c->ops[PPT_HW_FDIV] += bb->ops[PPT_OP_FDIV];
+  c->ops[PPT_HW_BRANCH] += bb->ops[PPT_OP_BRANCH];
+}
+
+static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) {
+  ppt_progmodel *m = arg;
+  counts *c = &m->cur[core];
+  for (size_t i = 0; i < n; i++) {
+    if (r[i].kind == PPT_REC_BB) {
+      const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, r[i].bb);
+      if (bb) add_block(c, bb);
+    } else {
+      c->refs += 1;
+      c->bytes += r[i].size;
+      c->ops[PPT_HW_LOADST] += 1;
+    }
+  }
+}
+
+static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
+  ppt_progmodel *m = arg;
+  for (size_t i = 0; i < n; i++) ppt_tracesim_tally_access(m->tally, cores[i], &r[i]);
+}
+
+static void on_phase_end(void *arg, int parallel) {
+  ppt_progmodel *m = arg;
+  if (m->failed) return;
+  int empty = 1;
+  for (uint32_t c = 0; c < m->ncores && empty; c++) empty = m->cur[c].refs == 0 && m->cur[c].ops[PPT_HW_IALU] == 0;
+  if (empty) return;
+  if (m->nph == m->cap) {
+    size_t nc = m->cap ? 2 * m->cap : 64;
+    phase *np = realloc(m->ph, nc * sizeof *np);
+    if (!np) {
+      m->failed = 1;
+      return;
+    }
+    m->ph = np;
+    m->cap = nc;
+  }
+  phase *p = &m->ph[m->nph];
+  p->parallel = parallel;
+  p->c = malloc((size_t)m->ncores * sizeof *p->c);
+  if (!p->c) {
+    m->failed = 1;
+    return;
+  }
+  memcpy(p->c, m->cur, (size_t)m->ncores * sizeof *p->c);
+  memset(m->cur, 0, (size_t)m->ncores * sizeof *m->cur);
+  m->nph++;
+}
+
+static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *local, ppt_tasklist **out,
+                         ppt_err *err) {
+  ppt_tasklist *tl = ppt_tasklist_create();
+  if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  int rc = 0;
+  for (int k = 0; k < PPT_HW_NOPCLASS && !rc; k++)
+    if (c->ops[k] > 0) rc = ppt_tasklist_add_op(tl, (enum ppt_hw_opclass)k, c->ops[k], err);
+  if (!rc && c->refs > 0) {
+    ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
+    if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
+    rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, local, err);
+  }
+  if (rc) {
+    ppt_tasklist_free(tl);
+    return rc;
+  }
+  *out = tl;
+  return 0;
+}
+
+int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o, ppt_progmodel **out,
+                        ppt_err *err) {
+  ppt_progmodel *m = calloc(1, sizeof *m);
+  if (!m) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  m->ncores = o->ncores;
+  m->nlevels = hw->nlevels;
+  m->t = t;
+  m->line = hw->levels[0].line;
+  m->cur = calloc(o->ncores, sizeof *m->cur);
+  int rc = m->cur ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, NULL, ppt_trace_nbbs(t), &m->tally, err);
+  if (!rc) {
+    ppt_sasmm_opts so = *o;
+    so.private_only = so.shared_only = 0;
+    ppt_sasmm_sink sink = {.priv = on_priv, .shared = on_shared, .phase_end = on_phase_end, .arg = m};
+    rc = ppt_sasmm_mimic(t, &so, &sink, NULL, err);
+  }
+  if (!rc && m->failed) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (!rc) {
+    ppt_tracesim_tally_result(m->tally, o->ncores, &m->rates);
+    double local[PPT_HW_MAX_LEVELS];
+    for (uint32_t k = 0; k < m->nlevels; k++) {
+      double h = m->rates.levels[k].ref_local_hit_rate;
+      local[k] = h == h ? h : 0.0; /* NaN: nothing reached the level */
+    }
+    m->tl = calloc(m->nph * m->ncores + 1, sizeof *m->tl);
+    m->prog = ppt_program_create();
+    if (!m->tl || !m->prog) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+    for (size_t i = 0; i < m->nph && !rc; i++) {
+      phase *p = &m->ph[i];
+      ppt_tasklist **tl = &m->tl[i * m->ncores];
+      uint32_t nt = p->parallel ? m->ncores : 1;
+      for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], local, &tl[c], err);
+      if (rc) break;
+      if (p->parallel) rc = ppt_program_add_parallel(m->prog, nt, (const ppt_tasklist *const *)tl, err);
+      else rc = ppt_program_add_serial(m->prog, tl[0], err);
+    }
+  }
+  if (rc) {
+    ppt_progmodel_free(m);
+    return rc;
+  }
+  *out = m;
+  return 0;
+}
+
+void ppt_progmodel_free(ppt_progmodel *m) {
+  if (!m) return;
+  if (m->tl)
+    for (size_t i = 0; i < m->nph * m->ncores; i++) ppt_tasklist_free(m->tl[i]);
+  for (size_t i = 0; i < m->nph; i++) free(m->ph[i].c);
+  free(m->ph);
+  free(m->tl);
+  free(m->cur);
+  ppt_program_free(m->prog);
+  ppt_tracesim_tally_free(m->tally);
+  free(m);
+}
+
+const ppt_program *ppt_progmodel_program(const ppt_progmodel *m) { return m->prog; }
+const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m) { return &m->rates; }
+size_t ppt_progmodel_nregions(const ppt_progmodel *m) { return m->nph; }
+
+void ppt_progmodel_totals(const ppt_progmodel *m, double ops[PPT_HW_NOPCLASS], double *refs) {
+  memset(ops, 0, PPT_HW_NOPCLASS * sizeof *ops);
+  *refs = 0;
+  for (size_t i = 0; i < m->nph; i++)
+    for (uint32_t c = 0; c < (m->ph[i].parallel ? m->ncores : 1); c++) {
+      for (int k = 0; k < PPT_HW_NOPCLASS; k++) ops[k] += m->ph[i].c[c].ops[k];
+      *refs += m->ph[i].c[c].refs;
+    }
+}
