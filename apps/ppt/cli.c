@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <string.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
@@ -79,4 +80,19 @@ void ppt_cli_progress_end(ppt_cli_progress *p) {
   if (!p) return;
   if (p->tty) fprintf(stderr, "\r%*s\r", 60 + (int)0, "");
   free(p);
+}
+
+uint8_t *ppt_cli_counted_blocks(const ppt_trace *t, const char *prefixes) {
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  uint8_t *c = calloc((size_t)nbbs + 1, 1);
+  if (!c) return NULL;
+  for (uint32_t b = 1; b <= nbbs; b++) {
+    const char *f = ppt_trace_bb_get(t, b)->func;
+    for (const char *p = prefixes; *p && !c[b];) {
+      size_t len = strcspn(p, ",");
+      if (len && !strncmp(f, p, len)) c[b] = 1;
+      p += len + (p[len] == ',');
+    }
+  }
+  return c;
 }

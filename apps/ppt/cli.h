@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "ppt/err.h"
+#include "ppt/trace.h"
 
 /* A subcommand: argv[0] is the subcommand name. Returns the process exit code. */
 typedef int (*ppt_cli_fn)(int argc, char **argv);
@@ -35,6 +36,10 @@ int ppt_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(p
 /* Parses an unsigned integer option value; returns 0 on success. */
 int ppt_cli_parse_u64(const char *s, uint64_t *out);
 int ppt_cli_parse_double(const char *s, double *out);
+
+/* counted[b] = 1 for the blocks b (1..nbbs) whose function starts with one of the
+ * comma-separated prefixes; malloc'd, NULL when out of memory. */
+uint8_t *ppt_cli_counted_blocks(const ppt_trace *t, const char *prefixes);
 
 /* Progress bar on stderr, drawn only when stderr is a terminal. */
 typedef struct ppt_cli_progress ppt_cli_progress;

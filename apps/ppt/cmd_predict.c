@@ -30,6 +30,8 @@ static void help(void) {
       "  --interleave rr|uniform  shared-cache interleaving (default rr)\n"
       "  --seed S              seed for uniform interleaving (default 1)\n"
       "  --fork-cycles C       cost of forking a parallel region, per thread (default 0)\n"
+      "  --only PREFIXES       model only the work of functions starting with one of the\n"
+      "                        comma-separated prefixes (e.g. kernel_,.omp_outlined.)\n"
       "  --plot FILE.png       runtime and speedup against cores (gnuplot)\n"
       "  --json                machine-readable results on stdout\n"
       "  -h, --help\n",
@@ -122,7 +124,7 @@ static int parse_cores(const char *s, uint32_t *v, size_t *n) {
 }
 
 int ppt_cmd_predict(int argc, char **argv) {
-  const char *hwpath = NULL, *plotpath = NULL;
+  const char *hwpath = NULL, *plotpath = NULL, *only = NULL;
   uint32_t cores[64] = {1, 2, 4, 8, 16};
   size_t ncores = 5;
   int json = 0;
@@ -138,6 +140,7 @@ int ppt_cmd_predict(int argc, char **argv) {
       {"interleave", required_argument, 0, 'i'}, {"seed", required_argument, 0, 'S'},
       {"fork-cycles", required_argument, 0, 'f'}, {"plot", required_argument, 0, 'p'},
       {"json", no_argument, 0, 'j'},             {"help", no_argument, 0, 'h'},
+      {"only", required_argument, 0, 'O'},
       {0, 0, 0, 0}};
   optind = 1;
   int ch;
@@ -171,6 +174,7 @@ int ppt_cmd_predict(int argc, char **argv) {
           return ppt_cli_usage("predict", "--fork-cycles wants a number >= 0, not '%s'", optarg);
         break;
       case 'p': plotpath = optarg; break;
+      case 'O': only = optarg; break;
       case 'j': json = 1; break;
       case 'h': help(); return 0;
       default: return ppt_cli_usage("predict", "unknown option");
@@ -186,6 +190,7 @@ int ppt_cmd_predict(int argc, char **argv) {
   if (ppt_hwspec_has_timing(&hw, hwpath, &err)) return ppt_cli_fail("predict", &err);
   ppt_trace *t;
   if (ppt_trace_open(argv[optind], &t, &err)) return ppt_cli_fail("predict", &err);
+  uint8_t *counted = only ? ppt_cli_counted_blocks(t, only) : NULL;
   point *pts = calloc(ncores, sizeof *pts);
   int rc = pts ? 0 : 1;
   ppt_cli_progress *prog = ppt_cli_progress_start("predicting", ncores);
@@ -195,7 +200,7 @@ int ppt_cmd_predict(int argc, char **argv) {
     ppt_progmodel *m = NULL;
     ppt_node *node = NULL;
     ppt_node_result *res = NULL;
-    if (!(rc = ppt_progmodel_build(t, &hw, &so, &m, &err)) && !(rc = ppt_node_create(&hw, &cfg, &node, &err)) &&
+    if (!(rc = ppt_progmodel_build(t, &hw, &so, counted, &m, &err)) && !(rc = ppt_node_create(&hw, &cfg, &node, &err)) &&
         !(rc = ppt_node_run(node, ppt_progmodel_program(m), &res, &err))) {
       pts[i].n = cores[i];
       pts[i].seconds = ppt_node_result_seconds(res);
@@ -263,6 +268,7 @@ int ppt_cmd_predict(int argc, char **argv) {
   if (plotpath && (rc = plot(plotpath, pts, ncores, argv[optind], &err))) rc = ppt_cli_fail("predict", &err);
 out:
   free(pts);
+  free(counted);
   ppt_trace_close(t);
   return rc;
 }

@@ -122,28 +122,6 @@ static int parse_cores(const char *s, uint32_t *v, size_t *n) {
   return *n ? 0 : -1;
 }
 
-/* counted[b] = 1 when block b's function starts with one of the prefixes. */
-static uint8_t *counted_blocks(const ppt_trace *t, const char *prefixes) {
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  uint8_t *c = calloc((size_t)nbbs + 1, 1);
-  char *list = strdup(prefixes);
-  if (!c || !list) {
-    free(c);
-    free(list);
-    return NULL;
-  }
-  for (uint32_t b = 1; b <= nbbs; b++) {
-    const char *f = ppt_trace_bb_get(t, b)->func;
-    char *save = NULL, *copy = strdup(list);
-    if (!copy) break;
-    for (char *p = strtok_r(copy, ",", &save); p; p = strtok_r(NULL, ",", &save))
-      if (!strncmp(f, p, strlen(p))) c[b] = 1;
-    free(copy);
-  }
-  free(list);
-  return c;
-}
-
 static json_object *jrate(double v) { return isnan(v) ? NULL : json_object_new_double(v); }
 
 int ppt_cmd_sasmm(int argc, char **argv) {
@@ -230,7 +208,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
   j.ropts.mode = (ppt_reuse_mode)mode;
   j.ropts.rate = rate;
   j.ropts.seed = (unsigned long)seed;
-  uint8_t *counted = only ? counted_blocks(t, only) : NULL;
+  uint8_t *counted = only ? ppt_cli_counted_blocks(t, only) : NULL;
   j.counted = counted;
   j.model_sim = model_sim;
   if (model_sim && profiles) {

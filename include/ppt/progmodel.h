@@ -22,9 +22,12 @@
 
 typedef struct ppt_progmodel ppt_progmodel;
 
-/* Builds the model of `t` on o->ncores cores of hw. */
-int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o, ppt_progmodel **out,
-                        ppt_err *err);
+/* Builds the model of `t` on o->ncores cores of hw. counted (NULL = all; else
+ * [nbbs + 1]) restricts the model to the work of the blocks with counted[b] != 0 (e.g.
+ * a program's kernel functions, to compare with a timer around the kernel); every
+ * reference still passes through the caches. */
+int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o, const uint8_t *counted,
+                        ppt_progmodel **out, ppt_err *err);
 void ppt_progmodel_free(ppt_progmodel *m);
 
 /* The program for the engine (valid while m lives). */

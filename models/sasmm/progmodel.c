@@ -26,6 +26,7 @@ struct ppt_progmodel {
   size_t nph, cap;
   counts *cur;            /* counters of the phase being streamed */
   const ppt_trace *t;
+  const uint8_t *counted;
   ppt_tracesim_tally *tally;
   ppt_tracesim_result rates;
   ppt_tasklist **tl;      /* all tasklists, nph * ncores (NULL where unused) */
@@ -52,6 +53,7 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
   ppt_progmodel *m = arg;
   counts *c = &m->cur[core];
   for (size_t i = 0; i < n; i++) {
+    if (m->counted && !m->counted[r[i].bb]) continue;
     if (r[i].kind == PPT_REC_BB) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, r[i].bb);
       if (bb) add_block(c, bb);
@@ -116,17 +118,18 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   return 0;
 }
 
-int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o, ppt_progmodel **out,
-                        ppt_err *err) {
+int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o, const uint8_t *counted,
+                        ppt_progmodel **out, ppt_err *err) {
   ppt_progmodel *m = calloc(1, sizeof *m);
   if (!m) return ppt_err_set(err, PPT_ERUN, "out of memory");
   m->ncores = o->ncores;
   m->nlevels = hw->nlevels;
   m->t = t;
+  m->counted = counted;
   m->line = hw->levels[0].line;
   m->cur = calloc(o->ncores, sizeof *m->cur);
   int rc = m->cur ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
-  if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, NULL, ppt_trace_nbbs(t), &m->tally, err);
+  if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), &m->tally, err);
   if (!rc) {
     ppt_sasmm_opts so = *o;
     so.private_only = so.shared_only = 0;
