@@ -35,6 +35,8 @@ static void help(void) {
       "                         profiles (the paper's model: one profile, any cache)\n"
       "  --mode exact|sampled   reuse measurement for --model sdcm (default exact)\n"
       "  --sample R             sampled mode: fraction of block instances (default 0.01)\n"
+      "  --quantum Q            interleave Q block instances per turn instead of one reference\n"
+      "                         (e.g. 100000, like Valgrind's scheduler, to compare with Cachegrind)\n"
       "  --seed S               seed for uniform interleaving and sampling (default 1)\n"
       "  --only PREFIXES        count only references of functions starting with one of the\n"
       "                         comma-separated prefixes (e.g. kernel_,.omp_outlined.)\n"
@@ -138,7 +140,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
       {"schedule", required_argument, 0, 's'}, {"split", required_argument, 0, 'p'},
       {"interleave", required_argument, 0, 'i'}, {"mode", required_argument, 0, 'm'},
       {"sample", required_argument, 0, 'r'},   {"seed", required_argument, 0, 'S'},
-      {"model", required_argument, 0, 'M'},
+      {"model", required_argument, 0, 'M'},    {"quantum", required_argument, 0, 'Q'},
       {"only", required_argument, 0, 'O'},     {"threads", required_argument, 0, 't'},
       {"profiles", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
       {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
@@ -169,6 +171,9 @@ int ppt_cmd_sasmm(int argc, char **argv) {
         if (!strcmp(optarg, "exact")) mode = PPT_REUSE_EXACT;
         else if (!strcmp(optarg, "sampled")) mode = PPT_REUSE_SAMPLED;
         else return ppt_cli_usage("sasmm", "--mode wants exact or sampled, not '%s'", optarg);
+        break;
+      case 'Q':
+        if (ppt_cli_parse_u64(optarg, &base.quantum)) return ppt_cli_usage("sasmm", "--quantum wants a count, not '%s'", optarg);
         break;
       case 'M':
         if (!strcmp(optarg, "sim")) model_sim = 1;
@@ -266,6 +271,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
     json_object_object_add(set, "mode", json_object_new_string(mode ? "sampled" : "exact"));
     json_object_object_add(set, "sample", json_object_new_double(rate));
     json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
+    json_object_object_add(set, "quantum", json_object_new_int64((int64_t)base.quantum));
     json_object_object_add(set, "only", only ? json_object_new_string(only) : NULL);
     json_object_object_add(set, "line", json_object_new_int((int)j.ropts.line));
     json_object_object_add(o, "settings", set);

@@ -29,6 +29,8 @@ typedef struct ppt_sasmm_opts {
   int64_t chunk;          /* chunk for an overriding schedule (0 = OpenMP's default) */
   int interleave;         /* ppt_sasmm_interleave */
   uint64_t seed;          /* for PPT_IL_UNIFORM */
+  uint64_t quantum;       /* interleaving turn: 0/1 = one reference (Algorithm 2); Q > 1 =
+                             Q block instances, a coarse time slice like Valgrind's */
   int private_only;       /* skip building the shared stream */
   int shared_only;        /* ppt_sasmm_measure: measure the CRD only (prd stays NULL) */
 } ppt_sasmm_opts;

@@ -220,14 +220,18 @@ static int interleave_phase(mimic *m, int nact, ppt_err *err) {
     return 0;
   }
   int k = 0;
+  uint64_t q = m->o->quantum;
   while (nact > 0) {
     if (m->o->interleave == PPT_IL_UNIFORM) k = (int)gsl_rng_uniform_int(m->rng, (unsigned long)nact);
     else if (k >= nact) k = 0;
     uint32_t c = (uint32_t)m->active[k];
     int rc;
+    uint64_t blocks = 0;
     while ((rc = ppt_rreader_next(m->rd[c], &rec, err)) == 1) {
       emit(&m->out, c, &rec, 1);
-      if (rec.kind != PPT_REC_BB) break;
+      /* A turn is one reference, or with a quantum Q > 1, Q block entries: the coarse
+       * time slices of a scheduler that runs one thread at a time (Valgrind's). */
+      if (q <= 1 ? rec.kind != PPT_REC_BB : rec.kind == PPT_REC_BB && ++blocks >= q) break;
     }
     if (rc < 0) return err->status ? (int)err->status : 1;
     if (rc == 0) { /* exhausted: drop it, keeping the others' round-robin order */
