@@ -1,6 +1,8 @@
 /* cli.c — shared helpers of the ppt subcommands. */
 #include "cli.h"
 
+#include "ppt/sasmm.h"
+
 #include <errno.h>
 #include <string.h>
 #include <stdarg.h>
@@ -40,6 +42,39 @@ int ppt_cli_parse_double(const char *s, double *out) {
   double v = strtod(s, &end);
   if (errno || *end) return -1;
   *out = v;
+  return 0;
+}
+
+int ppt_cli_parse_cores(const char *s, uint32_t *v, size_t max, size_t *n) {
+  *n = 0;
+  while (*s) {
+    char *end;
+    errno = 0;
+    long c = strtol(s, &end, 10);
+    if (end == s || errno || c < 1 || c > 4095 || *n == max) return -1;
+    v[(*n)++] = (uint32_t)c;
+    if (*end == ',' && end[1]) end++;
+    else if (*end) return -1;
+    s = end;
+  }
+  return *n ? 0 : -1;
+}
+
+int ppt_cli_parse_schedule(const char *s, int *sched, int64_t *chunk) {
+  const char *comma = strchr(s, ',');
+  size_t len = comma ? (size_t)(comma - s) : strlen(s);
+  long long c = 0;
+  if (comma) {
+    char *end;
+    errno = 0;
+    c = strtoll(comma + 1, &end, 10);
+    if (end == comma + 1 || *end || errno || c <= 0) return -1;
+  }
+  if (len == 6 && !strncmp(s, "static", 6)) *sched = comma ? PPT_SCHED_STATIC_CHUNKED : PPT_SCHED_STATIC;
+  else if (len == 7 && !strncmp(s, "dynamic", 7)) *sched = PPT_SCHED_DYNAMIC, c = c ? c : 1;
+  else if (len == 6 && !strncmp(s, "guided", 6)) *sched = PPT_SCHED_GUIDED, c = c ? c : 1;
+  else return -1;
+  *chunk = c;
   return 0;
 }
 

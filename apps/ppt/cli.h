@@ -36,6 +36,10 @@ int ppt_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(p
 /* Parses an unsigned integer option value; returns 0 on success. */
 int ppt_cli_parse_u64(const char *s, uint64_t *out);
 int ppt_cli_parse_double(const char *s, double *out);
+/* "1,2,4,8": up to max core counts in 1..4095. Returns 0 or -1. */
+int ppt_cli_parse_cores(const char *s, uint32_t *v, size_t max, size_t *n);
+/* "static", "static,C", "dynamic[,C]", "guided[,C]" to a ppt_sched and chunk. */
+int ppt_cli_parse_schedule(const char *s, int *sched, int64_t *chunk);
 
 /* counted[b] = 1 for the blocks b (1..nbbs) whose function starts with one of the
  * comma-separated prefixes; malloc'd, NULL when out of memory. */

@@ -109,19 +109,6 @@ static int plot(const char *path, const point *pts, size_t np, const char *title
   return 0;
 }
 
-static int parse_cores(const char *s, uint32_t *v, size_t *n) {
-  *n = 0;
-  while (*s) {
-    char *end;
-    long c = strtol(s, &end, 10);
-    if (end == s || c < 1 || c > 4095 || *n == 64) return -1;
-    v[(*n)++] = (uint32_t)c;
-    if (*end == ',') end++;
-    else if (*end) return -1;
-    s = end;
-  }
-  return *n ? 0 : -1;
-}
 
 int ppt_cmd_predict(int argc, char **argv) {
   const char *hwpath = NULL, *plotpath = NULL, *only = NULL;
@@ -148,18 +135,14 @@ int ppt_cmd_predict(int argc, char **argv) {
     switch (ch) {
       case 'w': hwpath = optarg; break;
       case 'c':
-        if (parse_cores(optarg, cores, &ncores)) return ppt_cli_usage("predict", "--cores wants a list like 1,2,4, not '%s'", optarg);
+        if (ppt_cli_parse_cores(optarg, cores, 64, &ncores)) return ppt_cli_usage("predict", "--cores wants a list like 1,2,4, not '%s'", optarg);
         break;
       case 'v':
         if (parse_overlap(optarg, &cfg.policy)) return ppt_cli_usage("predict", "--overlap wants sum, max or partial,F, not '%s'", optarg);
         break;
       case 's':
-        if (!strcmp(optarg, "static")) so.sched = PPT_SCHED_STATIC;
-        else if (!strncmp(optarg, "static,", 7)) so.sched = PPT_SCHED_STATIC_CHUNKED, so.chunk = atoll(optarg + 7);
-        else if (!strncmp(optarg, "dynamic", 7)) so.sched = PPT_SCHED_DYNAMIC, so.chunk = optarg[7] == ',' ? atoll(optarg + 8) : 1;
-        else if (!strncmp(optarg, "guided", 6)) so.sched = PPT_SCHED_GUIDED, so.chunk = optarg[6] == ',' ? atoll(optarg + 7) : 1;
-        else return ppt_cli_usage("predict", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
-        if (so.sched != PPT_SCHED_STATIC && so.chunk <= 0) return ppt_cli_usage("predict", "bad chunk in '%s'", optarg);
+        if (ppt_cli_parse_schedule(optarg, &so.sched, &so.chunk))
+          return ppt_cli_usage("predict", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
         break;
       case 'i':
         if (!strcmp(optarg, "rr")) so.interleave = PPT_IL_RR;

@@ -89,40 +89,7 @@ static void *worker(void *arg) {
   }
 }
 
-static int parse_schedule(const char *s, int *sched, int64_t *chunk) {
-  char name[32];
-  long long c = 0;
-  const char *comma = strchr(s, ',');
-  size_t len = comma ? (size_t)(comma - s) : strlen(s);
-  if (len >= sizeof name) return -1;
-  memcpy(name, s, len);
-  name[len] = '\0';
-  if (comma) {
-    char *end;
-    c = strtoll(comma + 1, &end, 10);
-    if (*end || c <= 0) return -1;
-  }
-  *chunk = c;
-  if (!strcmp(name, "static")) *sched = comma ? PPT_SCHED_STATIC_CHUNKED : PPT_SCHED_STATIC;
-  else if (!strcmp(name, "dynamic")) *sched = PPT_SCHED_DYNAMIC, *chunk = c ? c : 1;
-  else if (!strcmp(name, "guided")) *sched = PPT_SCHED_GUIDED, *chunk = c ? c : 1;
-  else return -1;
-  return 0;
-}
 
-static int parse_cores(const char *s, uint32_t *v, size_t *n) {
-  *n = 0;
-  while (*s) {
-    char *end;
-    long c = strtol(s, &end, 10);
-    if (end == s || c < 1 || c > 4095 || *n == 64) return -1;
-    v[(*n)++] = (uint32_t)c;
-    if (*end == ',') end++;
-    else if (*end) return -1;
-    s = end;
-  }
-  return *n ? 0 : -1;
-}
 
 static json_object *jrate(double v) { return isnan(v) ? NULL : json_object_new_double(v); }
 
@@ -150,10 +117,10 @@ int ppt_cmd_sasmm(int argc, char **argv) {
     switch (ch) {
       case 'w': hwpath = optarg; break;
       case 'c':
-        if (parse_cores(optarg, cores, &ncores)) return ppt_cli_usage("sasmm", "--cores wants a list like 1,2,4 (1..4095), not '%s'", optarg);
+        if (ppt_cli_parse_cores(optarg, cores, 64, &ncores)) return ppt_cli_usage("sasmm", "--cores wants a list like 1,2,4 (1..4095), not '%s'", optarg);
         break;
       case 's':
-        if (parse_schedule(optarg, &base.sched, &base.chunk))
+        if (ppt_cli_parse_schedule(optarg, &base.sched, &base.chunk))
           return ppt_cli_usage("sasmm", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
         break;
       case 'p':

@@ -7,6 +7,8 @@
 static const ppt_cli_cmd commands[] = {
     {"trace", ppt_cmd_trace, "run a ppt-cc-built program and record its memory trace"},
     {"info", ppt_cmd_info, "summarise a trace: totals, biggest blocks and functions"},
+    {"reuse", ppt_cmd_reuse, "reuse-distance histograms of a trace: exact, sampled or approximate"},
+    {"hitrate", ppt_cmd_hitrate, "hit rates per cache level from a trace or reuse profile (SDCM, one thread)"},
     {"predict", ppt_cmd_predict, "predict multicore runtime on a CPU spec (SASMM + SimGrid engine)"},
     {"sasmm", ppt_cmd_sasmm, "predict private and shared cache hit rates on N cores (SASMM)"},
     {"cachesim", ppt_cmd_cachesim, "simulate a trace exactly on a hwspec's caches: hit rates per level"},

@@ -48,3 +48,14 @@ ppt_trace *e2e_open(const char *dir, const char *file) {
   ck_assert_msg(ppt_trace_open(p, &t, &err) == 0, "%s", err.msg);
   return t;
 }
+
+unsigned long e2e_read_ulong(const char *dir, const char *file) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, file);
+  FILE *f = fopen(p, "r");
+  unsigned long x = 0;
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(fscanf(f, "%lu", &x), 1);
+  fclose(f);
+  return x;
+}

@@ -15,4 +15,7 @@ int e2e_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 
 /* Opens dir/file as a trace (fails the test on error). */
 ppt_trace *e2e_open(const char *dir, const char *file);
 
+/* Reads the first number in dir/file (e.g. an address a test program printed). */
+unsigned long e2e_read_ulong(const char *dir, const char *file);
+
 #endif

@@ -94,16 +94,6 @@ static void count_x(ppt_trace *t, uint64_t lo, uint64_t len, uint64_t *par, uint
   }
 }
 
-static unsigned long read_addr(const char *d, const char *file) {
-  char ap[1024];
-  snprintf(ap, sizeof ap, "%s/%s", d, file);
-  FILE *f = fopen(ap, "r");
-  unsigned long x = 0;
-  ck_assert_ptr_nonnull(f);
-  ck_assert_int_eq(fscanf(f, "%lu", &x), 1);
-  fclose(f);
-  return x;
-}
 
 START_TEST(parallel_region) {
   const char *d = e2e_dir("parallel");
@@ -111,7 +101,7 @@ START_TEST(parallel_region) {
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp p.c -o p && $PPT trace -o p1.trace -- ./p >addr.txt 2>/dev/null"
                              " && $PPT trace --threads 4 -o p4.trace -- ./p >addr4.txt 2>/dev/null"),
                    0);
-  unsigned long x = read_addr(d, "addr.txt");
+  unsigned long x = e2e_read_ulong(d, "addr.txt");
   ppt_trace *t = e2e_open(d, "p1.trace");
   ppt_trace_summary s;
   totals(t, &s);
@@ -126,7 +116,7 @@ START_TEST(parallel_region) {
   ppt_trace_summary_free(&s);
   ppt_trace_close(t);
 
-  x = read_addr(d, "addr4.txt"); /* position-independent: x moves between runs */
+  x = e2e_read_ulong(d, "addr4.txt"); /* position-independent: x moves between runs */
   t = e2e_open(d, "p4.trace");
   totals(t, &s);
   ck_assert_uint_eq(s.threads, 4);

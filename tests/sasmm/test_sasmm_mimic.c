@@ -137,16 +137,6 @@ static int cmp_seq(const void *a, const void *b) {
   return (**x > **y) - (**x < **y);
 }
 
-static unsigned long read_addr(const char *d, const char *file) {
-  char p[1024];
-  snprintf(p, sizeof p, "%s/%s", d, file);
-  FILE *f = fopen(p, "r");
-  unsigned long x = 0;
-  ck_assert_ptr_nonnull(f);
-  ck_assert_int_eq(fscanf(f, "%lu", &x), 1);
-  fclose(f);
-  return x;
-}
 
 START_TEST(mimicked_streams_match_real_threads) {
   const char *d = e2e_dir("sasmm_streams");
@@ -154,7 +144,7 @@ START_TEST(mimicked_streams_match_real_threads) {
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp l.c -o l && $PPT trace -o l1.trace -- ./l >a1.txt 2>/dev/null"
                              " && $PPT trace -t 4 -o l4.trace -- ./l >a4.txt 2>/dev/null"),
                    0);
-  seqs mim = {.base = read_addr(d, "a1.txt")}, real = {.base = read_addr(d, "a4.txt")};
+  seqs mim = {.base = e2e_read_ulong(d, "a1.txt")}, real = {.base = e2e_read_ulong(d, "a4.txt")};
   ppt_trace *t1 = e2e_open(d, "l1.trace"), *t4 = e2e_open(d, "l4.trace");
   ppt_sasmm_opts o;
   ppt_sasmm_opts_default(&o);

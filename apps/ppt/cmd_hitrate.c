@@ -1,0 +1,261 @@
+/* cmd_hitrate.c — `ppt hitrate TRACE|PROFILE --hw SPEC`: per-level hit rates of one
+ * reuse profile by SDCM (SASMM §3.6 Eq. 5–7, docs/cache.md), every level seeing the same
+ * profile: the single-thread view, no sharing and no interleaving (that is `ppt sasmm`).
+ *
+ * The profile comes from a trace (thread 0's exact histogram, computed here) or from a
+ * file written by `ppt reuse -o` — PPT's text lines or JSON, told apart by content. */
+#include <errno.h>
+#include <getopt.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "ppt/hwspec.h"
+#include "ppt/reuse.h"
+#include "ppt/sdcm.h"
+#include "ppt/trace.h"
+#include "trace/format.h"
+
+static void help(void) {
+  printf(
+      "usage: ppt hitrate TRACE|PROFILE --hw SPEC [--line B] [--json]\n\n"
+      "Hit rates per cache level of SPEC (a hwspec, see 'ppt hwspec') predicted by SDCM from\n"
+      "one reuse-distance profile, used for every level: a single thread running alone.\n"
+      "The profile is thread 0's exact histogram of TRACE, or a PROFILE file written by\n"
+      "'ppt reuse -o' (PPT text 'sd count p(sd)' or JSON, recognised by content).\n\n"
+      "  --hw SPEC   hwspec JSON file (required)\n"
+      "  --line B    line size of the profile in bytes (default: SPEC's line size). Text\n"
+      "              profiles do not record it; it must equal SPEC's.\n"
+      "  --json      machine-readable output on stdout\n"
+      "  -h, --help\n\n"
+      "hit rate = global (1 - references missing at every level up to this one / all);\n"
+      "local = hits here / references reaching here. Accesses and misses are expected counts\n"
+      "(references x rates), assuming inclusion (docs/cache.md).\n"
+      "Exit status: 0 success, 1 failure while running, 2 bad usage or bad input.\n");
+}
+
+typedef enum kind { KIND_TRACE, KIND_TEXT, KIND_JSON } kind;
+static const char *kind_name[] = {"trace", "text profile", "JSON profile"};
+
+/* A trace starts with its magic (docs/trace-format.md); JSON with '{'; anything else is
+ * read as PPT text, whose parser names the first bad line. */
+static int sniff(const char *path, kind *k, ppt_err *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return ppt_err_set(err, PPT_EINPUT, "%s: %s", path, strerror(errno));
+  char head[8];
+  size_t n = fread(head, 1, sizeof head, f);
+  if (n > 0 && !memcmp(head, PPT_TRACE_MAGIC, n < 8 ? n : 8) && n >= 4) {
+    *k = KIND_TRACE;
+  } else {
+    rewind(f);
+    int c;
+    while ((c = fgetc(f)) != EOF && (c == ' ' || c == '\t' || c == '\n' || c == '\r')) {
+    }
+    *k = c == '{' ? KIND_JSON : KIND_TEXT;
+  }
+  fclose(f);
+  return 0;
+}
+
+/* Thread 0's exact histogram, streamed a chunk at a time. */
+static int from_trace(const char *path, unsigned line, ppt_rdhist **out, ppt_err *err) {
+  ppt_trace *t;
+  int rc = ppt_trace_open(path, &t, err);
+  if (rc) return rc;
+  ppt_reuse_opts o;
+  ppt_reuse_opts_init(&o);
+  o.line = line;
+  ppt_reuse *r = NULL;
+  ppt_trace_cursor *c = NULL;
+  rc = ppt_reuse_new(&o, &r, err);
+  if (!rc) rc = ppt_trace_cursor_open(t, 0, &c, err);
+  ppt_cli_progress *p = rc ? NULL : ppt_cli_progress_start("analysing", ppt_trace_nrecs(t, 0));
+  uint64_t done = 0;
+  while (!rc) {
+    const ppt_trace_rec *recs;
+    size_t n;
+    if ((rc = ppt_trace_cursor_next(c, &recs, &n, err)) || !n) break;
+    rc = ppt_reuse_feed(r, recs, n, err);
+    ppt_cli_progress_update(p, done += n);
+  }
+  ppt_cli_progress_end(p);
+  if (!rc) rc = ppt_reuse_finish(r, err);
+  if (!rc && !(*out = ppt_rdhist_clone(ppt_reuse_hist(r)))) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  ppt_trace_cursor_close(c);
+  ppt_reuse_free(r);
+  ppt_trace_close(t);
+  return rc;
+}
+
+static int from_text(const char *path, unsigned line, ppt_rdhist **out, ppt_err *err) {
+  FILE *f = fopen(path, "r");
+  if (!f) return ppt_err_set(err, PPT_EINPUT, "%s: %s", path, strerror(errno));
+  int rc = ppt_rdhist_read_text(f, path, line, out, err);
+  fclose(f);
+  return rc;
+}
+
+static int from_json(const char *path, ppt_rdhist **out, ppt_err *err) {
+  json_object *j = json_object_from_file(path);
+  if (!j) return ppt_err_set(err, PPT_EINPUT, "%s: not valid JSON", path);
+  int rc = ppt_rdhist_from_json(j, path, out, err);
+  json_object_put(j);
+  return rc;
+}
+
+/* The histogram as SDCM's plain arrays (caller frees d and count). */
+typedef struct arrays {
+  uint64_t *d;
+  double *count;
+  size_t n;
+} arrays;
+
+static int collect(int64_t d, double count, void *arg) {
+  arrays *a = arg;
+  a->d[a->n] = (uint64_t)d;
+  a->count[a->n++] = count;
+  return 0;
+}
+
+static int to_profile(const ppt_rdhist *h, arrays *a, ppt_sdcm_profile *p, ppt_err *err) {
+  size_t n = ppt_rdhist_nbins(h);
+  a->n = 0;
+  a->d = malloc((n ? n : 1) * sizeof *a->d);
+  a->count = malloc((n ? n : 1) * sizeof *a->count);
+  if (!a->d || !a->count || ppt_rdhist_foreach(h, collect, a) < 0)
+    return ppt_err_set(err, PPT_ERUN, "out of memory");
+  *p = (ppt_sdcm_profile){.d = a->d, .count = a->count, .n = a->n, .infinite = ppt_rdhist_infinite(h)};
+  return 0;
+}
+
+static void put_rate(double x) {
+  if (isfinite(x)) printf(" %10.6f", x);
+  else printf(" %10s", "-");
+}
+
+static void print_table(const char *src, kind k, const char *spec, const ppt_hwspec *hw, const ppt_rdhist *h,
+                        const ppt_sdcm_rates *r) {
+  double refs = ppt_rdhist_total(h);
+  printf("source   %s (%s%s)\n", src, kind_name[k], k == KIND_TRACE ? ", thread 0, exact" : "");
+  printf("hwspec   %s (%s)\n", hw->name, spec);
+  printf("profile  %.0f references, %.0f first touches, %u-byte lines\n", refs, ppt_rdhist_infinite(h),
+         ppt_rdhist_line(h));
+  printf("\n%-6s %10s %6s %16s %16s %10s %10s\n", "level", "size", "assoc", "accesses", "misses", "hit rate",
+         "local");
+  double above = 0;
+  for (uint32_t i = 0; i < hw->nlevels; i++) {
+    const ppt_hw_level *lv = &hw->levels[i];
+    char size[32];
+    if (lv->size % (1 << 20) == 0) snprintf(size, sizeof size, "%llu MiB", (unsigned long long)(lv->size >> 20));
+    else if (lv->size % 1024 == 0) snprintf(size, sizeof size, "%llu KiB", (unsigned long long)(lv->size >> 10));
+    else snprintf(size, sizeof size, "%llu B", (unsigned long long)lv->size);
+    printf("%-6s %10s %6u %16.1f %16.1f", lv->name, size, lv->assoc, refs * (1 - above),
+           refs * (1 - r[i].hit_rate));
+    put_rate(r[i].hit_rate);
+    put_rate(r[i].local_hit_rate);
+    printf("%s\n", r[i].clamped ? "  (clamped)" : "");
+    above = r[i].hit_rate;
+  }
+  printf(
+      "\nSDCM (SASMM Eq. 5-7) on one profile for every level: one thread, no sharing.\n"
+      "hit rate = global, local = hits / accesses here; counts are expected values.\n");
+}
+
+static json_object *to_json(const char *src, kind k, const char *spec, const ppt_hwspec *hw,
+                            const ppt_rdhist *h, const ppt_sdcm_rates *r) {
+  const char *names[PPT_HW_MAX_LEVELS];
+  for (uint32_t i = 0; i < hw->nlevels; i++) names[i] = hw->levels[i].name;
+  json_object *root = ppt_sdcm_rates_json(names, r, hw->nlevels), *levels;
+  if (!root || !json_object_object_get_ex(root, "levels", &levels)) return root;
+  double refs = ppt_rdhist_total(h), above = 0;
+  for (uint32_t i = 0; i < hw->nlevels; i++) {
+    json_object *o = json_object_array_get_idx(levels, i);
+    /* Inclusion: references reaching level k are those that missed level k-1. */
+    json_object_object_add(o, "accesses", json_object_new_double(refs * (1 - above)));
+    json_object_object_add(o, "misses", json_object_new_double(refs * (1 - r[i].hit_rate)));
+    above = r[i].hit_rate;
+  }
+  json_object_object_add(root, "source", json_object_new_string(src));
+  json_object_object_add(root, "source_kind", json_object_new_string(k == KIND_TRACE ? "trace" : "profile"));
+  json_object_object_add(root, "hwspec", json_object_new_string(spec));
+  json_object_object_add(root, "hwspec_name", json_object_new_string(hw->name));
+  json_object_object_add(root, "line", json_object_new_int64(ppt_rdhist_line(h)));
+  json_object_object_add(root, "refs", json_object_new_double(refs));
+  json_object_object_add(root, "infinite", json_object_new_double(ppt_rdhist_infinite(h)));
+  json_object_object_add(root, "model", json_object_new_string("sdcm-single-thread"));
+  return root;
+}
+
+int ppt_cmd_hitrate(int argc, char **argv) {
+  const char *spec = NULL;
+  int json = 0, c, rc = 0;
+  uint64_t line = 0;
+  static const struct option opts[] = {{"hw", required_argument, 0, 'w'},
+                                       {"line", required_argument, 0, 'l'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
+  optind = 1;
+  opterr = 0;
+  while (!rc && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    switch (c) {
+      case 'w': spec = optarg; break;
+      case 'l':
+        if (ppt_cli_parse_u64(optarg, &line) || line < 1 || line > (1u << 20) || (line & (line - 1)))
+          rc = ppt_cli_usage("hitrate", "--line wants a power of two up to 1 MiB, not '%s'", optarg);
+        break;
+      case 'j': json = 1; break;
+      case 'h': help(); return 0;
+      default: rc = ppt_cli_usage("hitrate", "unknown option or missing value in '%s'", argv[optind - 1]); break;
+    }
+  }
+  if (rc) return rc;
+  if (optind + 1 != argc) return ppt_cli_usage("hitrate", "expected exactly one TRACE or PROFILE");
+  if (!spec) return ppt_cli_usage("hitrate", "--hw SPEC is required");
+  const char *src = argv[optind];
+  ppt_err err;
+  ppt_err_clear(&err);
+  ppt_hwspec hw;
+  kind k;
+  /* The spec first: it is small, and a typo in it should not wait for a trace. */
+  if (ppt_hwspec_load(spec, &hw, &err) || sniff(src, &k, &err)) return ppt_cli_fail("hitrate", &err);
+  unsigned hwline = hw.levels[0].line; /* one line size for all levels (hwspec_check.c) */
+  if (line && line != hwline) {
+    ppt_err_set(&err, PPT_EINPUT, "%s: --line %llu differs from the spec's %u-byte lines", spec,
+                (unsigned long long)line, hwline);
+    return ppt_cli_fail("hitrate", &err);
+  }
+  ppt_rdhist *h = NULL;
+  if (k == KIND_TRACE) rc = from_trace(src, hwline, &h, &err);
+  else if (k == KIND_TEXT) rc = from_text(src, hwline, &h, &err);
+  else rc = from_json(src, &h, &err);
+  if (!rc && ppt_rdhist_line(h) != hwline)
+    rc = ppt_err_set(&err, PPT_EINPUT, "%s: the profile has %u-byte lines, %s has %u", src, ppt_rdhist_line(h),
+                     spec, hwline);
+  if (!rc && !(ppt_rdhist_total(h) > 0)) rc = ppt_err_set(&err, PPT_EINPUT, "%s: the profile is empty", src);
+  arrays a = {0};
+  ppt_sdcm_profile prof[PPT_HW_MAX_LEVELS];
+  ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
+  if (!rc) rc = to_profile(h, &a, &prof[0], &err);
+  for (uint32_t i = 1; !rc && i < hw.nlevels; i++) prof[i] = prof[0];
+  if (!rc) rc = ppt_sdcm_hierarchy_hw(&hw, prof, rates, &err);
+  if (!rc) {
+    if (json) {
+      json_object *o = to_json(src, k, spec, &hw, h, rates);
+      if (!o) {
+        rc = ppt_err_set(&err, PPT_ERUN, "out of memory");
+      } else {
+        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+        json_object_put(o);
+      }
+    } else {
+      print_table(src, k, spec, &hw, h, rates);
+    }
+  }
+  free(a.d);
+  free(a.count);
+  ppt_rdhist_free(h);
+  return rc ? ppt_cli_fail("hitrate", &err) : 0;
+}
