@@ -10,7 +10,7 @@
 struct ppt_io_atomic {
   FILE *f;
   char *path; /* NULL when writing to stdout */
-  char *tmp;
+  char *tmp;  /* NULL when writing straight to path (a device or FIFO) */
 };
 
 int ppt_io_atomic_open(const char *path, ppt_io_atomic **out, ppt_err *err) {
@@ -18,6 +18,21 @@ int ppt_io_atomic_open(const char *path, ppt_io_atomic **out, ppt_err *err) {
   if (!a) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
   if (strcmp(path, "-") == 0) {
     a->f = stdout;
+    *out = a;
+    return 0;
+  }
+  struct stat st;
+  if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+    /* Not a regular file: renaming a temp file over it would replace the device itself
+     * (as root, /dev/null). A folder is a usage error; devices and FIFOs are written. */
+    free(a);
+    if (S_ISDIR(st.st_mode)) return ppt_err_set(err, PPT_EINPUT, "%s: is a folder, not an output file", path);
+    a = calloc(1, sizeof *a);
+    if (!a || !(a->path = strdup(path)) || !(a->f = fopen(path, "w"))) {
+      int e = errno;
+      ppt_io_atomic_abort(a);
+      return ppt_err_set(err, PPT_ERUN, "%s: cannot open output: %s", path, strerror(e));
+    }
     *out = a;
     return 0;
   }
@@ -62,16 +77,18 @@ int ppt_io_atomic_commit(ppt_io_atomic *a, ppt_err *err) {
     free(a);
     return rc;
   }
-  int bad = ferror(a->f) || fflush(a->f) != 0 || fsync(fileno(a->f)) != 0;
+  int bad = ferror(a->f) || fflush(a->f) != 0 || (a->tmp && fsync(fileno(a->f)) != 0);
   int e = errno;
   if (fclose(a->f) != 0) bad = 1;
   a->f = NULL;
-  if (bad) {
+  if (!a->tmp) { /* written in place */
+    if (bad) rc = ppt_err_set(err, PPT_ERUN, "%s: write failed: %s", a->path, strerror(e));
+  } else if (bad) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: write failed: %s", a->path, strerror(e));
   } else if (rename(a->tmp, a->path) != 0) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: cannot rename into place: %s", a->path, strerror(errno));
   }
-  if (rc) unlink(a->tmp);
+  if (rc && a->tmp) unlink(a->tmp);
   free(a->tmp);
   free(a->path);
   free(a);
