@@ -154,6 +154,12 @@ static void call_classes(LLVMValueRef inst, int cls[2]) {
       cls[1] = k_call_rules[i].cls[1];
       return;
     }
+  /* A call into code this module does not define (libm, libc) runs untraced: count it
+   * so the runtime model can charge it. libomp's entry points are the fork-join model's. */
+  LLVMValueRef f = callee_fn(inst);
+  if (f && LLVMIsDeclaration(f) && !starts(name, n, "__kmpc_") && !starts(name, n, "omp_") &&
+      !starts(name, n, "__sanitizer_"))
+    cls[1] = PPT_OP_XCALL;
 }
 
 static int int_or_ptr(LLVMTypeRef t) {
@@ -281,7 +287,7 @@ void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]) {
     if (cls[i] < 0)
       continue;
     bump(&ops[cls[i]], 1);
-    counted += cls[i] != PPT_OP_OTHER;
+    counted += cls[i] != PPT_OP_OTHER && cls[i] != PPT_OP_XCALL;
   }
   if (lanes > 0) {
     if (counted)

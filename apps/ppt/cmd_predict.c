@@ -18,6 +18,8 @@
 #include "ppt/trace.h"
 
 static void help(void) {
+  ppt_tc_policy def;
+  ppt_tc_policy_default(&def);
   printf(
       "usage: ppt predict TRACE --hw SPEC [--cores 1,2,4,8,16] [options]\n\n"
       "Predicts the runtime of the traced program on N cores of the CPU in SPEC (a hwspec with\n"
@@ -29,13 +31,14 @@ static void help(void) {
       "  --schedule S          override every loop's schedule (static, static,C, dynamic,C, guided)\n"
       "  --interleave rr|uniform  shared-cache interleaving (default rr)\n"
       "  --seed S              seed for uniform interleaving (default 1)\n"
-      "  --fork-cycles C       cost of forking a parallel region, per thread (default 0)\n"
+      "  --fork-cycles C       cost of a parallel region's fork and join, per thread\n"
+      "                        (default: the spec's fork_join_cycles, else 0)\n"
       "  --only PREFIXES       model only the work of functions starting with one of the\n"
       "                        comma-separated prefixes (e.g. kernel_,.omp_outlined.)\n"
       "  --plot FILE.png       runtime and speedup against cores (gnuplot)\n"
       "  --json                machine-readable results on stdout\n"
       "  -h, --help\n",
-      0.5);
+      def.fraction);
 }
 
 typedef struct point {
@@ -114,7 +117,7 @@ int ppt_cmd_predict(int argc, char **argv) {
   const char *hwpath = NULL, *plotpath = NULL, *only = NULL;
   uint32_t cores[64] = {1, 2, 4, 8, 16};
   size_t ncores = 5;
-  int json = 0;
+  int json = 0, fork_set = 0;
   uint64_t seed = 1;
   double fork_cycles = 0;
   ppt_sasmm_opts so;
@@ -155,6 +158,7 @@ int ppt_cmd_predict(int argc, char **argv) {
       case 'f':
         if (ppt_cli_parse_double(optarg, &fork_cycles) || fork_cycles < 0)
           return ppt_cli_usage("predict", "--fork-cycles wants a number >= 0, not '%s'", optarg);
+        fork_set = 1;
         break;
       case 'p': plotpath = optarg; break;
       case 'O': only = optarg; break;
@@ -166,11 +170,12 @@ int ppt_cmd_predict(int argc, char **argv) {
   if (optind + 1 != argc) return ppt_cli_usage("predict", "expected exactly one TRACE");
   if (!hwpath) return ppt_cli_usage("predict", "--hw SPEC is required");
   so.seed = seed;
-  cfg.fork_cycles = fork_cycles;
   ppt_err err;
   ppt_hwspec hw;
   if (ppt_hwspec_load(hwpath, &hw, &err)) return ppt_cli_fail("predict", &err);
   if (ppt_hwspec_has_timing(&hw, hwpath, &err)) return ppt_cli_fail("predict", &err);
+  /* The fork-join cost of a region: --fork-cycles, else the spec's measured figure. */
+  double fork_cycles_n = fork_set ? fork_cycles : hw.fork_join_cycles;
   ppt_trace *t;
   if (ppt_trace_open(argv[optind], &t, &err)) return ppt_cli_fail("predict", &err);
   uint8_t *counted = only ? ppt_cli_counted_blocks(t, only) : NULL;
@@ -180,6 +185,8 @@ int ppt_cmd_predict(int argc, char **argv) {
   for (size_t i = 0; i < ncores && !rc; i++) {
     so.ncores = cores[i];
     cfg.cores = cores[i];
+    /* One thread runs a parallel region inline (libomp serialises it): no fork or join. */
+    cfg.fork_cycles = cores[i] > 1 ? fork_cycles_n : 0;
     ppt_progmodel *m = NULL;
     ppt_node *node = NULL;
     ppt_node_result *res = NULL;
@@ -210,7 +217,7 @@ int ppt_cmd_predict(int argc, char **argv) {
     json_object_object_add(set, "overlap_fraction", json_object_new_double(ppt_tc_policy_fraction(&cfg.policy)));
     json_object_object_add(set, "interleave", json_object_new_string(so.interleave ? "uniform" : "rr"));
     json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
-    json_object_object_add(set, "fork_cycles", json_object_new_double(fork_cycles));
+    json_object_object_add(set, "fork_cycles", json_object_new_double(fork_cycles_n));
     json_object_object_add(o, "settings", set);
     for (size_t i = 0; i < ncores; i++) {
       json_object *e = json_object_new_object(), *lv = json_object_new_array(), *bd = json_object_new_object();

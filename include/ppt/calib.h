@@ -96,7 +96,10 @@ typedef struct ppt_calib_result {
   double bw_bytes_per_s[PPT_HW_MAX_LEVELS + 1];
   double op_ns[PPT_HW_NOPCLASS];     /* ns per op, independent chains */
   double op_lat_ns[PPT_HW_NOPCLASS]; /* ns per op, dependent chain */
-  int huge_pages;                    /* transparent huge pages were requested for buffers */
+  int huge_pages;
+  double mlp;          /* misses in flight (chases over DRAM: best speedup of k chains) */
+  double call_ns;      /* one libm call (exp/log) */
+  double fork_join_ns; /* one OpenMP parallel region with all CPUs */                    /* transparent huge pages were requested for buffers */
   int optimised;                     /* the kernels were compiled with optimisation */
   double seconds;                    /* wall time of the whole calibration */
 } ppt_calib_result;

@@ -46,6 +46,12 @@ typedef struct ppt_hwspec {
   double clock_hz;               /* 0 when the file has no clock_ghz (cache-only spec) */
   uint32_t cores;
   uint32_t vector_bits;          /* widest SIMD register, bits (128, 256, 512) */
+  double call_cycles;            /* a call into an untraced library (libm exp, log, ...), cycles;
+                                    0 = unknown (not charged) */
+  double fork_join_cycles;       /* one OpenMP parallel region's fork + join barrier, cycles;
+                                    0 = unknown (not charged) */
+  double mlp;                    /* memory-level parallelism: cache misses one core keeps in
+                                    flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];
   double dram_latency_ns;        /* 0 when the file has no "dram" */

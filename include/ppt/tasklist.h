@@ -102,8 +102,8 @@ typedef struct ppt_tc_policy {
   double fraction; /* PARTIAL only */
 } ppt_tc_policy;
 
-/* The default policy. PROVISIONAL: PARTIAL with fraction 0.5 until validation
- * (validation/) picks the policy that predicts measured runtimes best. */
+/* The default policy: PARTIAL with fraction 0.75, the best of SUM, MAX and PARTIAL
+ * 0.25/0.5/0.75 in validation/run runtime (docs/engine.md). */
 void ppt_tc_policy_default(ppt_tc_policy *p);
 /* f of the policy (0 for SUM, 1 for MAX, fraction for PARTIAL). */
 double ppt_tc_policy_fraction(const ppt_tc_policy *p);

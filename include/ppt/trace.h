@@ -48,6 +48,8 @@ enum ppt_op {
   PPT_OP_VFP,     /* of the above, FP ops on vector types */
   PPT_OP_VWIDTH,  /* widest vector used, in lanes (1 = scalar only) */
   PPT_OP_OTHER,   /* every other non-PHI, non-debug instruction (casts, GEPs, ...) */
+  PPT_OP_XCALL,   /* of the calls, those to functions not defined in the module (libm, libc:
+                     code that is not traced; OpenMP runtime calls excluded) */
   PPT_OP_COUNT
 };
 

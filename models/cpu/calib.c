@@ -189,8 +189,15 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
       }
     }
   }
+  /* Misses in flight: independent chases over the DRAM-sized buffer (calib_par.c). */
+  if (!rc) {
+    calib_timing t_mlp = {t_mem.min_s, cfg->quick ? 3 : 7};
+    out->mlp = calib_mlp(cfg->quick ? (size_t)16 << 20 : (size_t)dram_bytes, rng, &t_mlp);
+  }
   gsl_rng_free(rng);
   if (rc) return rc;
+  out->call_ns = calib_call_s(&t_ops) * 1e9;
+  out->fork_join_ns = calib_fork_join_s(0, &t_ops) * 1e9;
   char lat_notes[256] = "";
   for (uint32_t k = 1; k < n; k++) {
     double half = out->lat_ns[k], near = out->lat_near_ns[k], dram = out->lat_ns[n];
@@ -290,6 +297,9 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   /* Load-to-use latency is what the L1 pointer chase measured; a taken branch has no
    * result to wait for (0 = free, per docs/hwspec.md). */
   hw->ops[PPT_HW_LOADST].latency = hw->levels[0].latency_cycles;
+  hw->mlp = sig3(out->mlp);
+  hw->call_cycles = out->call_ns > 0 ? sig3(out->call_ns * cyc_ns) : 0;
+  hw->fork_join_cycles = out->fork_join_ns > 0 ? sig3(out->fork_join_ns * cyc_ns) : 0;
   hw->ops[PPT_HW_BRANCH].latency = 0;
 
   snprintf(hw->source, sizeof hw->source,
@@ -320,6 +330,11 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
          out->clock_chain_hz / 1e9, out->optimised ? ", implausible" : " in an unoptimised build");
   cite(hw, "cores", "sysfs cpu0 topology: %u logical CPUs in the package (%s), %u per core",
        pkg ? pkg : out->online_cpus, pkg ? "package_cpus_list" : "sysconf, no topology", out->smt);
+  cite(hw, "mlp", "independent random pointer chases beyond the caches: k chains run %.3gx as many accesses/s as one (best k of 2..32)", out->mlp);
+  if (hw->call_cycles > 0)
+    cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call", out->call_ns);
+  if (hw->fork_join_cycles > 0)
+    cite(hw, "fork_join_cycles", "timed empty OpenMP parallel-for regions on all %u CPUs: %.3g ns per region", out->online_cpus, out->fork_join_ns);
   if (hw->vector_bits)
     cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
          vec_what, hw->vector_bits);

@@ -90,4 +90,13 @@ void calib_op_s(int op, const calib_timing *t, double *thr_s, double *lat_s);
  * chain to the stack and times store forwarding instead). */
 int calib_optimised(void);
 
+/* ---- calib_par.c, calib_omp.c ---- */
+/* Misses one core keeps in flight: accesses/s of up to 32 independent random chases over
+ * `bytes` (beyond the caches) divided by one chase's. */
+double calib_mlp(size_t bytes, gsl_rng *rng, const calib_timing *t);
+/* Seconds per libm call (exp and log alternating, results used). */
+double calib_call_s(const calib_timing *t);
+/* Seconds per OpenMP parallel region (fork, empty loop, join) with `threads` threads. */
+double calib_fork_join_s(int threads, const calib_timing *t);
+
 #endif

@@ -118,6 +118,10 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
   }
   if (!isfinite(hw->clock_hz) || hw->clock_hz < 0)
     return bad(err, name, "clock_ghz", "must be a positive number");
+  if (hw->mlp != 0 && !(hw->mlp >= 1 && hw->mlp <= 1024)) {
+    snprintf(m, sizeof m, "%g misses in flight is outside 1..1024", hw->mlp);
+    return bad(err, name, "mlp", m);
+  }
   if (hw->vector_bits && (!is_pow2(hw->vector_bits) || hw->vector_bits < 32 ||
                           hw->vector_bits > 4096)) {
     snprintf(m, sizeof m, "%u is not a power of two between 32 and 4096", hw->vector_bits);

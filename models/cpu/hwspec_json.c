@@ -65,6 +65,9 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   if (hw->clock_hz > 0) rc |= add(o, "clock_ghz", num(hw->clock_hz / 1e9));
   rc |= add(o, "cores", json_object_new_int64(hw->cores));
   if (hw->vector_bits) rc |= add(o, "vector_bits", json_object_new_int64(hw->vector_bits));
+  if (hw->mlp > 0) rc |= add(o, "mlp", json_object_new_double(hw->mlp));
+  if (hw->call_cycles > 0) rc |= add(o, "call_cycles", json_object_new_double(hw->call_cycles));
+  if (hw->fork_join_cycles > 0) rc |= add(o, "fork_join_cycles", json_object_new_double(hw->fork_join_cycles));
   json_object *levels = json_object_new_array();
   for (uint32_t i = 0; levels && i < hw->nlevels && i < PPT_HW_MAX_LEVELS; i++) {
     json_object *lv = level_json(&hw->levels[i]);

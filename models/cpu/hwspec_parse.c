@@ -262,7 +262,8 @@ static int parse_sources(pctx *c, json_object *root, json_object *src, ppt_hwspe
 
 static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   static const char *const keys[] = {"name", "source", "notes", "sources", "clock_ghz", "cores",
-                                     "vector_bits", "levels", "dram", "ops", NULL};
+                                     "vector_bits", "mlp", "call_cycles", "fork_join_cycles", "levels", "dram",
+                                     "ops", NULL};
   if (!json_object_is_type(root, json_type_object))
     return fail(c, NULL, "top level must be a JSON object");
   int rc = check_keys(c, root, "", keys);
@@ -280,6 +281,9 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
     if (u == 0) return fail(c, "vector_bits", "must be positive; leave the key out if unknown");
     hw->vector_bits = (uint32_t)u;
   }
+  if (!rc) rc = get_pos(c, root, "", "mlp", 0, &hw->mlp);
+  if (!rc) rc = get_pos(c, root, "", "call_cycles", 0, &hw->call_cycles);
+  if (!rc) rc = get_pos(c, root, "", "fork_join_cycles", 0, &hw->fork_join_cycles);
   json_object *levels;
   if (!rc && !(rc = lookup(c, root, "", "levels", 1, &levels, &present))) {
     if (!json_object_is_type(levels, json_type_array)) return fail(c, "levels", "must be an array");

@@ -9,10 +9,10 @@
 
 #include "ppt/tasklist.h"
 
-/* Per phase and core: ops by hw class, references and bytes. */
+/* Per phase and core: ops by hw class, references and bytes, calls into untraced code. */
 typedef struct counts {
   double ops[PPT_HW_NOPCLASS];
-  double refs, bytes;
+  double refs, bytes, xcalls;
 } counts;
 
 typedef struct phase {
@@ -31,7 +31,7 @@ struct ppt_progmodel {
   ppt_tracesim_result rates;
   ppt_tasklist **tl;      /* all tasklists, nph * ncores (NULL where unused) */
   ppt_program *prog;
-  double line;
+  double line, call_cycles;
   int failed;
 };
 
@@ -47,6 +47,7 @@ static void add_block(counts *c, const ppt_trace_bb *bb) {
   c->ops[PPT_HW_FMUL] += bb->ops[PPT_OP_FMUL];
   c->ops[PPT_HW_FDIV] += bb->ops[PPT_OP_FDIV];
   c->ops[PPT_HW_BRANCH] += bb->ops[PPT_OP_BRANCH];
+  c->xcalls += bb->ops[PPT_OP_XCALL];
 }
 
 static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) {
@@ -105,6 +106,8 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   int rc = 0;
   for (int k = 0; k < PPT_HW_NOPCLASS && !rc; k++)
     if (c->ops[k] > 0) rc = ppt_tasklist_add_op(tl, (enum ppt_hw_opclass)k, c->ops[k], err);
+  /* Untraced library code (libm): PPT's CPU item, at the spec's cost of a call. */
+  if (!rc && c->xcalls > 0 && m->call_cycles > 0) rc = ppt_tasklist_add_cycles(tl, c->xcalls * m->call_cycles, err);
   if (!rc && c->refs > 0) {
     ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
@@ -127,6 +130,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   m->t = t;
   m->counted = counted;
   m->line = hw->levels[0].line;
+  m->call_cycles = hw->call_cycles;
   m->cur = calloc(o->ncores, sizeof *m->cur);
   int rc = m->cur ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
   if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), &m->tally, err);

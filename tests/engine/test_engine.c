@@ -44,6 +44,7 @@ static ppt_node *make_node(const ppt_hwspec *hw, uint32_t cores, ppt_overlap o) 
   ppt_node_config_default(&cfg);
   cfg.cores = cores;
   cfg.policy.overlap = o;
+  cfg.policy.fraction = 0.5; /* PARTIAL: the fraction the tests compute with */
   ppt_node *node;
   ppt_err err;
   ck_assert_msg(ppt_node_create(hw, &cfg, &node, &err) == 0, "%s", err.msg);

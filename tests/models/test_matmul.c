@@ -129,7 +129,9 @@ START_TEST(runtime_grows_as_n_cubed) {
   }
   ck_rel(t[1] / t[0], 8.0, 0.05);
   for (int i = 2; i < 4; i++)
-    ck_assert_msg(t[i] / t[i - 1] > 8.5 && t[i] / t[i - 1] < 16, "n = %d: %g", 32 << i, t[i] / t[i - 1]);
+    /* Faster than n^3 once B leaves a cache level; by how much depends on the spec's
+     * memory-level parallelism, which hides part of the extra latency. */
+    ck_assert_msg(t[i] / t[i - 1] > 8.1 && t[i] / t[i - 1] < 16, "n = %d: %g", 32 << i, t[i] / t[i - 1]);
 }
 END_TEST
 
