@@ -77,7 +77,8 @@ static void breakdown(const ppt_node_result *r, uint32_t n, point *pt) {
     }
     pt->compute_s += best.compute_s;
     pt->memory_s += best.memory_s;
-    pt->wait_s += rs.seconds - busy_sum / nt;
+    double wait = rs.seconds - busy_sum / nt;
+    pt->wait_s += wait > 0 ? wait : 0; /* rounding can leave -1e-18 */
   }
 }
 
