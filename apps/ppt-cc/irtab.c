@@ -275,6 +275,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
   }
   if (!guard_call)
     return 0; /* not instrumented (e.g. a block that only holds `unreachable`) */
+  pcc_opmix_recurrence(bb, ops);
   if (grow((void **)&x->e, &x->cap, x->n + 1, sizeof *x->e))
     return oom(x, err);
   bbent *e = &x->e[x->n];

@@ -2,6 +2,7 @@
  * include/ppt/trace.h, which names what each class stands for in PPT's tasklists). */
 #include "opmix.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "ppt/trace.h"
@@ -295,4 +296,118 @@ void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]) {
     if (lanes > ops[PPT_OP_VWIDTH])
       ops[PPT_OP_VWIDTH] = lanes > 0xFFFFu ? 0xFFFFu : (uint16_t)lanes;
   }
+}
+
+/* ---- loop-carried recurrences ---- */
+
+enum { REC_MAX = 1024 };
+typedef struct rec_node {
+  LLVMValueRef v;
+  int done;
+  long weight; /* path weight from the PHI to v (-1: v does not depend on it) */
+  unsigned fp, div;
+} rec_node;
+
+typedef struct rec_ctx {
+  LLVMBasicBlockRef bb;
+  LLVMValueRef phi;
+  rec_node n[REC_MAX];
+  size_t nn;
+} rec_ctx;
+
+/* Generic latencies, only to choose the longest cycle; the hwspec's own latencies price
+ * it later (the block table stores op counts, not cycles). */
+static void rec_kind(LLVMValueRef inst, unsigned *fp, unsigned *div) {
+  *fp = *div = 0;
+  switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMFAdd:
+  case LLVMFSub:
+  case LLVMFMul:
+  case LLVMFNeg:
+    *fp = 1;
+    return;
+  case LLVMFDiv:
+  case LLVMFRem:
+    *div = 1;
+    return;
+  case LLVMCall: {
+    size_t n;
+    const char *name = callee_name(inst, &n);
+    if (!name)
+      return;
+    if (starts(name, n, "llvm.fmuladd.") || starts(name, n, "llvm.fma."))
+      *fp = 1;
+    else if (starts(name, n, "llvm.sqrt.") || (n == 4 && !memcmp(name, "sqrt", 4)))
+      *div = 1;
+    return;
+  }
+  default:
+    return;
+  }
+}
+
+static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
+  for (size_t i = 0; i < c->nn; i++)
+    if (c->n[i].v == v)
+      return c->n[i].done ? &c->n[i] : NULL; /* NULL: on the current path (no cycle here) */
+  if (c->nn == REC_MAX || depth > 256)
+    return NULL;
+  rec_node *me = &c->n[c->nn++];
+  *me = (rec_node){.v = v, .weight = -1};
+  if (v == c->phi) {
+    me->weight = 0;
+    me->done = 1;
+    return me;
+  }
+  if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != c->bb || LLVMIsAPHINode(v)) {
+    me->done = 1;
+    return me;
+  }
+  size_t idx = (size_t)(me - c->n);
+  long best = -1;
+  unsigned bfp = 0, bdiv = 0;
+  int nops = LLVMGetNumOperands(v);
+  for (int i = 0; i < nops; i++) {
+    rec_node *u = rec_eval(c, LLVMGetOperand(v, i), depth + 1);
+    if (u && u->weight > best) {
+      best = u->weight;
+      bfp = u->fp;
+      bdiv = u->div;
+    }
+  }
+  me = &c->n[idx];
+  if (best >= 0) {
+    unsigned fp, div;
+    rec_kind(v, &fp, &div);
+    me->weight = best + 4 * (long)fp + 14 * (long)div;
+    me->fp = bfp + fp;
+    me->div = bdiv + div;
+  }
+  me->done = 1;
+  return me;
+}
+
+void pcc_opmix_recurrence(LLVMBasicBlockRef bb, uint16_t ops[PPT_BBDESC_NOPS]) {
+  rec_ctx *c = malloc(sizeof *c);
+  if (!c)
+    return;
+  long best = 0;
+  for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi);
+       phi = LLVMGetNextInstruction(phi)) {
+    unsigned k = LLVMCountIncoming(phi);
+    for (unsigned i = 0; i < k; i++) {
+      if (LLVMGetIncomingBlock(phi, i) != bb)
+        continue;
+      c->bb = bb;
+      c->phi = phi;
+      c->nn = 0;
+      rec_node *r = rec_eval(c, LLVMGetIncomingValue(phi, i), 0);
+      if (r && r->weight > best) {
+        best = r->weight;
+        ops[PPT_OP_CHAIN_FP] = (uint16_t)(r->fp > 0xFFFFu ? 0xFFFFu : r->fp);
+        ops[PPT_OP_CHAIN_DIV] = (uint16_t)(r->div > 0xFFFFu ? 0xFFFFu : r->div);
+      }
+    }
+  }
+  free(c);
 }

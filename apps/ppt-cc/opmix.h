@@ -22,4 +22,10 @@ int pcc_opmix_is_call_to(LLVMValueRef inst, const char *name);
  * ops[PPT_OP_VWIDTH] is the widest vector seen, to be started at 1 by the caller). */
 void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]);
 
+/* For a block that branches back to itself (a loop body after rotation), the longest
+ * loop-carried dependence cycle through one of its PHIs: its FP ops and divides go to
+ * ops[PPT_OP_CHAIN_FP] and ops[PPT_OP_CHAIN_DIV]. An iteration cannot start that cycle
+ * before the previous one finished it, whatever the core's throughput. */
+void pcc_opmix_recurrence(LLVMBasicBlockRef bb, uint16_t ops[PPT_BBDESC_NOPS]);
+
 #endif

@@ -50,6 +50,9 @@ enum ppt_op {
   PPT_OP_OTHER,   /* every other non-PHI, non-debug instruction (casts, GEPs, ...) */
   PPT_OP_XCALL,   /* of the calls, those to functions not defined in the module (libm, libc:
                      code that is not traced; OpenMP runtime calls excluded) */
+  PPT_OP_CHAIN_FP,  /* loop-carried recurrence of a block that loops to itself: FP add/mul/fma
+                       ops on the longest dependence cycle through one of its PHIs */
+  PPT_OP_CHAIN_DIV, /* FP divides and square roots on that cycle */
   PPT_OP_COUNT
 };
 

@@ -4,6 +4,7 @@
  * tasklists are written once the rates are known. */
 #include "ppt/progmodel.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 typedef struct counts {
   double ops[PPT_HW_NOPCLASS];
   double refs, bytes, xcalls;
+  double chain_extra;         /* cycles by which recurrences outlast their blocks' throughput */
 } counts;
 
 typedef struct phase {
@@ -32,6 +34,8 @@ struct ppt_progmodel {
   ppt_tasklist **tl;      /* all tasklists, nph * ncores (NULL where unused) */
   ppt_program *prog;
   double line, call_cycles;
+  const ppt_hwspec *hw;
+  double *extra; /* per block id: recurrence latency beyond the block's throughput, cycles */
   int failed;
 };
 
@@ -58,6 +62,7 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
     if (r[i].kind == PPT_REC_BB) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, r[i].bb);
       if (bb) add_block(c, bb);
+      c->chain_extra += m->extra[r[i].bb];
     } else {
       c->refs += 1;
       c->bytes += r[i].size;
@@ -106,6 +111,7 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   int rc = 0;
   for (int k = 0; k < PPT_HW_NOPCLASS && !rc; k++)
     if (c->ops[k] > 0) rc = ppt_tasklist_add_op(tl, (enum ppt_hw_opclass)k, c->ops[k], err);
+  if (!rc && c->chain_extra > 0) rc = ppt_tasklist_add_cycles(tl, c->chain_extra, err);
   /* Untraced library code (libm): PPT's CPU item, at the spec's cost of a call. */
   if (!rc && c->xcalls > 0 && m->call_cycles > 0) rc = ppt_tasklist_add_cycles(tl, c->xcalls * m->call_cycles, err);
   if (!rc && c->refs > 0) {
@@ -131,8 +137,27 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   m->counted = counted;
   m->line = hw->levels[0].line;
   m->call_cycles = hw->call_cycles;
+  m->hw = hw;
   m->cur = calloc(o->ncores, sizeof *m->cur);
-  int rc = m->cur ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  m->extra = calloc((size_t)nbbs + 1, sizeof *m->extra);
+  int rc = m->cur && m->extra ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  /* A block that loops to itself with a loop-carried recurrence (ppt-cc's PPT_OP_CHAIN_*)
+   * runs at best at the recurrence's latency per iteration, whatever the core's
+   * throughput: an iteration cannot start the cycle before the previous one closed it. */
+  double lat_fp = fmax(hw->ops[PPT_HW_FADD].latency, hw->ops[PPT_HW_FMUL].latency);
+  for (uint32_t b = 1; !rc && b <= nbbs; b++) {
+    const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
+    double chain = bb->ops[PPT_OP_CHAIN_FP] * lat_fp + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
+    if (chain <= 0) continue;
+    counts one = {0};
+    add_block(&one, bb);
+    one.ops[PPT_HW_LOADST] = bb->ops[PPT_OP_LOAD] + bb->ops[PPT_OP_STORE];
+    double thr = 0;
+    for (int k = 0; k < PPT_HW_NOPCLASS; k++)
+      if (hw->ops[k].per_cycle > 0) thr += one.ops[k] / hw->ops[k].per_cycle;
+    m->extra[b] = chain > thr ? chain - thr : 0;
+  }
   if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), &m->tally, err);
   if (!rc) {
     ppt_sasmm_opts so = *o;
@@ -177,6 +202,7 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->ph);
   free(m->tl);
   free(m->cur);
+  free(m->extra);
   ppt_program_free(m->prog);
   ppt_tracesim_tally_free(m->tally);
   free(m);
