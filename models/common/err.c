@@ -10,6 +10,10 @@ int ppt_err_set(ppt_err *err, ppt_status status, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(err->msg, sizeof err->msg, fmt, ap);
     va_end(ap);
+    /* Messages are one line whatever a bad input puts in them (a JSON key, a file name):
+     * control characters become '?'. */
+    for (char *c = err->msg; *c; c++)
+      if ((unsigned char)*c < 0x20 || *c == 0x7f) *c = '?';
     err->status = status;
   }
   return (int)status;

@@ -1,0 +1,58 @@
+/* fuzz_inputs.c — libFuzzer target for the other files users hand us: hwspec JSON
+ * (ppt_hwspec_parse) and reuse profiles (PPT's text format and the JSON form, as
+ * `ppt hitrate PROFILE` reads them). Input byte 0 picks the parser. Every input must
+ * give either success or PPT_EINPUT with a one-line message — never a crash. */
+#include <json-c/json.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ppt/hwspec.h"
+#include "ppt/reuse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check_err(int rc, const ppt_err *err) {
+  if (rc == 0) return;
+  /* Bad input is PPT_EINPUT (out of memory would be PPT_ERUN); one line, always. */
+  if (rc != PPT_EINPUT || strchr(err->msg, '\n') || !err->msg[0]) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  if (size == 0) return 0;
+  char *text = malloc(size);
+  if (!text) return 0;
+  memcpy(text, data + 1, size - 1);
+  text[size - 1] = '\0';
+  ppt_err err;
+  switch (data[0] % 3) {
+    case 0: {
+      ppt_hwspec hw;
+      check_err(ppt_hwspec_parse(text, "fuzz.json", &hw, &err), &err);
+      break;
+    }
+    case 1: {
+      FILE *f = fmemopen(text, size - 1, "r");
+      if (f) {
+        ppt_rdhist *h = NULL;
+        check_err(ppt_rdhist_read_text(f, "fuzz.txt", 64, &h, &err), &err);
+        ppt_rdhist_free(h);
+        fclose(f);
+      }
+      break;
+    }
+    default: {
+      json_object *j = json_tokener_parse(text);
+      if (j) {
+        ppt_rdhist *h = NULL;
+        check_err(ppt_rdhist_from_json(j, "fuzz.json", &h, &err), &err);
+        ppt_rdhist_free(h);
+        json_object_put(j);
+      }
+      break;
+    }
+  }
+  free(text);
+  return 0;
+}
