@@ -245,7 +245,9 @@ int ppt_cmd_predict(int argc, char **argv) {
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
   } else {
-    printf("%s on %s (%s overlap %.2f)\n", argv[optind], hw.name, pol, ppt_tc_policy_fraction(&cfg.policy));
+    printf("%s on %s (%s overlap %.2f, interleave %s, seed %llu, fork-join %.0f cycles)\n", argv[optind], hw.name,
+           pol, ppt_tc_policy_fraction(&cfg.policy), so.interleave ? "uniform" : "rr", (unsigned long long)seed,
+           fork_cycles_n);
     printf("%6s %12s %8s", "cores", "runtime", "speedup");
     for (uint32_t k = 0; k < hw.nlevels; k++) printf(" %7s", hw.levels[k].name);
     printf(" %10s %10s %10s\n", "compute", "memory", "imbalance");

@@ -66,7 +66,8 @@ typedef struct job {
   const uint8_t *counted;
   int model_sim;
   task *tasks;
-  size_t ntasks, next;
+  size_t ntasks, next, done;
+  ppt_cli_progress *progress;
   pthread_mutex_t lock;
 } job;
 
@@ -86,6 +87,9 @@ static void *worker(void *arg) {
       tk->rc = ppt_sasmm_simulate(j->t, &o, j->hw, j->counted, &tk->sim, &tk->prof.stats, &tk->err);
     else
       tk->rc = ppt_sasmm_measure(j->t, &o, &j->ropts, j->counted, &tk->prof, &tk->err);
+    pthread_mutex_lock(&j->lock);
+    ppt_cli_progress_update(j->progress, ++j->done);
+    pthread_mutex_unlock(&j->lock);
   }
 }
 
@@ -197,8 +201,10 @@ int ppt_cmd_sasmm(int argc, char **argv) {
   }
   pthread_t th[256];
   size_t nth = threads < j.ntasks ? threads : j.ntasks;
+  j.progress = ppt_cli_progress_start("core counts", j.ntasks);
   for (size_t i = 0; i < nth; i++) pthread_create(&th[i], NULL, worker, &j);
   for (size_t i = 0; i < nth; i++) pthread_join(th[i], NULL);
+  ppt_cli_progress_end(j.progress);
   int rc = 0;
   for (size_t i = 0; i < j.ntasks && !rc; i++)
     if (j.tasks[i].rc) {
@@ -269,6 +275,10 @@ int ppt_cmd_sasmm(int argc, char **argv) {
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
   } else if (!rc) {
+    printf("# %s on %s: model %s%s, split %s, interleave %s, quantum %llu, seed %llu%s%s\n", argv[optind], hw.name,
+           model_sim ? "sim" : "sdcm", model_sim ? "" : (mode ? " (sampled reuse)" : " (exact reuse)"),
+           base.split ? "instances" : "iterations", il_list, (unsigned long long)base.quantum,
+           (unsigned long long)seed, only ? ", only " : "", only ? only : "");
     printf("%-6s %-8s", "cores", "il");
     for (uint32_t k = 0; k < hw.nlevels; k++)
       printf(" %8s %s", hw.levels[k].name, hw.levels[k].shared_by > 1 ? "(shared,global/local)" : "(private)");
