@@ -135,6 +135,7 @@ int ppt_trace_enc_flush(ppt_trace_enc *e) {
     e->pos = e->buf;
     return e->failed ? -1 : 0;
   }
+  e->nrefs = e->nrecs - e->nother;
   size_t c = ZSTD_compress2(e->cctx, e->cbuf, e->ccap, e->buf, raw);
   if (ZSTD_isError(c) || writer_append(e->w, e, e->cbuf, c, (uint32_t)raw)) {
     e->failed = 1;
@@ -142,7 +143,7 @@ int ppt_trace_enc_flush(ppt_trace_enc *e) {
     return -1;
   }
   e->seq++;
-  e->nrecs = e->nrefs = 0;
+  e->nrecs = e->nrefs = e->nother = 0;
   e->start_bb = e->bb;
   e->start_k = e->k;
   memset(e->sites, 0, sizeof e->sites);

@@ -28,7 +28,8 @@ void ppt_trace_writer_abort(ppt_trace_writer *w);
 typedef struct ppt_trace_enc {
   unsigned char *pos, *lim;
   uint32_t bb, k;          /* current block instance and reference index within it */
-  uint64_t nrecs, nrefs;   /* in the current chunk */
+  uint64_t nrecs, nrefs;   /* in the current chunk (nrefs is set at flush: nrecs - nother) */
+  uint64_t nother;         /* block and event records in the current chunk */
   uint32_t start_bb, start_k, thread, seq;
   int failed;              /* a write failed: the trace is lost, stop encoding */
   ppt_trace_writer *w;
@@ -54,6 +55,7 @@ static inline void ppt_trace_enc_bb(ppt_trace_enc *e, uint32_t id) {
   e->bb = id;
   e->k = 0;
   e->nrecs++;
+  e->nother++;
   if (__builtin_expect(e->pos >= e->lim, 0)) ppt_trace_enc_flush(e);
 }
 
@@ -62,8 +64,7 @@ static inline void ppt_trace_enc_mem(ppt_trace_enc *e, unsigned kind, unsigned l
                                      uint64_t addr) {
   ppt_codec_site *s = &e->sites[ppt_codec_site_of(e->bb, e->k++)];
   e->pos = ppt_codec_put_mem(e->pos, s, kind, lg, stack, addr);
-  e->nrecs++;
-  e->nrefs++;
+  e->nrecs++; /* the hot path keeps one counter; references are derived at flush */
   if (__builtin_expect(e->pos >= e->lim, 0)) ppt_trace_enc_flush(e);
 }
 
@@ -75,6 +76,7 @@ static inline void ppt_trace_enc_event(ppt_trace_enc *e, unsigned type, const in
   if (type == 0 /* PPT_EV_PAR_BEGIN */) ppt_trace_writer_note_forkjoin(e->w);
   e->pos = ppt_codec_put_event(e->pos, type, v, n);
   e->nrecs++;
+  e->nother++;
   if (__builtin_expect(e->pos >= e->lim, 0)) ppt_trace_enc_flush(e);
 }
 
