@@ -2,6 +2,8 @@
  * sweeps and against a brute-force LRU oracle (timestamps per way, written here
  * independently) on random multi-thread traces; inclusive back-invalidation. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <gsl/gsl_rng.h>
 #include <json-c/json.h>
 #include <stdlib.h>
@@ -396,9 +398,5 @@ int main(void) {
   tcase_add_test(tc, json_counters);
   tcase_add_test(tc, create_errors);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

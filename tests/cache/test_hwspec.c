@@ -1,6 +1,8 @@
 /* test_hwspec.c — hwspec parsing: exact values of a shipped file, strict rejection of bad
  * specs (each with a one-line message naming the file and the key), round trips. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,9 +331,5 @@ int main(void) {
   tcase_add_test(tc, file_errors_name_the_file);
   tcase_add_test(tc, validate_struct);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

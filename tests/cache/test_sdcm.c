@@ -2,6 +2,8 @@
  * ../shared/reference/rd-examples.json, a direct sum of binomial terms, and hand-computed
  * profile and hierarchy rates. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <json-c/json.h>
 #include <limits.h>
 #include <math.h>
@@ -285,9 +287,5 @@ int main(void) {
   tcase_add_test(tc, eq7_errors);
   tcase_add_test(tc, hierarchy_rates);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -5,6 +5,8 @@
  * orderings any real memory hierarchy obeys (L1 faster than L2 faster than DRAM);
  * the hwspec parser for every shipped file, and a citation for every figure in it. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -570,9 +572,5 @@ int main(void) {
   tcase_set_timeout(c, 60);
   tcase_add_test(c, cli_writes_loadable_spec);
   suite_add_tcase(s, c);
-  SRunner *r = srunner_create(s);
-  srunner_run_all(r, CK_NORMAL);
-  int failed = srunner_ntests_failed(r);
-  srunner_free(r);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

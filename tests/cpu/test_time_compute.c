@@ -5,6 +5,8 @@
  * so Eq. 4 is T = (λ + 7β) / 8 × 1000 with β_k = 8 / bw_k:
  *   β: L1 0.125, L2 0.25, L3 0.5, DRAM 1. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -385,9 +387,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(suite());
 }

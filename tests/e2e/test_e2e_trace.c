@@ -2,6 +2,8 @@
  * stores are known exactly (volatile data at -O1: every access in the source is one
  * access in the program, and nothing else in compiled code touches memory). */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,9 +269,5 @@ int main(void) {
   tcase_add_test(tc, cli_errors);
   tcase_add_test(tc, recurrences_and_library_calls);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -8,6 +8,8 @@
  * it), the other 1023 stream 65472 B at the level's bandwidth. From DRAM alone:
  * 100 + 65472/8 = 100 + 8184 = 8284 cycles. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,9 +352,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(suite());
 }

@@ -3,6 +3,8 @@
  *
  * Dimensions NI = 40, NJ = 48, NK = 56, NL = 64 (rows of 6, 7, 8 lines: w = 8). */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <math.h>
 
 #include "models_fixture.h"
@@ -116,9 +118,5 @@ int main(void) {
   tcase_add_test(tc, tmp_reused_across_regions);
   tcase_add_test(tc, scaling_and_determinism);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -1,6 +1,8 @@
 /* tests/models/test_blackscholes.c — the Blackscholes model: its op mix, hit rates
  * counted by hand, compute-bound scaling. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <math.h>
 
 #include "models_fixture.h"
@@ -105,9 +107,5 @@ int main(void) {
   tcase_add_test(tc, scaling);
   tcase_add_test(tc, deterministic);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -5,6 +5,8 @@
  * next j 64 − 8 + 8 = 64, B same-line 63 + 9 = 72, B reused for the next row
  * 64·8 − 1 + 2·8 + 8 = 535, C 0 and 2, first touches of A, B, C (512 lines each). */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <math.h>
 
 #include "models_fixture.h"
@@ -211,9 +213,5 @@ int main(void) {
   tcase_add_test(tc, deterministic);
   tcase_add_test(tc, errors);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

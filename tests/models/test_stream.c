@@ -1,6 +1,8 @@
 /* tests/models/test_stream.c — the STREAM model: bandwidth-bound kernels, DRAM
  * contention between cores, hit rates counted by hand. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <math.h>
 
 #include "models_fixture.h"
@@ -163,9 +165,5 @@ int main(void) {
   tcase_add_test(tc, op_counts);
   tcase_add_test(tc, deterministic);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

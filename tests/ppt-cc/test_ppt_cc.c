@@ -3,6 +3,8 @@
  * against op mixes read by hand from `clang -S -emit-llvm` with the same flags (clang 14).
  * Runs the built build/bin/ppt-cc (PPT_BINARY_DIR) in a fresh folder per test. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -478,9 +480,5 @@ int main(void) {
   tcase_add_test(tc, passthrough_modes);
   tcase_add_test(tc, separate_compile_and_link);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

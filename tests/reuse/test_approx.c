@@ -2,6 +2,8 @@
  * hit rates of fully associative LRU caches of C >= 5/R lines stay within the stated
  * error (reuse.h: <= 2.5 points each, <= 1 point on average over seeds). */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -84,9 +86,5 @@ int main(void) {
   tcase_add_test(tc, rate_one_is_exact);
   tcase_add_loop_test(tc, within_stated_error, 0, 2);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -1,6 +1,8 @@
 /* test_exact.c — exact reuse distances against the papers' examples, analytic sweeps and
  * a brute-force oracle on random traces. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -301,9 +303,5 @@ int main(void) {
   tcase_add_test(tc, line_granularity);
   tcase_add_test(tc, bad_options);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

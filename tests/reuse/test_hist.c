@@ -1,5 +1,7 @@
 /* test_hist.c — histogram arithmetic and the text / JSON formats (round trips, errors). */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,9 +201,5 @@ int main(void) {
   tcase_add_test(tc, json_round_trip);
   tcase_add_test(tc, save_atomic);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -1,6 +1,8 @@
 /* test_parallel.c — the parallel analysis gives exactly the sequential results (every
  * mode, several thread counts, piece and batch sizes), and both equal the oracle. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -200,9 +202,5 @@ int main(void) {
   tcase_add_test(tc, chunks_errors);
   tcase_add_test(tc, parallel_source_error);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -1,6 +1,8 @@
 /* test_sampled.c — AMM/SASMM window sampling: rate 1 is exact, every sampled reference
  * has its exact distance against the full trace, the weightings of SASMM Eq. 1/4. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <math.h>
 #include <stdlib.h>
 
@@ -177,9 +179,5 @@ int main(void) {
   tcase_add_test(tc, weightings);
   tcase_add_test(tc, estimate_accuracy);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int nf = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return nf ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -2,6 +2,8 @@
  * libomp gave real threads (traced with --threads N) versus ppt_sasmm_schedule, and the
  * mimicked per-core reference streams versus the real threads' streams. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -263,9 +265,5 @@ int main(void) {
   tcase_add_test(tc, mimicked_streams_match_real_threads);
   tcase_add_test(tc, stack_privatised_and_round_robin);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -4,6 +4,8 @@
  *  - a kernel whose per-core working set drops below L1 as cores grow: the predicted
  *    private hit rate must rise from ~0 to ~1 (analytic), with both hit-rate models. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
@@ -190,9 +192,5 @@ int main(void) {
   tcase_add_test(tc, wu_yeung_fig2);
   tcase_add_test(tc, working_set_drops_below_l1);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -2,6 +2,8 @@
  * exact round trip, independent chunk decoding, summary totals against a brute-force
  * count, and every kind of bad file giving PPT_EINPUT with the path in the message. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <gsl/gsl_rng.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,9 +267,5 @@ int main(void) {
   tcase_add_test(tc, bad_files_are_input_errors);
   tcase_add_test(tc, random_damage_never_crashes);
   suite_add_tcase(s, tc);
-  SRunner *sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(s);
 }

@@ -2,6 +2,8 @@
  * PPT_BINARY_DIR): JSON keys and values (the values against the library run in-process),
  * exit status 0 / 2, and one-line messages naming the bad file. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <json-c/json.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -262,9 +264,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(suite());
 }

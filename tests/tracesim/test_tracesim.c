@@ -7,6 +7,8 @@
  *  - a hand-worked example of the function filter, with exact counts;
  *  - line-access versus reference counting of accesses that straddle two lines. */
 #include <check.h>
+
+#include "ppt_test.h"
 #include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
@@ -436,9 +438,5 @@ static Suite *suite(void) {
 }
 
 int main(void) {
-  SRunner *sr = srunner_create(suite());
-  srunner_run_all(sr, CK_NORMAL);
-  int failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return ppt_test_run(suite());
 }
