@@ -118,16 +118,12 @@ void ppt_cli_progress_end(ppt_cli_progress *p) {
 }
 
 uint8_t *ppt_cli_counted_blocks(const ppt_trace *t, const char *prefixes) {
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  uint8_t *c = calloc((size_t)nbbs + 1, 1);
-  if (!c) return NULL;
-  for (uint32_t b = 1; b <= nbbs; b++) {
-    const char *f = ppt_trace_bb_get(t, b)->func;
-    for (const char *p = prefixes; *p && !c[b];) {
-      size_t len = strcspn(p, ",");
-      if (len && !strncmp(f, p, len)) c[b] = 1;
-      p += len + (p[len] == ',');
-    }
-  }
+  char *list = strdup(prefixes);
+  const char *v[64];
+  size_t n = 0;
+  if (!list) return NULL;
+  for (char *save = NULL, *p = strtok_r(list, ",", &save); p && n < 64; p = strtok_r(NULL, ",", &save)) v[n++] = p;
+  uint8_t *c = ppt_trace_blocks_of_functions(t, v, n);
+  free(list);
   return c;
 }

@@ -180,6 +180,11 @@ int ppt_cmd_predict(int argc, char **argv) {
   ppt_trace *t;
   if (ppt_trace_open(argv[optind], &t, &err)) return ppt_cli_fail("predict", &err);
   uint8_t *counted = only ? ppt_cli_counted_blocks(t, only) : NULL;
+  if (only && !counted) {
+    fprintf(stderr, "ppt predict: out of memory\n");
+    ppt_trace_close(t);
+    return 1;
+  }
   point *pts = calloc(ncores, sizeof *pts);
   int rc = pts ? 0 : 1;
   ppt_cli_progress *prog = ppt_cli_progress_start("predicting", ncores);

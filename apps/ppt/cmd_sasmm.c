@@ -185,6 +185,11 @@ int ppt_cmd_sasmm(int argc, char **argv) {
   j.ropts.rate = rate;
   j.ropts.seed = (unsigned long)seed;
   uint8_t *counted = only ? ppt_cli_counted_blocks(t, only) : NULL;
+  if (only && !counted) {
+    fprintf(stderr, "ppt sasmm: out of memory\n");
+    ppt_trace_close(t);
+    return 1;
+  }
   j.counted = counted;
   j.model_sim = model_sim;
   if (model_sim && profiles) {

@@ -149,6 +149,10 @@ void ppt_trace_cursor_close(ppt_trace_cursor *c);
 /* Events of the cursor's current batch. */
 const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c);
 
+/* A table over block ids 0..nbbs: 1 for the blocks whose function name starts with one
+ * of the n prefixes (empty prefixes match nothing). malloc'd; NULL when out of memory. */
+uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *prefixes, size_t n);
+
 /* Whole-trace totals in one streaming pass (what `ppt info` prints). */
 typedef struct ppt_trace_summary {
   uint64_t refs, loads, stores, stack_refs, bb_instances;

@@ -200,18 +200,6 @@ static int run_uniform(run *r, stream *s, uint32_t *active, size_t na, uint64_t 
   return rc < 0 ? read_failed(err) : 0;
 }
 
-/* counted[id] = 1 when block id's function starts with one of the prefixes. */
-static unsigned char *filter_table(const ppt_trace *t, const ppt_tracesim_opts *o) {
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  unsigned char *c = calloc((size_t)nbbs + 1, 1);
-  if (!c) return NULL;
-  for (uint32_t id = 1; id <= nbbs; id++) {
-    const char *f = ppt_trace_bb_get(t, id)->func;
-    for (size_t p = 0; f && p < o->nonly && !c[id]; p++) c[id] = !strncmp(f, o->only[p], strlen(o->only[p]));
-  }
-  return c;
-}
-
 static double rate(uint64_t misses, uint64_t of) {
   return of ? 1.0 - (double)misses / (double)of : NAN;
 }
@@ -251,7 +239,7 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
 
   uint32_t nthreads = ppt_trace_nthreads(t);
   unsigned char *counted = NULL;
-  if (o->nonly && !(counted = filter_table(t, o)))
+  if (o->nonly && !(counted = ppt_trace_blocks_of_functions(t, o->only, o->nonly)))
     return ppt_err_set(err, PPT_ERUN, "%s: tracesim: out of memory", ppt_trace_path(t));
   run *r;
   /* A trace without threads has nothing to simulate, but the levels still get names. */

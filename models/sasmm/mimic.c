@@ -141,8 +141,10 @@ static void flush_shared(outbuf *o) {
   o->nshared = 0;
 }
 static inline void emit(outbuf *o, uint32_t c, const ppt_trace_rec *r, int shared) {
-  o->priv[(size_t)c * OUTB + o->npriv[c]++] = *r;
-  if (o->npriv[c] == OUTB) flush_priv(o, c);
+  if (o->sink->priv) { /* a shared-only sink (the simulator) needs no private copies */
+    o->priv[(size_t)c * OUTB + o->npriv[c]++] = *r;
+    if (o->npriv[c] == OUTB) flush_priv(o, c);
+  }
   if (shared) {
     o->shared[o->nshared] = *r;
     o->cores[o->nshared++] = c;
