@@ -68,12 +68,18 @@ static int read_at(int fd, void *buf, size_t n, uint64_t off) {
 
 static int load_bbtab(ppt_trace *t, uint64_t off, uint32_t csize, uint32_t rsize, uint64_t *sum,
                       ppt_err *err) {
-  unsigned char *c = malloc(csize ? csize : 1), *r = malloc(rsize ? rsize : 1);
+  unsigned char *c = malloc(csize ? csize : 1), *r = NULL;
   int rc = 0;
-  if (!c || !r) {
+  if (!c) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", t->path);
   } else if (read_at(t->fd, c, csize, off)) {
     rc = bad(err, t->path, "truncated trace: block table unreadable");
+  } else if (ZSTD_getFrameContentSize(c, csize) != rsize) {
+    /* The footer's size is only trusted once the frame agrees with it: a damaged footer
+     * must not make us allocate whatever it claims. */
+    rc = bad(err, t->path, "corrupt trace: block table size does not match its frame");
+  } else if (!(r = malloc(rsize ? rsize : 1))) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", t->path);
   } else {
     *sum = ppt_fmt_fnv1a(*sum, c, csize);
     size_t got = ZSTD_decompress(r, rsize, c, csize);
