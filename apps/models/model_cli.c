@@ -96,32 +96,11 @@ static int parse_cores(const char *s, uint32_t *v, size_t *n) {
   return *n ? 0 : -1;
 }
 
-static int parse_overlap(const char *s, ppt_tc_policy *p) {
-  if (!strcmp(s, "sum"))
-    *p = (ppt_tc_policy){PPT_OVERLAP_SUM, 0};
-  else if (!strcmp(s, "max"))
-    *p = (ppt_tc_policy){PPT_OVERLAP_MAX, 1};
-  else if (!strncmp(s, "partial,", 8)) {
-    char *end;
-    errno = 0;
-    double f = strtod(s + 8, &end);
-    if (errno || end == s + 8 || *end || !(f >= 0 && f <= 1)) return -1;
-    *p = (ppt_tc_policy){PPT_OVERLAP_PARTIAL, f};
-  } else {
-    return -1;
-  }
-  return 0;
-}
-
 /* 1, 2, 4, ... below the spec's cores, then the cores themselves. */
 static void default_cores(cli *c, uint32_t hwcores) {
   c->ncores = 0;
   for (uint32_t n = 1; n < hwcores && c->ncores < MAX_CORES - 1; n *= 2) c->cores[c->ncores++] = n;
   c->cores[c->ncores++] = hwcores ? hwcores : 1;
-}
-
-static const char *policy_name(const ppt_tc_policy *p) {
-  return p->overlap == PPT_OVERLAP_SUM ? "sum" : p->overlap == PPT_OVERLAP_MAX ? "max" : "partial";
 }
 
 /* Kernel bandwidth report: the fastest instance of each labelled region, leaving out the
@@ -173,7 +152,7 @@ static void write_json(FILE *f, const cli *c, const ppt_hwspec *hw, mdl_prog *co
   json_object_object_add(o, "hwspec", json_object_new_string(hw->name));
   json_object_object_add(o, "hwspec_file", json_object_new_string(c->hwpath));
   json_object_object_add(o, "params", params_json(c->m));
-  json_object_object_add(set, "overlap", json_object_new_string(policy_name(&c->cfg.policy)));
+  json_object_object_add(set, "overlap", json_object_new_string(ppt_tc_overlap_name(c->cfg.policy.overlap)));
   json_object_object_add(set, "overlap_fraction",
                          json_object_new_double(ppt_tc_policy_fraction(&c->cfg.policy)));
   json_object_object_add(set, "fork_cycles", json_object_new_double(c->cfg.fork_cycles));
@@ -226,7 +205,7 @@ static void write_text(FILE *f, const cli *c, const ppt_hwspec *hw, mdl_prog *co
   for (const mdl_opt *op = c->m->opts; op && op->name; op++)
     fprintf(f, " %s=%llu", op->name, (unsigned long long)*op->dest);
   fprintf(f, " on %s (%.2f GHz, %u cores), overlap %s %.2f\n", hw->name, hw->clock_hz / 1e9, hw->cores,
-          policy_name(&c->cfg.policy), ppt_tc_policy_fraction(&c->cfg.policy));
+          ppt_tc_overlap_name(c->cfg.policy.overlap), ppt_tc_policy_fraction(&c->cfg.policy));
   fprintf(f, "%6s %13s %8s", "cores", "runtime", "speedup");
   for (uint32_t k = 0; k < hw->nlevels; k++) fprintf(f, " %7s", hw->levels[k].name);
   fprintf(f, " %12s %12s\n", "compute", "memory");
@@ -275,7 +254,7 @@ static int parse(cli *c, int argc, char **argv, int *done) {
                              MAX_CORES, optarg);
         break;
       case 'v':
-        if (parse_overlap(optarg, &c->cfg.policy))
+        if (ppt_tc_overlap_parse(optarg, &c->cfg.policy))
           return usage_error(m, "--overlap wants sum, max or partial,F with F in [0, 1], not '%s'", optarg);
         break;
       case 'f': {

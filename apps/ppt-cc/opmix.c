@@ -311,13 +311,18 @@ typedef struct rec_node {
 typedef struct rec_ctx {
   LLVMBasicBlockRef bb;
   LLVMValueRef phi;
+  int has_fma; /* the function's target fuses multiply-add into one instruction */
   rec_node n[REC_MAX];
   size_t nn;
 } rec_ctx;
 
 /* Generic latencies, only to choose the longest cycle; the hwspec's own latencies price
- * it later (the block table stores op counts, not cycles). */
-static void rec_kind(LLVMValueRef inst, unsigned *fp, unsigned *div) {
+ * it later (the block table stores op counts, not cycles). `via` is the operand the
+ * cycle enters through: llvm.fmuladd(a, b, c) on a target without FMA becomes a
+ * multiply then an add, so a cycle through a or b waits for both (adi's
+ * den = diag - lo * p[i-1]) and one through the addend c only for the add (a dot
+ * product's s += a[i] * b[i]); with FMA it is one instruction either way. */
+static void rec_kind(LLVMValueRef inst, int via, int has_fma, unsigned *fp, unsigned *div) {
   *fp = *div = 0;
   switch (LLVMGetInstructionOpcode(inst)) {
   case LLVMFAdd:
@@ -335,8 +340,10 @@ static void rec_kind(LLVMValueRef inst, unsigned *fp, unsigned *div) {
     const char *name = callee_name(inst, &n);
     if (!name)
       return;
-    if (starts(name, n, "llvm.fmuladd.") || starts(name, n, "llvm.fma."))
+    if (starts(name, n, "llvm.fma."))
       *fp = 1;
+    else if (starts(name, n, "llvm.fmuladd."))
+      *fp = has_fma || via == 2 ? 1 : 2;
     else if (starts(name, n, "llvm.sqrt.") || (n == 4 && !memcmp(name, "sqrt", 4)))
       *div = 1;
     return;
@@ -366,6 +373,7 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
   size_t idx = (size_t)(me - c->n);
   long best = -1;
   unsigned bfp = 0, bdiv = 0;
+  int via = -1;
   int nops = LLVMGetNumOperands(v);
   for (int i = 0; i < nops; i++) {
     rec_node *u = rec_eval(c, LLVMGetOperand(v, i), depth + 1);
@@ -373,12 +381,13 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
       best = u->weight;
       bfp = u->fp;
       bdiv = u->div;
+      via = i;
     }
   }
   me = &c->n[idx];
   if (best >= 0) {
     unsigned fp, div;
-    rec_kind(v, &fp, &div);
+    rec_kind(v, via, c->has_fma, &fp, &div);
     me->weight = best + 4 * (long)fp + 14 * (long)div;
     me->fp = bfp + fp;
     me->div = bdiv + div;
@@ -387,11 +396,27 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
   return me;
 }
 
+/* clang records the target's features per function ("+fma" with -mfma, -march=haswell,
+ * ...); the default x86-64 target has none, so fmuladd is split there. */
+static int target_has_fma(LLVMValueRef fn) {
+  static const char key[] = "target-features";
+  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, key, sizeof key - 1);
+  if (!a)
+    return 0;
+  unsigned n = 0;
+  const char *v = LLVMGetStringAttributeValue(a, &n);
+  for (unsigned i = 0; v && i + 4 <= n; i++)
+    if (!memcmp(v + i, "+fma", 4) && (i + 4 == n || v[i + 4] == ','))
+      return 1;
+  return 0;
+}
+
 void pcc_opmix_recurrence(LLVMBasicBlockRef bb, uint16_t ops[PPT_BBDESC_NOPS]) {
   rec_ctx *c = malloc(sizeof *c);
   if (!c)
     return;
   long best = 0;
+  c->has_fma = target_has_fma(LLVMGetBasicBlockParent(bb));
   for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi)) {
     unsigned k = LLVMCountIncoming(phi);

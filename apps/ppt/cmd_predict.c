@@ -20,6 +20,8 @@
 static void help(void) {
   ppt_tc_policy def;
   ppt_tc_policy_default(&def);
+  char frac[32] = "";
+  if (def.overlap == PPT_OVERLAP_PARTIAL) snprintf(frac, sizeof frac, ",%.2f", def.fraction);
   printf(
       "usage: ppt predict TRACE --hw SPEC [--cores 1,2,4,8,16] [options]\n\n"
       "Predicts the runtime of the traced program on N cores of the CPU in SPEC (a hwspec with\n"
@@ -27,7 +29,11 @@ static void help(void) {
       "a time breakdown per core count.\n\n"
       "  --hw SPEC             hwspec JSON with timing (e.g. hwspecs/host.json)\n"
       "  --cores LIST          core counts (default 1,2,4,8,16)\n"
-      "  --overlap P           compute/memory overlap: sum, max or partial,F (default partial,%.2f)\n"
+      "  --overlap P           compute/memory overlap: sum, max or partial,F (default %s%s)\n"
+      "  --compute M           op classes: sum (PPT: one after the other) or ports (the busiest\n"
+      "                        class, an out-of-order core's throughput bound) (default %s)\n"
+      "  --memory M            hit rates to time: amm (AMM Eq. 4-5) or miss (per line moved\n"
+      "                        beyond L1, latency unless prefetched) (default %s)\n"
       "  --schedule S          override every loop's schedule (static, static,C, dynamic,C, guided)\n"
       "  --interleave rr|uniform  shared-cache interleaving (default rr)\n"
       "  --seed S              seed for uniform interleaving (default 1)\n"
@@ -38,7 +44,7 @@ static void help(void) {
       "  --plot FILE.png       runtime and speedup against cores (gnuplot)\n"
       "  --json                machine-readable results on stdout\n"
       "  -h, --help\n",
-      def.fraction);
+      ppt_tc_overlap_name(def.overlap), frac, ppt_tc_compute_name(def.compute), ppt_tc_memory_name(def.memory));
 }
 
 typedef struct point {
@@ -47,20 +53,6 @@ typedef struct point {
   size_t regions;
   ppt_tracesim_result rates;
 } point;
-
-static int parse_overlap(const char *s, ppt_tc_policy *p) {
-  if (!strcmp(s, "sum")) *p = (ppt_tc_policy){PPT_OVERLAP_SUM, 0};
-  else if (!strcmp(s, "max")) *p = (ppt_tc_policy){PPT_OVERLAP_MAX, 1};
-  else if (!strncmp(s, "partial,", 8)) {
-    char *end;
-    double f = strtod(s + 8, &end);
-    if (*end || !(f >= 0 && f <= 1)) return -1;
-    *p = (ppt_tc_policy){PPT_OVERLAP_PARTIAL, f};
-  } else {
-    return -1;
-  }
-  return 0;
-}
 
 /* Critical-path breakdown: in every region, the thread that finished last. */
 static void breakdown(const ppt_node_result *r, uint32_t n, point *pt) {
@@ -131,7 +123,8 @@ int ppt_cmd_predict(int argc, char **argv) {
       {"interleave", required_argument, 0, 'i'}, {"seed", required_argument, 0, 'S'},
       {"fork-cycles", required_argument, 0, 'f'}, {"plot", required_argument, 0, 'p'},
       {"json", no_argument, 0, 'j'},             {"help", no_argument, 0, 'h'},
-      {"only", required_argument, 0, 'O'},
+      {"only", required_argument, 0, 'O'},       {"compute", required_argument, 0, 'C'},
+      {"memory", required_argument, 0, 'M'},
       {0, 0, 0, 0}};
   optind = 1;
   int ch;
@@ -142,7 +135,13 @@ int ppt_cmd_predict(int argc, char **argv) {
         if (ppt_cli_parse_cores(optarg, cores, 64, &ncores)) return ppt_cli_usage("predict", "--cores wants a list like 1,2,4, not '%s'", optarg);
         break;
       case 'v':
-        if (parse_overlap(optarg, &cfg.policy)) return ppt_cli_usage("predict", "--overlap wants sum, max or partial,F, not '%s'", optarg);
+        if (ppt_tc_overlap_parse(optarg, &cfg.policy)) return ppt_cli_usage("predict", "--overlap wants sum, max or partial,F, not '%s'", optarg);
+        break;
+      case 'C':
+        if (ppt_tc_compute_parse(optarg, &cfg.policy.compute)) return ppt_cli_usage("predict", "--compute wants sum or ports, not '%s'", optarg);
+        break;
+      case 'M':
+        if (ppt_tc_memory_parse(optarg, &cfg.policy.memory)) return ppt_cli_usage("predict", "--memory wants amm or miss, not '%s'", optarg);
         break;
       case 's':
         if (ppt_cli_parse_schedule(optarg, &so.sched, &so.chunk))
@@ -196,7 +195,7 @@ int ppt_cmd_predict(int argc, char **argv) {
     ppt_progmodel *m = NULL;
     ppt_node *node = NULL;
     ppt_node_result *res = NULL;
-    if (!(rc = ppt_progmodel_build(t, &hw, &so, counted, &m, &err)) && !(rc = ppt_node_create(&hw, &cfg, &node, &err)) &&
+    if (!(rc = ppt_progmodel_build(t, &hw, &so, &cfg.policy, counted, &m, &err)) && !(rc = ppt_node_create(&hw, &cfg, &node, &err)) &&
         !(rc = ppt_node_run(node, ppt_progmodel_program(m), &res, &err))) {
       pts[i].n = cores[i];
       pts[i].seconds = ppt_node_result_seconds(res);
@@ -214,7 +213,7 @@ int ppt_cmd_predict(int argc, char **argv) {
     rc = ppt_cli_fail("predict", &err);
     goto out;
   }
-  const char *pol = cfg.policy.overlap == PPT_OVERLAP_SUM ? "sum" : cfg.policy.overlap == PPT_OVERLAP_MAX ? "max" : "partial";
+  const char *pol = ppt_tc_overlap_name(cfg.policy.overlap);
   if (json) {
     json_object *o = json_object_new_object(), *arr = json_object_new_array(), *set = json_object_new_object();
     json_object_object_add(o, "trace", json_object_new_string(argv[optind]));
@@ -224,6 +223,8 @@ int ppt_cmd_predict(int argc, char **argv) {
     json_object_object_add(set, "interleave", json_object_new_string(so.interleave ? "uniform" : "rr"));
     json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
     json_object_object_add(set, "fork_cycles", json_object_new_double(fork_cycles_n));
+    json_object_object_add(set, "compute", json_object_new_string(ppt_tc_compute_name(cfg.policy.compute)));
+    json_object_object_add(set, "memory", json_object_new_string(ppt_tc_memory_name(cfg.policy.memory)));
     json_object_object_add(o, "settings", set);
     for (size_t i = 0; i < ncores; i++) {
       json_object *e = json_object_new_object(), *lv = json_object_new_array(), *bd = json_object_new_object();
@@ -250,8 +251,9 @@ int ppt_cmd_predict(int argc, char **argv) {
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
   } else {
-    printf("%s on %s (%s overlap %.2f, interleave %s, seed %llu, fork-join %.0f cycles)\n", argv[optind], hw.name,
-           pol, ppt_tc_policy_fraction(&cfg.policy), so.interleave ? "uniform" : "rr", (unsigned long long)seed,
+    printf("%s on %s (%s overlap %.2f, compute %s, memory %s, interleave %s, seed %llu, fork-join %.0f cycles)\n",
+           argv[optind], hw.name, pol, ppt_tc_policy_fraction(&cfg.policy), ppt_tc_compute_name(cfg.policy.compute),
+           ppt_tc_memory_name(cfg.policy.memory), so.interleave ? "uniform" : "rr", (unsigned long long)seed,
            fork_cycles_n);
     printf("%6s %12s %8s", "cores", "runtime", "speedup");
     for (uint32_t k = 0; k < hw.nlevels; k++) printf(" %7s", hw.levels[k].name);

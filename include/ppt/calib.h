@@ -7,6 +7,9 @@
  *   latency     pointer chasing through a random cyclic permutation (seeded gsl_rng) of
  *               the lines of a buffer about half the size of each level, 8x the last
  *               level for DRAM, so hardware prefetchers cannot help;
+ *   capacity    for a level that reads near DRAM at half its sysfs size, the same chase
+ *               over doubling sizes: the largest that reads closer to the level than to
+ *               DRAM is the spec's size;
  *   bandwidth   streaming reads (a sum) over a buffer per level, with as many threads as
  *               cores share the level (the schema's figure is per instance) and all
  *               cores for DRAM;
@@ -22,6 +25,9 @@
 
 #include "ppt/err.h"
 #include "ppt/hwspec.h"
+
+/* Most working-set sizes timed when sweeping one level's effective capacity. */
+#define PPT_CALIB_MAX_SWEEP 16
 
 /* How the clock was obtained. */
 enum ppt_calib_clock {
@@ -86,10 +92,20 @@ typedef struct ppt_calib_result {
    * is below half the level; 0 when not measured. When half the level reads close to
    * DRAM but this one does not, the level behaves smaller than sysfs says (a virtual
    * machine sharing the L3 with other tenants): `near` is then set and the spec's
-   * latency and bandwidth of the level come from this working set, with a note. */
+   * latency of the level comes from this working set, with a note. */
   uint64_t lat_near_bytes[PPT_HW_MAX_LEVELS];
   double lat_near_ns[PPT_HW_MAX_LEVELS];
   int near[PPT_HW_MAX_LEVELS];
+  /* For a `near` level, the chase swept from lat_near_bytes (point 0, the figure above)
+   * through doublings up to the level's size (the last point): sweep_n points. The
+   * level's effective capacity eff_bytes (0 when not swept) is the largest of those read
+   * at most midway between the near latency and DRAM's, rounded down to a power-of-two
+   * set count; it is the spec's size of the level, and its bandwidth is streamed over
+   * half of it (see calib_size.c). */
+  uint32_t sweep_n[PPT_HW_MAX_LEVELS];
+  uint64_t sweep_bytes[PPT_HW_MAX_LEVELS][PPT_CALIB_MAX_SWEEP];
+  double sweep_ns[PPT_HW_MAX_LEVELS][PPT_CALIB_MAX_SWEEP];
+  uint64_t eff_bytes[PPT_HW_MAX_LEVELS];
   uint64_t bw_bytes[PPT_HW_MAX_LEVELS + 1]; /* streaming working set, all threads */
   uint64_t bw_chunk[PPT_HW_MAX_LEVELS + 1]; /* bytes read per timed unit and thread */
   uint32_t bw_threads[PPT_HW_MAX_LEVELS + 1];

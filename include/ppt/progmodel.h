@@ -17,6 +17,7 @@
 #include "ppt/err.h"
 #include "ppt/hwspec.h"
 #include "ppt/sasmm.h"
+#include "ppt/tasklist.h"
 #include "ppt/trace.h"
 #include "ppt/tracesim.h"
 
@@ -26,8 +27,11 @@ typedef struct ppt_progmodel ppt_progmodel;
  * [nbbs + 1]) restricts the model to the work of the blocks with counted[b] != 0 (e.g.
  * a program's kernel functions, to compare with a timer around the kernel); every
  * reference still passes through the caches. */
-int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o, const uint8_t *counted,
-                        ppt_progmodel **out, ppt_err *err);
+/* policy (NULL = default) is the core model the engine will use: its compute model
+ * decides how much of a recurrence's latency the block's own issue time already
+ * covers. */
+int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
+                        const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out, ppt_err *err);
 void ppt_progmodel_free(ppt_progmodel *m);
 
 /* The program for the engine (valid while m lives). */

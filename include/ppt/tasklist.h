@@ -28,6 +28,11 @@ typedef struct ppt_mem_access {
   double accesses;
   double bytes_per_access;
   double block_bytes;
+  /* MISS memory model only: per memory level (caches, then DRAM at nlevels), the
+   * fraction in [0, 1] of the accesses served there that a hardware stream prefetcher
+   * had already requested, so they pay the transfer and not the latency
+   * (ppt_tracesim_result's streamed counts). All 0 (the default): every one waits. */
+  double prefetched[PPT_HW_MAX_LEVELS + 1];
 } ppt_mem_access;
 
 /* A reuse-distance histogram (distances in cache lines; see DESIGN.md): count[i]
@@ -97,16 +102,53 @@ typedef enum ppt_overlap {
   PPT_OVERLAP_PARTIAL = 2,
 } ppt_overlap;
 
+/* How op counts become compute cycles Tc:
+ *   SUM   each class costs count / per_cycle and the classes add up (PPT's processor
+ *         models: one op at a time);
+ *   PORTS the classes issue on their own execution ports in parallel, so Tc is the
+ *         busiest class's count / per_cycle (the throughput bound of an out-of-order
+ *         core). CPU items (recurrence latency, calls) add to either. */
+typedef enum ppt_compute_model {
+  PPT_COMPUTE_SUM = 0,
+  PPT_COMPUTE_PORTS = 1,
+} ppt_compute_model;
+
+/* How hit rates become memory cycles Tm:
+ *   AMM   AMM §3.3 Eq. 4-5 as published: every access pays the effective latency λ and
+ *         throughput β of the levels serving it, the latency once per block of b;
+ *   MISS  an access served by L1 costs nothing beyond its load/store op; one served by
+ *         level k >= 1 moves a line (block_bytes / bandwidth_k) and, unless a prefetcher
+ *         had asked for it (ppt_mem_access.prefetched), waits latency_k / mlp. Hit
+ *         rates are per line access already, so nothing is divided by b. */
+typedef enum ppt_memory_model {
+  PPT_MEMORY_AMM = 0,
+  PPT_MEMORY_MISS = 1,
+} ppt_memory_model;
+
 typedef struct ppt_tc_policy {
   ppt_overlap overlap;
   double fraction; /* PARTIAL only */
+  ppt_compute_model compute;
+  ppt_memory_model memory;
 } ppt_tc_policy;
 
-/* The default policy: PARTIAL with fraction 0.75, the best of SUM, MAX and PARTIAL
- * 0.25/0.5/0.75 in validation/run runtime (docs/engine.md). */
+/* The default policy, chosen by validation/run runtime over overlap x compute x memory
+ * models (validation/results/runtime-policies.csv, docs/engine.md). */
 void ppt_tc_policy_default(ppt_tc_policy *p);
 /* f of the policy (0 for SUM, 1 for MAX, fraction for PARTIAL). */
 double ppt_tc_policy_fraction(const ppt_tc_policy *p);
+/* "sum", "max" or "partial,F" into p's overlap and fraction (the other fields are left
+ * alone); 0 on success, -1 when s is none of them. And the overlap's name. */
+int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p);
+const char *ppt_tc_overlap_name(ppt_overlap o);
+/* Names ("sum"/"ports", "amm"/"miss") and back (0 on success, -1 unknown). */
+const char *ppt_tc_compute_name(ppt_compute_model m);
+const char *ppt_tc_memory_name(ppt_memory_model m);
+int ppt_tc_compute_parse(const char *s, ppt_compute_model *out);
+int ppt_tc_memory_parse(const char *s, ppt_memory_model *out);
+/* Compute cycles of an op mix (counts per ppt_hw_opclass) under the policy's compute
+ * model; classes the hwspec has no throughput for are left out. */
+double ppt_tc_ops_cycles(const ppt_hwspec *hw, const ppt_tc_policy *p, const double ops[PPT_HW_NOPCLASS]);
 
 /* Per memory level (caches, then DRAM at index nlevels). */
 typedef struct ppt_tc_level_stats {

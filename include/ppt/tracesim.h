@@ -66,6 +66,10 @@ typedef struct ppt_tracesim_result {
   uint64_t line_refs;    /* line accesses simulated at the first level */
   uint64_t counted_refs; /* references counted (= refs without a filter) */
   uint64_t counted_loads, counted_stores;
+  /* Counted references by the level that served them (index nlevels: DRAM), and of
+   * those beyond the first level, how many a stream prefetcher covered (ppt/prefetch.h:
+   * misses continuing a sequential stream within a 4 KiB page). */
+  uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
 } ppt_tracesim_result;
 
 /* Simulates the whole trace on hw (validated: PPT_EINPUT on a bad spec) with opts (NULL:

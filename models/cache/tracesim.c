@@ -7,6 +7,7 @@
  * filtered counts be kept here, per level, in the same line-access unit as the
  * simulator's own counters (which count every reference, filtered or not). */
 #include "ppt/tracesim.h"
+#include "ppt/prefetch.h"
 
 #include <gsl/gsl_rng.h>
 #include <json-c/json.h>
@@ -40,6 +41,8 @@ typedef struct ppt_tracesim_tally {
   uint64_t acc[PPT_HW_MAX_LEVELS], miss[PPT_HW_MAX_LEVELS];
   uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
   uint64_t refs, line_refs, counted_refs, loads, stores;
+  uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
+  ppt_streams *pf; /* which first-level misses a stream prefetcher covers */
   void (*progress)(uint64_t, void *);
   void *progress_arg;
 } run;
@@ -125,7 +128,11 @@ static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
     if (d > dref) dref = d;
   } while (l++ != last);
   r->refs++;
+  /* The prefetcher sees every first-level miss, counted or not. */
+  int covered = dref > 0 && ppt_streams_miss(r->pf, thread, a >> r->line_bits, r->line_bits);
   if (count) {
+    r->served[dref]++;
+    r->streamed[dref] += (unsigned)covered;
     tally(r->racc, r->rmiss, r->nlevels, dref);
     r->counted_refs++;
     r->stores += (unsigned)store;
@@ -213,6 +220,8 @@ static void fill_result(const run *r, uint32_t threads, ppt_tracesim_result *out
   out->counted_refs = r->counted_refs;
   out->counted_loads = r->loads;
   out->counted_stores = r->stores;
+  memcpy(out->served, r->served, sizeof out->served);
+  memcpy(out->streamed, r->streamed, sizeof out->streamed);
   for (uint32_t k = 0; k < r->nlevels; k++) {
     ppt_tracesim_level *lv = &out->levels[k];
     snprintf(lv->name, sizeof lv->name, "%s", ppt_cachesim_level_name(r->sim, k));
@@ -290,6 +299,11 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
     return rc;
   }
   r->nlevels = ppt_cachesim_nlevels(r->sim);
+  if (!(r->pf = ppt_streams_new(nthreads))) {
+    ppt_cachesim_free(r->sim);
+    free(r);
+    return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+  }
   while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
   r->counted = counted;
   r->nbbs = nbbs;
@@ -307,6 +321,7 @@ void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, pp
 
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   if (!t) return;
+  ppt_streams_free(t->pf);
   ppt_cachesim_free(t->sim);
   free(t);
 }

@@ -194,23 +194,52 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     calib_timing t_mlp = {t_mem.min_s, cfg->quick ? 3 : 7};
     out->mlp = calib_mlp(cfg->quick ? (size_t)16 << 20 : (size_t)dram_bytes, rng, &t_mlp);
   }
+  /* Levels smaller than sysfs says: the near latency is the level's, and a sweep of the
+   * chase finds how much it holds (calib_size.c). After the MLP chases, so that their
+   * permutations are the same whether or not a level needs a sweep. */
+  char lat_notes[640] = "";
+  for (uint32_t k = 1; k < n && !rc; k++) {
+    double half = out->lat_ns[k], near = out->lat_near_ns[k], dram = out->lat_ns[n];
+    if (!(near > 0 && half > 2 * near && half > 0.5 * dram)) continue;
+    out->near[k] = 1;
+    calib_note(lat_notes, sizeof lat_notes,
+               "%s behaves smaller than sysfs says: %.3g ns at %s "
+               "(half of it), near DRAM's %.3g ns, but %.3g ns at %s, the latency the spec uses (a "
+               "cache shared with other tenants?).",
+               hw->levels[k].name, half, human(out->lat_bytes[k], sz, sizeof sz), dram, near,
+               human(out->lat_near_bytes[k], sz2, sizeof sz2));
+    uint64_t oom = 0, top = hw->levels[k].size;
+    uint32_t m =
+        calib_size_sweep(out->lat_near_bytes[k], near, top, hw->levels[0].line, !cfg->quick, rng, &t_mem,
+                         out->sweep_bytes[k], out->sweep_ns[k], PPT_CALIB_MAX_SWEEP, &huge, &oom);
+    any_huge |= huge;
+    if (m == 0) {
+      rc = ppt_err_set(err, PPT_ERUN, "calibrate: out of memory (%llu bytes for the %s capacity sweep)",
+                       (unsigned long long)oom, hw->levels[k].name);
+      break;
+    }
+    out->sweep_n[k] = m;
+    uint64_t eff = calib_effective_size(out->sweep_bytes[k], out->sweep_ns[k], m, near, dram,
+                                        hw->levels[k].line, hw->levels[k].assoc);
+    /* Point 0 (the near set, read at the near latency) always qualifies, and it is 4x the
+     * level above: only a degenerate sweep could leave the levels out of order. */
+    if (eff == 0 || eff > top || eff < hw->levels[k - 1].size) continue;
+    out->eff_bytes[k] = eff;
+    hw->levels[k].size = eff;
+    char pts[256] = "";
+    for (uint32_t i = 0; i < m; i++)
+      snprintf(pts + strlen(pts), sizeof pts - strlen(pts), "%s%.3g ns at %s", i ? ", " : "",
+               out->sweep_ns[k][i], human(out->sweep_bytes[k][i], sz, sizeof sz));
+    calib_note(lat_notes, sizeof lat_notes,
+               "Chase sweep: %s; %s is modelled as %s (sysfs: %s), the largest set read at most %.3g ns, "
+               "midway between %.3g ns and DRAM's %.3g ns.",
+               pts, hw->levels[k].name, human(eff, sz, sizeof sz),
+               human(out->sysfs.levels[k].size, sz2, sizeof sz2), 0.5 * (near + dram), near, dram);
+  }
   gsl_rng_free(rng);
   if (rc) return rc;
   out->call_ns = calib_call_s(&t_ops) * 1e9;
   out->fork_join_ns = calib_fork_join_s(0, &t_ops) * 1e9;
-  char lat_notes[256] = "";
-  for (uint32_t k = 1; k < n; k++) {
-    double half = out->lat_ns[k], near = out->lat_near_ns[k], dram = out->lat_ns[n];
-    if (near > 0 && half > 2 * near && half > 0.5 * dram) {
-      out->near[k] = 1;
-      calib_note(lat_notes, sizeof lat_notes,
-                 "%s behaves smaller than sysfs says: %.3g ns at %s "
-                 "(half of it), near DRAM's %.3g ns, but %.3g ns at %s, which the spec uses (a "
-                 "cache shared with other tenants?).",
-                 hw->levels[k].name, half, human(out->lat_bytes[k], sz, sizeof sz), dram, near,
-                 human(out->lat_near_bytes[k], sz2, sizeof sz2));
-    }
-  }
 
   /* ---- bandwidth ---- */
   int cpus[1024];
@@ -223,7 +252,11 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     const char *list = k < n ? out->sysfs.levels[k].shared_cpu_list : pkg_list;
     int pinned = calib_cpus_primary(list, cfg->sysfs_dir ? NULL : cpu_dir, cpus, nt) == nt;
     if (!pinned && nt > 1) snprintf(pinned_note, sizeof pinned_note, " (threads not pinned)");
-    uint64_t total = k == n ? dram_bytes : out->near[k] ? out->lat_near_bytes[k] : hw->levels[k].size / 2;
+    /* Half a cache level (its effective capacity when swept); the near set when a level
+     * that behaves smaller could not be sized. */
+    uint64_t total = k == n                               ? dram_bytes
+                     : out->near[k] && !out->eff_bytes[k] ? out->lat_near_bytes[k]
+                                                          : hw->levels[k].size / 2;
     size_t each = (size_t)(total / nt) / 64 * 64;
     /* DRAM is read 1 MiB at a time round the buffer so trials stay short. */
     size_t chunk = k == n && each > ((size_t)1 << 20) ? (size_t)1 << 20 : each;
@@ -340,14 +373,35 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
          vec_what, hw->vector_bits);
   for (uint32_t k = 0; k < n; k++) {
     const ppt_calib_sysfs_level *s = &out->sysfs.levels[k];
-    char key[64];
+    char key[64], eff[160] = "";
+    if (out->eff_bytes[k] && out->eff_bytes[k] < s->size) {
+      /* The swept sizes on either side of the cut (the rule itself is in the notes). */
+      int i = calib_effective_index(out->sweep_bytes[k], out->sweep_ns[k], out->sweep_n[k],
+                                    out->lat_near_ns[k], out->lat_ns[n]);
+      int up = -1;
+      for (uint32_t j = 0; i >= 0 && j < out->sweep_n[k]; j++)
+        if (out->sweep_bytes[k][j] > out->sweep_bytes[k][i] &&
+            (up < 0 || out->sweep_bytes[k][j] < out->sweep_bytes[k][up]))
+          up = (int)j;
+      char s1[32], s2[32], s3[32];
+      if (i >= 0 && up >= 0)
+        snprintf(eff, sizeof eff,
+                 "; size %s measured: chase %.3g ns at %s, %.3g ns at %s (cut %.3g ns), see notes",
+                 human(out->eff_bytes[k], s1, sizeof s1), out->sweep_ns[k][i],
+                 human(out->sweep_bytes[k][i], s2, sizeof s2), out->sweep_ns[k][up],
+                 human(out->sweep_bytes[k][up], s3, sizeof s3), 0.5 * (out->lat_near_ns[k] + out->lat_ns[n]));
+      else
+        snprintf(eff, sizeof eff, "; size %s measured, see notes", human(out->eff_bytes[k], s1, sizeof s1));
+    } else if (hw->levels[k].size != s->size || hw->levels[k].assoc != s->assoc) {
+      snprintf(eff, sizeof eff, "; adjusted, see notes");
+    }
     snprintf(key, sizeof key, "levels[%u]", k);
     cite(hw, key,
          "sysfs cpu0/cache: level %u, %s, %u-way, %u B lines, shared_cpu_list %s "
          "(%u CPU%s)%s",
          s->level, human(s->size, sz, sizeof sz), s->assoc, s->line,
          s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s",
-         hw->levels[k].size != s->size || hw->levels[k].assoc != s->assoc ? "; adjusted, see notes" : "");
+         eff);
     snprintf(key, sizeof key, "levels[%u].latency_cycles", k);
     cite(hw, key,
          "ppt calibrate%s: pointer chase, random cyclic permutation of %u B lines over "

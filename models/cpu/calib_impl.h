@@ -1,7 +1,8 @@
 /* calib_impl.h — internals shared by the calib*.c files of `ppt calibrate`.
  *
  * The measuring kernels live in calib_mem.c (pointer chasing, streaming reads) and
- * calib_ops.c (op chains, clock); calib_sysfs.c reads the cache geometry and calib.c
+ * calib_ops.c (op chains, clock); calib_sysfs.c reads the cache geometry, calib_size.c
+ * finds the effective capacity of a level smaller than sysfs says, and calib.c
  * puts it all together into a hwspec (include/ppt/calib.h). */
 #ifndef PPT_CALIB_IMPL_H
 #define PPT_CALIB_IMPL_H
@@ -89,6 +90,27 @@ void calib_op_s(int op, const calib_timing *t, double *thr_s, double *lat_s);
 /* Whether the kernels were compiled with optimisation (unoptimised code spills every
  * chain to the stack and times store forwarding instead). */
 int calib_optimised(void);
+
+/* ---- calib_size.c ---- */
+
+/* Index of the largest of sizes[0..n) whose latency ns[i] is at most midway between
+ * near_ns (the level's own latency) and dram_ns; entries with ns <= 0 (not measured) are
+ * skipped. -1 when none qualifies. */
+int calib_effective_index(const uint64_t *sizes, const double *ns, size_t n, double near_ns, double dram_ns);
+/* `bytes` rounded down to whole sets of `assoc` ways of `line` bytes, with a power-of-two
+ * set count and at least one set (so possibly above `bytes`). 0 when line or assoc is 0. */
+uint64_t calib_round_sets(uint64_t bytes, uint32_t line, uint32_t assoc);
+/* Effective capacity: sizes[calib_effective_index(...)] after calib_round_sets; 0 when
+ * no size qualifies. */
+uint64_t calib_effective_size(const uint64_t *sizes, const double *ns, size_t n, double near_ns,
+                              double dram_ns, uint32_t line, uint32_t assoc);
+/* Chase latency over near_bytes (point 0: near_ns, measured before), doublings of it
+ * below `top`, then `top`, at most max points into sizes/ns; `again`: a second round per
+ * size, the better kept. Returns the number of points, or 0 when a buffer cannot be had
+ * (*oom_bytes: its size). *huge: whether any buffer got huge pages. */
+uint32_t calib_size_sweep(uint64_t near_bytes, double near_ns, uint64_t top, size_t stride, int again,
+                          gsl_rng *rng, const calib_timing *t, uint64_t *sizes, double *ns, uint32_t max,
+                          int *huge, uint64_t *oom_bytes);
 
 /* ---- calib_par.c, calib_omp.c ---- */
 /* Misses one core keeps in flight: accesses/s of up to 32 independent random chases over

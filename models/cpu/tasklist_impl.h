@@ -42,4 +42,7 @@ struct ppt_tasklist {
   size_t n, cap;
 };
 
+/* Tc of per-class cycles under a compute model (tc_policy.c). */
+double tc_combine_classes(ppt_compute_model m, const double cyc[PPT_HW_NOPCLASS]);
+
 #endif

@@ -25,24 +25,6 @@
 #include "cpu/tasklist_impl.h"
 #include "ppt/sdcm.h"
 
-void ppt_tc_policy_default(ppt_tc_policy *p) {
-  /* Chosen by validation (validation/run runtime, 9 kernels x 1-2 threads on the
-   * calibrated host): hiding three quarters of the smaller of Tc and Tm gave the lowest
-   * mean error of sum, max and partial 0.25/0.5/0.75 (validation/results/
-   * runtime-summary.txt; the policies were within ~2 points of each other). */
-  p->overlap = PPT_OVERLAP_PARTIAL;
-  p->fraction = 0.75;
-}
-
-double ppt_tc_policy_fraction(const ppt_tc_policy *p) {
-  switch (p->overlap) {
-    case PPT_OVERLAP_SUM: return 0.0;
-    case PPT_OVERLAP_MAX: return 1.0;
-    case PPT_OVERLAP_PARTIAL: return p->fraction;
-  }
-  return -1.0;
-}
-
 /* Timing figures of memory level k (k == nlevels: DRAM), in cycles and bytes/cycle. */
 typedef struct mem_level {
   double lat, bw;
@@ -58,6 +40,7 @@ typedef struct tc_ctx {
   double served[PPT_TC_MAX_MEM];
   double lambda_sum, beta_sum;
   double mlp; /* misses in flight, >= 1 */
+  ppt_memory_model memory;
 } tc_ctx;
 
 static const char *hwname(const ppt_hwspec *hw) {
@@ -112,13 +95,26 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
       c->local_den[k] += n * reach;
       reach *= 1.0 - h[k];
     }
-    double bk = s / c->lv[k].bw;
     ppt_tc_level_stats *ls = &st->level[k];
     ls->accesses += w * n;
+    c->served[k] += w * n;
+    if (c->memory == PPT_MEMORY_MISS) {
+      /* One line per access served beyond L1; the latency only where no prefetcher
+       * had asked for the line already. */
+      double bk = m->block_bytes / c->lv[k].bw, wait = k == 0 ? 0.0 : 1.0 - m->prefetched[k];
+      if (k > 0) {
+        ls->latency_cycles += w * n * wait * c->lv[k].lat / c->mlp;
+        ls->bw_cycles += w * n * bk;
+        ls->bytes += w * n * m->block_bytes;
+      }
+      lam += k > 0 ? w * wait * c->lv[k].lat : 0.0;
+      beta += k > 0 ? w * bk : 0.0;
+      continue;
+    }
+    double bk = s / c->lv[k].bw;
     ls->latency_cycles += w * c->lv[k].lat * n / b / c->mlp;
     ls->bw_cycles += w * bk * n * (b - 1.0) / b;
     ls->bytes += w * s * n * (b - 1.0) / b;
-    c->served[k] += w * n;
     lam += w * c->lv[k].lat;
     beta += w * bk;
   }
@@ -228,7 +224,9 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   if (!(hw->clock_hz > 0))
     return ppt_err_set(err, PPT_EINPUT, "%s: no timing data: clock is missing", hwname(hw));
 
-  tc_ctx c = {.hw = hw, .mlp = hw->mlp >= 1 ? hw->mlp : 1.0};
+  if (!ppt_tc_compute_name(policy->compute) || !ppt_tc_memory_name(policy->memory))
+    return ppt_err_set(err, PPT_EINPUT, "time_compute: unknown compute or memory model");
+  tc_ctx c = {.hw = hw, .mlp = hw->mlp >= 1 ? hw->mlp : 1.0, .memory = policy->memory};
   for (uint32_t k = 0; k < hw->nlevels; k++)
     c.lv[k] = (mem_level){hw->levels[k].latency_cycles, hw->levels[k].bw_bytes_per_cycle};
   c.lv[hw->nlevels] =
@@ -241,8 +239,7 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
     if (rc) return rc;
   }
 
-  for (int k = 0; k < PPT_HW_NOPCLASS; k++) out->compute_cycles += out->op_cycles[k];
-  out->compute_cycles += out->cpu_cycles;
+  out->compute_cycles = tc_combine_classes(policy->compute, out->op_cycles) + out->cpu_cycles;
   double cum = 0;
   for (uint32_t k = 0; k <= hw->nlevels; k++) {
     ppt_tc_level_stats *ls = &out->level[k];

@@ -104,8 +104,8 @@ static void on_phase_end(void *arg, int parallel) {
   m->nph++;
 }
 
-static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *local, ppt_tasklist **out,
-                         ppt_err *err) {
+static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *local, const double *prefetched,
+                         ppt_tasklist **out, ppt_err *err) {
   ppt_tasklist *tl = ppt_tasklist_create();
   if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
   int rc = 0;
@@ -117,6 +117,7 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   if (!rc && c->refs > 0) {
     ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
+    memcpy(ma.prefetched, prefetched, sizeof ma.prefetched);
     rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, local, err);
   }
   if (rc) {
@@ -127,8 +128,13 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   return 0;
 }
 
-int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o, const uint8_t *counted,
-                        ppt_progmodel **out, ppt_err *err) {
+int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
+                        const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out, ppt_err *err) {
+  ppt_tc_policy defp;
+  if (!policy) {
+    ppt_tc_policy_default(&defp);
+    policy = &defp;
+  }
   ppt_progmodel *m = calloc(1, sizeof *m);
   if (!m) return ppt_err_set(err, PPT_ERUN, "out of memory");
   m->ncores = o->ncores;
@@ -153,9 +159,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     counts one = {0};
     add_block(&one, bb);
     one.ops[PPT_HW_LOADST] = bb->ops[PPT_OP_LOAD] + bb->ops[PPT_OP_STORE];
-    double thr = 0;
-    for (int k = 0; k < PPT_HW_NOPCLASS; k++)
-      if (hw->ops[k].per_cycle > 0) thr += one.ops[k] / hw->ops[k].per_cycle;
+    double thr = ppt_tc_ops_cycles(hw, policy, one.ops);
     m->extra[b] = chain > thr ? chain - thr : 0;
   }
   if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), &m->tally, err);
@@ -173,6 +177,10 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
       double h = m->rates.levels[k].ref_local_hit_rate;
       local[k] = h == h ? h : 0.0; /* NaN: nothing reached the level */
     }
+    /* Share of each level's (and DRAM's) accesses a stream prefetcher covered. */
+    double prefetched[PPT_HW_MAX_LEVELS + 1] = {0};
+    for (uint32_t k = 1; k <= m->nlevels; k++)
+      if (m->rates.served[k] > 0) prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
     m->tl = calloc(m->nph * m->ncores + 1, sizeof *m->tl);
     m->prog = ppt_program_create();
     if (!m->tl || !m->prog) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -180,7 +188,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
       phase *p = &m->ph[i];
       ppt_tasklist **tl = &m->tl[i * m->ncores];
       uint32_t nt = p->parallel ? m->ncores : 1;
-      for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], local, &tl[c], err);
+      for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], local, prefetched, &tl[c], err);
       if (rc) break;
       if (p->parallel) rc = ppt_program_add_parallel(m->prog, nt, (const ppt_tasklist *const *)tl, err);
       else rc = ppt_program_add_serial(m->prog, tl[0], err);

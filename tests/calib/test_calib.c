@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpu/calib_impl.h"
 #include "ppt/calib.h"
 #include "ppt/hwspec.h"
 
@@ -142,6 +143,85 @@ START_TEST(clock_and_ops_plausible) {
 }
 END_TEST
 
+/* A level that behaves smaller than sysfs says (near[k]) is swept and sized by the
+ * chase: the spec's size is the largest swept set read at most midway between the
+ * level's near latency and DRAM's, rounded to whole power-of-two sets, recomputed here
+ * from the recorded sweep. The bandwidth buffer must fit in that capacity. */
+START_TEST(effective_size_applied) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  uint32_t n = r->hw.nlevels, swept = 0;
+  for (uint32_t k = 0; k < n; k++) {
+    if (!r->near[k]) {
+      ck_assert_uint_eq(r->sweep_n[k], 0);
+      ck_assert_uint_eq(r->eff_bytes[k], 0);
+      continue;
+    }
+    swept++;
+    uint32_t m = r->sweep_n[k];
+    ck_assert_uint_ge(m, 2);
+    ck_assert_uint_eq(r->sweep_bytes[k][0], r->lat_near_bytes[k]);
+    ck_assert(r->sweep_ns[k][0] == r->lat_near_ns[k]);
+    for (uint32_t i = 1; i < m; i++) ck_assert_uint_gt(r->sweep_bytes[k][i], r->sweep_bytes[k][i - 1]);
+    ck_assert_uint_le(r->sweep_bytes[k][m - 1], r->sysfs.levels[k].size); /* the level's modelled size */
+    double mid = 0.5 * (r->lat_near_ns[k] + r->lat_ns[n]);
+    uint64_t best = 0;
+    for (uint32_t i = 0; i < m; i++)
+      if (r->sweep_ns[k][i] <= mid && r->sweep_bytes[k][i] > best) best = r->sweep_bytes[k][i];
+    const ppt_hw_level *lv = &r->hw.levels[k];
+    ck_assert_uint_eq(lv->size, r->eff_bytes[k]);
+    ck_assert_uint_le(lv->size, best);     /* rounded down ... */
+    ck_assert_uint_gt(2 * lv->size, best); /* ... by less than half */
+    ck_assert_uint_le(r->bw_bytes[k], lv->size / 2);
+    ck_assert_msg(strstr(r->hw.notes, "Chase sweep") != NULL, "%s", r->hw.notes);
+  }
+  if (!swept) fprintf(stderr, "no level behaves smaller than sysfs says here: nothing swept\n");
+}
+END_TEST
+
+/* The capacity decision alone (calib_size.c), worked by hand. */
+START_TEST(effective_size_rule) {
+  const uint64_t M = UINT64_C(1) << 20;
+  /* This VM's L3 (32 MiB in sysfs, 16-way, 64 B lines): 15-18 ns up to 4 MiB, 29 ns at
+   * 8 MiB, 98 at 16, 112 at 32; DRAM 125 ns. Midway between 15 and 125 is 70 ns:
+   * 8 MiB is the largest set at or below it, 8192 sets of 16 ways, a power of two. */
+  uint64_t sz[] = {2 * M, 4 * M, 8 * M, 16 * M, 32 * M};
+  double vm[] = {15, 18, 29, 98, 112};
+  ck_assert_int_eq(calib_effective_index(sz, vm, 5, 15, 125), 2);
+  ck_assert_uint_eq(calib_effective_size(sz, vm, 5, 15, 125, 64, 16), 8 * M);
+  /* Never above the midpoint: the sysfs size stands. */
+  double flat[] = {15, 16, 17, 20, 40};
+  ck_assert_uint_eq(calib_effective_size(sz, flat, 5, 15, 125, 64, 16), 32 * M);
+  /* Exactly at the midpoint counts ("at most"): (20 + 120) / 2 = 70. */
+  double edge[] = {20, 25, 30, 70, 90};
+  ck_assert_uint_eq(calib_effective_size(sz, edge, 5, 20, 120, 64, 16), 16 * M);
+  /* The largest qualifying size, even past a slow reading (a disturbed stretch). */
+  double dip[] = {15, 80, 30, 100, 112};
+  ck_assert_uint_eq(calib_effective_size(sz, dip, 5, 15, 125, 64, 16), 8 * M);
+  /* Unmeasured points (0) are skipped; nothing qualifying gives 0. */
+  double none[] = {0, 90, 100, 110, 120};
+  ck_assert_int_eq(calib_effective_index(sz, none, 5, 15, 125), -1);
+  ck_assert_uint_eq(calib_effective_size(sz, none, 5, 15, 125, 64, 16), 0);
+  ck_assert_uint_eq(calib_effective_size(sz, vm, 0, 15, 125, 64, 16), 0);
+  /* Rounding to a power-of-two set count, ways and line kept:
+   * 8 MiB, 25-way (a sliced L3 modelled as 25 ways): 131072 lines / 25 = 5242 sets ->
+   * 4096 sets x 25 x 64 B = 6553600 B. */
+  ck_assert_uint_eq(calib_effective_size(sz, vm, 5, 15, 125, 64, 25), 6553600);
+  /* 12 MiB, 16-way: 12288 sets -> 8192 -> 8 MiB. */
+  uint64_t sz12[] = {3 * M, 6 * M, 12 * M, 24 * M};
+  double r12[] = {15, 20, 40, 110};
+  ck_assert_uint_eq(calib_effective_size(sz12, r12, 4, 15, 125, 64, 16), 8 * M);
+  /* 128-byte lines, 20-way, 6 MiB: 49152 lines / 20 = 2457 sets -> 2048 x 20 x 128 B. */
+  ck_assert_uint_eq(calib_effective_size(sz12 + 1, r12, 1, 15, 125, 128, 20), 2048 * 20 * 128);
+  /* At least one set, even below one set's bytes: 512 B at 16 ways of 64 B -> 1 KiB. */
+  ck_assert_uint_eq(calib_round_sets(512, 64, 16), 1024);
+  ck_assert_uint_eq(calib_round_sets(1024, 64, 16), 1024);
+  ck_assert_uint_eq(calib_round_sets(3 * 1024 - 64, 64, 16), 2048);
+  ck_assert_uint_eq(calib_round_sets(M, 0, 16), 0);
+  ck_assert_uint_eq(calib_round_sets(M, 64, 0), 0);
+}
+END_TEST
+
 /* ---- sysfs ---- */
 
 /* Reads each indexN folder's level, type, size, ways and line with plain stdio,
@@ -202,13 +282,14 @@ START_TEST(sysfs_geometry_matches_host) {
     }
     ck_assert_msg(found, "level %u not read", raw[i].level);
   }
-  /* The calibrated spec keeps that geometry wherever the schema allows it as is. */
+  /* The calibrated spec keeps that geometry wherever the schema allows it as is, but for
+   * the size of a level measured smaller than sysfs says (effective_size below). */
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   for (uint32_t k = 0; k < sys.nlevels; k++) {
     const ppt_calib_sysfs_level *s = &sys.levels[k];
     uint64_t sets = s->assoc ? s->size / s->line / s->assoc : 0;
     if (!sets || (sets & (sets - 1)) || s->size % ((uint64_t)s->line * s->assoc)) continue;
-    ck_assert_uint_eq(g_res.hw.levels[k].size, s->size);
+    ck_assert_uint_eq(g_res.hw.levels[k].size, g_res.eff_bytes[k] ? g_res.eff_bytes[k] : s->size);
     ck_assert_uint_eq(g_res.hw.levels[k].assoc, s->assoc);
     ck_assert_uint_eq(g_res.hw.levels[k].line, s->line);
   }
@@ -557,12 +638,14 @@ int main(void) {
   tcase_add_test(m, bandwidth_falls_outwards);
   tcase_add_test(m, clock_and_ops_plausible);
   tcase_add_test(m, sysfs_geometry_matches_host);
+  tcase_add_test(m, effective_size_applied);
   suite_add_tcase(s, m);
   TCase *f = tcase_create("sysfs");
   tcase_set_timeout(f, 60);
   tcase_add_test(f, fake_sysfs_haswell);
   tcase_add_test(f, fake_sysfs_errors);
   tcase_add_test(f, cpulist);
+  tcase_add_test(f, effective_size_rule);
   suite_add_tcase(s, f);
   TCase *h = tcase_create("specs");
   tcase_add_test(h, shipped_specs_load);

@@ -19,7 +19,7 @@
 static const ppt_mem_access MEM = {.accesses = 1000, .bytes_per_access = 8, .block_bytes = 64};
 
 static ppt_tc_policy pol(ppt_overlap o, double f) {
-  return (ppt_tc_policy){o, f};
+  return (ppt_tc_policy){.overlap = o, .fraction = f, .compute = PPT_COMPUTE_SUM, .memory = PPT_MEMORY_AMM};
 }
 
 static double mem_time(uint32_t nlevels, const double *h) {

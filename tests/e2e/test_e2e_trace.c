@@ -218,19 +218,26 @@ START_TEST(recurrences_and_library_calls) {
             "__attribute__((noinline)) void scale(double *a, int n) { for (int i = 0; i < n; i++) a[i] *= 2.0; }\n"
             "__attribute__((noinline)) double harmonic(int n) {\n"
             "  double s = 1; for (int i = 1; i < n; i++) s = 1.0 / (s + i); return s; }\n"
+            "__attribute__((noinline)) double damp(int n) {\n"
+            "  double s = 1; for (int i = 0; i < n; i++) s = 0.5 - 0.25 * s; return s; }\n"
             "int main(void) { double a[64]; for (int i = 0; i < 64; i++) a[i] = i;\n"
-            "  scale(a, 64); sink = dot(a, 64) + harmonic(100) + exp(a[3]); return 0; }\n");
+            "  scale(a, 64); sink = dot(a, 64) + harmonic(100) + damp(50) + exp(a[3]); return 0; }\n");
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O2 -fno-unroll-loops r.c -o r -lm && $PPT trace -o r.trace -- ./r 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "r.trace");
-  int dot = 0, scale = 0, harm = 0, xcall = 0;
+  int dot = 0, scale = 0, harm = 0, xcall = 0, damp = 0;
   for (uint32_t id = 1; id <= ppt_trace_nbbs(t); id++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
-    if (!strcmp(bb->func, "dot") && bb->ops[PPT_OP_CHAIN_FP] > 0) dot = 1;
+    /* s += a*a is fmuladd(a, a, s): only the add is on the cycle. s = 0.5 - 0.25*s is
+     * fmuladd(-0.25, s, 0.5): without FMA (the default target) the multiply and the
+     * add both are. */
+    if (!strcmp(bb->func, "dot") && bb->ops[PPT_OP_CHAIN_FP] == 1) dot = 1;
+    if (!strcmp(bb->func, "damp") && bb->ops[PPT_OP_CHAIN_FP] == 2) damp = 1;
     if (!strcmp(bb->func, "scale")) scale += bb->ops[PPT_OP_CHAIN_FP] + bb->ops[PPT_OP_CHAIN_DIV];
     if (!strcmp(bb->func, "harmonic") && bb->ops[PPT_OP_CHAIN_DIV] == 1 && bb->ops[PPT_OP_CHAIN_FP] == 1) harm = 1;
     if (!strcmp(bb->func, "main")) xcall += bb->ops[PPT_OP_XCALL];
   }
-  ck_assert_msg(dot, "the sum in dot() is a recurrence");
+  ck_assert_msg(dot, "the sum in dot() is a recurrence of one add");
+  ck_assert_msg(damp, "damp(): multiply and add on the cycle");
   ck_assert_int_eq(scale, 0);
   ck_assert_msg(harm, "harmonic(): one add and one divide per iteration on the cycle");
   ck_assert_int_eq(xcall, 1); /* exp; the runtime's own calls are not in main */

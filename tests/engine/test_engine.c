@@ -45,8 +45,8 @@ static ppt_node *make_node(const ppt_hwspec *hw, uint32_t cores, ppt_overlap o) 
   ppt_node_config cfg;
   ppt_node_config_default(&cfg);
   cfg.cores = cores;
-  cfg.policy.overlap = o;
-  cfg.policy.fraction = 0.5; /* PARTIAL: the fraction the tests compute with */
+  /* AMM's memory model and PPT's summed op classes: what the hand computations use. */
+  cfg.policy = (ppt_tc_policy){.overlap = o, .fraction = 0.5, .compute = PPT_COMPUTE_SUM, .memory = PPT_MEMORY_AMM};
   ppt_node *node;
   ppt_err err;
   ck_assert_msg(ppt_node_create(hw, &cfg, &node, &err) == 0, "%s", err.msg);
@@ -146,7 +146,7 @@ START_TEST(single_core_matches_time_compute) {
   const ppt_overlap pols[] = {PPT_OVERLAP_SUM, PPT_OVERLAP_MAX, PPT_OVERLAP_PARTIAL};
   for (size_t i = 0; i < 3; i++) {
     ppt_node *node = make_node(&hw, 4, pols[i]);
-    ppt_tc_policy p = {pols[i], 0.5};
+    ppt_tc_policy p = {.overlap = pols[i], .fraction = 0.5};
     ppt_tc_stats st;
     ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
     ppt_program *prog = ppt_program_create();

@@ -1,0 +1,94 @@
+/* models/cpu/tc_policy.c — the core model's policy: how compute and memory time
+ * overlap, how op classes combine, which memory model prices the hit rates
+ * (ppt/tasklist.h, docs/engine.md), with the names the command lines use. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu/tasklist_impl.h"
+
+void ppt_tc_policy_default(ppt_tc_policy *p) {
+  /* Chosen by validation (validation/run runtime, 9 kernels x 1-2 threads on the
+   * calibrated host): hiding three quarters of the smaller of Tc and Tm gave the lowest
+   * mean error of sum, max and partial 0.25/0.5/0.75 (validation/results/
+   * runtime-summary.txt; the policies were within ~2 points of each other). */
+  p->overlap = PPT_OVERLAP_PARTIAL;
+  p->fraction = 0.75;
+  p->compute = PPT_COMPUTE_SUM;
+  p->memory = PPT_MEMORY_AMM;
+}
+
+const char *ppt_tc_compute_name(ppt_compute_model m) {
+  return m == PPT_COMPUTE_SUM ? "sum" : m == PPT_COMPUTE_PORTS ? "ports" : NULL;
+}
+
+const char *ppt_tc_memory_name(ppt_memory_model m) {
+  return m == PPT_MEMORY_AMM ? "amm" : m == PPT_MEMORY_MISS ? "miss" : NULL;
+}
+
+int ppt_tc_compute_parse(const char *s, ppt_compute_model *out) {
+  for (int m = PPT_COMPUTE_SUM; m <= PPT_COMPUTE_PORTS; m++)
+    if (s && !strcmp(s, ppt_tc_compute_name((ppt_compute_model)m))) {
+      *out = (ppt_compute_model)m;
+      return 0;
+    }
+  return -1;
+}
+
+int ppt_tc_memory_parse(const char *s, ppt_memory_model *out) {
+  for (int m = PPT_MEMORY_AMM; m <= PPT_MEMORY_MISS; m++)
+    if (s && !strcmp(s, ppt_tc_memory_name((ppt_memory_model)m))) {
+      *out = (ppt_memory_model)m;
+      return 0;
+    }
+  return -1;
+}
+
+/* Tc of per-class cycles: added up (SUM) or the busiest port class (PORTS). */
+double tc_combine_classes(ppt_compute_model m, const double cyc[PPT_HW_NOPCLASS]) {
+  double t = 0;
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++) t = m == PPT_COMPUTE_PORTS ? fmax(t, cyc[k]) : t + cyc[k];
+  return t;
+}
+
+double ppt_tc_ops_cycles(const ppt_hwspec *hw, const ppt_tc_policy *p, const double ops[PPT_HW_NOPCLASS]) {
+  double cyc[PPT_HW_NOPCLASS] = {0};
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++)
+    if (hw->ops[k].per_cycle > 0) cyc[k] = ops[k] / hw->ops[k].per_cycle;
+  return tc_combine_classes(p ? p->compute : PPT_COMPUTE_SUM, cyc);
+}
+
+double ppt_tc_policy_fraction(const ppt_tc_policy *p) {
+  switch (p->overlap) {
+    case PPT_OVERLAP_SUM: return 0.0;
+    case PPT_OVERLAP_MAX: return 1.0;
+    case PPT_OVERLAP_PARTIAL: return p->fraction;
+  }
+  return -1.0;
+}
+
+int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p) {
+  if (!s) return -1;
+  if (!strcmp(s, "sum")) {
+    p->overlap = PPT_OVERLAP_SUM;
+    p->fraction = 0;
+  } else if (!strcmp(s, "max")) {
+    p->overlap = PPT_OVERLAP_MAX;
+    p->fraction = 1;
+  } else if (!strncmp(s, "partial,", 8)) {
+    char *end;
+    errno = 0;
+    double f = strtod(s + 8, &end);
+    if (errno || end == s + 8 || *end || !(f >= 0 && f <= 1)) return -1;
+    p->overlap = PPT_OVERLAP_PARTIAL;
+    p->fraction = f;
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+const char *ppt_tc_overlap_name(ppt_overlap o) {
+  return o == PPT_OVERLAP_SUM ? "sum" : o == PPT_OVERLAP_MAX ? "max" : o == PPT_OVERLAP_PARTIAL ? "partial" : NULL;
+}
