@@ -17,6 +17,11 @@ struct ppt_node {
   uint32_t cores;
 };
 
+/* eng_region.parallel: 0 serial, 1 a parallel region's first part (forks), or
+ * ENG_REGION_BARRIER: a later part of the same parallel region, after a barrier (the
+ * threads are already running: no fork or join to pay). */
+#define ENG_REGION_BARRIER 2
+
 typedef struct eng_region {
   int parallel;
   uint32_t nthreads;
@@ -35,6 +40,7 @@ typedef struct eng_demand {
   double compute;               /* Tc */
   double mem_alone;             /* Tm alone on the node */
   double mem_private;           /* Tm minus the streaming time of shared levels (contention-free) */
+  double mem_wait;              /* of mem_private, the latency the core waits out (STALL policy) */
   double bytes[PPT_TC_MAX_MEM]; /* bytes streamed from each shared level; 0 for private */
 } eng_demand;
 

@@ -103,6 +103,9 @@ static int demand_of_tasklist(const ppt_node *node, const ppt_tasklist *tl, eng_
     streamed += st.level[k].bw_cycles;
   }
   d->mem_private = fmax(0.0, st.memory_cycles - streamed);
+  double bw = 0;
+  for (uint32_t k = 0; k <= node->hw.nlevels; k++) bw += st.level[k].bw_cycles;
+  d->mem_wait = fmax(0.0, st.memory_cycles - bw);
   return 0;
 }
 
@@ -226,7 +229,7 @@ static int collect(const ppt_node *node, const ppt_program *prog, const eng_dema
   for (size_t r = 0; r < prog->nregions; r++) {
     const eng_region *R = &prog->regions[r];
     double len = o->region_len[r];
-    res->regions[r] = (ppt_region_stats){.parallel = R->parallel,
+    res->regions[r] = (ppt_region_stats){.parallel = R->parallel != 0,
                                          .nthreads = R->nthreads,
                                          .start_s = o->region_start[r] / hz,
                                          .seconds = len / hz};

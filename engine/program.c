@@ -60,3 +60,8 @@ int ppt_program_add_parallel(ppt_program *prog, size_t nthreads, const ppt_taskl
                              ppt_err *err) {
   return add_region(prog, 1, nthreads, tls, err);
 }
+
+int ppt_program_add_after_barrier(ppt_program *prog, size_t nthreads, const ppt_tasklist *const *tls,
+                                  ppt_err *err) {
+  return add_region(prog, ENG_REGION_BARRIER, nthreads, tls, err);
+}

@@ -42,6 +42,7 @@ typedef struct sim_ctx {
   const eng_demand *demands;
   const uint32_t *demand_of;
   double f;        /* overlap fraction */
+  int stall;       /* STALL policy: transfers overlap compute, waits add (ppt/tasklist.h) */
   double overhead; /* fork + join cycles, charged in parallel regions */
   sg_bar_t bar;
   sg_host_t *dest; /* [core * (nlevels + 1) + k]: far end of level k, NULL if private */
@@ -72,8 +73,9 @@ static void core_main(int argc, char **argv) {
         if (d->bytes[k] > 0 && dest[k]) sg_host_sendto(me, dest[k], d->bytes[k]);
       double ts = simgrid_get_clock() - t0;
       double tm = d->mem_private + ts;
-      double t = d->compute + tm - s->f * fmin(d->compute, tm);
-      double busy = fmax(ts, (R->parallel ? s->overhead : 0.0) + t);
+      double t = s->stall ? fmax(d->compute, tm - d->mem_wait) + d->mem_wait
+                          : d->compute + tm - s->f * fmin(d->compute, tm);
+      double busy = fmax(ts, (R->parallel == 1 ? s->overhead : 0.0) + t);
       s->out->busy[slot] = busy;
       s->out->mem[slot] = tm;
       s->finish[a->core] = t0 + busy;
@@ -160,6 +162,7 @@ int eng_simulate(const ppt_node *node, const ppt_program *prog, const eng_demand
                .demands = demands,
                .demand_of = demand_of,
                .f = ppt_tc_policy_fraction(&node->cfg.policy),
+               .stall = node->cfg.policy.overlap == PPT_OVERLAP_STALL,
                .overhead = node->cfg.fork_cycles + node->cfg.join_cycles,
                .out = out};
   core_arg *args = calloc(node->cores, sizeof *args);

@@ -255,7 +255,7 @@ static int parse(cli *c, int argc, char **argv, int *done) {
         break;
       case 'v':
         if (ppt_tc_overlap_parse(optarg, &c->cfg.policy))
-          return usage_error(m, "--overlap wants sum, max or partial,F with F in [0, 1], not '%s'", optarg);
+          return usage_error(m, "--overlap wants sum, max, partial,F or stall with F in [0, 1], not '%s'", optarg);
         break;
       case 'f': {
         char *end;

@@ -16,9 +16,10 @@ static void help(void) {
       "Measures this machine and describes it as a hwspec (docs/hwspec.md): cache geometry\n"
       "from Linux sysfs; clock from a timed dependent-add chain; load-to-use latency per\n"
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
-      "level and DRAM by streaming sums; throughput and latency of each op class. Prints\n"
-      "the measured table. Run it on an otherwise idle machine: other load only makes the\n"
-      "figures worse (each is the best of many short trials).\n\n"
+      "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
+      "alone); throughput and latency of each op class. Prints the measured table. Run it\n"
+      "on an otherwise idle machine: other load only makes the figures worse (each is the\n"
+      "best of many short trials).\n\n"
       "  -o, --output FILE  write the hwspec to FILE (atomically; '-' for stdout)\n"
       "  --quick            fewer trials (about 1-2 s; for tests, noisier figures)\n"
       "  --json             print the measurements and the spec as JSON instead of the table\n"
@@ -65,6 +66,10 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   size_str(r->lat_bytes[n], sz, sizeof sz);
   fprintf(f, level_fmt, "DRAM", sz, "", "", "", r->lat_ns[n], r->lat_ns[n] * hw->clock_hz * 1e-9,
           r->bw_bytes_per_s[n] / 1e9, r->bw_bytes_per_s[n] / hw->clock_hz, r->bw_threads[n], "");
+  /* One core streaming DRAM alone (dram.core_bandwidth_gbs): bandwidth columns only. */
+  size_str(r->dram_core_bytes, sz, sizeof sz);
+  fprintf(f, "%-5s %8s %5s %5s %7s %9s %8s %10.4g %8.3g %4u%s\n", "DRAM", sz, "", "", "", "", "",
+          r->dram_core_bytes_per_s / 1e9, r->dram_core_bytes_per_s / hw->clock_hz, 1u, "  (one core alone)");
   fprintf(f, "\n%-7s %10s %10s %10s %10s\n", "op", "per cycle", "latency", "ns/op", "lat ns");
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     fprintf(f, "%-7s %10.3g %10.3g %10.3g %10.3g\n", ppt_hwspec_opclass_name(k), hw->ops[k].per_cycle,
@@ -100,6 +105,11 @@ static json_object *measured_json(const ppt_calib_result *r) {
     json_object_object_add(e, "bandwidth_bytes", json_object_new_int64((int64_t)r->bw_bytes[k]));
     json_object_object_add(e, "bandwidth_threads", json_object_new_int64(r->bw_threads[k]));
     json_object_object_add(e, "bandwidth_bytes_per_s", json_object_new_double(r->bw_bytes_per_s[k]));
+    if (k == n) {
+      json_object_object_add(e, "core_bandwidth_bytes", json_object_new_int64((int64_t)r->dram_core_bytes));
+      json_object_object_add(e, "core_bandwidth_cpu", json_object_new_int64(r->dram_core_cpu));
+      json_object_object_add(e, "core_bandwidth_bytes_per_s", json_object_new_double(r->dram_core_bytes_per_s));
+    }
     json_object_array_add(lv, e);
   }
   json_object_object_add(m, "levels", lv);

@@ -29,7 +29,7 @@ static void help(void) {
       "a time breakdown per core count.\n\n"
       "  --hw SPEC             hwspec JSON with timing (e.g. hwspecs/host.json)\n"
       "  --cores LIST          core counts (default 1,2,4,8,16)\n"
-      "  --overlap P           compute/memory overlap: sum, max or partial,F (default %s%s)\n"
+      "  --overlap P           compute/memory overlap: sum, max, partial,F or stall (default %s%s)\n"
       "  --compute M           op classes: sum (PPT: one after the other) or ports (the busiest\n"
       "                        class, an out-of-order core's throughput bound) (default %s)\n"
       "  --memory M            hit rates to time: amm (AMM Eq. 4-5) or miss (per line moved\n"
@@ -135,7 +135,7 @@ int ppt_cmd_predict(int argc, char **argv) {
         if (ppt_cli_parse_cores(optarg, cores, 64, &ncores)) return ppt_cli_usage("predict", "--cores wants a list like 1,2,4, not '%s'", optarg);
         break;
       case 'v':
-        if (ppt_tc_overlap_parse(optarg, &cfg.policy)) return ppt_cli_usage("predict", "--overlap wants sum, max or partial,F, not '%s'", optarg);
+        if (ppt_tc_overlap_parse(optarg, &cfg.policy)) return ppt_cli_usage("predict", "--overlap wants sum, max, partial,F or stall, not '%s'", optarg);
         break;
       case 'C':
         if (ppt_tc_compute_parse(optarg, &cfg.policy.compute)) return ppt_cli_usage("predict", "--compute wants sum or ports, not '%s'", optarg);
@@ -190,8 +190,11 @@ int ppt_cmd_predict(int argc, char **argv) {
   for (size_t i = 0; i < ncores && !rc; i++) {
     so.ncores = cores[i];
     cfg.cores = cores[i];
-    /* One thread runs a parallel region inline (libomp serialises it): no fork or join. */
-    cfg.fork_cycles = cores[i] > 1 ? fork_cycles_n : 0;
+    /* One thread runs a parallel region serialised: no threads to wake or join, but
+     * libomp still enters and leaves the region and sets up its loops (measured by
+     * ppt calibrate: fork_join_serial_cycles; 566 ns against 1630 ns on 2 threads on
+     * the validation host). --fork-cycles sets the multi-thread figure only. */
+    cfg.fork_cycles = cores[i] > 1 ? fork_cycles_n : hw.fork_join_serial_cycles;
     ppt_progmodel *m = NULL;
     ppt_node *node = NULL;
     ppt_node_result *res = NULL;
@@ -238,9 +241,18 @@ int ppt_cmd_predict(int argc, char **argv) {
         json_object_object_add(l, "name", json_object_new_string(hw.levels[k].name));
         json_object_object_add(l, "hit_rate", isnan(h) ? NULL : json_object_new_double(h));
         json_object_object_add(l, "local_hit_rate", isnan(lh) ? NULL : json_object_new_double(lh));
+        /* Of the references this level served, the share the prefetcher model covered. */
+        const ppt_tracesim_result *q = &pts[i].rates;
+        if (k > 0)
+          json_object_object_add(l, "prefetched", q->served[k] ? json_object_new_double((double)q->streamed[k] / (double)q->served[k]) : NULL);
         json_object_array_add(lv, l);
       }
       json_object_object_add(e, "levels", lv);
+      const ppt_tracesim_result *q = &pts[i].rates;
+      json_object *dr = json_object_new_object();
+      json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[q->nlevels]));
+      json_object_object_add(dr, "prefetched", q->served[q->nlevels] ? json_object_new_double((double)q->streamed[q->nlevels] / (double)q->served[q->nlevels]) : NULL);
+      json_object_object_add(e, "dram", dr);
       json_object_object_add(bd, "compute_s", json_object_new_double(pts[i].compute_s));
       json_object_object_add(bd, "memory_s", json_object_new_double(pts[i].memory_s));
       json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pts[i].wait_s));

@@ -12,7 +12,8 @@
  *               DRAM is the spec's size;
  *   bandwidth   streaming reads (a sum) over a buffer per level, with as many threads as
  *               cores share the level (the schema's figure is per instance) and all
- *               cores for DRAM;
+ *               cores for DRAM; DRAM again with one thread alone (one core's misses in
+ *               flight bound what it streams, often well under the socket's figure);
  *   ops         independent chains (throughput) and one dependent chain (latency) of
  *               each op class, kept alive with empty asm barriers.
  * Timings are the best of many short trials (1-2 ms, shorter than a scheduler time
@@ -110,14 +111,22 @@ typedef struct ppt_calib_result {
   uint64_t bw_chunk[PPT_HW_MAX_LEVELS + 1]; /* bytes read per timed unit and thread */
   uint32_t bw_threads[PPT_HW_MAX_LEVELS + 1];
   double bw_bytes_per_s[PPT_HW_MAX_LEVELS + 1];
+  /* DRAM streamed by one thread alone (the spec's dram.core_bandwidth_gbs): the same
+   * buffer size and 1 MiB chunks as the all-core figure, pinned to dram_core_cpu (-1:
+   * not pinned). Recorded even when it reaches the all-core figure; the models take
+   * the smaller. */
+  uint64_t dram_core_bytes;
+  int dram_core_cpu;
+  double dram_core_bytes_per_s;
   double op_ns[PPT_HW_NOPCLASS];     /* ns per op, independent chains */
   double op_lat_ns[PPT_HW_NOPCLASS]; /* ns per op, dependent chain */
-  int huge_pages;
-  double mlp;          /* misses in flight (chases over DRAM: best speedup of k chains) */
-  double call_ns;      /* one libm call (exp/log) */
-  double fork_join_ns; /* one OpenMP parallel region with all CPUs */                    /* transparent huge pages were requested for buffers */
-  int optimised;                     /* the kernels were compiled with optimisation */
-  double seconds;                    /* wall time of the whole calibration */
+  int huge_pages;       /* transparent huge pages were requested for buffers */
+  double mlp;           /* misses in flight (chases over DRAM: best speedup of k chains) */
+  double call_ns;       /* one libm call (exp/log) */
+  double fork_join_ns;  /* one OpenMP parallel region with all CPUs */
+  double fork_join_serial_ns; /* the same region run by one thread (serialised) */
+  int optimised;        /* the kernels were compiled with optimisation */
+  double seconds;       /* wall time of the whole calibration */
 } ppt_calib_result;
 
 /* Measures this machine. The result's hw passes ppt_hwspec_validate and carries every

@@ -53,6 +53,10 @@ int ppt_program_add_serial(ppt_program *prog, const ppt_tasklist *tl, ppt_err *e
 /* Thread t of the region runs tls[t] on core t; nthreads >= 1. */
 int ppt_program_add_parallel(ppt_program *prog, size_t nthreads, const ppt_tasklist *const *tls,
                              ppt_err *err);
+/* The next part of the parallel region before it, after a barrier (a worksharing loop's
+ * end): the same threads go on, so the part pays no fork/join overhead. */
+int ppt_program_add_after_barrier(ppt_program *prog, size_t nthreads, const ppt_tasklist *const *tls,
+                                  ppt_err *err);
 size_t ppt_program_nregions(const ppt_program *prog);
 
 /* Simulates. Errors: PPT_EINPUT (a region wants more threads than the node has cores,

@@ -50,12 +50,17 @@ typedef struct ppt_hwspec {
                                     0 = unknown (not charged) */
   double fork_join_cycles;       /* one OpenMP parallel region's fork + join barrier, cycles;
                                     0 = unknown (not charged) */
+  double fork_join_serial_cycles; /* the same region when OpenMP runs it on one thread (the
+                                    runtime still enters, sets up the loop, leaves); 0 =
+                                    unknown (not charged) */
   double mlp;                    /* memory-level parallelism: cache misses one core keeps in
                                     flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];
   double dram_latency_ns;        /* 0 when the file has no "dram" */
   double dram_bw_bytes_per_s;    /* whole socket; file gives GB/s (1e9 bytes/s) */
+  double dram_core_bw_bytes_per_s; /* what one core alone can stream (its misses in flight
+                                      bound it); 0: not given, the socket's figure */
   ppt_hw_op ops[PPT_HW_NOPCLASS]; /* all 0 when the file has no "ops" */
   /* Provenance (optional in the file, empty when absent). `sources` cites a figure:
    * key is the field's path in the file ("levels[1].latency_cycles"), text the citation. */

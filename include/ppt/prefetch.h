@@ -1,18 +1,29 @@
-/* ppt/prefetch.h — which cache misses a hardware stream prefetcher would have covered.
+/* ppt/prefetch.h — which cache misses a core's hardware prefetchers would have covered.
  *
- * Out-of-order cores hide the latency of sequential misses: a stream prefetcher
- * (Intel's L2 streamer, AMD's L2 stream/region prefetchers) watches the lines that miss
- * the first-level cache, and once a page sees a miss next to an earlier one it fetches
- * the following lines ahead of the demand. Prefetchers work on physical addresses, so
- * they stop at 4 KiB page boundaries. Column walks of a row-major matrix (one line per
- * row, a row or more apart), pointer chasing and random gathers are not covered and
- * pay the full latency; row sweeps, stencils and streams are, and pay only transfer.
+ * Out-of-order cores hide the latency of predictable misses with two kinds of
+ * prefetcher (Intel's optimization manual §2.x "Data prefetching"; AMD's software
+ * optimization guides for Zen, "Hardware prefetching"):
+ *  - a stream prefetcher watches the lines that miss the first-level cache, and once a
+ *    page sees a miss next to an earlier one it fetches the lines ahead of the demand;
+ *  - a stride (instruction-pointer) prefetcher remembers, per load or store
+ *    instruction, its last address and stride, and once an instruction repeats a
+ *    stride it fetches the next one: a column walk of a matrix with short rows.
+ * Both work within a 4 KiB page (they run on physical addresses, or must not touch a
+ * page the program has not). So row sweeps, stencils and streams pay only the
+ * transfer of their misses; a walk with a stride of a page or more, pointer chasing
+ * and random gathers pay the latency too.
  *
- * The model: per thread, a table of PPT_STREAMS streams, each the last line of a 4 KiB
- * page that missed. A miss within PPT_STREAM_REACH lines of a tracked stream, in the
- * same page, continues it (covered); any other miss starts a stream in place of the
- * least recently used one (not covered). A miss on the very line a stream last missed
- * is not covered (a conflict miss re-fetching a line the stream has passed). */
+ * The model, per thread:
+ *  - sites: the k-th memory reference after the entry of block b is site (b, k), ppt's
+ *    stand-in for an instruction; a table of PPT_PF_SITES sites (direct mapped) holds
+ *    each one's last line and stride, trained on every access. An access whose line is
+ *    its site's last line plus the site's stride (non-zero, the same twice in a row,
+ *    same page) is stride-covered;
+ *  - streams: PPT_STREAMS streams, each the last line of a page that missed the first
+ *    level. A miss within PPT_STREAM_REACH lines of one, in the same page, continues it
+ *    (covered); any other miss replaces the least recently used stream.
+ * An access is covered if either prefetcher covered it. Without block entries (a plain
+ * reference stream) only the stream prefetcher is modelled. */
 #ifndef PPT_PREFETCH_H
 #define PPT_PREFETCH_H
 
@@ -20,15 +31,19 @@
 
 #define PPT_STREAMS 16     /* streams tracked per thread (Intel's streamer: 32 pages; AMD: 16+) */
 #define PPT_STREAM_REACH 2 /* lines between two misses of one stream */
-#define PPT_STREAM_PAGE_BITS 12
+#define PPT_PF_SITES 256   /* stride-prefetcher entries per thread (Intel: 256) */
+#define PPT_PF_PAGE_BITS 12
 
-typedef struct ppt_streams ppt_streams;
+typedef struct ppt_prefetch ppt_prefetch;
 
-/* A detector for `nthreads` threads (>= 1); NULL when out of memory. */
-ppt_streams *ppt_streams_new(uint32_t nthreads);
-/* Thread `thread` missed the first level on line `line` (address / line size) of a
- * `line_bits`-bit line; 1 if a stream covered it, 0 if it waits the latency. */
-int ppt_streams_miss(ppt_streams *s, uint32_t thread, uint64_t line, uint32_t line_bits);
-void ppt_streams_free(ppt_streams *s);
+/* A model for `nthreads` threads (>= 1) with `line_bits`-bit cache lines; NULL when out
+ * of memory. */
+ppt_prefetch *ppt_prefetch_new(uint32_t nthreads, uint32_t line_bits);
+/* Thread `thread` entered block `bb`: its next references are sites (bb, 0), (bb, 1), ... */
+void ppt_prefetch_block(ppt_prefetch *p, uint32_t thread, uint32_t bb);
+/* Thread `thread` accessed byte address `addr`; l1_miss: the first level missed. Returns
+ * 1 if a prefetcher had covered the access (only meaningful for a miss), else 0. */
+int ppt_prefetch_access(ppt_prefetch *p, uint32_t thread, uint64_t addr, int l1_miss);
+void ppt_prefetch_free(ppt_prefetch *p);
 
 #endif

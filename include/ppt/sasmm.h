@@ -39,11 +39,16 @@ void ppt_sasmm_opts_default(ppt_sasmm_opts *o);
 
 /* Receives the mimicked streams in batches. Block-entry records are passed along so
  * per-block analyses work; event records are not. `cores[i]` is the core of shared[i]. */
+#define PPT_SASMM_FORK 1
+#define PPT_SASMM_BARRIER 2
+
 typedef struct ppt_sasmm_sink {
   void (*priv)(void *arg, uint32_t core, const ppt_trace_rec *recs, size_t n);
   void (*shared)(void *arg, const ppt_trace_rec *recs, const uint32_t *cores, size_t n);
   /* After each phase, once all its records were delivered: parallel = 0 for serial code
-   * (core 0 alone), 1 for parallel code (fork-join; a loop ends at a barrier). */
+   * (core 0 alone); for parallel code PPT_SASMM_FORK when the phase is the first of its
+   * parallel region (the threads fork), PPT_SASMM_BARRIER when it follows an earlier
+   * phase of the same region (a worksharing loop ends at a barrier). Both are nonzero. */
   void (*phase_end)(void *arg, int parallel);
   void *arg;
 } ppt_sasmm_sink;

@@ -95,11 +95,15 @@ int ppt_tasklist_add_unalloc(ppt_tasklist *tl, double bytes, ppt_err *err);
 /* How compute time Tc and memory time Tm combine (docs/engine.md):
  *   T = Tc + Tm − f · min(Tc, Tm)
  * SUM (f = 0) is AMM §3.3 (T_pred = T_avg_mem + T_CPU_ops, no overlap); MAX (f = 1) is
- * perfect overlap; PARTIAL uses `fraction` in [0, 1]. */
+ * perfect overlap; PARTIAL uses `fraction` in [0, 1]. STALL splits Tm into its two
+ * terms: transfers (bytes / bandwidth, the bw_cycles) run beside compute, as a
+ * prefetched stream does, while the latency the core waits out (latency_cycles, misses
+ * nothing had asked for) stalls it: T = max(Tc, Tm_bw) + Tm_lat. */
 typedef enum ppt_overlap {
   PPT_OVERLAP_SUM = 0,
   PPT_OVERLAP_MAX = 1,
   PPT_OVERLAP_PARTIAL = 2,
+  PPT_OVERLAP_STALL = 3,
 } ppt_overlap;
 
 /* How op counts become compute cycles Tc:
@@ -117,9 +121,11 @@ typedef enum ppt_compute_model {
  *   AMM   AMM §3.3 Eq. 4-5 as published: every access pays the effective latency λ and
  *         throughput β of the levels serving it, the latency once per block of b;
  *   MISS  an access served by L1 costs nothing beyond its load/store op; one served by
- *         level k >= 1 moves a line (block_bytes / bandwidth_k) and, unless a prefetcher
- *         had asked for it (ppt_mem_access.prefetched), waits latency_k / mlp. Hit
- *         rates are per line access already, so nothing is divided by b. */
+ *         level k >= 1 moves a line and costs max(latency_k / mlp, block_bytes /
+ *         bandwidth_k) (Little's law: mlp misses in flight, or the bandwidth, whichever
+ *         binds), the latency term left out where a prefetcher had asked for the line
+ *         (ppt_mem_access.prefetched). Hit rates are per line access already, so
+ *         nothing is divided by b. */
 typedef enum ppt_memory_model {
   PPT_MEMORY_AMM = 0,
   PPT_MEMORY_MISS = 1,
@@ -135,9 +141,10 @@ typedef struct ppt_tc_policy {
 /* The default policy, chosen by validation/run runtime over overlap x compute x memory
  * models (validation/results/runtime-policies.csv, docs/engine.md). */
 void ppt_tc_policy_default(ppt_tc_policy *p);
-/* f of the policy (0 for SUM, 1 for MAX, fraction for PARTIAL). */
+/* f of the policy (0 for SUM, 1 for MAX, fraction for PARTIAL; STALL: 1, which it
+ * applies to the transfers only). */
 double ppt_tc_policy_fraction(const ppt_tc_policy *p);
-/* "sum", "max" or "partial,F" into p's overlap and fraction (the other fields are left
+/* "sum", "max", "partial,F" or "stall" into p's overlap and fraction (the other fields are left
  * alone); 0 on success, -1 when s is none of them. And the overlap's name. */
 int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p);
 const char *ppt_tc_overlap_name(ppt_overlap o);

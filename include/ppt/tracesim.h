@@ -86,7 +86,8 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
 typedef struct ppt_tracesim_tally ppt_tracesim_tally;
 int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
                            ppt_tracesim_tally **out, ppt_err *err);
-/* Loads and stores are simulated; other records are ignored. */
+/* Loads and stores are simulated; block entries tell the prefetcher model which
+ * instruction (site) the next references are (ppt/prefetch.h); other records are ignored. */
 void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out);
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t);

@@ -1,5 +1,5 @@
-/* prefetch.c — the stream-prefetch detector of ppt/prefetch.h. The table is tiny and
- * only L1 misses reach it, so a linear scan is cheaper than any index. */
+/* prefetch.c — the prefetcher model of ppt/prefetch.h. Tables are tiny and fixed, so
+ * the stream table is scanned linearly and the site table is direct mapped. */
 #include "ppt/prefetch.h"
 
 #include <stdlib.h>
@@ -9,50 +9,102 @@ typedef struct stream {
   uint64_t stamp; /* when it last advanced (LRU) */
 } stream;
 
-struct ppt_streams {
-  uint32_t nthreads;
+typedef struct site {
+  uint64_t key;  /* (bb << 16 | k) + 1; 0: unused */
+  uint64_t line; /* last line */
+  int64_t stride; /* last stride in lines (0: none yet) */
+  int confirmed;  /* the last two strides were equal */
+} site;
+
+typedef struct thread_pf {
+  stream st[PPT_STREAMS];
+  site sites[PPT_PF_SITES];
+  uint32_t bb, k; /* current block and the index of its next reference */
+} thread_pf;
+
+struct ppt_prefetch {
+  uint32_t nthreads, line_bits, page_shift;
   uint64_t clock;
-  stream *tab; /* [nthreads * PPT_STREAMS] */
+  thread_pf *th;
 };
 
-ppt_streams *ppt_streams_new(uint32_t nthreads) {
+ppt_prefetch *ppt_prefetch_new(uint32_t nthreads, uint32_t line_bits) {
   if (nthreads == 0) nthreads = 1;
-  ppt_streams *s = calloc(1, sizeof *s);
-  if (!s) return NULL;
-  s->nthreads = nthreads;
-  s->tab = malloc((size_t)nthreads * PPT_STREAMS * sizeof *s->tab);
-  if (!s->tab) {
-    free(s);
+  ppt_prefetch *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->nthreads = nthreads;
+  p->line_bits = line_bits;
+  p->page_shift = line_bits < PPT_PF_PAGE_BITS ? PPT_PF_PAGE_BITS - line_bits : 0;
+  p->th = calloc(nthreads, sizeof *p->th);
+  if (!p->th) {
+    free(p);
     return NULL;
   }
-  for (size_t i = 0; i < (size_t)nthreads * PPT_STREAMS; i++) s->tab[i] = (stream){UINT64_MAX, 0};
-  return s;
+  for (uint32_t t = 0; t < nthreads; t++)
+    for (int i = 0; i < PPT_STREAMS; i++) p->th[t].st[i].line = UINT64_MAX;
+  return p;
 }
 
-int ppt_streams_miss(ppt_streams *s, uint32_t thread, uint64_t line, uint32_t line_bits) {
-  stream *t = &s->tab[(size_t)(thread % s->nthreads) * PPT_STREAMS];
-  uint32_t page_shift = line_bits < PPT_STREAM_PAGE_BITS ? PPT_STREAM_PAGE_BITS - line_bits : 0;
-  uint64_t page = line >> page_shift;
-  stream *lru = &t[0];
-  s->clock++;
+void ppt_prefetch_block(ppt_prefetch *p, uint32_t thread, uint32_t bb) {
+  thread_pf *t = &p->th[thread % p->nthreads];
+  t->bb = bb;
+  t->k = 0;
+}
+
+/* Trains the site's entry on every access; 1 if the line is the one its stride predicted. */
+static int stride_covers(const ppt_prefetch *p, thread_pf *t, uint64_t line) {
+  if (t->bb == 0) return 0; /* no block entries: no sites */
+  uint64_t key = ((uint64_t)t->bb << 16 | (t->k & 0xFFFFu)) + 1;
+  t->k++;
+  /* Fibonacci hashing spreads neighbouring blocks and sites over the table. */
+  site *s = &t->sites[(key * 0x9E3779B97F4A7C15ull) >> (64 - 8)];
+  _Static_assert(PPT_PF_SITES == 256, "the hash takes 8 bits");
+  if (s->key != key) {
+    *s = (site){.key = key, .line = line};
+    return 0;
+  }
+  int64_t d = (int64_t)(line - s->line);
+  int covered = d != 0 && s->confirmed && d == s->stride && line >> p->page_shift == s->line >> p->page_shift;
+  if (d != 0) {
+    s->confirmed = d == s->stride;
+    s->stride = d;
+    s->line = line;
+  }
+  return covered;
+}
+
+static int stream_covers(ppt_prefetch *p, thread_pf *t, uint64_t line) {
+  uint64_t page = line >> p->page_shift;
+  stream *lru = &t->st[0];
+  p->clock++;
   for (int i = 0; i < PPT_STREAMS; i++) {
-    stream *e = &t[i];
-    if (e->line != UINT64_MAX && e->line >> page_shift == page && e->line != line) {
+    stream *e = &t->st[i];
+    if (e->line != UINT64_MAX && e->line >> p->page_shift == page && e->line != line) {
       uint64_t gap = line > e->line ? line - e->line : e->line - line;
       if (gap <= PPT_STREAM_REACH) {
         e->line = line;
-        e->stamp = s->clock;
+        e->stamp = p->clock;
         return 1;
       }
     }
     if (e->stamp < lru->stamp) lru = e;
   }
-  *lru = (stream){line, s->clock};
+  *lru = (stream){line, p->clock};
   return 0;
 }
 
-void ppt_streams_free(ppt_streams *s) {
-  if (!s) return;
-  free(s->tab);
-  free(s);
+int ppt_prefetch_access(ppt_prefetch *p, uint32_t thread, uint64_t addr, int l1_miss) {
+  thread_pf *t = &p->th[thread % p->nthreads];
+  uint64_t line = addr >> p->line_bits;
+  int by_stride = stride_covers(p, t, line);
+  if (!l1_miss) return 0;
+  /* Both prefetchers see the miss: the stream table trains on it either way. */
+  int by_stream = stream_covers(p, t, line);
+  return by_stride || by_stream;
+}
+
+void ppt_prefetch_free(ppt_prefetch *p) {
+  if (!p) return;
+  free(p->th);
+  free(p);
 }

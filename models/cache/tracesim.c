@@ -42,7 +42,7 @@ typedef struct ppt_tracesim_tally {
   uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
   uint64_t refs, line_refs, counted_refs, loads, stores;
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
-  ppt_streams *pf; /* which first-level misses a stream prefetcher covers */
+  ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
   void (*progress)(uint64_t, void *);
   void *progress_arg;
 } run;
@@ -128,8 +128,8 @@ static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
     if (d > dref) dref = d;
   } while (l++ != last);
   r->refs++;
-  /* The prefetcher sees every first-level miss, counted or not. */
-  int covered = dref > 0 && ppt_streams_miss(r->pf, thread, a >> r->line_bits, r->line_bits);
+  /* The prefetchers see every access, counted or not. */
+  int covered = ppt_prefetch_access(r->pf, thread, a, dref > 0);
   if (count) {
     r->served[dref]++;
     r->streamed[dref] += (unsigned)covered;
@@ -299,12 +299,12 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
     return rc;
   }
   r->nlevels = ppt_cachesim_nlevels(r->sim);
-  if (!(r->pf = ppt_streams_new(nthreads))) {
+  while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
+  if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits))) {
     ppt_cachesim_free(r->sim);
     free(r);
     return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   }
-  while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
   r->counted = counted;
   r->nbbs = nbbs;
   *out = r;
@@ -313,6 +313,7 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
 
 void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec) {
   if (rec->kind == PPT_REC_LOAD || rec->kind == PPT_REC_STORE) simulate(t, thread, rec);
+  else if (rec->kind == PPT_REC_BB) ppt_prefetch_block(t->pf, thread, rec->bb);
 }
 
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out) {
@@ -321,7 +322,7 @@ void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, pp
 
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   if (!t) return;
-  ppt_streams_free(t->pf);
+  ppt_prefetch_free(t->pf);
   ppt_cachesim_free(t->sim);
   free(t);
 }

@@ -240,6 +240,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   if (rc) return rc;
   out->call_ns = calib_call_s(&t_ops) * 1e9;
   out->fork_join_ns = calib_fork_join_s(0, &t_ops) * 1e9;
+  out->fork_join_serial_ns = calib_fork_join_s(1, &t_ops) * 1e9;
 
   /* ---- bandwidth ---- */
   int cpus[1024];
@@ -271,6 +272,25 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     out->bw_chunk[k] = chunk;
     out->bw_threads[k] = nt;
     out->bw_bytes_per_s[k] = bw;
+    if (k < n || rc) continue;
+    /* DRAM again, one core alone: its misses in flight bound what it streams, often far
+     * below the socket's figure (this VM: ~20-25 of ~45-49 GB/s), and without this the
+     * models would let one core take the whole socket. The same buffer (all of it, one
+     * thread) read in the same 1 MiB chunks, on the first core of the package. With one
+     * thread above, that figure already is this one. */
+    int one = -1;
+    if (calib_cpus_primary(pkg_list, cfg->sysfs_dir ? NULL : cpu_dir, &one, 1) != 1) one = -1;
+    size_t all = (size_t)dram_bytes / 64 * 64;
+    size_t chunk1 = all > ((size_t)1 << 20) ? (size_t)1 << 20 : all;
+    double core = nt == 1 ? bw : calib_stream_bw(all, chunk1, 1, one >= 0 ? &one : NULL, &t_mem, &huge);
+    any_huge |= huge;
+    if (!(core > 0))
+      rc = ppt_err_set(err, PPT_ERUN,
+                       "calibrate: cannot measure the one-core DRAM bandwidth (out of "
+                       "memory)");
+    out->dram_core_bytes = nt == 1 ? out->bw_bytes[n] : all;
+    out->dram_core_cpu = nt == 1 ? (pinned ? cpus[0] : -1) : one;
+    out->dram_core_bytes_per_s = core;
   }
   if (rc) return rc;
   out->huge_pages = any_huge;
@@ -323,6 +343,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   }
   hw->dram_latency_ns = sig3(out->lat_ns[n]);
   hw->dram_bw_bytes_per_s = sig3(out->bw_bytes_per_s[n] / 1e9) * 1e9;
+  hw->dram_core_bw_bytes_per_s = sig3(out->dram_core_bytes_per_s / 1e9) * 1e9;
   for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
     hw->ops[op].per_cycle = out->op_ns[op] > 0 ? sig3(1.0 / (out->op_ns[op] * cyc_ns)) : 0;
     hw->ops[op].latency = sig3(out->op_lat_ns[op] * cyc_ns);
@@ -333,6 +354,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   hw->mlp = sig3(out->mlp);
   hw->call_cycles = out->call_ns > 0 ? sig3(out->call_ns * cyc_ns) : 0;
   hw->fork_join_cycles = out->fork_join_ns > 0 ? sig3(out->fork_join_ns * cyc_ns) : 0;
+  hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
   hw->ops[PPT_HW_BRANCH].latency = 0;
 
   snprintf(hw->source, sizeof hw->source,
@@ -345,7 +367,8 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   if (lat_notes[0]) calib_note(notes, sizeof notes, "%s", lat_notes);
   calib_note(notes, sizeof notes,
              "Bandwidths are read-only streams, all threads of an "
-             "instance together (shared levels, DRAM), so one core alone gets less. "
+             "instance together (shared levels, DRAM), so one core alone gets less; "
+             "dram.core_bandwidth_gbs is one core streaming DRAM alone. "
              "Inclusion is not in sysfs: no level is marked inclusive.%s%s",
              any_huge ? "" : " Huge pages were not available: latencies include TLB misses.",
              out->optimised ? "" : " Built without optimisation: op figures are unreliable.");
@@ -368,6 +391,9 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call", out->call_ns);
   if (hw->fork_join_cycles > 0)
     cite(hw, "fork_join_cycles", "timed empty OpenMP parallel-for regions on all %u CPUs: %.3g ns per region", out->online_cpus, out->fork_join_ns);
+  if (hw->fork_join_serial_cycles > 0)
+    cite(hw, "fork_join_serial_cycles", "timed empty OpenMP parallel-for regions on 1 thread (serialised): %.3g ns per region",
+         out->fork_join_serial_ns);
   if (hw->vector_bits)
     cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
          vec_what, hw->vector_bits);
@@ -427,6 +453,13 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
        "1 MiB at a time%s, best of %d",
        when, out->bw_threads[n], human(out->bw_bytes[n] / out->bw_threads[n], sz, sizeof sz), pinned_note,
        t_mem.trials);
+  char pin1[32] = "not pinned";
+  if (out->dram_core_cpu >= 0) snprintf(pin1, sizeof pin1, "pinned to CPU %d", out->dram_core_cpu);
+  cite(hw, "dram.core_bandwidth_gbs",
+       "ppt calibrate%s: streaming 64-bit sum, 1 thread (%s) x %s read 1 MiB at a time, "
+       "best of %d: %.4g GB/s (all %u threads: %.4g GB/s)",
+       when, pin1, human(out->dram_core_bytes, sz, sizeof sz), t_mem.trials, out->dram_core_bytes_per_s / 1e9,
+       out->bw_threads[n], out->bw_bytes_per_s[n] / 1e9);
   cite(hw, "ops",
        "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "
        "barriers; idiv = 32-bit div; branch = taken loop branch (latency 0, not measured); "

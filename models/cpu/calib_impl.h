@@ -74,8 +74,9 @@ double calib_chase_ns(void *buf, size_t bytes, size_t stride, int warm, gsl_rng 
 
 /* Read bandwidth in bytes/s of `nthreads` threads each summing its own `bytes_each`
  * buffer, `chunk_bytes` at a time (0: the whole buffer), chunks in turn round the
- * buffer; threads are pinned to cpus[i] when cpus is non-NULL. 0 when out of memory or
- * when threads cannot be started. */
+ * buffer; threads are pinned to cpus[i] when cpus is non-NULL (one thread runs in the
+ * caller, pinned for the trials only). 0 when out of memory or when threads cannot be
+ * started. */
 double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads, const int *cpus,
                        const calib_timing *t, int *huge);
 

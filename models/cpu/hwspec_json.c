@@ -68,6 +68,8 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   if (hw->mlp > 0) rc |= add(o, "mlp", json_object_new_double(hw->mlp));
   if (hw->call_cycles > 0) rc |= add(o, "call_cycles", json_object_new_double(hw->call_cycles));
   if (hw->fork_join_cycles > 0) rc |= add(o, "fork_join_cycles", json_object_new_double(hw->fork_join_cycles));
+  if (hw->fork_join_serial_cycles > 0)
+    rc |= add(o, "fork_join_serial_cycles", json_object_new_double(hw->fork_join_serial_cycles));
   json_object *levels = json_object_new_array();
   for (uint32_t i = 0; levels && i < hw->nlevels && i < PPT_HW_MAX_LEVELS; i++) {
     json_object *lv = level_json(&hw->levels[i]);
@@ -78,12 +80,14 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
     }
   }
   rc |= add(o, "levels", levels);
-  if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0) {
+  if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0 || hw->dram_core_bw_bytes_per_s > 0) {
     json_object *d = json_object_new_object();
     if (d) {
       if (hw->dram_latency_ns > 0) rc |= add(d, "latency_ns", num(hw->dram_latency_ns));
       if (hw->dram_bw_bytes_per_s > 0)
         rc |= add(d, "bandwidth_gbs", num(hw->dram_bw_bytes_per_s / 1e9));
+      if (hw->dram_core_bw_bytes_per_s > 0)
+        rc |= add(d, "core_bandwidth_gbs", num(hw->dram_core_bw_bytes_per_s / 1e9));
     }
     rc |= add(o, "dram", d);
   }

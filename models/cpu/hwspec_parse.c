@@ -262,7 +262,7 @@ static int parse_sources(pctx *c, json_object *root, json_object *src, ppt_hwspe
 
 static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   static const char *const keys[] = {"name", "source", "notes", "sources", "clock_ghz", "cores",
-                                     "vector_bits", "mlp", "call_cycles", "fork_join_cycles", "levels", "dram",
+                                     "vector_bits", "mlp", "call_cycles", "fork_join_cycles", "fork_join_serial_cycles", "levels", "dram",
                                      "ops", NULL};
   if (!json_object_is_type(root, json_type_object))
     return fail(c, NULL, "top level must be a JSON object");
@@ -284,6 +284,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   if (!rc) rc = get_pos(c, root, "", "mlp", 0, &hw->mlp);
   if (!rc) rc = get_pos(c, root, "", "call_cycles", 0, &hw->call_cycles);
   if (!rc) rc = get_pos(c, root, "", "fork_join_cycles", 0, &hw->fork_join_cycles);
+  if (!rc) rc = get_pos(c, root, "", "fork_join_serial_cycles", 0, &hw->fork_join_serial_cycles);
   json_object *levels;
   if (!rc && !(rc = lookup(c, root, "", "levels", 1, &levels, &present))) {
     if (!json_object_is_type(levels, json_type_array)) return fail(c, "levels", "must be an array");
@@ -300,7 +301,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   json_object *dram;
   if (!rc) rc = get_obj(c, root, "", "dram", 0, &dram);
   if (!rc && dram) {
-    static const char *const dkeys[] = {"latency_ns", "bandwidth_gbs", NULL};
+    static const char *const dkeys[] = {"latency_ns", "bandwidth_gbs", "core_bandwidth_gbs", NULL};
     double gbs = 0;
     rc = check_keys(c, dram, "dram", dkeys);
     if (!rc && json_object_object_length(dram) == 0)
@@ -308,6 +309,9 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
     if (!rc) rc = get_pos(c, dram, "dram", "latency_ns", 0, &hw->dram_latency_ns);
     if (!rc) rc = get_pos(c, dram, "dram", "bandwidth_gbs", 0, &gbs);
     hw->dram_bw_bytes_per_s = gbs * 1e9;
+    double core_gbs = 0;
+    if (!rc) rc = get_pos(c, dram, "dram", "core_bandwidth_gbs", 0, &core_gbs);
+    hw->dram_core_bw_bytes_per_s = core_gbs * 1e9;
   }
   json_object *ops;
   if (!rc) rc = get_obj(c, root, "", "ops", 0, &ops);

@@ -64,6 +64,7 @@ double ppt_tc_policy_fraction(const ppt_tc_policy *p) {
     case PPT_OVERLAP_SUM: return 0.0;
     case PPT_OVERLAP_MAX: return 1.0;
     case PPT_OVERLAP_PARTIAL: return p->fraction;
+    case PPT_OVERLAP_STALL: return 1.0; /* for the transfers; the latency adds */
   }
   return -1.0;
 }
@@ -75,6 +76,9 @@ int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p) {
     p->fraction = 0;
   } else if (!strcmp(s, "max")) {
     p->overlap = PPT_OVERLAP_MAX;
+    p->fraction = 1;
+  } else if (!strcmp(s, "stall")) {
+    p->overlap = PPT_OVERLAP_STALL;
     p->fraction = 1;
   } else if (!strncmp(s, "partial,", 8)) {
     char *end;
@@ -90,5 +94,11 @@ int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p) {
 }
 
 const char *ppt_tc_overlap_name(ppt_overlap o) {
-  return o == PPT_OVERLAP_SUM ? "sum" : o == PPT_OVERLAP_MAX ? "max" : o == PPT_OVERLAP_PARTIAL ? "partial" : NULL;
+  switch (o) {
+    case PPT_OVERLAP_SUM: return "sum";
+    case PPT_OVERLAP_MAX: return "max";
+    case PPT_OVERLAP_PARTIAL: return "partial";
+    case PPT_OVERLAP_STALL: return "stall";
+  }
+  return NULL;
 }

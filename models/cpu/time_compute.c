@@ -103,7 +103,10 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
        * had asked for the line already. */
       double bk = m->block_bytes / c->lv[k].bw, wait = k == 0 ? 0.0 : 1.0 - m->prefetched[k];
       if (k > 0) {
-        ls->latency_cycles += w * n * wait * c->lv[k].lat / c->mlp;
+        /* Little's law: with mlp misses in flight a level delivers a line every lat/mlp
+         * cycles, its bandwidth one every bk; the slower bound is the cost, charged as
+         * the transfer (the engine shares it between cores) plus what the waiting adds. */
+        ls->latency_cycles += w * n * fmax(0.0, wait * c->lv[k].lat / c->mlp - bk);
         ls->bw_cycles += w * n * bk;
         ls->bytes += w * n * m->block_bytes;
       }
@@ -229,8 +232,10 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   tc_ctx c = {.hw = hw, .mlp = hw->mlp >= 1 ? hw->mlp : 1.0, .memory = policy->memory};
   for (uint32_t k = 0; k < hw->nlevels; k++)
     c.lv[k] = (mem_level){hw->levels[k].latency_cycles, hw->levels[k].bw_bytes_per_cycle};
-  c.lv[hw->nlevels] =
-      (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz, hw->dram_bw_bytes_per_s / hw->clock_hz};
+  /* One core alone streams from DRAM at most at its own rate (its misses in flight). */
+  double dram_bw = hw->dram_bw_bytes_per_s;
+  if (hw->dram_core_bw_bytes_per_s > 0 && hw->dram_core_bw_bytes_per_s < dram_bw) dram_bw = hw->dram_core_bw_bytes_per_s;
+  c.lv[hw->nlevels] = (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz, dram_bw / hw->clock_hz};
   out->nlevels = hw->nlevels;
 
   double footprint = 0;
@@ -254,8 +259,15 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
     out->beta_avg = c.beta_sum / out->mem_accesses;
   }
   double tc = out->compute_cycles, tm = out->memory_cycles;
-  out->overlap_cycles = f * fmin(tc, tm);
-  out->cycles = tc + tm - out->overlap_cycles;
+  if (policy->overlap == PPT_OVERLAP_STALL) {
+    double bw = 0;
+    for (uint32_t k = 0; k <= hw->nlevels; k++) bw += out->level[k].bw_cycles;
+    out->cycles = fmax(tc, bw) + (tm - bw);
+    out->overlap_cycles = tc + tm - out->cycles;
+  } else {
+    out->overlap_cycles = f * fmin(tc, tm);
+    out->cycles = tc + tm - out->overlap_cycles;
+  }
   out->stall_cycles = out->cycles - tc;
   out->seconds = out->cycles / hw->clock_hz;
   return 0;

@@ -166,6 +166,7 @@ typedef struct mimic {
   size_t *ncr, *capcr;
   uint32_t *quota;      /* per block (per-instance split) */
   uint64_t *bcount;
+  int forked;           /* a parallel phase of the current region was streamed already */
 } mimic;
 
 static int add_range(mimic *m, uint32_t c, uint64_t s, uint64_t e) {
@@ -202,7 +203,8 @@ static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *er
   if (rc == 0 && m->out.sink->phase_end) {
     for (uint32_t c = 0; c < n; c++) flush_priv(&m->out, c);
     flush_shared(&m->out);
-    m->out.sink->phase_end(m->out.sink->arg, privatise);
+    m->out.sink->phase_end(m->out.sink->arg, !privatise ? 0 : m->forked ? PPT_SASMM_BARRIER : PPT_SASMM_FORK);
+    if (privatise) m->forked = 1;
   }
   return rc;
 }
@@ -366,6 +368,7 @@ static int walk(mimic *m, const loops *L, ppt_err *err) {
         if (par++ == 0) {
           rc = phase_plain(m, phase_start, pos, 0, err);
           phase_start = pos + 1;
+          m->forked = 0;
         }
       } else if (e->type == PPT_EV_PAR_END) {
         if (par > 0 && --par == 0) {

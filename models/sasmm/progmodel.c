@@ -18,7 +18,7 @@ typedef struct counts {
 } counts;
 
 typedef struct phase {
-  int parallel;
+  int parallel; /* 0, PPT_SASMM_FORK or PPT_SASMM_BARRIER */
   counts *c; /* [ncores] (serial phases: core 0 only is used) */
 } phase;
 
@@ -35,6 +35,7 @@ struct ppt_progmodel {
   ppt_program *prog;
   double line, call_cycles;
   const ppt_hwspec *hw;
+  int fork_pending; /* a parallel region forked, and none of its phases was kept yet */
   double *extra; /* per block id: recurrence latency beyond the block's throughput, cycles */
   int failed;
 };
@@ -81,7 +82,14 @@ static void on_phase_end(void *arg, int parallel) {
   if (m->failed) return;
   int empty = 1;
   for (uint32_t c = 0; c < m->ncores && empty; c++) empty = m->cur[c].refs == 0 && m->cur[c].ops[PPT_HW_IALU] == 0;
+  /* The fork belongs to the region's first phase that is kept: an empty phase before a
+   * loop must not turn the loop into a mere barrier. */
+  if (parallel == PPT_SASMM_FORK) m->fork_pending = 1;
   if (empty) return;
+  if (parallel) {
+    parallel = m->fork_pending ? PPT_SASMM_FORK : PPT_SASMM_BARRIER;
+    m->fork_pending = 0;
+  }
   if (m->nph == m->cap) {
     size_t nc = m->cap ? 2 * m->cap : 64;
     phase *np = realloc(m->ph, nc * sizeof *np);
@@ -190,7 +198,8 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
       uint32_t nt = p->parallel ? m->ncores : 1;
       for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], local, prefetched, &tl[c], err);
       if (rc) break;
-      if (p->parallel) rc = ppt_program_add_parallel(m->prog, nt, (const ppt_tasklist *const *)tl, err);
+      if (p->parallel == PPT_SASMM_FORK) rc = ppt_program_add_parallel(m->prog, nt, (const ppt_tasklist *const *)tl, err);
+      else if (p->parallel) rc = ppt_program_add_after_barrier(m->prog, nt, (const ppt_tasklist *const *)tl, err);
       else rc = ppt_program_add_serial(m->prog, tl[0], err);
     }
   }

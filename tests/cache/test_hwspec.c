@@ -4,6 +4,7 @@
 
 #include "ppt_test.h"
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +143,7 @@ static void assert_same(const ppt_hwspec *a, const ppt_hwspec *b) {
   }
   ck_assert(a->dram_latency_ns == b->dram_latency_ns);
   ck_assert(a->dram_bw_bytes_per_s == b->dram_bw_bytes_per_s);
+  ck_assert(a->dram_core_bw_bytes_per_s == b->dram_core_bw_bytes_per_s);
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     ck_assert(a->ops[k].per_cycle == b->ops[k].per_cycle && a->ops[k].latency == b->ops[k].latency);
   ck_assert_uint_eq(a->nsources, b->nsources);
@@ -183,6 +185,51 @@ START_TEST(round_trips) {
   hw.levels[1].size *= 2;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
   round_trip(&hw);
+}
+END_TEST
+
+/* dram.core_bandwidth_gbs (one core streaming alone): optional, GB/s into bytes/s,
+ * written back only when given, citable, and checked like the other DRAM figures. */
+#define CORE_BW(dram, src)                                                                  \
+  "{'name': 'x', 'cores': 4, 'levels': [{'name': 'L1', 'size': 8192, 'assoc': 8, 'line': 64}]," \
+  " 'dram': " dram src "}"
+START_TEST(dram_core_bandwidth) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(CORE_BW("{'latency_ns': 80, 'bandwidth_gbs': 45.5, 'core_bandwidth_gbs': 19.25}",
+                                ", 'sources': {'dram.core_bandwidth_gbs': 'one thread'}"),
+                        &hw, &err) == 0,
+                "%s", err.msg);
+  ck_assert(hw.dram_core_bw_bytes_per_s == 19.25e9);
+  ck_assert(hw.dram_bw_bytes_per_s == 45.5e9);
+  ck_assert_uint_eq(hw.nsources, 1);
+  ck_assert_str_eq(hw.sources[0].key, "dram.core_bandwidth_gbs");
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"core_bandwidth_gbs\": 19.25"));
+  free(json);
+  round_trip(&hw);
+  /* a figure at or above the socket's is allowed (one core saturates it) */
+  ck_assert_msg(parse_q(CORE_BW("{'bandwidth_gbs': 10, 'core_bandwidth_gbs': 12}", ""), &hw, &err) == 0, "%s",
+                err.msg);
+  ck_assert(hw.dram_core_bw_bytes_per_s == 12e9);
+  round_trip(&hw);
+  /* the only DRAM key given */
+  ck_assert_msg(parse_q(CORE_BW("{'core_bandwidth_gbs': 7}", ""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.dram_core_bw_bytes_per_s == 7e9 && hw.dram_bw_bytes_per_s == 0);
+  /* absent: 0 in the struct and no key written back */
+  ck_assert_msg(parse_q(CORE_BW("{'bandwidth_gbs': 10}", ""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.dram_core_bw_bytes_per_s == 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "core_bandwidth_gbs"));
+  free(json);
+  round_trip(&hw);
+  /* the struct checks: any number >= 0, not negative or NaN */
+  hw.dram_core_bw_bytes_per_s = -1e9;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: dram.core_bandwidth_gbs: must be a number >= 0");
+  hw.dram_core_bw_bytes_per_s = NAN;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "mod: dram.core_bandwidth_gbs"));
 }
 END_TEST
 
@@ -241,6 +288,19 @@ static const struct bad {
      "bad.json: clock_ghz: must be a positive number"},
     {"unknown dram key", "{'name': 'x', 'cores': 4, 'dram': {'latency': 80}, 'levels': [" LV1 "]}",
      "bad.json: dram.latency: unknown key"},
+    {"negative per-core DRAM bandwidth",
+     "{'name': 'x', 'cores': 4, 'dram': {'bandwidth_gbs': 40, 'core_bandwidth_gbs': -20}, 'levels': [" LV1 "]}",
+     "bad.json: dram.core_bandwidth_gbs: must be a positive number (got -20)"},
+    {"zero per-core DRAM bandwidth",
+     "{'name': 'x', 'cores': 4, 'dram': {'core_bandwidth_gbs': 0}, 'levels': [" LV1 "]}",
+     "bad.json: dram.core_bandwidth_gbs: must be a positive number"},
+    {"per-core DRAM bandwidth as a string",
+     "{'name': 'x', 'cores': 4, 'dram': {'core_bandwidth_gbs': '20'}, 'levels': [" LV1 "]}",
+     "bad.json: dram.core_bandwidth_gbs: must be a number"},
+    {"citation of an absent per-core DRAM bandwidth",
+     "{'name': 'x', 'cores': 4, 'dram': {'bandwidth_gbs': 40}, 'levels': [" LV1 "],"
+     " 'sources': {'dram.core_bandwidth_gbs': 'one thread'}}",
+     "bad.json: sources.dram.core_bandwidth_gbs: names no field of this spec"},
     {"unknown op class",
      "{'name': 'x', 'cores': 4, 'ops': {'fma': {'per_cycle': 2, 'latency': 4}}, 'levels': [" LV1 "]}",
      "bad.json: ops.fma: unknown key"},
@@ -326,6 +386,7 @@ int main(void) {
   tcase_add_test(tc, shipped_file_exact);
   tcase_add_test(tc, full_spec_values);
   tcase_add_test(tc, round_trips);
+  tcase_add_test(tc, dram_core_bandwidth);
   tcase_add_test(tc, the_good_base_is_good);
   tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
   tcase_add_test(tc, file_errors_name_the_file);

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,8 @@ static void calibrate_once(void) {
   cfg.seed = 7;
   g_rc = ppt_calib_run(&cfg, "test-host", "2000-01-01", &g_res, &g_err);
 }
+
+static int cited(const ppt_hwspec *hw, const char *path);
 
 static char *path_join(const char *a, const char *b) {
   char *p = malloc(strlen(a) + strlen(b) + 2);
@@ -66,7 +69,13 @@ START_TEST(quick_spec_is_valid) {
   ck_assert_uint_eq(back.nlevels, g_res.hw.nlevels);
   ck_assert(back.clock_hz == g_res.hw.clock_hz);
   ck_assert(back.dram_latency_ns == g_res.hw.dram_latency_ns);
-  ck_assert_uint_ge(back.nsources, 3 * back.nlevels + 3);
+  /* one core streaming DRAM alone: measured, written, read back, cited */
+  ck_assert_msg(g_res.dram_core_bytes_per_s > 0 && isfinite(g_res.dram_core_bytes_per_s), "%g B/s",
+                g_res.dram_core_bytes_per_s);
+  ck_assert(g_res.hw.dram_core_bw_bytes_per_s > 0 && isfinite(g_res.hw.dram_core_bw_bytes_per_s));
+  ck_assert(back.dram_core_bw_bytes_per_s == g_res.hw.dram_core_bw_bytes_per_s);
+  ck_assert(cited(&back, "dram.core_bandwidth_gbs"));
+  ck_assert_uint_ge(back.nsources, 3 * back.nlevels + 4);
   ck_assert(strstr(back.source, "ppt calibrate --quick") != NULL);
   ck_assert(strstr(back.sources[0].text, "2000-01-01") != NULL);
 }
@@ -116,6 +125,14 @@ START_TEST(bandwidth_falls_outwards) {
                 r->bw_bytes_per_s[1]);
   ck_assert_uint_ge(r->bw_threads[n], 1);
   ck_assert_uint_le(r->bw_threads[n], r->online_cpus);
+  /* One core streaming DRAM alone: slower than it reads its L1, and at least about its
+   * share of the socket (it competes with no one; half, for noise between the runs). */
+  double core = r->dram_core_bytes_per_s;
+  ck_assert_msg(core < r->bw_bytes_per_s[0], "DRAM one core %g, L1 %g B/s", core, r->bw_bytes_per_s[0]);
+  ck_assert_msg(core > 0.5 * r->bw_bytes_per_s[n] / r->bw_threads[n], "DRAM one core %g, all %u threads %g B/s",
+                core, r->bw_threads[n], r->bw_bytes_per_s[n]);
+  /* the whole DRAM-sized buffer, which the all-core run splits between its threads */
+  ck_assert_uint_ge(r->dram_core_bytes, r->bw_bytes[n]);
 }
 END_TEST
 
@@ -495,6 +512,7 @@ static void check_citations(const ppt_hwspec *hw, const char *file) {
   }
   NEED(hw->dram_latency_ns > 0, "dram.latency_ns")
   NEED(hw->dram_bw_bytes_per_s > 0, "dram.bandwidth_gbs")
+  NEED(hw->dram_core_bw_bytes_per_s > 0, "dram.core_bandwidth_gbs")
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     NEED(hw->ops[k].per_cycle > 0, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k))
     NEED(hw->ops[k].per_cycle > 0, "ops.%s.latency", ppt_hwspec_opclass_name(k))
@@ -609,6 +627,9 @@ START_TEST(cli_writes_loadable_spec) {
     ppt_err err;
     ck_assert_msg(ppt_hwspec_load(out, &hw, &err) == 0, "%s", err.msg);
     ck_assert_str_eq(hw.name, "host");
+    /* the file carries the one-core DRAM figure, with its citation */
+    ck_assert(hw.dram_core_bw_bytes_per_s > 0 && isfinite(hw.dram_core_bw_bytes_per_s));
+    check_citations(&hw, out);
     const char *bad[] = {"ppt", "calibrate", "--seed", "x", NULL};
     ck_assert_int_eq(run_ppt(bad), 2);
     const char *extra[] = {"ppt", "calibrate", "stray", NULL};
