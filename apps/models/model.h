@@ -124,6 +124,10 @@ typedef struct mdl_result {
 
 /* Runs the program on a node of `cores` cores of hw (cfg: policy and overheads; NULL =
  * defaults) and summarises it. Errors from the core model and the engine. */
+/* The proxy models are PPT's: op classes add up and hit rates become time through AMM
+ * Eq. 4-5, as in PPT's processor models (their hand-written tasklists carry no prefetch
+ * figures for the miss model); the overlap is ppt's default. Used when no config is given. */
+void mdl_policy_default(ppt_tc_policy *p);
 int mdl_prog_run(const mdl_prog *p, const ppt_hwspec *hw, uint32_t cores, const ppt_node_config *cfg,
                  mdl_result *out, ppt_err *err);
 void mdl_result_clear(mdl_result *r);

@@ -48,6 +48,8 @@ static int fail(const mdl_model *m, const ppt_err *err) {
 }
 
 static void help(const mdl_model *m) {
+  ppt_tc_policy def;
+  mdl_policy_default(&def);
   printf(
       "usage: ppt-model-%s --hw SPEC [options]\n\n%s.\n"
       "Predicts runtime, speedup and cache hit rates on 1..N cores of the CPU in SPEC from a\n"
@@ -62,11 +64,14 @@ static void help(const mdl_model *m) {
   }
   printf(
       "  --cores LIST       core counts, e.g. 1,2,4 (default 1, powers of two, and all cores)\n"
-      "  --overlap P        compute/memory overlap: sum, max or partial,F (default partial,0.50)\n"
+      "  --overlap P        compute/memory overlap: sum, max, partial,F or stall (default partial,%.2f)\n"
+      "  --compute M        op classes: sum (PPT's processor models) or ports (default sum)\n"
+      "  --memory M         hit rates to time: amm (AMM Eq. 4-5, as PPT) or miss (default amm)\n"
       "  --fork-cycles C    cost of a parallel region's fork, per thread (default 0)\n"
       "  --json             machine-readable results\n"
       "  -o, --output FILE  write the results to FILE (atomically) instead of stdout\n"
-      "  -h, --help\n");
+      "  -h, --help\n",
+      def.fraction);
 }
 
 static int parse_u64(const char *s, uint64_t *out) {
@@ -239,7 +244,8 @@ static int parse(cli *c, int argc, char **argv, int *done) {
       {"hw", required_argument, 0, 'w'},      {"cores", required_argument, 0, 'c'},
       {"overlap", required_argument, 0, 'v'}, {"fork-cycles", required_argument, 0, 'f'},
       {"json", no_argument, 0, 'j'},          {"output", required_argument, 0, 'o'},
-      {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
+      {"help", no_argument, 0, 'h'},          {"compute", required_argument, 0, 'C'},
+      {"memory", required_argument, 0, 'M'},  {0, 0, 0, 0}};
   memcpy(opts + no, common, sizeof common);
   optind = 1;
   opterr = 0;
@@ -256,6 +262,14 @@ static int parse(cli *c, int argc, char **argv, int *done) {
       case 'v':
         if (ppt_tc_overlap_parse(optarg, &c->cfg.policy))
           return usage_error(m, "--overlap wants sum, max, partial,F or stall with F in [0, 1], not '%s'", optarg);
+        break;
+      case 'C':
+        if (ppt_tc_compute_parse(optarg, &c->cfg.policy.compute))
+          return usage_error(m, "--compute wants sum or ports, not '%s'", optarg);
+        break;
+      case 'M':
+        if (ppt_tc_memory_parse(optarg, &c->cfg.policy.memory))
+          return usage_error(m, "--memory wants amm or miss, not '%s'", optarg);
         break;
       case 'f': {
         char *end;
@@ -292,6 +306,7 @@ static int parse(cli *c, int argc, char **argv, int *done) {
 int mdl_main(const mdl_model *m, void *params, int argc, char **argv) {
   cli c = {.m = m, .params = params};
   ppt_node_config_default(&c.cfg);
+  mdl_policy_default(&c.cfg.policy);
   int done;
   int rc = parse(&c, argc, argv, &done);
   if (rc || done) return rc;

@@ -167,14 +167,22 @@ static int hit_rates(const mdl_prog *p, const ppt_hwspec *hw, const ppt_tc_polic
   return 0;
 }
 
+void mdl_policy_default(ppt_tc_policy *p) {
+  ppt_tc_policy_default(p);
+  p->compute = PPT_COMPUTE_SUM;
+  p->memory = PPT_MEMORY_AMM;
+}
+
 int mdl_prog_run(const mdl_prog *p, const ppt_hwspec *hw, uint32_t cores, const ppt_node_config *cfg,
                  mdl_result *out, ppt_err *err) {
   memset(out, 0, sizeof *out);
   ppt_node_config c;
-  if (cfg)
+  if (cfg) {
     c = *cfg;
-  else
+  } else {
     ppt_node_config_default(&c);
+    mdl_policy_default(&c.policy);
+  }
   c.cores = cores;
   out->cores = cores;
   int rc = hit_rates(p, hw, &c.policy, out, err);

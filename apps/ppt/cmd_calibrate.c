@@ -17,9 +17,10 @@ static void help(void) {
       "from Linux sysfs; clock from a timed dependent-add chain; load-to-use latency per\n"
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
       "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
-      "alone); throughput and latency of each op class. Prints the measured table. Run it\n"
-      "on an otherwise idle machine: other load only makes the figures worse (each is the\n"
-      "best of many short trials).\n\n"
+      "alone); throughput and latency of each op class; the cost of a mispredicted branch\n"
+      "(a loop branching on random bytes against the same bytes sorted). Prints the\n"
+      "measured table. Run it on an otherwise idle machine: other load only makes the\n"
+      "figures worse (each is the best of many short trials).\n\n"
       "  -o, --output FILE  write the hwspec to FILE (atomically; '-' for stdout)\n"
       "  --quick            fewer trials (about 1-2 s; for tests, noisier figures)\n"
       "  --json             print the measurements and the spec as JSON instead of the table\n"
@@ -74,6 +75,15 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     fprintf(f, "%-7s %10.3g %10.3g %10.3g %10.3g\n", ppt_hwspec_opclass_name(k), hw->ops[k].per_cycle,
             hw->ops[k].latency, r->op_ns[k], r->op_lat_ns[k]);
+  /* The scalar figures: ns as measured, cycles as in the spec (0: not measured). */
+  fprintf(f, "\n%-18s %10s %10s\n", "figure", "ns", "cycles");
+  fprintf(f, "%-18s %10.3g %10.3g\n", "call", r->call_ns, hw->call_cycles);
+  fprintf(f, "%-18s %10.3g %10.3g\n", "fork_join", r->fork_join_ns, hw->fork_join_cycles);
+  fprintf(f, "%-18s %10.3g %10.3g\n", "fork_join_serial", r->fork_join_serial_ns,
+          hw->fork_join_serial_cycles);
+  fprintf(f, "%-18s %10.3g %10.3g  (branch on random bytes %.3g ns, sorted %.3g ns)\n", "branch_miss",
+          r->branch_miss_ns, hw->branch_miss_cycles, r->branch_random_ns, r->branch_sorted_ns);
+  fprintf(f, "mlp %.3g misses in flight\n", hw->mlp);
   if (hw->notes[0]) fprintf(f, "\nnotes: %s\n", hw->notes);
   fprintf(f, "(%.1f s)\n", r->seconds);
 }
@@ -121,6 +131,15 @@ static json_object *measured_json(const ppt_calib_result *r) {
     json_object_object_add(ops, ppt_hwspec_opclass_name(k), e);
   }
   json_object_object_add(m, "ops", ops);
+  json_object_object_add(m, "mlp", json_object_new_double(r->mlp));
+  json_object_object_add(m, "call_ns", json_object_new_double(r->call_ns));
+  json_object_object_add(m, "fork_join_ns", json_object_new_double(r->fork_join_ns));
+  json_object_object_add(m, "fork_join_serial_ns", json_object_new_double(r->fork_join_serial_ns));
+  json_object *br = json_object_new_object();
+  json_object_object_add(br, "random_ns_per_branch", json_object_new_double(r->branch_random_ns));
+  json_object_object_add(br, "sorted_ns_per_branch", json_object_new_double(r->branch_sorted_ns));
+  json_object_object_add(br, "ns_per_mispredict", json_object_new_double(r->branch_miss_ns));
+  json_object_object_add(m, "branch_miss", br);
   return m;
 }
 

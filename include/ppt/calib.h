@@ -16,6 +16,8 @@
  *               flight bound what it streams, often well under the socket's figure);
  *   ops         independent chains (throughput) and one dependent chain (latency) of
  *               each op class, kept alive with empty asm barriers.
+ *   branch miss a loop branching on random bytes against the same loop on the same
+ *               bytes sorted: the difference over the mispredicted half of the branches.
  * Timings are the best of many short trials (1-2 ms, shorter than a scheduler time
  * slice): other load on the machine only ever makes a kernel slower, so the minimum is
  * the least disturbed estimate. */
@@ -125,6 +127,12 @@ typedef struct ppt_calib_result {
   double call_ns;       /* one libm call (exp/log) */
   double fork_join_ns;  /* one OpenMP parallel region with all CPUs */
   double fork_join_serial_ns; /* the same region run by one thread (serialised) */
+  /* Branch mispredictions (calib_branch.c): a loop branching on each byte of 1 MiB of
+   * random bytes, and on the same bytes sorted; ns per iteration of each, and the
+   * difference per mispredicted branch (half the random ones): ns per mispredict, 0 when
+   * the difference was not positive (then not in the spec). */
+  double branch_random_ns, branch_sorted_ns;
+  double branch_miss_ns;
   int optimised;        /* the kernels were compiled with optimisation */
   double seconds;       /* wall time of the whole calibration */
 } ppt_calib_result;

@@ -53,6 +53,10 @@ typedef struct ppt_hwspec {
   double fork_join_serial_cycles; /* the same region when OpenMP runs it on one thread (the
                                     runtime still enters, sets up the loop, leaves); 0 =
                                     unknown (not charged) */
+  double branch_miss_cycles;     /* a mispredicted conditional branch: pipeline flush and
+                                    refill, cycles; the runtime model charges it per
+                                    misprediction of a predictor simulated over each
+                                    thread's block sequence; 0 = unknown (not charged) */
   double mlp;                    /* memory-level parallelism: cache misses one core keeps in
                                     flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
   uint32_t nlevels;

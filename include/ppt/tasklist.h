@@ -33,6 +33,10 @@ typedef struct ppt_mem_access {
    * had already requested, so they pay the transfer and not the latency
    * (ppt_tracesim_result's streamed counts). All 0 (the default): every one waits. */
   double prefetched[PPT_HW_MAX_LEVELS + 1];
+  /* MISS memory model only: the fraction of the accesses served by DRAM that also
+   * write a line back to it later (a store that missed every cache allocates the line
+   * and dirties it; when it leaves the last level it is written to DRAM). 0: none. */
+  double dram_writeback;
 } ppt_mem_access;
 
 /* A reuse-distance histogram (distances in cache lines; see DESIGN.md): count[i]

@@ -70,6 +70,7 @@ typedef struct ppt_tracesim_result {
    * those beyond the first level, how many a stream prefetcher covered (ppt/prefetch.h:
    * misses continuing a sequential stream within a 4 KiB page). */
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
+  uint64_t served_stores[PPT_HW_MAX_LEVELS + 1]; /* of `served`, the stores */
 } ppt_tracesim_result;
 
 /* Simulates the whole trace on hw (validated: PPT_EINPUT on a bad spec) with opts (NULL:

@@ -42,6 +42,7 @@ typedef struct ppt_tracesim_tally {
   uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
   uint64_t refs, line_refs, counted_refs, loads, stores;
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
+  uint64_t served_stores[PPT_HW_MAX_LEVELS + 1];
   ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
   void (*progress)(uint64_t, void *);
   void *progress_arg;
@@ -132,6 +133,7 @@ static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   int covered = ppt_prefetch_access(r->pf, thread, a, dref > 0);
   if (count) {
     r->served[dref]++;
+    r->served_stores[dref] += (unsigned)store;
     r->streamed[dref] += (unsigned)covered;
     tally(r->racc, r->rmiss, r->nlevels, dref);
     r->counted_refs++;
@@ -222,6 +224,7 @@ static void fill_result(const run *r, uint32_t threads, ppt_tracesim_result *out
   out->counted_stores = r->stores;
   memcpy(out->served, r->served, sizeof out->served);
   memcpy(out->streamed, r->streamed, sizeof out->streamed);
+  memcpy(out->served_stores, r->served_stores, sizeof out->served_stores);
   for (uint32_t k = 0; k < r->nlevels; k++) {
     ppt_tracesim_level *lv = &out->levels[k];
     snprintf(lv->name, sizeof lv->name, "%s", ppt_cachesim_level_name(r->sim, k));

@@ -1,9 +1,10 @@
 /* calib_impl.h — internals shared by the calib*.c files of `ppt calibrate`.
  *
- * The measuring kernels live in calib_mem.c (pointer chasing, streaming reads) and
- * calib_ops.c (op chains, clock); calib_sysfs.c reads the cache geometry, calib_size.c
- * finds the effective capacity of a level smaller than sysfs says, and calib.c
- * puts it all together into a hwspec (include/ppt/calib.h). */
+ * The measuring kernels live in calib_mem.c (pointer chasing, streaming reads),
+ * calib_ops.c (op chains, clock) and calib_branch.c (branch mispredictions);
+ * calib_sysfs.c reads the cache geometry, calib_size.c finds the effective capacity of a
+ * level smaller than sysfs says, and calib.c puts it all together into a hwspec
+ * (include/ppt/calib.h). */
 #ifndef PPT_CALIB_IMPL_H
 #define PPT_CALIB_IMPL_H
 
@@ -112,6 +113,14 @@ uint64_t calib_effective_size(const uint64_t *sizes, const double *ns, size_t n,
 uint32_t calib_size_sweep(uint64_t near_bytes, double near_ns, uint64_t top, size_t stride, int again,
                           gsl_rng *rng, const calib_timing *t, uint64_t *sizes, double *ns, uint32_t max,
                           int *huge, uint64_t *oom_bytes);
+
+/* ---- calib_branch.c ---- */
+/* A branch on random bytes against the same loop on the same bytes sorted, 1 MiB drawn
+ * from rng: seconds per iteration of each (best of two rounds of trials) and seconds per
+ * mispredicted branch (the difference over half the iterations; 0 when the difference
+ * is not positive). -1 when out of memory. */
+int calib_branch_miss_s(gsl_rng *rng, const calib_timing *t, double *random_s, double *sorted_s,
+                        double *miss_s);
 
 /* ---- calib_par.c, calib_omp.c ---- */
 /* Misses one core keeps in flight: accesses/s of up to 32 independent random chases over

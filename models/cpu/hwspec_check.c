@@ -141,6 +141,8 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
     return bad(err, name, "dram.bandwidth_gbs", "must be a number >= 0");
   if (!isfinite(hw->dram_core_bw_bytes_per_s) || hw->dram_core_bw_bytes_per_s < 0)
     return bad(err, name, "dram.core_bandwidth_gbs", "must be a number >= 0");
+  if (!isfinite(hw->branch_miss_cycles) || hw->branch_miss_cycles < 0)
+    return bad(err, name, "branch_miss_cycles", "must be a number >= 0");
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     char p[48];
     if (!isfinite(hw->ops[k].per_cycle) || hw->ops[k].per_cycle < 0) {

@@ -65,11 +65,12 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   if (hw->clock_hz > 0) rc |= add(o, "clock_ghz", num(hw->clock_hz / 1e9));
   rc |= add(o, "cores", json_object_new_int64(hw->cores));
   if (hw->vector_bits) rc |= add(o, "vector_bits", json_object_new_int64(hw->vector_bits));
-  if (hw->mlp > 0) rc |= add(o, "mlp", json_object_new_double(hw->mlp));
-  if (hw->call_cycles > 0) rc |= add(o, "call_cycles", json_object_new_double(hw->call_cycles));
-  if (hw->fork_join_cycles > 0) rc |= add(o, "fork_join_cycles", json_object_new_double(hw->fork_join_cycles));
+  if (hw->mlp > 0) rc |= add(o, "mlp", num(hw->mlp));
+  if (hw->call_cycles > 0) rc |= add(o, "call_cycles", num(hw->call_cycles));
+  if (hw->fork_join_cycles > 0) rc |= add(o, "fork_join_cycles", num(hw->fork_join_cycles));
   if (hw->fork_join_serial_cycles > 0)
-    rc |= add(o, "fork_join_serial_cycles", json_object_new_double(hw->fork_join_serial_cycles));
+    rc |= add(o, "fork_join_serial_cycles", num(hw->fork_join_serial_cycles));
+  if (hw->branch_miss_cycles > 0) rc |= add(o, "branch_miss_cycles", num(hw->branch_miss_cycles));
   json_object *levels = json_object_new_array();
   for (uint32_t i = 0; levels && i < hw->nlevels && i < PPT_HW_MAX_LEVELS; i++) {
     json_object *lv = level_json(&hw->levels[i]);

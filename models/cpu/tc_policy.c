@@ -14,9 +14,9 @@ void ppt_tc_policy_default(ppt_tc_policy *p) {
    * mean error of sum, max and partial 0.25/0.5/0.75 (validation/results/
    * runtime-summary.txt; the policies were within ~2 points of each other). */
   p->overlap = PPT_OVERLAP_PARTIAL;
-  p->fraction = 0.75;
-  p->compute = PPT_COMPUTE_SUM;
-  p->memory = PPT_MEMORY_AMM;
+  p->fraction = 0.5;
+  p->compute = PPT_COMPUTE_PORTS;
+  p->memory = PPT_MEMORY_MISS;
 }
 
 const char *ppt_tc_compute_name(ppt_compute_model m) {

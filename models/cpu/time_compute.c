@@ -101,14 +101,16 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
     if (c->memory == PPT_MEMORY_MISS) {
       /* One line per access served beyond L1; the latency only where no prefetcher
        * had asked for the line already. */
-      double bk = m->block_bytes / c->lv[k].bw, wait = k == 0 ? 0.0 : 1.0 - m->prefetched[k];
+      /* DRAM also takes back the dirty lines of the stores it served. */
+      double line_bytes = m->block_bytes * (k == L ? 1.0 + m->dram_writeback : 1.0);
+      double bk = line_bytes / c->lv[k].bw, wait = k == 0 ? 0.0 : 1.0 - m->prefetched[k];
       if (k > 0) {
         /* Little's law: with mlp misses in flight a level delivers a line every lat/mlp
          * cycles, its bandwidth one every bk; the slower bound is the cost, charged as
          * the transfer (the engine shares it between cores) plus what the waiting adds. */
         ls->latency_cycles += w * n * fmax(0.0, wait * c->lv[k].lat / c->mlp - bk);
         ls->bw_cycles += w * n * bk;
-        ls->bytes += w * n * m->block_bytes;
+        ls->bytes += w * n * line_bytes;
       }
       lam += k > 0 ? w * wait * c->lv[k].lat : 0.0;
       beta += k > 0 ? w * bk : 0.0;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ppt/bpred.h"
 #include "ppt/tasklist.h"
 
 /* Per phase and core: ops by hw class, references and bytes, calls into untraced code. */
@@ -15,6 +16,7 @@ typedef struct counts {
   double ops[PPT_HW_NOPCLASS];
   double refs, bytes, xcalls;
   double chain_extra;         /* cycles by which recurrences outlast their blocks' throughput */
+  double mispredicts;         /* branches the predictor model got wrong (ppt/bpred.h) */
 } counts;
 
 typedef struct phase {
@@ -37,6 +39,7 @@ struct ppt_progmodel {
   const ppt_hwspec *hw;
   int fork_pending; /* a parallel region forked, and none of its phases was kept yet */
   double *extra; /* per block id: recurrence latency beyond the block's throughput, cycles */
+  ppt_bpred *bp; /* each core's branch predictor, over its block sequence */
   int failed;
 };
 
@@ -59,6 +62,14 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
   ppt_progmodel *m = arg;
   counts *c = &m->cur[core];
   for (size_t i = 0; i < n; i++) {
+    if (r[i].kind == PPT_REC_BB) {
+      /* The predictor sees every block; a miss is charged to the block whose branch it
+       * was, when that block is counted. */
+      uint32_t prev = ppt_bpred_current(m->bp, core);
+      const ppt_trace_bb *pb = prev ? ppt_trace_bb_get(m->t, prev) : NULL;
+      int miss = ppt_bpred_enter(m->bp, core, r[i].bb, pb && pb->ops[PPT_OP_BRANCH] > 0);
+      if (miss && (!m->counted || m->counted[prev])) c->mispredicts += 1;
+    }
     if (m->counted && !m->counted[r[i].bb]) continue;
     if (r[i].kind == PPT_REC_BB) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, r[i].bb);
@@ -113,7 +124,7 @@ static void on_phase_end(void *arg, int parallel) {
 }
 
 static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *local, const double *prefetched,
-                         ppt_tasklist **out, ppt_err *err) {
+                         double writeback, ppt_tasklist **out, ppt_err *err) {
   ppt_tasklist *tl = ppt_tasklist_create();
   if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
   int rc = 0;
@@ -122,10 +133,14 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   if (!rc && c->chain_extra > 0) rc = ppt_tasklist_add_cycles(tl, c->chain_extra, err);
   /* Untraced library code (libm): PPT's CPU item, at the spec's cost of a call. */
   if (!rc && c->xcalls > 0 && m->call_cycles > 0) rc = ppt_tasklist_add_cycles(tl, c->xcalls * m->call_cycles, err);
+  /* Mispredicted branches flush the pipeline: the spec's cost of one, a CPU item. */
+  if (!rc && c->mispredicts > 0 && m->hw->branch_miss_cycles > 0)
+    rc = ppt_tasklist_add_cycles(tl, c->mispredicts * m->hw->branch_miss_cycles, err);
   if (!rc && c->refs > 0) {
     ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
     memcpy(ma.prefetched, prefetched, sizeof ma.prefetched);
+    ma.dram_writeback = writeback;
     rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, local, err);
   }
   if (rc) {
@@ -155,7 +170,8 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   m->cur = calloc(o->ncores, sizeof *m->cur);
   uint32_t nbbs = ppt_trace_nbbs(t);
   m->extra = calloc((size_t)nbbs + 1, sizeof *m->extra);
-  int rc = m->cur && m->extra ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  m->bp = ppt_bpred_new(o->ncores, nbbs);
+  int rc = m->cur && m->extra && m->bp ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
   /* A block that loops to itself with a loop-carried recurrence (ppt-cc's PPT_OP_CHAIN_*)
    * runs at best at the recurrence's latency per iteration, whatever the core's
    * throughput: an iteration cannot start the cycle before the previous one closed it. */
@@ -189,6 +205,9 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     double prefetched[PPT_HW_MAX_LEVELS + 1] = {0};
     for (uint32_t k = 1; k <= m->nlevels; k++)
       if (m->rates.served[k] > 0) prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
+    /* Stores that DRAM served come back to it as write-backs. */
+    uint64_t dram = m->rates.served[m->nlevels];
+    double writeback = dram ? (double)m->rates.served_stores[m->nlevels] / (double)dram : 0.0;
     m->tl = calloc(m->nph * m->ncores + 1, sizeof *m->tl);
     m->prog = ppt_program_create();
     if (!m->tl || !m->prog) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -196,7 +215,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
       phase *p = &m->ph[i];
       ppt_tasklist **tl = &m->tl[i * m->ncores];
       uint32_t nt = p->parallel ? m->ncores : 1;
-      for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], local, prefetched, &tl[c], err);
+      for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], local, prefetched, writeback, &tl[c], err);
       if (rc) break;
       if (p->parallel == PPT_SASMM_FORK) rc = ppt_program_add_parallel(m->prog, nt, (const ppt_tasklist *const *)tl, err);
       else if (p->parallel) rc = ppt_program_add_after_barrier(m->prog, nt, (const ppt_tasklist *const *)tl, err);
@@ -220,6 +239,7 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->tl);
   free(m->cur);
   free(m->extra);
+  ppt_bpred_free(m->bp);
   ppt_program_free(m->prog);
   ppt_tracesim_tally_free(m->tally);
   free(m);

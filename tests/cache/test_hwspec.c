@@ -144,6 +144,11 @@ static void assert_same(const ppt_hwspec *a, const ppt_hwspec *b) {
   ck_assert(a->dram_latency_ns == b->dram_latency_ns);
   ck_assert(a->dram_bw_bytes_per_s == b->dram_bw_bytes_per_s);
   ck_assert(a->dram_core_bw_bytes_per_s == b->dram_core_bw_bytes_per_s);
+  ck_assert(a->mlp == b->mlp);
+  ck_assert(a->call_cycles == b->call_cycles);
+  ck_assert(a->fork_join_cycles == b->fork_join_cycles);
+  ck_assert(a->fork_join_serial_cycles == b->fork_join_serial_cycles);
+  ck_assert(a->branch_miss_cycles == b->branch_miss_cycles);
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     ck_assert(a->ops[k].per_cycle == b->ops[k].per_cycle && a->ops[k].latency == b->ops[k].latency);
   ck_assert_uint_eq(a->nsources, b->nsources);
@@ -233,6 +238,59 @@ START_TEST(dram_core_bandwidth) {
 }
 END_TEST
 
+/* branch_miss_cycles (a mispredicted branch): optional top-level number > 0 in the file,
+ * written back only when given, citable; in the struct 0 means unknown and any finite
+ * number >= 0 passes validation. */
+#define BRANCH(extra)                                                                             \
+  "{'name': 'x', 'cores': 4, 'levels': [{'name': 'L1', 'size': 8192, 'assoc': 8, 'line': 64}]" \
+  extra "}"
+START_TEST(branch_miss) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(BRANCH(", 'branch_miss_cycles': 16.5, 'call_cycles': 20,"
+                               " 'sources': {'branch_miss_cycles': 'random vs sorted bytes'}"),
+                        &hw, &err) == 0,
+                "%s", err.msg);
+  ck_assert(hw.branch_miss_cycles == 16.5);
+  ck_assert(hw.call_cycles == 20);
+  ck_assert_uint_eq(hw.nsources, 1);
+  ck_assert_str_eq(hw.sources[0].key, "branch_miss_cycles");
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"branch_miss_cycles\": 16.5"));
+  free(json);
+  round_trip(&hw);
+  /* an integer is a number too */
+  ck_assert_msg(parse_q(BRANCH(", 'branch_miss_cycles': 13"), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.branch_miss_cycles == 13);
+  round_trip(&hw);
+  /* absent: 0 in the struct and no key written back */
+  ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.branch_miss_cycles == 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "branch_miss"));
+  free(json);
+  round_trip(&hw);
+  /* set in code (what calibrate does): written, and read back the same */
+  hw.branch_miss_cycles = 20.9;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"branch_miss_cycles\": 20.9"));
+  free(json);
+  round_trip(&hw);
+  /* the struct checks: any finite number >= 0 */
+  hw.branch_miss_cycles = -1;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: must be a number >= 0");
+  hw.branch_miss_cycles = NAN;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: must be a number >= 0");
+  hw.branch_miss_cycles = INFINITY;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: must be a number >= 0");
+}
+END_TEST
+
 /* Each bad spec must fail with PPT_EINPUT and "bad.json: <key path>...: ..." on one line. */
 static const struct bad {
   const char *what, *json, *key;
@@ -301,6 +359,21 @@ static const struct bad {
      "{'name': 'x', 'cores': 4, 'dram': {'bandwidth_gbs': 40}, 'levels': [" LV1 "],"
      " 'sources': {'dram.core_bandwidth_gbs': 'one thread'}}",
      "bad.json: sources.dram.core_bandwidth_gbs: names no field of this spec"},
+    {"negative branch miss cost", "{'name': 'x', 'cores': 4, 'branch_miss_cycles': -15, 'levels': [" LV1 "]}",
+     "bad.json: branch_miss_cycles: must be a positive number (got -15)"},
+    {"zero branch miss cost", "{'name': 'x', 'cores': 4, 'branch_miss_cycles': 0, 'levels': [" LV1 "]}",
+     "bad.json: branch_miss_cycles: must be a positive number (got 0); leave the key out if unknown"},
+    {"branch miss cost as a string",
+     "{'name': 'x', 'cores': 4, 'branch_miss_cycles': '15', 'levels': [" LV1 "]}",
+     "bad.json: branch_miss_cycles: must be a number"},
+    {"branch miss cost as null", "{'name': 'x', 'cores': 4, 'branch_miss_cycles': null, 'levels': [" LV1 "]}",
+     "bad.json: branch_miss_cycles: must be a number"},
+    {"branch miss cost inside dram",
+     "{'name': 'x', 'cores': 4, 'dram': {'branch_miss_cycles': 15}, 'levels': [" LV1 "]}",
+     "bad.json: dram.branch_miss_cycles: unknown key"},
+    {"citation of an absent branch miss cost",
+     "{'name': 'x', 'cores': 4, 'levels': [" LV1 "], 'sources': {'branch_miss_cycles': 'a loop'}}",
+     "bad.json: sources.branch_miss_cycles: names no field of this spec"},
     {"unknown op class",
      "{'name': 'x', 'cores': 4, 'ops': {'fma': {'per_cycle': 2, 'latency': 4}}, 'levels': [" LV1 "]}",
      "bad.json: ops.fma: unknown key"},
@@ -387,6 +460,7 @@ int main(void) {
   tcase_add_test(tc, full_spec_values);
   tcase_add_test(tc, round_trips);
   tcase_add_test(tc, dram_core_bandwidth);
+  tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, the_good_base_is_good);
   tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
   tcase_add_test(tc, file_errors_name_the_file);

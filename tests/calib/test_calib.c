@@ -160,6 +160,53 @@ START_TEST(clock_and_ops_plausible) {
 }
 END_TEST
 
+/* A mispredicted branch: the random-byte loop is slower than the same loop on the sorted
+ * bytes, and the difference over the mispredicted half of its branches, in cycles, lies
+ * in the range real cores have (documented minimum penalties: ~13 cycles Zen 3, 15-20
+ * Haswell; plus the L1 load the branch waits for). A compiler that turned the branch
+ * into a conditional move would make both loops equally fast: ~0, caught here. */
+START_TEST(branch_miss_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  const ppt_hwspec *hw = &r->hw;
+  ck_assert_msg(r->branch_random_ns > 0 && isfinite(r->branch_random_ns), "%g", r->branch_random_ns);
+  ck_assert_msg(r->branch_sorted_ns > 0 && isfinite(r->branch_sorted_ns), "%g", r->branch_sorted_ns);
+  ck_assert_msg(r->branch_random_ns > r->branch_sorted_ns, "random %g ns, sorted %g ns per branch",
+                r->branch_random_ns, r->branch_sorted_ns);
+  /* the figure is the difference over half the iterations */
+  ck_assert_double_eq_tol(r->branch_miss_ns, 2 * (r->branch_random_ns - r->branch_sorted_ns),
+                          1e-9 * r->branch_miss_ns);
+  ck_assert_msg(hw->branch_miss_cycles > 0 && isfinite(hw->branch_miss_cycles), "%g cycles",
+                hw->branch_miss_cycles);
+  /* ns into cycles with the spec's clock, to 3 significant digits */
+  double cyc = r->branch_miss_ns * hw->clock_hz * 1e-9;
+  ck_assert_msg(fabs(hw->branch_miss_cycles - cyc) <= 0.005 * cyc + 1e-12, "%g cycles, %g ns at %g Hz",
+                hw->branch_miss_cycles, r->branch_miss_ns, hw->clock_hz);
+  if (r->optimised)
+    ck_assert_msg(hw->branch_miss_cycles >= 3 && hw->branch_miss_cycles <= 60, "%g cycles per mispredict",
+                  hw->branch_miss_cycles);
+  /* cited, with the ns per mispredict, and written and read back */
+  ck_assert(cited(hw, "branch_miss_cycles"));
+  char want[64];
+  snprintf(want, sizeof want, "%.3g ns per mispredict", r->branch_miss_ns);
+  int found = 0;
+  for (uint32_t i = 0; i < hw->nsources; i++)
+    if (!strcmp(hw->sources[i].key, "branch_miss_cycles")) {
+      found = 1;
+      ck_assert_msg(strstr(hw->sources[i].text, "random vs predictable bytes") != NULL, "%s",
+                    hw->sources[i].text);
+      ck_assert_msg(strstr(hw->sources[i].text, want) != NULL, "%s lacks %s", hw->sources[i].text, want);
+    }
+  ck_assert(found);
+  char *json = ppt_hwspec_to_json(hw);
+  ppt_hwspec back;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_parse(json, "host.json", &back, &err) == 0, "%s", err.msg);
+  free(json);
+  ck_assert(back.branch_miss_cycles == hw->branch_miss_cycles);
+}
+END_TEST
+
 /* A level that behaves smaller than sysfs says (near[k]) is swept and sized by the
  * chase: the spec's size is the largest swept set read at most midway between the
  * level's near latency and DRAM's, rounded to whole power-of-two sets, recomputed here
@@ -513,6 +560,7 @@ static void check_citations(const ppt_hwspec *hw, const char *file) {
   NEED(hw->dram_latency_ns > 0, "dram.latency_ns")
   NEED(hw->dram_bw_bytes_per_s > 0, "dram.bandwidth_gbs")
   NEED(hw->dram_core_bw_bytes_per_s > 0, "dram.core_bandwidth_gbs")
+  NEED(hw->branch_miss_cycles > 0, "branch_miss_cycles")
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     NEED(hw->ops[k].per_cycle > 0, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k))
     NEED(hw->ops[k].per_cycle > 0, "ops.%s.latency", ppt_hwspec_opclass_name(k))
@@ -629,6 +677,8 @@ START_TEST(cli_writes_loadable_spec) {
     ck_assert_str_eq(hw.name, "host");
     /* the file carries the one-core DRAM figure, with its citation */
     ck_assert(hw.dram_core_bw_bytes_per_s > 0 && isfinite(hw.dram_core_bw_bytes_per_s));
+    /* and the cost of a mispredicted branch */
+    ck_assert(hw.branch_miss_cycles > 0 && isfinite(hw.branch_miss_cycles));
     check_citations(&hw, out);
     const char *bad[] = {"ppt", "calibrate", "--seed", "x", NULL};
     ck_assert_int_eq(run_ppt(bad), 2);
@@ -658,6 +708,7 @@ int main(void) {
   tcase_add_test(m, latency_grows_outwards);
   tcase_add_test(m, bandwidth_falls_outwards);
   tcase_add_test(m, clock_and_ops_plausible);
+  tcase_add_test(m, branch_miss_plausible);
   tcase_add_test(m, sysfs_geometry_matches_host);
   tcase_add_test(m, effective_size_applied);
   suite_add_tcase(s, m);

@@ -18,6 +18,11 @@
 
 static const ppt_mem_access MEM = {.accesses = 1000, .bytes_per_access = 8, .block_bytes = 64};
 
+/* PPT's classic core model (summed op classes, AMM Eq. 4-5) with partial overlap 0.75:
+ * what the hand computations below use. */
+static const ppt_tc_policy AMM = {.overlap = PPT_OVERLAP_PARTIAL, .fraction = 0.75, .compute = PPT_COMPUTE_SUM,
+                                  .memory = PPT_MEMORY_AMM};
+
 static ppt_tc_policy pol(ppt_overlap o, double f) {
   return (ppt_tc_policy){.overlap = o, .fraction = f, .compute = PPT_COMPUTE_SUM, .memory = PPT_MEMORY_AMM};
 }
@@ -71,7 +76,7 @@ START_TEST(eq45_level_breakdown) {
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, 3, h, &err), 0);
   ppt_tc_stats st;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
   /* L3: 30 accesses; latency 0.03·50·1000/8 = 187.5; bytes 0.03·8·1000·7/8 = 210,
    * streamed at 16 B/c = 13.125 cycles. DRAM: 20 accesses, 250 + 140 B / 8 = 17.5. */
   ck_close(st.level[2].accesses, 30);
@@ -109,7 +114,7 @@ START_TEST(eq5_amm_two_level_form) {
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 2, h, &err), 0);
   ppt_tc_stats st;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
   double lam = 0.9 * 4 + 0.1 * (0.5 * 14 + 0.5 * 100);
   ck_close(st.cycles, lam * 1000);
   ck_close(st.cycles, 9300);
@@ -139,7 +144,7 @@ START_TEST(compute_items) {
   ppt_tasklist *tl = compute_tasklist();
   ppt_tc_stats st;
   ppt_err err;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
   ck_close(st.compute_cycles, 400);
   ck_close(st.cycles, 400);
   ck_close(st.memory_cycles, 0);
@@ -180,12 +185,15 @@ START_TEST(overlap_policies) {
     ck_close(st.stall_cycles, cases[i].cycles - 400);
     ck_close(st.overlap_cycles, 1515 - cases[i].cycles);
   }
-  /* The default is PARTIAL 0.75 (chosen by validation/run runtime): 1515 − 0.75 × 400. */
+  /* PARTIAL 0.75 hides 0.75 × 400: 1515 − 300. (The default, chosen by validation/run
+   * runtime, is the out-of-order core model: busiest port class, per-miss memory.) */
   ppt_tc_policy d;
   ppt_tc_policy_default(&d);
   ck_assert_int_eq(d.overlap, PPT_OVERLAP_PARTIAL);
+  ck_assert_int_eq(d.compute, PPT_COMPUTE_PORTS);
+  ck_assert_int_eq(d.memory, PPT_MEMORY_MISS);
   ppt_tc_stats st;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
   ck_close(st.cycles, 1215);
   ppt_tc_policy bad = pol(PPT_OVERLAP_PARTIAL, 1.5);
   ck_assert_int_eq(ppt_time_compute(&hw, tl, &bad, &st, &err), PPT_EINPUT);
@@ -206,7 +214,7 @@ START_TEST(direct_levels_and_alloc) {
   ck_assert_int_eq(ppt_tasklist_add_unalloc(tl, 400, &err), 0);
   ck_assert_int_eq(ppt_tasklist_add_alloc(tl, 100, &err), 0);
   ppt_tc_stats st;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
   ck_close(st.level[0].accesses, 100);
   ck_close(st.level[3].accesses, 10);
   ck_close(st.alloc_cycles, 200);
@@ -215,7 +223,7 @@ START_TEST(direct_levels_and_alloc) {
   ck_close(st.footprint_peak, 1000);
   /* A level beyond DRAM is rejected at time_compute. */
   ck_assert_int_eq(ppt_tasklist_add_level_accesses(tl, 5, 1, &err), 0);
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), PPT_EINPUT);
   ppt_tasklist_free(tl);
 }
 END_TEST
@@ -226,7 +234,7 @@ static ppt_tc_stats profile_stats(const ppt_hwspec *hw, size_t np, const ppt_rd_
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_mem_access(tl, &MEM, np, p, &err), 0);
   ppt_tc_stats st;
-  ck_assert_msg(ppt_time_compute(hw, tl, NULL, &st, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_time_compute(hw, tl, &AMM, &st, &err) == 0, "%s", err.msg);
   ppt_tasklist_free(tl);
   return st;
 }
@@ -255,7 +263,7 @@ START_TEST(sdcm_fully_associative) {
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(b, &MEM, 2, h, &err), 0);
   ppt_tc_stats sb;
-  ck_assert_int_eq(ppt_time_compute(&hw, b, NULL, &sb, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, b, &AMM, &sb, &err), 0);
   ck_close(sa.cycles, sb.cycles);
   ppt_tasklist_free(b);
 }
@@ -324,14 +332,14 @@ START_TEST(errors) {
   /* HITRATES for two levels on a three-level hierarchy. */
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, 2, h2, &err), 0);
   ppt_tc_stats st;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "HITRATES"));
   ppt_tasklist_free(tl);
   /* A spec without the fdiv throughput cannot time an fDIV item... */
   tl = ppt_tasklist_create();
   ck_assert_int_eq(ppt_tasklist_add_fdiv(tl, 1, &err), 0);
   hw.ops[PPT_HW_FDIV].per_cycle = 0;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "fdiv"));
   ppt_tasklist_free(tl);
   /* ...but a cache-free tasklist does not need memory timings. */
@@ -339,7 +347,7 @@ START_TEST(errors) {
   ck_assert_int_eq(ppt_tasklist_add_ialu(tl, 8, &err), 0);
   hw.dram_latency_ns = 0;
   hw.levels[0].latency_cycles = 0;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, NULL, &st, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
   ck_close(st.cycles, 2);
   ppt_tasklist_free(tl);
 }
@@ -366,6 +374,88 @@ START_TEST(clone_is_deep) {
 }
 END_TEST
 
+/* The out-of-order core model by hand. compute_tasklist() by port class: ialu 400/4 +
+ * intvec 40/4 = 110, fadd 200/2 + vector 100 x 2 issues / 2 = 200, fdiv 10/0.25 = 40;
+ * PORTS takes the busiest, 200, plus the 50 CPU cycles: 250 (SUM: 400).
+ *
+ * MISS memory, h = (0.9, 0.5, 0.6) local on 1000 accesses: served L1 900, L2 50, L3 30,
+ * DRAM 20; prefetched L3 0.5, DRAM 0.25; DRAM write-back 0.5; mlp 1. Per access served
+ * at level k: transfer b_k = line bytes / bandwidth, plus max(0, waiting · latency − b_k):
+ *   L2   b = 64/32 = 2,          wait 1:    max(0, 14 − 2) = 12   → 100 + 600
+ *   L3   b = 64/16 = 4,          wait 0.5:  max(0, 25 − 4) = 21   → 120 + 630
+ *   DRAM b = 64·1.5/8 = 12,      wait 0.75: max(0, 75 − 12) = 63  → 240 + 1260
+ * Tm = 2950, of which transfers 460. PARTIAL 0.5: 250 + 2950 − 125 = 3075. STALL:
+ * max(250, 460) + 2490 = 2950; with 1000 compute cycles, max(1000, 460) + 2490 = 3490. */
+START_TEST(ooo_core_model) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_err err;
+  ppt_mem_access m = MEM;
+  m.prefetched[2] = 0.5;
+  m.prefetched[3] = 0.25;
+  m.dram_writeback = 0.5;
+  const double h[] = {0.9, 0.5, 0.6};
+  ppt_tasklist *tl = compute_tasklist();
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
+  ppt_tc_policy p = {.overlap = PPT_OVERLAP_PARTIAL, .fraction = 0.5, .compute = PPT_COMPUTE_PORTS,
+                     .memory = PPT_MEMORY_MISS};
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.compute_cycles, 250);
+  ck_close(st.level[0].latency_cycles + st.level[0].bw_cycles, 0);
+  ck_close(st.level[1].bw_cycles, 100);
+  ck_close(st.level[1].latency_cycles, 600);
+  ck_close(st.level[2].latency_cycles, 630);
+  ck_close(st.level[3].bw_cycles, 240);
+  ck_close(st.level[3].latency_cycles, 1260);
+  ck_close(st.level[3].bytes, 1920);
+  ck_close(st.memory_cycles, 2950);
+  ck_close(st.cycles, 3075);
+  p.overlap = PPT_OVERLAP_STALL;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.cycles, 2950);
+  ck_assert_int_eq(ppt_tasklist_add_ialu(tl, 3000, &err), 0); /* ialu 3400/4 + 10 = 860 */
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.compute_cycles, 910);
+  ck_close(st.cycles, 910 + 2490);
+  /* Prefetched fractions outside [0, 1] are refused. */
+  m.prefetched[1] = 1.5;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+/* Names of the models and back. */
+START_TEST(policy_names) {
+  ppt_tc_policy p = {0};
+  ck_assert_int_eq(ppt_tc_overlap_parse("stall", &p), 0);
+  ck_assert_int_eq(p.overlap, PPT_OVERLAP_STALL);
+  ck_assert_int_eq(ppt_tc_overlap_parse("partial,0.3", &p), 0);
+  ck_close(p.fraction, 0.3);
+  ck_assert_int_eq(ppt_tc_overlap_parse("partial,2", &p), -1);
+  ck_assert_int_eq(ppt_tc_overlap_parse("most", &p), -1);
+  ppt_compute_model c;
+  ppt_memory_model mm;
+  ck_assert_int_eq(ppt_tc_compute_parse("ports", &c), 0);
+  ck_assert_int_eq(c, PPT_COMPUTE_PORTS);
+  ck_assert_int_eq(ppt_tc_memory_parse("amm", &mm), 0);
+  ck_assert_int_eq(mm, PPT_MEMORY_AMM);
+  ck_assert_int_eq(ppt_tc_memory_parse("lru", &mm), -1);
+  ck_assert_str_eq(ppt_tc_compute_name(PPT_COMPUTE_SUM), "sum");
+  ck_assert_str_eq(ppt_tc_memory_name(PPT_MEMORY_MISS), "miss");
+  ck_assert_str_eq(ppt_tc_overlap_name(PPT_OVERLAP_STALL), "stall");
+  /* An op mix's compute cycles: ialu 8/4 = 2, fadd 6/2 = 3 → SUM 5, PORTS 3. */
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 1);
+  double ops[PPT_HW_NOPCLASS] = {0};
+  ops[PPT_HW_IALU] = 8;
+  ops[PPT_HW_FADD] = 6;
+  ppt_tc_policy sum = {.compute = PPT_COMPUTE_SUM}, ports = {.compute = PPT_COMPUTE_PORTS};
+  ck_close(ppt_tc_ops_cycles(&hw, &sum, ops), 5);
+  ck_close(ppt_tc_ops_cycles(&hw, &ports, ops), 3);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("time_compute");
   TCase *tc = tcase_create("core");
@@ -382,6 +472,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, sdcm_set_associative);
   tcase_add_test(tc, errors);
   tcase_add_test(tc, clone_is_deep);
+  tcase_add_test(tc, ooo_core_model);
+  tcase_add_test(tc, policy_names);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -166,6 +166,64 @@ START_TEST(single_core_matches_time_compute) {
 }
 END_TEST
 
+/* One core streams from DRAM at its own rate (dram.core_bandwidth_gbs, 3 B/cycle here)
+ * however fast the socket (8 B/cycle): 100 + 1023 · 64 / 3 = 21924 cycles alone and
+ * with two cores (each min(3, 8/2)); with four the socket binds: 8/4 = 2 B/cycle each,
+ * 100 + 1023 · 64 / 2 = 32836. */
+START_TEST(core_dram_link) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 2);
+  hw.dram_core_bw_bytes_per_s = 3e9;
+  ppt_tasklist *tl = stream_from(2, 2, 0);
+  ppt_node *node = make_node(&hw, 8, PPT_OVERLAP_SUM);
+  const struct {
+    size_t n;
+    double cycles;
+  } cases[] = {{1, 21924}, {2, 21924}, {4, 32836}};
+  for (size_t i = 0; i < 3; i++) {
+    ppt_node_result *res = run_parallel(node, cases[i].n, tl);
+    ck_close(ppt_node_result_seconds(res), cases[i].cycles * NS);
+    ppt_node_result_free(res);
+  }
+  ppt_node_free(node);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+/* A region that goes on after a barrier (a second worksharing loop of the same OpenMP
+ * region) pays no fork or join: threads of 100, 300, 200 cycles with fork 5 + join 10
+ * take 315 in the forking region and 300 after the barrier. */
+START_TEST(barrier_regions) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_node_config cfg;
+  ppt_node_config_default(&cfg);
+  cfg.fork_cycles = 5;
+  cfg.join_cycles = 10;
+  ppt_node *node;
+  ppt_err err;
+  ck_assert_int_eq(ppt_node_create(&hw, &cfg, &node, &err), 0);
+  ppt_tasklist *a = compute_only(100), *b = compute_only(300), *c = compute_only(200);
+  const ppt_tasklist *tls[] = {a, b, c};
+  ppt_program *prog = ppt_program_create();
+  ck_assert_int_eq(ppt_program_add_parallel(prog, 3, tls, &err), 0);
+  ck_assert_int_eq(ppt_program_add_after_barrier(prog, 3, tls, &err), 0);
+  ppt_node_result *res;
+  ck_assert_int_eq(ppt_node_run(node, prog, &res, &err), 0);
+  ppt_region_stats r1;
+  ck_assert_int_eq(ppt_node_result_region(res, 1, &r1), 0);
+  ck_assert_int_eq(r1.parallel, 1);
+  ck_close(r1.seconds, 300 * NS);
+  ck_close(ppt_node_result_seconds(res), 615 * NS);
+  ppt_node_result_free(res);
+  ppt_program_free(prog);
+  ppt_node_free(node);
+  ppt_tasklist_free(a);
+  ppt_tasklist_free(b);
+  ppt_tasklist_free(c);
+}
+END_TEST
+
 START_TEST(fork_join) {
   /* Parallel region: threads of 100, 300, 200 cycles, fork 5 + join 10 each →
    * region = 15 + 300 = 315; waits 200, 0, 100. Then a serial region of 50 cycles
@@ -341,6 +399,8 @@ static Suite *suite(void) {
   TCase *tc = tcase_create("node");
   tcase_set_timeout(tc, 60);
   tcase_add_test(tc, dram_contention);
+  tcase_add_test(tc, core_dram_link);
+  tcase_add_test(tc, barrier_regions);
   tcase_add_test(tc, shared_cache_instances);
   tcase_add_test(tc, single_core_matches_time_compute);
   tcase_add_test(tc, fork_join);

@@ -57,7 +57,9 @@ static inline double mf_ops(const ppt_hwspec *hw, const ppt_tc_stats *st, int cl
 static inline ppt_tc_stats mf_time(const ppt_hwspec *hw, const ppt_tasklist *tl) {
   ppt_tc_stats st;
   ppt_err err;
-  ck_assert_msg(ppt_time_compute(hw, tl, NULL, &st, &err) == 0, "%s", err.msg);
+  ppt_tc_policy pol;
+  mdl_policy_default(&pol);
+  ck_assert_msg(ppt_time_compute(hw, tl, &pol, &st, &err) == 0, "%s", err.msg);
   return st;
 }
 

@@ -1,0 +1,35 @@
+/* ppt/bpred.h — branch mispredictions of a traced run, by simulating a predictor over
+ * each thread's sequence of basic blocks.
+ *
+ * A conditional branch that the core's predictor gets wrong flushes the pipeline; for
+ * code that branches on data (graph traversals, sparse frontiers, searches) that, not
+ * the arithmetic, is where the time goes. The trace has no branch records, but it has
+ * every block entry in order, so block b followed by block s *is* b's branch going to
+ * s. The model is the classic bimodal predictor with a target: per thread and block,
+ * the successor it predicts and a 2-bit confidence; a correct guess raises the
+ * confidence, a wrong one lowers it and replaces the target at 0. Beside it, a loop
+ * predictor (as in TAGE-SC-L): when two runs of the predicted target in a row had the
+ * same length, the branch is predicted to leave the run after that many again. So a
+ * loop's back edge is predicted, its exit too when its trip count repeats (missed once
+ * per loop otherwise), and a data-dependent 50/50 branch is missed about half the time. Only blocks that end in a branch instruction are judged (a
+ * block ending in a return goes back to its caller, which the core's return stack
+ * predicts); hardware predictors with global history (TAGE) do better on patterned
+ * branches, so this is an upper bound for those and about right for random ones. */
+#ifndef PPT_BPRED_H
+#define PPT_BPRED_H
+
+#include <stdint.h>
+
+typedef struct ppt_bpred ppt_bpred;
+
+/* A predictor for `nthreads` threads over blocks 1..nbbs; NULL when out of memory. */
+ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs);
+/* Thread `thread` entered block bb; `judged`: the thread's previous block ends in a
+ * branch (ppt-cc's PPT_OP_BRANCH > 0). Returns 1 if the predictor had guessed another
+ * block, else 0 (also for the thread's first block and blocks out of range). */
+int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged);
+/* The block thread `thread` is in (0: none yet). */
+uint32_t ppt_bpred_current(const ppt_bpred *p, uint32_t thread);
+void ppt_bpred_free(ppt_bpred *p);
+
+#endif

@@ -1,0 +1,73 @@
+/* bpred.c — the bimodal target predictor of ppt/bpred.h. One entry per (thread, block):
+ * the table is small (blocks of one program) and indexed directly, no aliasing. */
+#include "ppt/bpred.h"
+
+#include <stdlib.h>
+
+typedef struct entry {
+  uint32_t target; /* predicted successor block; 0: none yet */
+  uint32_t conf;   /* 0..3 */
+  uint32_t other;  /* the successor that last broke a run of `target` (a loop's exit) */
+  uint32_t run;    /* `target`s in a row since then */
+  uint32_t last_run; /* length of the run before */
+  uint32_t loop;   /* two runs in a row had the same length: a counted loop */
+} entry;
+
+struct ppt_bpred {
+  uint32_t nthreads, nbbs;
+  uint32_t *cur; /* [thread]: current block */
+  entry *tab;    /* [thread * (nbbs + 1) + block] */
+};
+
+ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs) {
+  if (nthreads == 0) nthreads = 1;
+  ppt_bpred *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  p->nthreads = nthreads;
+  p->nbbs = nbbs;
+  p->cur = calloc(nthreads, sizeof *p->cur);
+  p->tab = calloc((size_t)nthreads * ((size_t)nbbs + 1), sizeof *p->tab);
+  if (!p->cur || !p->tab) {
+    ppt_bpred_free(p);
+    return NULL;
+  }
+  return p;
+}
+
+int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged) {
+  if (thread >= p->nthreads || bb == 0 || bb > p->nbbs) return 0;
+  uint32_t prev = p->cur[thread];
+  p->cur[thread] = bb;
+  if (prev == 0 || !judged) return 0;
+  entry *e = &p->tab[(size_t)thread * ((size_t)p->nbbs + 1) + prev];
+  /* Loop component (the "L" of TAGE-SC-L): a loop whose trip count repeats exits
+   * exactly when the run reaches the last run's length. */
+  uint32_t guess = e->loop && e->run == e->last_run && e->other ? e->other : e->target;
+  int missed = e->target != 0 && guess != bb; /* the first sighting trains, it is not judged */
+  if (e->target == bb) {
+    if (e->conf < 3) e->conf++;
+    e->run++;
+    return missed;
+  }
+  if (e->target != 0) { /* the run of `target` ends here */
+    e->loop = e->run == e->last_run && e->run > 0;
+    e->last_run = e->run;
+    e->run = 0;
+    e->other = bb;
+  }
+  if (e->conf > 0) e->conf--;
+  else e->target = bb;
+  if (e->target == 0) e->target = bb;
+  return missed;
+}
+
+uint32_t ppt_bpred_current(const ppt_bpred *p, uint32_t thread) {
+  return thread < p->nthreads ? p->cur[thread] : 0;
+}
+
+void ppt_bpred_free(ppt_bpred *p) {
+  if (!p) return;
+  free(p->cur);
+  free(p->tab);
+  free(p);
+}
