@@ -9,12 +9,13 @@
 #include "cpu/tasklist_impl.h"
 
 void ppt_tc_policy_default(ppt_tc_policy *p) {
-  /* Chosen by validation (validation/run runtime, 9 kernels x 1-2 threads on the
-   * calibrated host): hiding three quarters of the smaller of Tc and Tm gave the lowest
-   * mean error of sum, max and partial 0.25/0.5/0.75 (validation/results/
-   * runtime-summary.txt; the policies were within ~2 points of each other). */
+  /* Chosen by validation (validation/run runtime --reps 15, 9 kernels x 1-2 threads on
+   * the calibrated host, 2026-11-21): of compute {sum, ports} x memory {amm, miss} x
+   * overlap {sum, max, partial 0.25/0.5/0.75, stall}, ports + miss + partial 0.25 had the
+   * lowest mean absolute percentage error, 23.5 % (partial 0.5: 25.5 %; PPT's sum + amm
+   * at best 45 %); validation/results/runtime-summary.txt. */
   p->overlap = PPT_OVERLAP_PARTIAL;
-  p->fraction = 0.5;
+  p->fraction = 0.25;
   p->compute = PPT_COMPUTE_PORTS;
   p->memory = PPT_MEMORY_MISS;
 }
