@@ -103,9 +103,7 @@ static int demand_of_tasklist(const ppt_node *node, const ppt_tasklist *tl, eng_
     streamed += st.level[k].bw_cycles;
   }
   d->mem_private = fmax(0.0, st.memory_cycles - streamed);
-  double bw = 0;
-  for (uint32_t k = 0; k <= node->hw.nlevels; k++) bw += st.level[k].bw_cycles;
-  d->mem_wait = fmax(0.0, st.memory_cycles - bw);
+  d->mem_wait = fmax(0.0, st.memory_cycles - st.transfer_cycles);
   return 0;
 }
 

@@ -235,20 +235,19 @@ int ppt_cmd_predict(int argc, char **argv) {
       json_object_object_add(e, "runtime_s", json_object_new_double(pts[i].seconds));
       json_object_object_add(e, "speedup", json_object_new_double(pts[0].seconds / pts[i].seconds));
       json_object_object_add(e, "regions", json_object_new_int64((int64_t)pts[i].regions));
-      for (uint32_t k = 0; k < pts[i].rates.nlevels; k++) {
+      const ppt_tracesim_result *q = &pts[i].rates;
+      for (uint32_t k = 0; k < q->nlevels; k++) {
         json_object *l = json_object_new_object();
         double h = pts[i].rates.levels[k].ref_hit_rate, lh = pts[i].rates.levels[k].ref_local_hit_rate;
         json_object_object_add(l, "name", json_object_new_string(hw.levels[k].name));
         json_object_object_add(l, "hit_rate", isnan(h) ? NULL : json_object_new_double(h));
         json_object_object_add(l, "local_hit_rate", isnan(lh) ? NULL : json_object_new_double(lh));
         /* Of the references this level served, the share the prefetcher model covered. */
-        const ppt_tracesim_result *q = &pts[i].rates;
         if (k > 0)
           json_object_object_add(l, "prefetched", q->served[k] ? json_object_new_double((double)q->streamed[k] / (double)q->served[k]) : NULL);
         json_object_array_add(lv, l);
       }
       json_object_object_add(e, "levels", lv);
-      const ppt_tracesim_result *q = &pts[i].rates;
       json_object *dr = json_object_new_object();
       json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[q->nlevels]));
       json_object_object_add(dr, "prefetched", q->served[q->nlevels] ? json_object_new_double((double)q->streamed[q->nlevels] / (double)q->served[q->nlevels]) : NULL);

@@ -178,6 +178,7 @@ typedef struct ppt_tc_stats {
   double op_cycles[PPT_HW_NOPCLASS];               /* Tc split by op class (vector items included) */
   double intvec_cycles, vector_cycles, cpu_cycles; /* the INTVEC, VECTOR, CPU items */
   double memory_cycles;                            /* Tm: Σ levels (latency + bw) + alloc */
+  double transfer_cycles;                          /* of Tm, the transfers: Σ levels bw_cycles */
   double alloc_cycles;
   double overlap_cycles; /* hidden by overlap: f · min(Tc, Tm) */
   double stall_cycles;   /* cycles − compute_cycles: the core waiting on memory */

@@ -398,12 +398,13 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   cite(hw, "mlp", "independent random pointer chases beyond the caches: k chains run %.3gx as many accesses/s as one (best k of 2..32)", out->mlp);
   if (hw->call_cycles > 0)
     cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call", out->call_ns);
+  const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";
   if (hw->fork_join_cycles > 0)
     cite(hw, "fork_join_cycles", "timed empty OpenMP parallel-for regions on all %u CPUs (OMP_PROC_BIND=%s): %.3g ns per region",
-         out->online_cpus, getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset", out->fork_join_ns);
+         out->online_cpus, bind, out->fork_join_ns);
   if (hw->fork_join_serial_cycles > 0)
     cite(hw, "fork_join_serial_cycles", "timed empty OpenMP parallel-for regions on 1 thread (serialised, OMP_PROC_BIND=%s): %.3g ns per region",
-         getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset",
+         bind,
          out->fork_join_serial_ns);
   if (hw->branch_miss_cycles > 0)
     cite(hw, "branch_miss_cycles",

@@ -251,6 +251,7 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   for (uint32_t k = 0; k <= hw->nlevels; k++) {
     ppt_tc_level_stats *ls = &out->level[k];
     out->memory_cycles += ls->latency_cycles + ls->bw_cycles;
+    out->transfer_cycles += ls->bw_cycles;
     cum += c.served[k];
     if (out->mem_accesses > 0) ls->global_hit = k < hw->nlevels ? cum / out->mem_accesses : 1.0;
     if (k < hw->nlevels && c.local_den[k] > 0) ls->local_hit = c.local_num[k] / c.local_den[k];
@@ -262,8 +263,7 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   }
   double tc = out->compute_cycles, tm = out->memory_cycles;
   if (policy->overlap == PPT_OVERLAP_STALL) {
-    double bw = 0;
-    for (uint32_t k = 0; k <= hw->nlevels; k++) bw += out->level[k].bw_cycles;
+    double bw = out->transfer_cycles;
     out->cycles = fmax(tc, bw) + (tm - bw);
     out->overlap_cycles = tc + tm - out->cycles;
   } else {

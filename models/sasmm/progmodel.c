@@ -40,6 +40,7 @@ struct ppt_progmodel {
   int fork_pending; /* a parallel region forked, and none of its phases was kept yet */
   double *extra; /* per block id: recurrence latency beyond the block's throughput, cycles */
   ppt_bpred *bp; /* each core's branch predictor, over its block sequence */
+  uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
   int failed;
 };
 
@@ -66,8 +67,7 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
       /* The predictor sees every block; a miss is charged to the block whose branch it
        * was, when that block is counted. */
       uint32_t prev = ppt_bpred_current(m->bp, core);
-      const ppt_trace_bb *pb = prev ? ppt_trace_bb_get(m->t, prev) : NULL;
-      int miss = ppt_bpred_enter(m->bp, core, r[i].bb, pb && pb->ops[PPT_OP_BRANCH] > 0);
+      int miss = ppt_bpred_enter(m->bp, core, r[i].bb, m->branchy[prev]);
       if (miss && (!m->counted || m->counted[prev])) c->mispredicts += 1;
     }
     if (m->counted && !m->counted[r[i].bb]) continue;
@@ -171,13 +171,15 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   uint32_t nbbs = ppt_trace_nbbs(t);
   m->extra = calloc((size_t)nbbs + 1, sizeof *m->extra);
   m->bp = ppt_bpred_new(o->ncores, nbbs);
-  int rc = m->cur && m->extra && m->bp ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  m->branchy = calloc((size_t)nbbs + 1, 1);
+  int rc = m->cur && m->extra && m->bp && m->branchy ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
   /* A block that loops to itself with a loop-carried recurrence (ppt-cc's PPT_OP_CHAIN_*)
    * runs at best at the recurrence's latency per iteration, whatever the core's
    * throughput: an iteration cannot start the cycle before the previous one closed it. */
   double lat_fp = fmax(hw->ops[PPT_HW_FADD].latency, hw->ops[PPT_HW_FMUL].latency);
   for (uint32_t b = 1; !rc && b <= nbbs; b++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
+    m->branchy[b] = bb->ops[PPT_OP_BRANCH] > 0;
     double chain = bb->ops[PPT_OP_CHAIN_FP] * lat_fp + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
     if (chain <= 0) continue;
     counts one = {0};
@@ -240,6 +242,7 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->cur);
   free(m->extra);
   ppt_bpred_free(m->bp);
+  free(m->branchy);
   ppt_program_free(m->prog);
   ppt_tracesim_tally_free(m->tally);
   free(m);
