@@ -62,20 +62,23 @@ int eng_platform_write(const ppt_node *node, FILE *f) {
       fprintf(f, "<link id=\"l%u_%u\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", k, i, level_bw(node, k));
     }
   }
-  /* A core's own DRAM link: what one core can stream alone (hwspec
-   * dram.core_bandwidth_gbs), so one core does not get the socket's bandwidth; max-min
-   * sharing then gives each streaming core min(its own rate, its share of the socket). */
-  double core_bw = hw->dram_core_bw_bytes_per_s / hw->clock_hz;
-  int core_links = core_bw > 0 && core_bw < level_bw(node, hw->nlevels);
-  for (uint32_t c = 0; core_links && c < node->cores; c++)
-    fprintf(f, "<link id=\"lc%u\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", c, core_bw);
+  /* A core's own link in front of each shared level (and DRAM) whose spec caps what one
+   * core alone can draw (levels[k].core_bandwidth_bytes_per_cycle,
+   * dram.core_bandwidth_gbs): max-min sharing then gives each streaming core min(its own
+   * rate, its share of the instance). */
+  for (uint32_t k = 0; k <= hw->nlevels; k++) {
+    if (!eng_level_shared(node, k) || !(ppt_hwspec_core_bw(hw, k) < level_bw(node, k))) continue;
+    for (uint32_t c = 0; c < node->cores; c++)
+      fprintf(f, "<link id=\"lc%u_%u\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", k, c,
+              ppt_hwspec_core_bw(hw, k));
+  }
   for (uint32_t c = 0; c < node->cores; c++) {
     for (uint32_t k = 0; k <= hw->nlevels; k++) {
       if (!eng_level_shared(node, k)) continue;
       uint32_t i = eng_level_instance(node, k, c);
       eng_level_host_name(name, sizeof name, k, i);
       fprintf(f, "<route src=\"c%u\" dst=\"%s\">", c, name);
-      if (k == hw->nlevels && core_links) fprintf(f, "<link_ctn id=\"lc%u\"/>", c);
+      if (ppt_hwspec_core_bw(hw, k) < level_bw(node, k)) fprintf(f, "<link_ctn id=\"lc%u_%u\"/>", k, c);
       fprintf(f, "<link_ctn id=\"l%u_%u\"/></route>\n", k, i);
     }
   }

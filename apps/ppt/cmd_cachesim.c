@@ -26,7 +26,8 @@ static void help(void) {
       "  --interleave MODE    how the threads' streams meet in shared levels: 'rr' (default),\n"
       "                       one reference of each thread in turn; 'uniform', each reference\n"
       "                       from a thread drawn at random\n"
-      "  --seed S             seed of the 'uniform' interleaving (default 1)\n"
+      "  --seed S             seed of the 'uniform' interleaving and of random-replacement\n"
+      "                       levels' victims (default 1)\n"
       "  --only PREFIXES      count only references of functions whose name starts with one of\n"
       "                       the comma-separated prefixes (everything is still simulated), e.g.\n"
       "                       '.omp_outlined.' for the parallel loops, as Cachegrind reports them\n"
@@ -62,9 +63,12 @@ static int print_json(const char *trace, const char *spec, const ppt_hwspec *hw,
   json_object_object_add(root, "hwspec_name", json_object_new_string(hw->name));
   json_object_object_add(root, "interleave",
                          json_object_new_string(ppt_tracesim_interleave_name(o->interleave)));
-  /* The seed only means something for the random interleaving. */
+  /* The seed only means something for the random interleaving or a random-replacement
+   * level. */
+  int random_repl = 0;
+  for (uint32_t k = 0; k < hw->nlevels; k++) random_repl |= hw->levels[k].replacement == PPT_HW_REPL_RANDOM;
   json_object_object_add(root, "seed",
-                         o->interleave == PPT_TRACESIM_UNIFORM ? json_object_new_uint64(o->seed) : NULL);
+                         o->interleave == PPT_TRACESIM_UNIFORM || random_repl ? json_object_new_uint64(o->seed) : NULL);
   json_object *only = NULL;
   if (o->nonly) {
     only = json_object_new_array();
@@ -94,6 +98,9 @@ static void print_table(const char *trace, const char *spec, const ppt_hwspec *h
     printf("interleave  uniform random, seed %llu\n", (unsigned long long)o->seed);
   else
     printf("interleave  round-robin by reference\n");
+  for (uint32_t k = 0; k < hw->nlevels; k++)
+    if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM)
+      printf("replacement %s random (seed %llu)\n", hw->levels[k].name, (unsigned long long)o->seed);
   if (o->nonly) {
     printf("counted     %llu references (%llu loads, %llu stores) in functions starting with ",
            (unsigned long long)r->counted_refs, (unsigned long long)r->counted_loads,

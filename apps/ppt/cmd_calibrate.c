@@ -18,9 +18,12 @@ static void help(void) {
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
       "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
       "alone); throughput and latency of each op class; the cost of a mispredicted branch\n"
-      "(a loop branching on random bytes against the same bytes sorted). Prints the\n"
-      "measured table. Run it on an otherwise idle machine: other load only makes the\n"
-      "figures worse (each is the best of many short trials).\n\n"
+      "(a loop branching on random bytes against the same bytes sorted); the cost of an\n"
+      "empty OpenMP parallel region on all CPUs and on one thread, timed by ppt-ompcost\n"
+      "(installed next to ppt; $PPT_OMPCOST overrides), a process without SimGrid, whose\n"
+      "presence slows OpenMP regions. Prints the measured table. Run it on an otherwise\n"
+      "idle machine: other load only makes the figures worse (each is the best of many\n"
+      "short trials).\n\n"
       "  -o, --output FILE  write the hwspec to FILE (atomically; '-' for stdout)\n"
       "  --quick            fewer trials (about 1-2 s; for tests, noisier figures)\n"
       "  --json             print the measurements and the spec as JSON instead of the table\n"
@@ -78,9 +81,11 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   /* The scalar figures: ns as measured, cycles as in the spec (0: not measured). */
   fprintf(f, "\n%-18s %10s %10s\n", "figure", "ns", "cycles");
   fprintf(f, "%-18s %10.3g %10.3g\n", "call", r->call_ns, hw->call_cycles);
-  fprintf(f, "%-18s %10.3g %10.3g\n", "fork_join", r->fork_join_ns, hw->fork_join_cycles);
-  fprintf(f, "%-18s %10.3g %10.3g\n", "fork_join_serial", r->fork_join_serial_ns,
-          hw->fork_join_serial_cycles);
+  const char *fj_how = r->fork_join_probe ? "by ppt-ompcost" : "in this process: ppt-ompcost failed";
+  fprintf(f, "%-18s %10.3g %10.3g  (%u threads, %s)\n", "fork_join", r->fork_join_ns, hw->fork_join_cycles,
+          r->fork_join_threads, fj_how);
+  fprintf(f, "%-18s %10.3g %10.3g  (1 thread, %s)\n", "fork_join_serial", r->fork_join_serial_ns,
+          hw->fork_join_serial_cycles, fj_how);
   fprintf(f, "%-18s %10.3g %10.3g  (branch on random bytes %.3g ns, sorted %.3g ns)\n", "branch_miss",
           r->branch_miss_ns, hw->branch_miss_cycles, r->branch_random_ns, r->branch_sorted_ns);
   fprintf(f, "mlp %.3g misses in flight\n", hw->mlp);
@@ -135,6 +140,11 @@ static json_object *measured_json(const ppt_calib_result *r) {
   json_object_object_add(m, "call_ns", json_object_new_double(r->call_ns));
   json_object_object_add(m, "fork_join_ns", json_object_new_double(r->fork_join_ns));
   json_object_object_add(m, "fork_join_serial_ns", json_object_new_double(r->fork_join_serial_ns));
+  json_object_object_add(m, "fork_join_threads", json_object_new_int64(r->fork_join_threads));
+  json_object_object_add(m, "fork_join_timed_by",
+                         json_object_new_string(r->fork_join_probe ? "ppt-ompcost" : "in-process"));
+  if (!r->fork_join_probe)
+    json_object_object_add(m, "fork_join_probe_error", json_object_new_string(r->fork_join_note));
   json_object *br = json_object_new_object();
   json_object_object_add(br, "random_ns_per_branch", json_object_new_double(r->branch_random_ns));
   json_object_object_add(br, "sorted_ns_per_branch", json_object_new_double(r->branch_sorted_ns));

@@ -2,7 +2,9 @@
  * hierarchy described by a hwspec: the ground truth the SDCM predictions are checked
  * against. Semantics in full: docs/cache.md.
  *
- *  - Every level is set-associative with true LRU; set = line & (sets − 1).
+ *  - Every level is set-associative with true LRU (or, for a level whose hwspec says
+ *    "replacement": "random", a uniformly drawn victim way; seeded, see
+ *    ppt_cachesim_seed); set = line & (sets − 1).
  *  - Write-allocate: a store looks up and fills exactly like a load (no write-back
  *    traffic is modelled, as in Cachegrind).
  *  - A reference that misses at level k goes on to level k+1 and is filled into every
@@ -41,6 +43,10 @@ typedef struct ppt_cachesim_counts {
 int ppt_cachesim_create(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out,
                         ppt_err *err);
 void ppt_cachesim_free(ppt_cachesim *sim);
+/* Restarts the victim draws of random-replacement levels from `seed` (the simulator
+ * starts from PPT_CACHESIM_DEFAULT_SEED). No effect when every level is LRU. */
+#define PPT_CACHESIM_DEFAULT_SEED 1u
+void ppt_cachesim_seed(ppt_cachesim *sim, uint64_t seed);
 
 /* Simulates one access of `size` bytes (0 counts as 1) at `addr` by `thread`. Returns the
  * deepest level that served one of its lines: 0 = all hit in L1, nlevels = some line

@@ -18,6 +18,8 @@
  *               each op class, kept alive with empty asm barriers.
  *   branch miss a loop branching on random bytes against the same loop on the same
  *               bytes sorted: the difference over the mispredicted half of the branches.
+ *   fork-join   empty OpenMP parallel-for regions on all CPUs and on one thread, timed
+ *               by the ppt-ompcost probe in a process without SimGrid (see below).
  * Timings are the best of many short trials (1-2 ms, shorter than a scheduler time
  * slice): other load on the machine only ever makes a kernel slower, so the minimum is
  * the least disturbed estimate. */
@@ -120,13 +122,35 @@ typedef struct ppt_calib_result {
   uint64_t dram_core_bytes;
   int dram_core_cpu;
   double dram_core_bytes_per_s;
+  /* Shared cache levels: the same stream read by one thread alone, on the first CPU of
+   * the instance (the spec's levels[k].core_bandwidth_bytes_per_cycle); 0: not measured
+   * (private levels, whose figure is one core's already). */
+  double core_bw_bytes_per_s[PPT_HW_MAX_LEVELS];
+  /* For a `near` level: one core streams cyclic sweeps over ret_bytes[k][i] (the sysfs
+   * size and twice it) at ret_bw[k][i] bytes/s; ret_share[k][i] is the share the level
+   * served (between its own one-core rate and DRAM's; -1: unusable). ret_capacity[k]
+   * is the random-replacement capacity that keeps those shares (calib_size.c): when it
+   * is below the sysfs size it is the spec's size of the level, with "replacement":
+   * "random". 0: not measured or no size. */
+  uint64_t ret_bytes[PPT_HW_MAX_LEVELS][2];
+  double ret_bw[PPT_HW_MAX_LEVELS][2];
+  double ret_share[PPT_HW_MAX_LEVELS][2];
+  uint64_t ret_capacity[PPT_HW_MAX_LEVELS];
   double op_ns[PPT_HW_NOPCLASS];     /* ns per op, independent chains */
   double op_lat_ns[PPT_HW_NOPCLASS]; /* ns per op, dependent chain */
   int huge_pages;       /* transparent huge pages were requested for buffers */
   double mlp;           /* misses in flight (chases over DRAM: best speedup of k chains) */
   double call_ns;       /* one libm call (exp/log) */
-  double fork_join_ns;  /* one OpenMP parallel region with all CPUs */
+  double fork_join_ns;  /* one OpenMP region on fork_join_threads (all CPUs) */
   double fork_join_serial_ns; /* the same region run by one thread (serialised) */
+  uint32_t fork_join_threads;
+  /* Where both fork-join figures were timed: 1 by ppt-ompcost (next to the running
+   * executable, or $PPT_OMPCOST), a process without SimGrid, like the programs ppt
+   * predicts; 0 in this process, the fallback when the probe cannot be run
+   * (fork_join_note says why): a process linked with SimGrid, as ppt is, runs OpenMP
+   * regions up to ~2x slower, so those figures overstate a region's cost. */
+  int fork_join_probe;
+  char fork_join_note[512];
   /* Branch mispredictions (calib_branch.c): a loop branching on each byte of 1 MiB of
    * random bytes, and on the same bytes sorted; ns per iteration of each, and the
    * difference per mispredicted branch (half the random ones): ns per mispredict, 0 when

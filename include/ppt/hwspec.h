@@ -19,9 +19,21 @@ typedef struct ppt_hw_level {
   uint32_t line;        /* bytes, power of two */
   uint32_t shared_by;   /* cores sharing one instance: 1 = private */
   int inclusive;        /* 1: inclusive of the levels above it (evictions back-invalidate) */
+  int replacement;      /* enum ppt_hw_replacement: which way of a full set a miss evicts */
   double latency_cycles;        /* load-to-use latency of a hit at this level (0: absent) */
   double bw_bytes_per_cycle;    /* sustained bandwidth of one instance, bytes/cycle (0: absent) */
+  double core_bw_bytes_per_cycle; /* shared level: what one core alone gets of it (its own
+                                     misses in flight cap it), bytes/cycle (0: the instance's) */
 } ppt_hw_level;
+
+/* Replacement policy of a level. LRU is what the reuse-distance models (SDCM) assume and
+ * what Cachegrind simulates. RANDOM evicts a uniformly drawn way (seeded): a cyclic sweep
+ * larger than the level then still hits on part of it, as measured on hosts whose last
+ * level is not LRU or is shared with other tenants (docs/hwspec.md, "replacement"). */
+enum ppt_hw_replacement { PPT_HW_REPL_LRU = 0, PPT_HW_REPL_RANDOM = 1 };
+
+/* "lru" / "random"; NULL for an unknown value. */
+const char *ppt_hw_replacement_name(int replacement);
 
 /* Op classes of the core (match PPT's tasklist items). */
 enum ppt_hw_opclass {
@@ -105,6 +117,15 @@ int ppt_hwspec_has_timing(const ppt_hwspec *hw, const char *name, ppt_err *err);
 /* Instances of level lv serving `nthreads` threads, one thread per core:
  * ceil(nthreads / shared_by). Thread t uses instance t / shared_by. */
 uint32_t ppt_hwspec_instances(const ppt_hw_level *lv, uint32_t nthreads);
+
+/* Bandwidth in bytes/cycle of memory level k (k == nlevels: DRAM) as one core sees it:
+ * the instance's (socket's), capped by what one core alone can draw when the spec says
+ * so. Inline so that the core model need not link the hwspec module. */
+static inline double ppt_hwspec_core_bw(const ppt_hwspec *hw, uint32_t k) {
+  double all = k == hw->nlevels ? hw->dram_bw_bytes_per_s / hw->clock_hz : hw->levels[k].bw_bytes_per_cycle;
+  double one = k == hw->nlevels ? hw->dram_core_bw_bytes_per_s / hw->clock_hz : hw->levels[k].core_bw_bytes_per_cycle;
+  return one > 0 && one < all ? one : all;
+}
 /* JSON key of an op class ("ialu", ..., "loadst"); NULL when out of range. */
 const char *ppt_hwspec_opclass_name(int opclass);
 

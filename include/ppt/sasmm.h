@@ -28,7 +28,7 @@ typedef struct ppt_sasmm_opts {
   int sched;              /* -1: the schedule each loop recorded; else a ppt_sched for all loops */
   int64_t chunk;          /* chunk for an overriding schedule (0 = OpenMP's default) */
   int interleave;         /* ppt_sasmm_interleave */
-  uint64_t seed;          /* for PPT_IL_UNIFORM */
+  uint64_t seed;          /* PPT_IL_UNIFORM interleaving; victims of random-replacement levels */
   uint64_t quantum;       /* interleaving turn: 0/1 = one reference (Algorithm 2); Q > 1 =
                              Q block instances, a coarse time slice like Valgrind's */
   int private_only;       /* skip building the shared stream */

@@ -33,10 +33,14 @@ typedef struct ppt_mem_access {
    * had already requested, so they pay the transfer and not the latency
    * (ppt_tracesim_result's streamed counts). All 0 (the default): every one waits. */
   double prefetched[PPT_HW_MAX_LEVELS + 1];
-  /* MISS memory model only: the fraction of the accesses served by DRAM that also
-   * write a line back to it later (a store that missed every cache allocates the line
-   * and dirties it; when it leaves the last level it is written to DRAM). 0: none. */
-  double dram_writeback;
+  /* MISS memory model only: per memory level k >= 1 (DRAM at nlevels), the fraction of
+   * all the item's accesses that later write a dirty line back into level k. A store
+   * whose line came from level j dirties it in L1; the line goes back down the way it
+   * came, written into every level 1..j as it is evicted from the one above (in the
+   * steady state it is next found at j again). So writeback[k] is the share of stores
+   * served at level k or beyond. Write-backs cost level k's bandwidth, not latency: the
+   * core does not wait for them. All 0 (the default): no write-back traffic. */
+  double writeback[PPT_HW_MAX_LEVELS + 1];
 } ppt_mem_access;
 
 /* A reuse-distance histogram (distances in cache lines; see DESIGN.md): count[i]

@@ -83,10 +83,11 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
 /* The counting core of ppt_tracesim_run, for any producer of per-thread references (e.g.
  * SASMM's mimicked cores): references go through an exact simulation of hw with
  * `nthreads` threads; counted (NULL = all; else [nbbs + 1], nonzero = counted) selects
- * the blocks whose references are counted. `counted` must outlive the tally. */
+ * the blocks whose references are counted. `counted` must outlive the tally. `seed`
+ * seeds the victim draws of random-replacement levels (ppt_cachesim_seed). */
 typedef struct ppt_tracesim_tally ppt_tracesim_tally;
 int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
-                           ppt_tracesim_tally **out, ppt_err *err);
+                           uint64_t seed, ppt_tracesim_tally **out, ppt_err *err);
 /* Loads and stores are simulated; block entries tell the prefetcher model which
  * instruction (site) the next references are (ppt/prefetch.h); other records are ignored. */
 void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);

@@ -1,4 +1,4 @@
-/* cachesim.c — exact set-associative LRU simulation of a cache hierarchy (semantics:
+/* cachesim.c — exact set-associative LRU (or random-replacement) simulation of a cache hierarchy (semantics:
  * include/ppt/cachesim.h, docs/cache.md).
  *
  * Each set is an array of line numbers kept in recency order, most recent first
@@ -6,9 +6,13 @@
  * last way and shifts everything. With 8–16 ways that is a few stores, and the common
  * case — a hit on the most recent line of the set — is one compare. Empty ways hold
  * EMPTY and always form the tail of the set, so a fill takes an empty way before it
- * evicts anything, and back-invalidation just closes the gap. */
+ * evicts anything, and back-invalidation just closes the gap.
+ *
+ * A random-replacement level keeps the same layout: which way a miss evicts is drawn
+ * uniformly (seeded gsl_rng), and the order of the ways then no longer matters to it. */
 #include "ppt/cachesim.h"
 
+#include <gsl/gsl_rng.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +23,7 @@ typedef struct inst {
   uint64_t *ways; /* sets * assoc line numbers, each set MRU first */
   uint64_t set_mask;
   uint32_t assoc;
+  int random; /* PPT_HW_REPL_RANDOM: a miss in a full set evicts a drawn way */
   ppt_cachesim_counts c;
 } inst;
 
@@ -31,6 +36,7 @@ struct ppt_cachesim {
   char name[PPT_HW_MAX_LEVELS][16];
   inst *insts[PPT_HW_MAX_LEVELS];
   inst **tmap; /* [thread * nlevels + level]: the instance that thread uses */
+  gsl_rng *rng; /* victims of random-replacement levels; NULL when every level is LRU */
 };
 
 void ppt_cachesim_free(ppt_cachesim *sim) {
@@ -41,6 +47,7 @@ void ppt_cachesim_free(ppt_cachesim *sim) {
     free(sim->insts[k]);
   }
   free(sim->tmap);
+  if (sim->rng) gsl_rng_free(sim->rng);
   free(sim);
 }
 
@@ -69,12 +76,19 @@ int ppt_cachesim_create(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **
     for (uint32_t i = 0; i < sim->ninst[k]; i++) {
       inst *c = &sim->insts[k][i];
       c->assoc = lv->assoc;
+      c->random = lv->replacement == PPT_HW_REPL_RANDOM;
       c->set_mask = sets - 1;
       c->ways = malloc(sets * lv->assoc * sizeof(uint64_t));
       if (!c->ways) goto oom;
       for (uint64_t w = 0; w < sets * lv->assoc; w++) c->ways[w] = EMPTY;
     }
   }
+  for (uint32_t k = 0; k < hw->nlevels && !sim->rng; k++)
+    if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
+      sim->rng = gsl_rng_alloc(gsl_rng_taus2); /* fast, and seeded: runs repeat exactly */
+      if (!sim->rng) goto oom;
+      gsl_rng_set(sim->rng, PPT_CACHESIM_DEFAULT_SEED);
+    }
   sim->tmap = malloc((size_t)nthreads * sim->nlevels * sizeof(inst *));
   if (!sim->tmap) goto oom;
   for (uint32_t t = 0; t < nthreads; t++)
@@ -129,7 +143,9 @@ static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line
     uint32_t pos = a;
     for (uint32_t i = 1; i < a; i++) pos = set[i] == line ? i : pos;
     uint32_t top = pos < a ? pos : a - 1;
-    uint64_t victim = set[a - 1];
+    if (pos == a && c->random && set[a - 1] != EMPTY)
+      top = (uint32_t)gsl_rng_uniform_int(sim->rng, a); /* full set: evict a drawn way */
+    uint64_t victim = set[top];
     for (uint32_t j = a - 1; j > 0; j--) {
       uint64_t keep = (uint64_t)0 - (j > top); /* all ones: way j stays */
       set[j] = (set[j] & keep) | (set[j - 1] & ~keep);
@@ -161,6 +177,10 @@ int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint3
     if (lv > deepest) deepest = lv;
   } while (l++ != last);
   return (int)deepest;
+}
+
+void ppt_cachesim_seed(ppt_cachesim *sim, uint64_t seed) {
+  if (sim->rng) gsl_rng_set(sim->rng, (unsigned long)seed);
 }
 
 uint32_t ppt_cachesim_nlevels(const ppt_cachesim *sim) { return sim->nlevels; }

@@ -255,7 +255,7 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
     return ppt_err_set(err, PPT_ERUN, "%s: tracesim: out of memory", ppt_trace_path(t));
   run *r;
   /* A trace without threads has nothing to simulate, but the levels still get names. */
-  int rc = ppt_tracesim_tally_new(hw, nthreads, counted, ppt_trace_nbbs(t), &r, err);
+  int rc = ppt_tracesim_tally_new(hw, nthreads, counted, ppt_trace_nbbs(t), o->seed, &r, err);
   if (rc) {
     free(counted);
     return rc;
@@ -293,7 +293,7 @@ done:
 }
 
 int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
-                           ppt_tracesim_tally **out, ppt_err *err) {
+                           uint64_t seed, ppt_tracesim_tally **out, ppt_err *err) {
   run *r = calloc(1, sizeof *r);
   if (!r) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   int rc = ppt_cachesim_create(hw, nthreads ? nthreads : 1, &r->sim, err);
@@ -301,6 +301,7 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
     free(r);
     return rc;
   }
+  ppt_cachesim_seed(r->sim, seed);
   r->nlevels = ppt_cachesim_nlevels(r->sim);
   while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
   if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits))) {

@@ -247,8 +247,25 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   gsl_rng_free(rng);
   if (rc) return rc;
   out->call_ns = calib_call_s(&t_ops) * 1e9;
-  out->fork_join_ns = calib_fork_join_s(0, &t_ops) * 1e9;
-  out->fork_join_serial_ns = calib_fork_join_s(1, &t_ops) * 1e9;
+  /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
+   * why); here, as a fallback, when the probe cannot be run. Before the bandwidth
+   * threads, and without libomp started in this process, so nothing of ours competes
+   * with the probe for the CPUs. */
+  char probe[4096];
+  calib_ompcost oc;
+  ppt_err perr;
+  if (!calib_ompcost_path(probe, sizeof probe, &perr) &&
+      !calib_ompcost_run(probe, 0, &t_ops, 60, &oc, &perr)) {
+    out->fork_join_probe = 1;
+    out->fork_join_threads = (uint32_t)oc.threads;
+    out->fork_join_ns = oc.fork_join_s * 1e9;
+    out->fork_join_serial_ns = oc.fork_join_serial_s * 1e9;
+  } else {
+    snprintf(out->fork_join_note, sizeof out->fork_join_note, "%s", perr.msg);
+    out->fork_join_threads = (uint32_t)calib_omp_threads(0);
+    out->fork_join_ns = calib_fork_join_s(0, &t_ops) * 1e9;
+    out->fork_join_serial_ns = calib_fork_join_s(1, &t_ops) * 1e9;
+  }
 
   /* ---- bandwidth ---- */
   int cpus[1024];
@@ -280,6 +297,14 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     out->bw_chunk[k] = chunk;
     out->bw_threads[k] = nt;
     out->bw_bytes_per_s[k] = bw;
+    if (k < n && nt > 1 && !rc) {
+      /* A shared level read by one core alone: like DRAM below, one core's misses in
+       * flight cap what it draws (this VM's L3: ~75 of ~155 GB/s), and the models would
+       * otherwise give one core the whole instance. The same buffer, one thread. */
+      double one_bw = calib_stream_bw(each * nt, 0, 1, pinned ? cpus : NULL, &t_mem, &huge);
+      any_huge |= huge;
+      out->core_bw_bytes_per_s[k] = one_bw > 0 ? one_bw : 0;
+    }
     if (k < n || rc) continue;
     /* DRAM again, one core alone: its misses in flight bound what it streams, often far
      * below the socket's figure (this VM: ~20-25 of ~45-49 GB/s), and without this the
@@ -299,6 +324,19 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     out->dram_core_bytes = nt == 1 ? out->bw_bytes[n] : all;
     out->dram_core_cpu = nt == 1 ? (pinned ? cpus[0] : -1) : one;
     out->dram_core_bytes_per_s = core;
+  }
+  /* Levels that behave smaller: the capacity a stream sees (calib_size.c says why it is
+   * not the chase's), from sweeps of the sysfs size and twice it, read by one core. */
+  for (uint32_t k = 1; k < n && !rc; k++) {
+    if (!out->near[k]) continue;
+    double in = out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k];
+    int cpu = -1;
+    if (calib_cpus_primary(out->sysfs.levels[k].shared_cpu_list, cfg->sysfs_dir ? NULL : cpu_dir, &cpu, 1) != 1)
+      cpu = -1;
+    out->ret_capacity[k] = calib_retention(out->sysfs.levels[k].size, in, out->dram_core_bytes_per_s,
+                                           cpu >= 0 ? &cpu : NULL, &t_mem, out->ret_bytes[k], out->ret_bw[k],
+                                           out->ret_share[k], &huge);
+    any_huge |= huge;
   }
   if (rc) return rc;
   out->huge_pages = any_huge;
@@ -348,6 +386,25 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     }
     hw->levels[k].latency_cycles = lat;
     hw->levels[k].bw_bytes_per_cycle = sig3(out->bw_bytes_per_s[k] / clock);
+    if (out->core_bw_bytes_per_s[k] > 0 && out->core_bw_bytes_per_s[k] < out->bw_bytes_per_s[k])
+      hw->levels[k].core_bw_bytes_per_cycle = sig3(out->core_bw_bytes_per_s[k] / clock);
+    /* A stream's capacity below sysfs and above the level above: the spec's size, with
+     * random replacement (the share of sweeps larger than it the level still serves). */
+    uint64_t cap = out->ret_capacity[k];
+    if (k > 0 && cap > hw->levels[k - 1].size && cap < out->sysfs.levels[k].size) {
+      uint32_t ways = hw->levels[k].assoc; /* the ways of the spec's geometry, at least */
+      uint64_t size = calib_round_ways(cap, hw->levels[k].line, &ways);
+      if (size > hw->levels[k - 1].size && size <= out->sysfs.levels[k].size) {
+        hw->levels[k].size = size;
+        hw->levels[k].assoc = ways;
+        hw->levels[k].replacement = PPT_HW_REPL_RANDOM;
+        calib_note(notes, sizeof notes,
+                   "%s: one core still streams part of sweeps larger than the chase says it holds; "
+                   "the spec takes the stream's view, %s with random replacement (chase: %s).",
+                   hw->levels[k].name, human(size, sz, sizeof sz),
+                   out->eff_bytes[k] ? human(out->eff_bytes[k], sz2, sizeof sz2) : "not sized");
+      }
+    }
   }
   hw->dram_latency_ns = sig3(out->lat_ns[n]);
   hw->dram_bw_bytes_per_s = sig3(out->bw_bytes_per_s[n] / 1e9) * 1e9;
@@ -374,6 +431,11 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
              model[0] ? model : "unknown", out->online_cpus, out->smt);
   if (geo[0]) calib_note(notes, sizeof notes, "%s", geo);
   if (lat_notes[0]) calib_note(notes, sizeof notes, "%s", lat_notes);
+  if (!out->fork_join_probe)
+    calib_note(notes, sizeof notes,
+               "Fork-join costs timed in this process, which links SimGrid and runs OpenMP regions up to "
+               "~2x slower than the programs predicted (the ppt-ompcost probe failed: %s).",
+               out->fork_join_note);
   calib_note(notes, sizeof notes,
              "Bandwidths are read-only streams, all threads of an "
              "instance together (shared levels, DRAM), so one core alone gets less; "
@@ -399,13 +461,19 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   if (hw->call_cycles > 0)
     cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call", out->call_ns);
   const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";
+  const char *fj_how = out->fork_join_probe
+                           ? "timed by ppt-ompcost (no SimGrid in the process)"
+                           : "timed in the ppt process, which links SimGrid (ppt-ompcost failed, "
+                             "see notes; up to ~2x high)";
   if (hw->fork_join_cycles > 0)
-    cite(hw, "fork_join_cycles", "timed empty OpenMP parallel-for regions on all %u CPUs (OMP_PROC_BIND=%s): %.3g ns per region",
-         out->online_cpus, bind, out->fork_join_ns);
+    cite(hw, "fork_join_cycles",
+         "%s: empty OpenMP parallel-for regions on %u threads (OMP_PROC_BIND=%s): %.3g ns per region", fj_how,
+         out->fork_join_threads, bind, out->fork_join_ns);
   if (hw->fork_join_serial_cycles > 0)
-    cite(hw, "fork_join_serial_cycles", "timed empty OpenMP parallel-for regions on 1 thread (serialised, OMP_PROC_BIND=%s): %.3g ns per region",
-         bind,
-         out->fork_join_serial_ns);
+    cite(hw, "fork_join_serial_cycles",
+         "%s: empty OpenMP parallel-for regions on 1 thread (serialised, OMP_PROC_BIND=%s): %.3g ns per "
+         "region",
+         fj_how, bind, out->fork_join_serial_ns);
   if (hw->branch_miss_cycles > 0)
     cite(hw, "branch_miss_cycles",
          "timed a loop branching on random vs predictable bytes: 1 MiB of random bytes %.3g ns per "
@@ -417,7 +485,9 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   for (uint32_t k = 0; k < n; k++) {
     const ppt_calib_sysfs_level *s = &out->sysfs.levels[k];
     char key[64], eff[160] = "";
-    if (out->eff_bytes[k] && out->eff_bytes[k] < s->size) {
+    if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
+      snprintf(eff, sizeof eff, "; size and ways from streaming sweeps (levels[%u].size), see notes", k);
+    } else if (out->eff_bytes[k] && out->eff_bytes[k] < s->size) {
       /* The swept sizes on either side of the cut (the rule itself is in the notes). */
       int i = calib_effective_index(out->sweep_bytes[k], out->sweep_ns[k], out->sweep_n[k],
                                     out->lat_near_ns[k], out->lat_ns[n]);
@@ -459,6 +529,22 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
          "%.4g GB/s",
          when, out->bw_threads[k], human(out->bw_bytes[k] / out->bw_threads[k], sz, sizeof sz), pinned_note,
          t_mem.trials, out->bw_bytes_per_s[k] / 1e9);
+    if (hw->levels[k].core_bw_bytes_per_cycle > 0) {
+      snprintf(key, sizeof key, "levels[%u].core_bandwidth_bytes_per_cycle", k);
+      cite(hw, key, "ppt calibrate%s: the same stream, 1 thread alone x %s, best of %d: %.4g GB/s", when,
+           human(out->bw_bytes[k], sz, sizeof sz), t_mem.trials, out->core_bw_bytes_per_s[k] / 1e9);
+    }
+    if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
+      snprintf(key, sizeof key, "levels[%u].size", k);
+      cite(hw, key,
+           "ppt calibrate%s: 1 thread sweeping %s and %s: %.3g and %.3g GB/s (level %.3g, DRAM %.3g), "
+           "so it served %.2f and %.2f; a random-replacement cache of %.3g MiB keeps that",
+           when, human(out->ret_bytes[k][0], sz, sizeof sz), human(out->ret_bytes[k][1], sz2, sizeof sz2),
+           out->ret_bw[k][0] / 1e9, out->ret_bw[k][1] / 1e9,
+           (out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k]) / 1e9,
+           out->dram_core_bytes_per_s / 1e9, out->ret_share[k][0], out->ret_share[k][1],
+           (double)out->ret_capacity[k] / (1 << 20));
+    }
   }
   cite(hw, "dram.latency_ns",
        "ppt calibrate%s: pointer chase over %s (%dx %s), random order, "

@@ -1,7 +1,9 @@
 /* calib_impl.h — internals shared by the calib*.c files of `ppt calibrate`.
  *
  * The measuring kernels live in calib_mem.c (pointer chasing, streaming reads),
- * calib_ops.c (op chains, clock) and calib_branch.c (branch mispredictions);
+ * calib_ops.c (op chains, clock) and calib_branch.c (branch mispredictions), all timed
+ * by calib_time.c; calib_omp.c times OpenMP regions, normally through the ppt-ompcost
+ * probe run by calib_ompcost.c;
  * calib_sysfs.c reads the cache geometry, calib_size.c finds the effective capacity of a
  * level smaller than sysfs says, and calib.c puts it all together into a hwspec
  * (include/ppt/calib.h). */
@@ -44,6 +46,7 @@ typedef struct calib_timing {
   int trials;
 } calib_timing;
 
+/* ---- calib_time.c ---- */
 double calib_now(void);
 /* Grows n until one run of k lasts min_s, then returns the best seconds per unit over
  * the trials. `unit` is the granularity n must be a multiple of. */
@@ -114,6 +117,25 @@ uint32_t calib_size_sweep(uint64_t near_bytes, double near_ns, uint64_t top, siz
                           gsl_rng *rng, const calib_timing *t, uint64_t *sizes, double *ns, uint32_t max,
                           int *huge, uint64_t *oom_bytes);
 
+/* Share in [0, 1] of a sweep that a level serves, from the sweep's streaming rate bw and
+ * the rates of the level alone (bw_in) and of what lies beyond it (bw_out); -1 when the
+ * rates are not positive or bw_in <= bw_out. */
+double calib_sweep_hit_share(double bw, double bw_in, double bw_out);
+/* Bytes of a random-replacement cache that keeps share h of a cyclic sweep over w_bytes
+ * (mean field, see calib_size.c); 0 when h is not strictly between 0 and 1. */
+double calib_random_capacity(double w_bytes, double h);
+/* `bytes` as a power-of-two set count of at least *assoc ways of `line` bytes, the ways
+ * raised (below 2·assoc) to fill it; *assoc gets the ways. 0 when line or assoc is 0. */
+uint64_t calib_round_ways(uint64_t bytes, uint32_t line, uint32_t *assoc);
+
+/* One thread (pinned to *cpu when cpu is non-NULL) streams cyclic sweeps over
+ * sysfs_bytes and twice it: bytes[i], bw[i] (bytes/s; 0 when out of memory) and share[i]
+ * (calib_sweep_hit_share against bw_in, the level's one-core rate, and bw_out, DRAM's).
+ * Returns the random-replacement capacity those shares give (geometric mean of the
+ * points that give one), 0 when none does. */
+uint64_t calib_retention(uint64_t sysfs_bytes, double bw_in, double bw_out, const int *cpu,
+                         const calib_timing *t, uint64_t bytes[2], double bw[2], double share[2], int *huge);
+
 /* ---- calib_branch.c ---- */
 /* A branch on random bytes against the same loop on the same bytes sorted, 1 MiB drawn
  * from rng: seconds per iteration of each (best of two rounds of trials) and seconds per
@@ -128,7 +150,35 @@ int calib_branch_miss_s(gsl_rng *rng, const calib_timing *t, double *random_s, d
 double calib_mlp(size_t bytes, gsl_rng *rng, const calib_timing *t);
 /* Seconds per libm call (exp and log alternating, results used). */
 double calib_call_s(const calib_timing *t);
-/* Seconds per OpenMP parallel region (fork, empty loop, join) with `threads` threads. */
+/* The threads calib_fork_join_s runs for `threads`: itself when positive, else
+ * omp_get_num_procs() (the CPUs this process may run on). */
+int calib_omp_threads(int threads);
+/* Seconds per OpenMP parallel region (fork, empty loop, join) with
+ * calib_omp_threads(threads) threads, timed in this process. */
 double calib_fork_join_s(int threads, const calib_timing *t);
+
+/* ---- calib_ompcost.c ---- */
+/* The same two figures timed by ppt-ompcost (apps/ompcost) in a process of its own,
+ * which links no SimGrid (see calib_omp.c for why that matters). */
+typedef struct calib_ompcost {
+  int threads;               /* threads of the multi-threaded region */
+  double fork_join_s;        /* seconds per region on `threads` threads */
+  double fork_join_serial_s; /* seconds per region on one thread (serialised) */
+} calib_ompcost;
+
+/* The probe to run: $PPT_OMPCOST when set and non-empty, else ppt-ompcost in the folder
+ * of the running executable (/proc/self/exe), where the build and the install put it
+ * next to `ppt`. Error when the file is not executable. */
+int calib_ompcost_path(char *path, size_t size, ppt_err *err);
+/* Parses the probe's output (one JSON object with positive finite "fork_join_s" and
+ * "fork_join_serial_s" and a positive "threads"); `probe` names it in messages. */
+int calib_ompcost_parse(const char *text, const char *probe, calib_ompcost *out, ppt_err *err);
+/* Runs `probe --trials T --min-s S [--threads N]` (T, S from t; threads 0: the probe's
+ * default, all CPUs) with this process's environment (so OMP_PROC_BIND set by calibrate
+ * holds there too), waits at most timeout_s seconds (then kills it) and parses what it
+ * printed. Error (naming the probe, with the first line it wrote to stderr) when it cannot
+ * be started, fails, times out or prints something else. */
+int calib_ompcost_run(const char *probe, int threads, const calib_timing *t, double timeout_s,
+                      calib_ompcost *out, ppt_err *err);
 
 #endif

@@ -1,5 +1,10 @@
 /* calib_omp.c — cost of an OpenMP parallel region (fork, empty worksharing loop, join
- * barrier) with the threads this machine offers; compiled with -fopenmp. */
+ * barrier) with the threads this machine offers; compiled with -fopenmp.
+ *
+ * `ppt calibrate` normally has this timed by ppt-ompcost (apps/ompcost), a process that
+ * links this file and calib_time.c but not SimGrid: libomp's regions run about twice as
+ * slow in any process linked with SimGrid (and what it pulls in), while the programs
+ * being predicted are plain executables. In-process timing is the fallback (calib.c). */
 #include <omp.h>
 
 #include "cpu/calib_impl.h"
@@ -20,7 +25,11 @@ static void run_regions(void *arg, uint64_t n) {
   }
 }
 
+int calib_omp_threads(int threads) {
+  return threads > 0 ? threads : omp_get_num_procs();
+}
+
 double calib_fork_join_s(int threads, const calib_timing *t) {
-  region r = {.threads = threads > 0 ? threads : omp_get_num_procs()};
+  region r = {.threads = calib_omp_threads(threads)};
   return calib_best(run_regions, &r, 1, t);
 }

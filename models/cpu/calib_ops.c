@@ -6,9 +6,9 @@
  * from volatile loads so the compiler cannot fold them (x * 1.0 would vanish), and an
  * empty asm barrier after every op keeps each op a separate scalar instruction. Loop
  * overhead (counter add, compare-and-branch) shares the integer ports with ialu ops, so
- * ialu throughput reads slightly low: we report what the kernel measures. */
+ * ialu throughput reads slightly low: we report what the kernel measures. The timing
+ * loop itself (calib_best) is in calib_time.c. */
 #include <stdint.h>
-#include <time.h>
 
 #include "cpu/calib_impl.h"
 
@@ -40,37 +40,6 @@ static inline void sink_fp(double v) {
 #define SINK_FP(v) sink_fp(v)
 
 #define NCHAIN 12
-
-double calib_now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-double calib_best(calib_kernel k, void *arg, uint64_t unit, const calib_timing *t) {
-  uint64_t n = unit * 16;
-  double dt;
-  /* Size the run: grow n until one run lasts min_s (scaling by the shortfall, at most
-   * 16x a step so a slow first run cannot overshoot wildly). */
-  for (;;) {
-    double t0 = calib_now();
-    k(arg, n);
-    dt = calib_now() - t0;
-    if (dt >= t->min_s || n >= (UINT64_C(1) << 40)) break;
-    double f = dt > 0 ? 1.25 * t->min_s / dt : 16;
-    if (f > 16) f = 16;
-    if (f < 2) f = 2;
-    n = ((uint64_t)((double)n * f) + unit - 1) / unit * unit;
-  }
-  double best = dt;
-  for (int i = 1; i < t->trials; i++) {
-    double t0 = calib_now();
-    k(arg, n);
-    double d = calib_now() - t0;
-    if (d < best) best = d;
-  }
-  return best / (double)n;
-}
 
 int calib_optimised(void) {
 #ifdef __OPTIMIZE__

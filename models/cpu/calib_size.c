@@ -73,3 +73,66 @@ uint32_t calib_size_sweep(uint64_t near_bytes, double near_ns, uint64_t top, siz
   }
   return m;
 }
+
+/* ---- capacity from streaming: a cyclic sweep through a random-replacement cache ----
+ *
+ * The chase above finds where a level stops answering at its own latency, but on a host
+ * whose L3 is shared with other tenants a slow chase (one miss per ~100 ns) gives the
+ * tenants time to evict its lines, and it sees a smaller cache than a stream does: on
+ * the machine this was written on the chase's L3 ends at 4-8 MiB, while one core still
+ * streams a 12 MiB sweep at L3 rates and a 32 MiB one partly so. Programs stream, so
+ * the spec takes the stream's view: the share h of a sweep over W bytes that the level
+ * serves, read off its streaming rate, and the capacity C of a random-replacement cache
+ * that keeps that share (the spec then says "replacement": "random"; an LRU cache keeps
+ * nothing of a sweep larger than itself, which is not what the host does). */
+
+double calib_sweep_hit_share(double bw, double bw_in, double bw_out) {
+  /* Time per byte is the mix of the two rates: 1/bw = h/bw_in + (1 − h)/bw_out. */
+  if (!(bw > 0 && bw_in > bw_out && bw_out > 0)) return -1;
+  double h = (1 / bw - 1 / bw_out) / (1 / bw_in - 1 / bw_out);
+  return h < 0 ? 0 : h > 1 ? 1 : h;
+}
+
+double calib_random_capacity(double w_bytes, double h) {
+  /* Mean field (checked against the simulator in tests/cache/test_cachesim.c): between
+   * two uses of a line the other W − 1 lines miss at rate 1 − h, and each miss evicts it
+   * with probability line/C, so h = (1 − line/C)^((1 − h)(W/line − 1)) ≈
+   * exp(−(1 − h) W / C), i.e. C = (1 − h) W / (−ln h). Shares of 0 or 1 carry no size. */
+  if (!(h > 0 && h < 1 && w_bytes > 0)) return 0;
+  return (1 - h) * w_bytes / -log(h);
+}
+
+uint64_t calib_round_ways(uint64_t bytes, uint32_t line, uint32_t *assoc) {
+  if (!line || !assoc || !*assoc) return 0;
+  uint64_t sets = bytes / line / *assoc, p = 1;
+  while (p * 2 <= sets) p *= 2;
+  /* The power-of-two set count the models index with, then as many ways as fill the
+   * bytes (between assoc and 2·assoc − 1): within one way of the size, not a halving. */
+  uint64_t ways = bytes / line / p;
+  if (ways < *assoc) ways = *assoc;
+  if (ways > UINT32_MAX) ways = UINT32_MAX;
+  *assoc = (uint32_t)ways;
+  return p * ways * (uint64_t)line;
+}
+
+uint64_t calib_retention(uint64_t sysfs_bytes, double bw_in, double bw_out, const int *cpu,
+                         const calib_timing *t, uint64_t bytes[2], double bw[2], double share[2], int *huge) {
+  double log_sum = 0;
+  int m = 0;
+  for (int i = 0; i < 2; i++) {
+    /* The level's size and twice it: past the size an LRU cache keeps nothing, so any
+     * share read there is the replacement's; two points, because one share near 0 or 1
+     * says little about the size. */
+    bytes[i] = sysfs_bytes << i;
+    int h = 0;
+    bw[i] = calib_stream_bw((size_t)bytes[i], 0, 1, cpu, t, &h);
+    if (huge) *huge |= h;
+    share[i] = calib_sweep_hit_share(bw[i], bw_in, bw_out);
+    double c = calib_random_capacity((double)bytes[i], share[i]);
+    if (c > 0) {
+      log_sum += log(c);
+      m++;
+    }
+  }
+  return m ? (uint64_t)exp(log_sum / m) : 0; /* geometric mean of the sizes the points give */
+}

@@ -76,12 +76,16 @@ static int check_level(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_e
   }
   if (lv->inclusive != 0 && lv->inclusive != 1)
     return bad(err, name, FIELD("inclusive"), "must be 0 or 1");
+  if (!ppt_hw_replacement_name(lv->replacement))
+    return bad(err, name, FIELD("replacement"), "must be lru or random");
   if (i == 0 && lv->inclusive)
     return bad(err, name, FIELD("inclusive"), "the first level has no level above it to include");
   if (!isfinite(lv->latency_cycles) || lv->latency_cycles < 0)
     return bad(err, name, FIELD("latency_cycles"), "must be a number >= 0");
   if (!isfinite(lv->bw_bytes_per_cycle) || lv->bw_bytes_per_cycle < 0)
     return bad(err, name, FIELD("bandwidth_bytes_per_cycle"), "must be a number >= 0");
+  if (!isfinite(lv->core_bw_bytes_per_cycle) || lv->core_bw_bytes_per_cycle < 0)
+    return bad(err, name, FIELD("core_bandwidth_bytes_per_cycle"), "must be a number >= 0");
   if (i > 0) {
     const ppt_hw_level *up = &hw->levels[i - 1];
     if (lv->shared_by < up->shared_by || lv->shared_by % up->shared_by) {
@@ -203,4 +207,12 @@ const char *ppt_hwspec_opclass_name(int opclass) {
   static const char *const names[PPT_HW_NOPCLASS] = {"ialu", "idiv",   "fadd",  "fmul",
                                                      "fdiv", "branch", "loadst"};
   return opclass >= 0 && opclass < PPT_HW_NOPCLASS ? names[opclass] : NULL;
+}
+
+const char *ppt_hw_replacement_name(int replacement) {
+  switch (replacement) {
+  case PPT_HW_REPL_LRU: return "lru";
+  case PPT_HW_REPL_RANDOM: return "random";
+  default: return NULL;
+  }
 }

@@ -40,9 +40,13 @@ static json_object *level_json(const ppt_hw_level *lv) {
   rc |= add(o, "line", json_object_new_int64(lv->line));
   rc |= add(o, "shared_by", json_object_new_int64(lv->shared_by));
   rc |= add(o, "inclusive", json_object_new_boolean(lv->inclusive));
+  if (lv->replacement != PPT_HW_REPL_LRU)
+    rc |= add(o, "replacement", json_object_new_string(ppt_hw_replacement_name(lv->replacement)));
   if (lv->latency_cycles > 0) rc |= add(o, "latency_cycles", num(lv->latency_cycles));
   if (lv->bw_bytes_per_cycle > 0)
     rc |= add(o, "bandwidth_bytes_per_cycle", num(lv->bw_bytes_per_cycle));
+  if (lv->core_bw_bytes_per_cycle > 0)
+    rc |= add(o, "core_bandwidth_bytes_per_cycle", num(lv->core_bw_bytes_per_cycle));
   if (rc) {
     json_object_put(o);
     return NULL;

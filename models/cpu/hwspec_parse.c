@@ -145,7 +145,8 @@ static int get_obj(pctx *c, json_object *o, const char *path, const char *key, i
 static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *lv) {
   static const char *const keys[] = {"name",      "size",           "assoc",
                                      "line",      "shared_by",      "inclusive",
-                                     "latency_cycles", "bandwidth_bytes_per_cycle", NULL};
+                                     "latency_cycles", "bandwidth_bytes_per_cycle", "replacement",
+                                     "core_bandwidth_bytes_per_cycle", NULL};
   if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object");
   int rc = check_keys(c, o, path, keys);
   uint64_t u = 0;
@@ -168,8 +169,20 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
     }
     lv->inclusive = json_object_get_boolean(v) ? 1 : 0;
   }
+  if (!rc && !(rc = lookup(c, o, path, "replacement", 0, &v, &present)) && present) {
+    const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
+    lv->replacement = -1;
+    for (int r = PPT_HW_REPL_LRU; r <= PPT_HW_REPL_RANDOM; r++)
+      if (strcmp(s, ppt_hw_replacement_name(r)) == 0) lv->replacement = r;
+    if (lv->replacement < 0) {
+      char p[160];
+      join(p, sizeof p, path, "replacement");
+      return fail(c, p, "must be \"lru\" or \"random\"");
+    }
+  }
   if (!rc) rc = get_pos(c, o, path, "latency_cycles", 0, &lv->latency_cycles);
   if (!rc) rc = get_pos(c, o, path, "bandwidth_bytes_per_cycle", 0, &lv->bw_bytes_per_cycle);
+  if (!rc) rc = get_pos(c, o, path, "core_bandwidth_bytes_per_cycle", 0, &lv->core_bw_bytes_per_cycle);
   return rc;
 }
 

@@ -183,12 +183,14 @@ static int check_mem(const ppt_tasklist *tl, const ppt_mem_access *m, ppt_err *e
   if (!isfinite(m->block_bytes) || m->block_bytes < m->bytes_per_access)
     return ppt_err_set(err, PPT_EINPUT, "tasklist: block_bytes %g is smaller than one access (%g)",
                        m->block_bytes, m->bytes_per_access);
-  if (!(m->dram_writeback >= 0 && m->dram_writeback <= 1))
-    return ppt_err_set(err, PPT_EINPUT, "tasklist: DRAM write-back fraction %g is not in [0, 1]", m->dram_writeback);
-  for (int k = 0; k <= PPT_HW_MAX_LEVELS; k++)
+  for (int k = 0; k <= PPT_HW_MAX_LEVELS; k++) {
     if (!(m->prefetched[k] >= 0 && m->prefetched[k] <= 1))
       return ppt_err_set(err, PPT_EINPUT, "tasklist: prefetched fraction %g of level %d is not in [0, 1]",
                          m->prefetched[k], k);
+    if (!(m->writeback[k] >= 0 && m->writeback[k] <= 1))
+      return ppt_err_set(err, PPT_EINPUT, "tasklist: write-back fraction %g of level %d is not in [0, 1]",
+                         m->writeback[k], k);
+  }
   return 0;
 }
 

@@ -100,20 +100,22 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
     c->served[k] += w * n;
     if (c->memory == PPT_MEMORY_MISS) {
       /* One line per access served beyond L1; the latency only where no prefetcher
-       * had asked for the line already. */
-      /* DRAM also takes back the dirty lines of the stores it served. */
-      double line_bytes = m->block_bytes * (k == L ? 1.0 + m->dram_writeback : 1.0);
-      double bk = line_bytes / c->lv[k].bw, wait = k == 0 ? 0.0 : 1.0 - m->prefetched[k];
+       * had asked for the line already. Level k also takes back the dirty lines of
+       * the item's stores (ppt_mem_access.writeback): bandwidth, no waiting. */
+      double line = m->block_bytes, wait = k == 0 ? 0.0 : 1.0 - m->prefetched[k];
+      double bk = line / c->lv[k].bw;
       if (k > 0) {
         /* Little's law: with mlp misses in flight a level delivers a line every lat/mlp
          * cycles, its bandwidth one every bk; the slower bound is the cost, charged as
          * the transfer (the engine shares it between cores) plus what the waiting adds. */
-        ls->latency_cycles += w * n * fmax(0.0, wait * c->lv[k].lat / c->mlp - bk);
-        ls->bw_cycles += w * n * bk;
-        ls->bytes += w * n * line_bytes;
+        double moved = w * n + m->writeback[k] * n; /* lines in and out of level k */
+        double transfer = moved * bk, waiting = w * n * wait * c->lv[k].lat / c->mlp;
+        ls->latency_cycles += fmax(0.0, waiting - transfer);
+        ls->bw_cycles += transfer;
+        ls->bytes += moved * line;
+        beta += w * bk + m->writeback[k] * bk;
       }
       lam += k > 0 ? w * wait * c->lv[k].lat : 0.0;
-      beta += k > 0 ? w * bk : 0.0;
       continue;
     }
     double bk = s / c->lv[k].bw;
@@ -232,12 +234,11 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   if (!ppt_tc_compute_name(policy->compute) || !ppt_tc_memory_name(policy->memory))
     return ppt_err_set(err, PPT_EINPUT, "time_compute: unknown compute or memory model");
   tc_ctx c = {.hw = hw, .mlp = hw->mlp >= 1 ? hw->mlp : 1.0, .memory = policy->memory};
+  /* One core alone streams from a shared level or DRAM at most at its own rate (its
+   * misses in flight); the engine shares the instance's bandwidth between cores. */
   for (uint32_t k = 0; k < hw->nlevels; k++)
-    c.lv[k] = (mem_level){hw->levels[k].latency_cycles, hw->levels[k].bw_bytes_per_cycle};
-  /* One core alone streams from DRAM at most at its own rate (its misses in flight). */
-  double dram_bw = hw->dram_bw_bytes_per_s;
-  if (hw->dram_core_bw_bytes_per_s > 0 && hw->dram_core_bw_bytes_per_s < dram_bw) dram_bw = hw->dram_core_bw_bytes_per_s;
-  c.lv[hw->nlevels] = (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz, dram_bw / hw->clock_hz};
+    c.lv[k] = (mem_level){hw->levels[k].latency_cycles, ppt_hwspec_core_bw(hw, k)};
+  c.lv[hw->nlevels] = (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz, ppt_hwspec_core_bw(hw, hw->nlevels)};
   out->nlevels = hw->nlevels;
 
   double footprint = 0;

@@ -182,7 +182,7 @@ static void on_sim(void *arg, const ppt_trace_rec *r, const uint32_t *cores, siz
 int ppt_sasmm_simulate(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_hwspec *hw, const uint8_t *counted,
                        ppt_tracesim_result *out, ppt_sasmm_stats *stats, ppt_err *err) {
   ppt_tracesim_tally *tally;
-  int rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), &tally, err);
+  int rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), o->seed, &tally, err);
   if (rc) return rc;
   ppt_sasmm_opts so = *o;
   so.private_only = so.shared_only = 0;

@@ -124,7 +124,7 @@ static void on_phase_end(void *arg, int parallel) {
 }
 
 static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *local, const double *prefetched,
-                         double writeback, ppt_tasklist **out, ppt_err *err) {
+                         const double *writeback, ppt_tasklist **out, ppt_err *err) {
   ppt_tasklist *tl = ppt_tasklist_create();
   if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
   int rc = 0;
@@ -140,7 +140,7 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
     ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
     memcpy(ma.prefetched, prefetched, sizeof ma.prefetched);
-    ma.dram_writeback = writeback;
+    memcpy(ma.writeback, writeback, sizeof ma.writeback);
     rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, local, err);
   }
   if (rc) {
@@ -188,7 +188,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     double thr = ppt_tc_ops_cycles(hw, policy, one.ops);
     m->extra[b] = chain > thr ? chain - thr : 0;
   }
-  if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), &m->tally, err);
+  if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), o->seed, &m->tally, err);
   if (!rc) {
     ppt_sasmm_opts so = *o;
     so.private_only = so.shared_only = 0;
@@ -207,9 +207,14 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     double prefetched[PPT_HW_MAX_LEVELS + 1] = {0};
     for (uint32_t k = 1; k <= m->nlevels; k++)
       if (m->rates.served[k] > 0) prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
-    /* Stores that DRAM served come back to it as write-backs. */
-    uint64_t dram = m->rates.served[m->nlevels];
-    double writeback = dram ? (double)m->rates.served_stores[m->nlevels] / (double)dram : 0.0;
+    /* A store's dirty line goes back into every level down to the one that served it
+     * (ppt_mem_access.writeback): level k takes the stores served at k or beyond. */
+    double writeback[PPT_HW_MAX_LEVELS + 1] = {0}, all = 0, beyond = 0;
+    for (uint32_t k = 0; k <= m->nlevels; k++) all += (double)m->rates.served[k];
+    for (uint32_t k = m->nlevels; k >= 1 && all > 0; k--) {
+      beyond += (double)m->rates.served_stores[k];
+      writeback[k] = beyond / all;
+    }
     m->tl = calloc(m->nph * m->ncores + 1, sizeof *m->tl);
     m->prog = ppt_program_create();
     if (!m->tl || !m->prog) rc = ppt_err_set(err, PPT_ERUN, "out of memory");

@@ -28,8 +28,8 @@ int main(int argc, char **argv) {
     strcpy(hw.name, "sasmm");
     hw.cores = 16;
     hw.nlevels = 2;
-    hw.levels[0] = (ppt_hw_level){"L1", 8192, 8, 64, 1, 0, 0, 0};
-    hw.levels[1] = (ppt_hw_level){"L2", 131072, 16, 64, 16, 0, 0, 0};
+    hw.levels[0] = (ppt_hw_level){.name = "L1", .size = 8192, .assoc = 8, .line = 64, .shared_by = 1};
+    hw.levels[1] = (ppt_hw_level){.name = "L2", .size = 131072, .assoc = 16, .line = 64, .shared_by = 16};
   }
   uint32_t nthreads = argc > 2 ? (uint32_t)atoi(argv[2]) : 1;
   size_t n = (size_t)(argc > 3 ? atof(argv[3]) : 20) * 1000000;

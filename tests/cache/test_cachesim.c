@@ -6,6 +6,7 @@
 #include "ppt_test.h"
 #include <gsl/gsl_rng.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -371,6 +372,68 @@ START_TEST(json_counters) {
 }
 END_TEST
 
+/* Steady-state hit rate of a cyclic sweep over W lines through a fully associative
+ * random-replacement cache of C lines, mean-field: between two uses of a line the other
+ * W − 1 accesses miss at rate 1 − h, and each miss spares that line with probability
+ * 1 − 1/C, so h = (1 − 1/C)^((1 − h)(W − 1)). Solved by bisection (the root below 1). */
+static double random_sweep_hit_rate(double C, double W) {
+  double lo = 0, hi = 1 - 1e-9;
+  for (int i = 0; i < 200; i++) {
+    double mid = 0.5 * (lo + hi), f = pow(1 - 1 / C, (1 - mid) * (W - 1)) - mid;
+    if (f > 0) lo = mid;
+    else hi = mid;
+  }
+  return 0.5 * (lo + hi);
+}
+
+/* Random replacement against that analytic rate, and its corner cases: a sweep that fits
+ * never evicts (empty ways fill first, as in LRU), and the seed fixes the run. */
+START_TEST(random_replacement) {
+  const uint64_t C = 256;
+  lvdef d[1] = {{C * 64, (uint32_t)C, 1, 0}};
+  ppt_hwspec hw = make_hw(1, d, 1);
+  hw.levels[0].replacement = PPT_HW_REPL_RANDOM;
+  ppt_err err;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "test", &err), 0);
+  const double Ws[] = {1.5, 2.0, 3.0};
+  for (size_t w = 0; w < 3; w++) {
+    uint64_t W = (uint64_t)(Ws[w] * C);
+    ppt_cachesim *sim = make_sim(&hw, 1);
+    sweep(sim, W, 50); /* reach the steady state */
+    ppt_cachesim_reset_counts(sim);
+    sweep(sim, W, 400);
+    ppt_cachesim_counts c = level(sim, 0);
+    double h = 1 - (double)c.misses / (double)c.accesses;
+    double want = random_sweep_hit_rate((double)C, (double)W);
+    ck_assert_msg(fabs(h - want) < 0.01, "W=%llu: hit rate %.4f, mean field %.4f",
+                  (unsigned long long)W, h, want);
+    /* LRU would hit nothing here: the difference is the point of the option */
+    ck_assert(h > 0.02);
+    ppt_cachesim_free(sim);
+  }
+  /* fits: only compulsory misses */
+  ppt_cachesim *sim = make_sim(&hw, 1);
+  sweep(sim, C, 20);
+  ck_assert_uint_eq(level(sim, 0).misses, C);
+  ppt_cachesim_free(sim);
+  /* same seed, same run; another seed, another run */
+  uint64_t m[3];
+  for (int i = 0; i < 3; i++) {
+    sim = make_sim(&hw, 1);
+    ppt_cachesim_seed(sim, i == 2 ? 7 : 3);
+    sweep(sim, 2 * C, 20);
+    m[i] = level(sim, 0).misses;
+    ppt_cachesim_free(sim);
+  }
+  ck_assert_uint_eq(m[0], m[1]);
+  ck_assert_uint_ne(m[0], m[2]);
+  /* the hwspec round trip names it; an unknown policy is refused */
+  hw.levels[0].replacement = 5;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "test", &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "replacement"));
+}
+END_TEST
+
 START_TEST(create_errors) {
   lvdef d[1] = {{8192, 8, 1, 0}};
   ppt_hwspec hw = make_hw(1, d, 1);
@@ -397,6 +460,7 @@ int main(void) {
   tcase_add_test(tc, straddling_accesses);
   tcase_add_test(tc, json_counters);
   tcase_add_test(tc, create_errors);
+  tcase_add_test(tc, random_replacement);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }

@@ -236,8 +236,8 @@ START_TEST(hierarchy_rates) {
   memset(&hw, 0, sizeof hw);
   strcpy(hw.name, "t");
   hw.nlevels = 2;
-  hw.levels[0] = (ppt_hw_level){"L1", 8192, 8, 64, 1, 0, 0, 0};
-  hw.levels[1] = (ppt_hw_level){"L2", 131072, 16, 64, 16, 0, 0, 0};
+  hw.levels[0] = (ppt_hw_level){.name = "L1", .size = 8192, .assoc = 8, .line = 64, .shared_by = 1};
+  hw.levels[1] = (ppt_hw_level){.name = "L2", .size = 131072, .assoc = 16, .line = 64, .shared_by = 16};
   ppt_sdcm_profile prof[2] = {lv[0].profile, lv[1].profile};
   ppt_sdcm_rates r2[2];
   ck_assert_int_eq(ppt_sdcm_hierarchy_hw(&hw, prof, r2, &err), 0);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cpu/calib_impl.h"
+#include "ppt/cachesim.h"
 #include "ppt/calib.h"
 #include "ppt/hwspec.h"
 
@@ -233,6 +234,21 @@ START_TEST(effective_size_applied) {
     for (uint32_t i = 0; i < m; i++)
       if (r->sweep_ns[k][i] <= mid && r->sweep_bytes[k][i] > best) best = r->sweep_bytes[k][i];
     const ppt_hw_level *lv = &r->hw.levels[k];
+    /* The stream's sweeps: the sysfs size and twice it, shares in [0, 1] (or -1). */
+    ck_assert_uint_eq(r->ret_bytes[k][0], r->sysfs.levels[k].size);
+    ck_assert_uint_eq(r->ret_bytes[k][1], 2 * r->sysfs.levels[k].size);
+    for (int i = 0; i < 2; i++) ck_assert(r->ret_share[k][i] == -1 || (r->ret_share[k][i] >= 0 && r->ret_share[k][i] <= 1));
+    if (lv->replacement == PPT_HW_REPL_RANDOM) {
+      /* The stream's capacity won: its size, rounded to whole ways of a power-of-two
+       * set count, between the level above and sysfs. */
+      uint32_t ways = r->sysfs.levels[k].assoc;
+      ck_assert_uint_eq(lv->size, calib_round_ways(r->ret_capacity[k], lv->line, &ways));
+      ck_assert_uint_eq(lv->assoc, ways);
+      ck_assert_uint_lt(lv->size, r->sysfs.levels[k].size);
+      ck_assert_uint_gt(lv->size, r->hw.levels[k - 1].size);
+      ck_assert_msg(strstr(r->hw.notes, "stream's view") != NULL, "%s", r->hw.notes);
+      continue;
+    }
     ck_assert_uint_eq(lv->size, r->eff_bytes[k]);
     ck_assert_uint_le(lv->size, best);     /* rounded down ... */
     ck_assert_uint_gt(2 * lv->size, best); /* ... by less than half */
@@ -283,6 +299,59 @@ START_TEST(effective_size_rule) {
   ck_assert_uint_eq(calib_round_sets(3 * 1024 - 64, 64, 16), 2048);
   ck_assert_uint_eq(calib_round_sets(M, 0, 16), 0);
   ck_assert_uint_eq(calib_round_sets(M, 64, 0), 0);
+}
+END_TEST
+
+/* The stream's capacity rule (calib_size.c) against the simulator it feeds: a cyclic
+ * sweep through a random-replacement cache simulated by ppt_cachesim gives a share h, and
+ * calib_random_capacity must recover the simulated capacity from (W, h); the share read
+ * off streaming rates is the analytic mix of the two rates. */
+START_TEST(stream_capacity_rule) {
+  const uint64_t M = 1u << 20;
+  const uint64_t C = 512; /* lines, fully associative */
+  ppt_hwspec hw;
+  memset(&hw, 0, sizeof hw);
+  strcpy(hw.name, "t");
+  hw.cores = 1;
+  hw.nlevels = 1;
+  hw.levels[0] = (ppt_hw_level){.name = "L1", .size = C * 64, .assoc = (uint32_t)C, .line = 64,
+                                .shared_by = 1, .replacement = PPT_HW_REPL_RANDOM};
+  const double ws[] = {1.25, 2.0, 3.0};
+  for (int i = 0; i < 3; i++) {
+    uint64_t W = (uint64_t)(ws[i] * C);
+    ppt_cachesim *sim;
+    ppt_err err;
+    ck_assert_msg(ppt_cachesim_create(&hw, 1, &sim, &err) == 0, "%s", err.msg);
+    for (int lap = 0; lap < 300; lap++) {
+      if (lap == 40) ppt_cachesim_reset_counts(sim); /* steady state from here */
+      for (uint64_t l = 0; l < W; l++) ppt_cachesim_access(sim, 0, l * 64, 8, 0);
+    }
+    ppt_cachesim_counts c;
+    ck_assert_int_eq(ppt_cachesim_level_counts(sim, 0, &c, &err), 0);
+    ppt_cachesim_free(sim);
+    double h = 1 - (double)c.misses / (double)c.accesses;
+    double cap = calib_random_capacity((double)(W * 64), h) / 64;
+    ck_assert_msg(fabs(cap / (double)C - 1) < 0.05, "W=%llu lines: share %.3f gives %.1f lines, not %llu",
+                  (unsigned long long)W, h, cap, (unsigned long long)C);
+  }
+  ck_assert(calib_random_capacity(M, 0) == 0 && calib_random_capacity(M, 1) == 0);
+  /* 1/30 = 0.5/60 + 0.5/20; 0.2 of the way: 1/bw = 0.2/60 + 0.8/20 = 0.04333 */
+  ck_assert(fabs(calib_sweep_hit_share(30, 60, 20) - 0.5) < 1e-12);
+  ck_assert(fabs(calib_sweep_hit_share(1 / (0.2 / 60 + 0.8 / 20), 60, 20) - 0.2) < 1e-12);
+  ck_assert(calib_sweep_hit_share(70, 60, 20) == 1 && calib_sweep_hit_share(10, 60, 20) == 0);
+  ck_assert(calib_sweep_hit_share(30, 20, 60) == -1);
+  /* Geometry: 24 MiB at 16 ways -> 16384 sets x 24 ways; 20 MiB -> x 20; tiny -> one set. */
+  uint32_t a = 16;
+  ck_assert_uint_eq(calib_round_ways(24 * M, 64, &a), 24 * M);
+  ck_assert_uint_eq(a, 24);
+  a = 16;
+  ck_assert_uint_eq(calib_round_ways(20 * M + 4096, 64, &a), 20 * M);
+  ck_assert_uint_eq(a, 20);
+  a = 16;
+  ck_assert_uint_eq(calib_round_ways(1000, 64, &a), 1024);
+  ck_assert_uint_eq(a, 16);
+  a = 0;
+  ck_assert_uint_eq(calib_round_ways(M, 64, &a), 0);
 }
 END_TEST
 
@@ -353,6 +422,8 @@ START_TEST(sysfs_geometry_matches_host) {
     const ppt_calib_sysfs_level *s = &sys.levels[k];
     uint64_t sets = s->assoc ? s->size / s->line / s->assoc : 0;
     if (!sets || (sets & (sets - 1)) || s->size % ((uint64_t)s->line * s->assoc)) continue;
+    ck_assert_uint_eq(g_res.hw.levels[k].line, s->line);
+    if (g_res.hw.levels[k].replacement == PPT_HW_REPL_RANDOM) continue; /* sized by streaming */
     ck_assert_uint_eq(g_res.hw.levels[k].size, g_res.eff_bytes[k] ? g_res.eff_bytes[k] : s->size);
     ck_assert_uint_eq(g_res.hw.levels[k].assoc, s->assoc);
     ck_assert_uint_eq(g_res.hw.levels[k].line, s->line);
@@ -480,7 +551,10 @@ START_TEST(fake_sysfs_haswell) {
   ck_assert_msg(rc == 0, "%s", err.msg);
   ck_assert_uint_eq(r->hw.cores, 10);
   ck_assert_uint_eq(r->smt, 2);
-  ck_assert_uint_eq(r->hw.levels[2].assoc, 25);
+  /* The ways stay the fake tree's unless the L3 was sized by streaming (this host's L3
+   * behaves smaller, and then the ways fill the measured size). */
+  if (r->hw.levels[2].replacement == PPT_HW_REPL_LRU) ck_assert_uint_eq(r->hw.levels[2].assoc, 25);
+  else ck_assert_uint_ge(r->hw.levels[2].assoc, 25);
   ck_assert(strstr(r->hw.notes, "16384 sets x 25 ways") != NULL);
   free(r);
   free(dir);
@@ -718,6 +792,7 @@ int main(void) {
   tcase_add_test(f, fake_sysfs_errors);
   tcase_add_test(f, cpulist);
   tcase_add_test(f, effective_size_rule);
+  tcase_add_test(f, stream_capacity_rule);
   suite_add_tcase(s, f);
   TCase *h = tcase_create("specs");
   tcase_add_test(h, shipped_specs_load);

@@ -393,7 +393,7 @@ START_TEST(ooo_core_model) {
   ppt_mem_access m = MEM;
   m.prefetched[2] = 0.5;
   m.prefetched[3] = 0.25;
-  m.dram_writeback = 0.5;
+  m.writeback[3] = 0.5 * 0.02; /* half the 20 DRAM accesses of 1000 are stores */
   const double h[] = {0.9, 0.5, 0.6};
   ppt_tasklist *tl = compute_tasklist();
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
@@ -418,7 +418,36 @@ START_TEST(ooo_core_model) {
   ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
   ck_close(st.compute_cycles, 910);
   ck_close(st.cycles, 910 + 2490);
-  /* Prefetched fractions outside [0, 1] are refused. */
+  ppt_tasklist_free(tl);
+  /* Write-backs into L2 (3 % of accesses) and L3 (2 %) move lines without waiting:
+   *   L2   moved 50 + 30 = 80 lines → transfer 160, waiting 50·14 = 700 → 160 + 540
+   *   L3   moved 30 + 20 = 50 lines → transfer 200, waiting 30·25 = 750 → 200 + 550
+   * The waits still dominate, so Tm stays 2950; only the split moves. With the L2
+   * write-backs at 40 %, L2's transfer (50 + 400)·2 = 900 exceeds its 700 of waiting:
+   * Tm = 2950 − 700 + 900 = 3150. */
+  m.writeback[1] = 0.03;
+  m.writeback[2] = 0.02;
+  tl = ppt_tasklist_create();
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
+  p.overlap = PPT_OVERLAP_SUM;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.level[1].bw_cycles, 160);
+  ck_close(st.level[1].latency_cycles, 540);
+  ck_close(st.level[2].bw_cycles, 200);
+  ck_close(st.level[2].latency_cycles, 550);
+  ck_close(st.level[1].bytes, 80 * 64);
+  ck_close(st.memory_cycles, 2950);
+  ppt_tasklist_free(tl);
+  m.writeback[1] = 0.4;
+  tl = ppt_tasklist_create();
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.level[1].latency_cycles, 0);
+  ck_close(st.memory_cycles, 3150);
+  /* Fractions outside [0, 1] are refused. */
+  m.writeback[1] = 1.5;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
+  m.writeback[1] = 0;
   m.prefetched[1] = 1.5;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
   ppt_tasklist_free(tl);

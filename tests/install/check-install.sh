@@ -27,4 +27,6 @@ export PKG_CONFIG_PATH="$pfx/lib/pkgconfig"
 # shellcheck disable=SC2046
 cc use.c -o use $(pkg-config --cflags ppt) $(pkg-config --libs --static ppt)
 test "$(./use mm.trace)" = "$refs"
+# ppt calibrate's OpenMP region probe sits next to ppt, where calibrate looks for it.
+"$pfx/bin/ppt-ompcost" --trials 2 --min-s 0.0005 | grep -q '"fork_join_serial_s"'
 echo "install check passed"
