@@ -12,7 +12,7 @@
 
 static void help(void) {
   printf(
-      "usage: ppt calibrate [-o FILE] [--quick] [--json] [--seed S] [--name NAME]\n\n"
+      "usage: ppt calibrate [-o FILE] [--quick] [--json] [--seed S] [--name NAME] [--repeat N]\n\n"
       "Measures this machine and describes it as a hwspec (docs/hwspec.md): cache geometry\n"
       "from Linux sysfs; clock from a timed dependent-add chain; load-to-use latency per\n"
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
@@ -29,7 +29,39 @@ static void help(void) {
       "  --json             print the measurements and the spec as JSON instead of the table\n"
       "  --seed S           seed of the pointer-chase permutations (default 1)\n"
       "  --name NAME        the spec's name (default 'host')\n"
+      "  --repeat N         calibrate N times (seeds S..S+N-1) and keep each figure's median,\n"
+      "                     taken whole from the run that gave it with its citation (default 1;\n"
+      "                     an odd N such as 5 steadies the figures of a shared, noisy host)\n"
       "  -h, --help\n");
+}
+
+/* With --repeat: the spread over the runs of the figures that move most on a shared
+ * host, next to the median the spec took. */
+static void spread(FILE *f, const char *what, const ppt_hwspec *runs, size_t n, double med,
+                   double (*get)(const ppt_hwspec *)) {
+  double lo = get(&runs[0]), hi = lo;
+  for (size_t i = 1; i < n; i++) {
+    double v = get(&runs[i]);
+    if (v < lo) lo = v;
+    if (v > hi) hi = v;
+  }
+  fprintf(f, "  %-24s %10.4g  (runs: %.4g to %.4g)\n", what, med, lo, hi);
+}
+static double get_clock(const ppt_hwspec *h) { return h->clock_hz / 1e9; }
+static double get_mlp(const ppt_hwspec *h) { return h->mlp; }
+static double get_fj(const ppt_hwspec *h) { return h->fork_join_cycles; }
+static double get_fjs(const ppt_hwspec *h) { return h->fork_join_serial_cycles; }
+static double get_llc(const ppt_hwspec *h) { return (double)h->levels[h->nlevels - 1].size / (1 << 20); }
+static double get_dram(const ppt_hwspec *h) { return h->dram_core_bw_bytes_per_s / 1e9; }
+
+static void print_spread(FILE *f, const ppt_hwspec *runs, size_t n, const ppt_hwspec *med) {
+  fprintf(f, "\nspec: per-figure medians of %zu runs (the table above is the last run)\n", n);
+  spread(f, "clock GHz", runs, n, get_clock(med), get_clock);
+  spread(f, "last level MiB", runs, n, get_llc(med), get_llc);
+  spread(f, "mlp", runs, n, get_mlp(med), get_mlp);
+  spread(f, "fork_join cycles", runs, n, get_fj(med), get_fj);
+  spread(f, "fork_join_serial cycles", runs, n, get_fjs(med), get_fjs);
+  spread(f, "DRAM one core GB/s", runs, n, get_dram(med), get_dram);
 }
 
 static const char *const level_fmt = "%-5s %8s %5s %5s %7s %9.3g %8.3g %10.4g %8.3g %4u%s\n";
@@ -161,6 +193,7 @@ int ppt_cmd_calibrate(int argc, char **argv) {
   setenv("OMP_PROC_BIND", "true", 0);
   const char *out_path = NULL, *name = "host";
   int json = 0;
+  uint64_t repeat = 1;
   ppt_calib_config cfg;
   ppt_calib_config_default(&cfg);
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
@@ -168,6 +201,7 @@ int ppt_cmd_calibrate(int argc, char **argv) {
                                        {"json", no_argument, 0, 'j'},
                                        {"seed", required_argument, 0, 's'},
                                        {"name", required_argument, 0, 'n'},
+                                       {"repeat", required_argument, 0, 'r'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   optind = 1;
@@ -186,6 +220,10 @@ int ppt_cmd_calibrate(int argc, char **argv) {
           return ppt_cli_usage("calibrate", "--name wants a non-empty name under 128 bytes");
         name = optarg;
         break;
+      case 'r':
+        if (ppt_cli_parse_u64(optarg, &repeat) || repeat < 1 || repeat > 99)
+          return ppt_cli_usage("calibrate", "--repeat wants a count from 1 to 99, not '%s'", optarg);
+        break;
       case 'h': help(); return 0;
       default: return ppt_cli_usage("calibrate", "unknown option");
     }
@@ -201,14 +239,36 @@ int ppt_cmd_calibrate(int argc, char **argv) {
   if (gmtime_r(&now, &tm)) strftime(date, sizeof date, "%Y-%m-%d", &tm);
 
   ppt_calib_result *r = calloc(1, sizeof *r);
-  if (!r) {
+  ppt_hwspec *runs = calloc(repeat, sizeof *runs);
+  if (!r || !runs) {
+    free(r);
+    free(runs);
     fprintf(stderr, "ppt calibrate: out of memory\n");
     return 1;
   }
   ppt_err err;
-  if (ppt_calib_run(&cfg, name, date, r, &err)) {
-    free(r);
-    return ppt_cli_fail("calibrate", &err);
+  uint64_t seed = cfg.seed;
+  for (uint64_t i = 0; i < repeat; i++) {
+    if (repeat > 1) fprintf(stderr, "ppt calibrate: run %llu of %llu\n", (unsigned long long)i + 1,
+                            (unsigned long long)repeat);
+    cfg.seed = seed + i;
+    if (ppt_calib_run(&cfg, name, date, r, &err)) {
+      free(r);
+      free(runs);
+      return ppt_cli_fail("calibrate", &err);
+    }
+    runs[i] = r->hw;
+  }
+  /* The table and the measured figures below are the last run's; the spec is the medians. */
+  if (repeat > 1) {
+    if (ppt_calib_median_spec(runs, repeat, &r->hw, &err)) {
+      free(r);
+      free(runs);
+      return ppt_cli_fail("calibrate", &err);
+    }
+    size_t len = strlen(r->hw.source);
+    snprintf(r->hw.source + len, sizeof r->hw.source - len, "; per-figure medians of %llu runs, seeds %llu-%llu",
+             (unsigned long long)repeat, (unsigned long long)seed, (unsigned long long)(seed + repeat - 1));
   }
   int rc = 0;
   if (out_path) {
@@ -234,13 +294,20 @@ int ppt_cmd_calibrate(int argc, char **argv) {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "hwspec", ppt_hwspec_to_json_object(&r->hw));
     json_object_object_add(o, "measured", measured_json(r));
+    if (repeat > 1) {
+      json_object *a = json_object_new_array();
+      for (uint64_t i = 0; i < repeat; i++) json_object_array_add(a, ppt_hwspec_to_json_object(&runs[i]));
+      json_object_object_add(o, "runs", a);
+    }
     printf("%s\n",
            json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
   } else if (!rc) {
     print_table(spec_to_stdout ? stderr : stdout, r);
+    if (repeat > 1) print_spread(spec_to_stdout ? stderr : stdout, runs, (size_t)repeat, &r->hw);
     if (out_path && !spec_to_stdout) printf("wrote %s\n", out_path);
   }
   free(r);
+  free(runs);
   return rc ? ppt_cli_fail("calibrate", &err) : 0;
 }

@@ -167,4 +167,11 @@ typedef struct ppt_calib_result {
 int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *date, ppt_calib_result *out,
                   ppt_err *err);
 
+/* One spec from n runs' specs (`ppt calibrate --repeat`): every figure the median of the
+ * runs' (the lower middle one for even n), each taken whole from the run that gave it
+ * together with its citation; a cache level's size, ways and replacement come together
+ * from the run with that level's median size (calib_median.c). PPT_EINPUT when n is 0 or
+ * the runs disagree on levels or cores. */
+int ppt_calib_median_spec(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err *err);
+
 #endif

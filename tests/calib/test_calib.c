@@ -736,6 +736,74 @@ static int run_ppt(const char *const *args) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+/* --repeat's medians (calib_median.c) on hand-made runs: each figure the median run's,
+ * with that run's citation; a level's geometry from the run of its median size; the lower
+ * middle for an even count; latencies kept growing outwards. */
+static void set_cite(ppt_hwspec *hw, const char *key, const char *text) {
+  for (uint32_t i = 0; i < hw->nsources; i++)
+    if (!strcmp(hw->sources[i].key, key)) {
+      snprintf(hw->sources[i].text, sizeof hw->sources[i].text, "%s", text);
+      return;
+    }
+  ck_assert_uint_lt(hw->nsources, PPT_HW_MAX_SOURCES);
+  snprintf(hw->sources[hw->nsources].key, sizeof hw->sources[0].key, "%s", key);
+  snprintf(hw->sources[hw->nsources++].text, sizeof hw->sources[0].text, "%s", text);
+}
+
+static const char *cite_of(const ppt_hwspec *hw, const char *key) {
+  for (uint32_t i = 0; i < hw->nsources; i++)
+    if (!strcmp(hw->sources[i].key, key)) return hw->sources[i].text;
+  return "";
+}
+
+START_TEST(repeat_medians) {
+  char *path = path_join(env_dir("PPT_SOURCE_DIR"), "hwspecs/host.json");
+  ppt_hwspec base, runs[5], out;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_load(path, &base, &err) == 0, "%s", err.msg);
+  free(path);
+  ck_assert_uint_eq(base.nlevels, 3);
+  const double mlp[5] = {9, 3, 7, 1, 6}, fj[5] = {100, 500, 300, 200, 900}; /* means 5.2, 400 */
+  const uint64_t mib[5] = {4, 16, 8, 2, 32};
+  for (int i = 0; i < 5; i++) {
+    char t[32];
+    runs[i] = base;
+    runs[i].mlp = mlp[i];
+    runs[i].fork_join_cycles = fj[i];
+    runs[i].levels[2].size = mib[i] << 20;
+    runs[i].levels[2].assoc = 16;
+    runs[i].levels[2].replacement = i == 2 ? PPT_HW_REPL_RANDOM : PPT_HW_REPL_LRU;
+    runs[i].levels[1].latency_cycles = 20;
+    runs[i].levels[2].latency_cycles = 10 + i; /* below L2's in every run */
+    snprintf(t, sizeof t, "run %d", i);
+    set_cite(&runs[i], "mlp", t);
+    set_cite(&runs[i], "fork_join_cycles", t);
+    set_cite(&runs[i], "levels[2]", t);
+  }
+  ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
+  ck_assert(out.mlp == 6);
+  ck_assert_str_eq(cite_of(&out, "mlp"), "run 4");
+  ck_assert(out.fork_join_cycles == 300);
+  ck_assert_str_eq(cite_of(&out, "fork_join_cycles"), "run 2");
+  ck_assert_uint_eq(out.levels[2].size, 8u << 20);
+  ck_assert_int_eq(out.levels[2].replacement, PPT_HW_REPL_RANDOM);
+  ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 2");
+  ck_assert(out.levels[2].latency_cycles == 20); /* raised to L2's */
+  ck_assert_ptr_nonnull(strstr(out.notes, "median of 5"));
+  /* even count: the lower middle (1 3 7 9 -> 3), still one run's figure */
+  ck_assert_int_eq(ppt_calib_median_spec(runs, 4, &out, &err), 0);
+  ck_assert(out.mlp == 3);
+  ck_assert_str_eq(cite_of(&out, "mlp"), "run 1");
+  /* one run: itself */
+  ck_assert_int_eq(ppt_calib_median_spec(runs + 3, 1, &out, &err), 0);
+  ck_assert(out.mlp == 1 && out.levels[2].size == 2u << 20);
+  ck_assert_int_eq(ppt_calib_median_spec(runs, 0, &out, &err), PPT_EINPUT);
+  runs[1].nlevels = 2;
+  ck_assert_int_eq(ppt_calib_median_spec(runs, 3, &out, &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "run 2"));
+}
+END_TEST
+
 START_TEST(cli_writes_loadable_spec) {
   char *root = fake_root();
   char *out = path_join(root, "host.json");
@@ -760,6 +828,10 @@ START_TEST(cli_writes_loadable_spec) {
     ck_assert_int_eq(run_ppt(extra), 2);
     const char *both[] = {"ppt", "calibrate", "--json", "-o", "-", NULL};
     ck_assert_int_eq(run_ppt(both), 2);
+    const char *rep0[] = {"ppt", "calibrate", "--repeat", "0", NULL};
+    ck_assert_int_eq(run_ppt(rep0), 2);
+    const char *repx[] = {"ppt", "calibrate", "--repeat", "x", NULL};
+    ck_assert_int_eq(run_ppt(repx), 2);
     /* an unwritable destination fails cleanly, leaving no file */
     char *nodir = path_join(root, "missing/dir/host.json");
     const char *unw[] = {"ppt", "calibrate", "--quick", "-o", nodir, NULL};
@@ -797,6 +869,7 @@ int main(void) {
   TCase *h = tcase_create("specs");
   tcase_add_test(h, shipped_specs_load);
   tcase_add_test(h, shipped_specs_values);
+  tcase_add_test(h, repeat_medians);
   suite_add_tcase(s, h);
   TCase *c = tcase_create("cli");
   tcase_set_timeout(c, 60);

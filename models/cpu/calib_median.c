@@ -1,0 +1,157 @@
+/* calib_median.c — one hwspec from several `ppt calibrate` runs: each figure the median
+ * of the runs' figures.
+ *
+ * Why: on a shared host the figures of one run move with whatever else runs at the time
+ * (on the validation VM, five runs gave mlp 4.8-12.1, the 2-thread region cost 3370-6020
+ * cycles, the L3's streaming capacity 8-22 MiB), and a model fed one run inherits its
+ * luck. Every trial inside a run is already a best-of; the median across runs then drops
+ * the runs a burst of load spoiled, in either direction.
+ *
+ * Each figure is taken whole from one run (for an even count, the lower of the two middle
+ * runs), so that its citation, which describes that run's measurement, still holds. A
+ * cache level's geometry (size, ways, replacement) is one unit: the run with the median
+ * size gives all three, and its citations. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ppt/calib.h"
+
+#define MAX_FIGS 64
+
+/* The run-dependent numbers of a spec, with the key their citation uses. */
+typedef struct figs {
+  size_t n;
+  double *v[MAX_FIGS];
+  char key[MAX_FIGS][64];
+} figs;
+
+static void add(figs *f, double *v, const char *key) {
+  if (f->n >= MAX_FIGS) return;
+  f->v[f->n] = v;
+  snprintf(f->key[f->n], sizeof f->key[f->n], "%s", key);
+  f->n++;
+}
+
+static void list_figures(ppt_hwspec *hw, figs *f) {
+  char k[64];
+  f->n = 0;
+  add(f, &hw->clock_hz, "clock_ghz");
+  add(f, &hw->call_cycles, "call_cycles");
+  add(f, &hw->fork_join_cycles, "fork_join_cycles");
+  add(f, &hw->fork_join_serial_cycles, "fork_join_serial_cycles");
+  add(f, &hw->branch_miss_cycles, "branch_miss_cycles");
+  add(f, &hw->mlp, "mlp");
+  for (uint32_t i = 0; i < hw->nlevels; i++) {
+    snprintf(k, sizeof k, "levels[%u].latency_cycles", i);
+    add(f, &hw->levels[i].latency_cycles, k);
+    snprintf(k, sizeof k, "levels[%u].bandwidth_bytes_per_cycle", i);
+    add(f, &hw->levels[i].bw_bytes_per_cycle, k);
+    snprintf(k, sizeof k, "levels[%u].core_bandwidth_bytes_per_cycle", i);
+    add(f, &hw->levels[i].core_bw_bytes_per_cycle, k);
+  }
+  add(f, &hw->dram_latency_ns, "dram.latency_ns");
+  add(f, &hw->dram_bw_bytes_per_s, "dram.bandwidth_gbs");
+  add(f, &hw->dram_core_bw_bytes_per_s, "dram.core_bandwidth_gbs");
+  for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
+    /* the op figures share one citation ("ops") */
+    add(f, &hw->ops[op].per_cycle, "ops");
+    add(f, &hw->ops[op].latency, "ops");
+  }
+}
+
+/* Index of the run holding the median of x[0..n) (lower middle for even n). */
+static size_t median_run(const double *x, size_t n) {
+  size_t best = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t below = 0, equal = 0;
+    for (size_t j = 0; j < n; j++) {
+      below += x[j] < x[i];
+      equal += x[j] == x[i];
+    }
+    /* x[i] is a lower median when at most (n−1)/2 runs are below it and it reaches the
+     * middle position with its ties */
+    if (below <= (n - 1) / 2 && below + equal > (n - 1) / 2) {
+      best = i;
+      break;
+    }
+  }
+  return best;
+}
+
+static const ppt_hw_source *find_source(const ppt_hwspec *hw, const char *key) {
+  for (uint32_t i = 0; i < hw->nsources; i++)
+    if (strcmp(hw->sources[i].key, key) == 0) return &hw->sources[i];
+  return NULL;
+}
+
+/* Sets out's citation of `key` to run's (or drops it when the run has none). */
+static void take_source(ppt_hwspec *out, const ppt_hwspec *run, const char *key) {
+  const ppt_hw_source *s = find_source(run, key);
+  for (uint32_t i = 0; i < out->nsources; i++) {
+    if (strcmp(out->sources[i].key, key) != 0) continue;
+    if (s) out->sources[i] = *s;
+    else out->sources[i] = out->sources[--out->nsources];
+    return;
+  }
+  if (s && out->nsources < PPT_HW_MAX_SOURCES) out->sources[out->nsources++] = *s;
+}
+
+int ppt_calib_median_spec(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err *err) {
+  if (n == 0) return ppt_err_set(err, PPT_EINPUT, "calibrate: no runs to take medians of");
+  for (size_t i = 1; i < n; i++)
+    if (runs[i].nlevels != runs[0].nlevels || runs[i].cores != runs[0].cores)
+      return ppt_err_set(err, PPT_EINPUT, "calibrate: run %zu saw another machine (levels or cores differ)", i + 1);
+  ppt_hwspec *copy = malloc(n * sizeof *copy);
+  double *x = malloc(n * sizeof *x);
+  figs *f = malloc((n + 1) * sizeof *f);
+  if (!copy || !x || !f) {
+    free(copy);
+    free(x);
+    free(f);
+    return ppt_err_set(err, PPT_ERUN, "calibrate: out of memory");
+  }
+  memcpy(copy, runs, n * sizeof *copy);
+  for (size_t i = 0; i < n; i++) list_figures(&copy[i], &f[i]);
+
+  /* Geometry first: the run with the median size of the last level gives the notes too
+   * (they describe its sweeps). */
+  uint32_t L = runs[0].nlevels;
+  for (size_t i = 0; i < n; i++) x[i] = (double)runs[i].levels[L - 1].size;
+  *out = runs[median_run(x, n)];
+  for (uint32_t k = 0; k < L; k++) {
+    for (size_t i = 0; i < n; i++) x[i] = (double)runs[i].levels[k].size;
+    const ppt_hwspec *g = &runs[median_run(x, n)];
+    out->levels[k].size = g->levels[k].size;
+    out->levels[k].assoc = g->levels[k].assoc;
+    out->levels[k].replacement = g->levels[k].replacement;
+    char key[64];
+    snprintf(key, sizeof key, "levels[%u]", k);
+    take_source(out, g, key);
+    snprintf(key, sizeof key, "levels[%u].size", k);
+    take_source(out, g, key);
+  }
+  list_figures(out, &f[n]);
+  for (size_t j = 0; j < f[n].n; j++) {
+    for (size_t i = 0; i < n; i++) x[i] = *f[i].v[j];
+    size_t m = median_run(x, n);
+    *f[n].v[j] = x[m];
+    /* ops share one citation, which the clock's run keeps */
+    if (strcmp(f[n].key[j], "ops") != 0) take_source(out, &runs[m], f[n].key[j]);
+  }
+  /* Medians from different runs can invert two close latencies; the schema wants them
+   * to grow outwards, as one run's figures are made to (calib.c). */
+  for (uint32_t k = 1; k < L; k++)
+    if (out->levels[k].latency_cycles < out->levels[k - 1].latency_cycles)
+      out->levels[k].latency_cycles = out->levels[k - 1].latency_cycles;
+  char note[sizeof out->notes];
+  snprintf(note, sizeof note,
+           "Each figure is the median of %zu ppt calibrate runs, taken whole from the run that gave it "
+           "(its citation is that run's); notes below are the run with the median %s size. %s",
+           n, out->levels[L - 1].name, out->notes);
+  memcpy(out->notes, note, sizeof note);
+  free(copy);
+  free(x);
+  free(f);
+  return ppt_hwspec_validate(out, out->name, err);
+}
