@@ -65,6 +65,9 @@ static void print_text(const char *path, const ppt_hwspec *hw, const char *timin
   fmt_opt(a, sizeof a, hw->dram_latency_ns, " ns");
   fmt_opt(b, sizeof b, hw->dram_bw_bytes_per_s / 1e9, " GB/s");
   printf("\nDRAM        latency %s, bandwidth %s\n", a, b);
+  for (uint32_t j = 0; j < hw->ntlb; j++)
+    printf("%s %-6s %u entries, %u ways, %u-byte pages, miss %g cycles\n", j ? "           " : "TLB        ",
+           hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].page_bytes, hw->tlb[j].miss_cycles);
   int any_op = 0;
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) any_op |= hw->ops[k].per_cycle > 0;
   if (any_op) {

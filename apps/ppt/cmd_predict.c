@@ -253,6 +253,19 @@ int ppt_cmd_predict(int argc, char **argv) {
       json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[q->nlevels]));
       json_object_object_add(dr, "prefetched", q->served[q->nlevels] ? json_object_new_double((double)q->streamed[q->nlevels] / (double)q->served[q->nlevels]) : NULL);
       json_object_object_add(e, "dram", dr);
+      if (q->ntlb && q->counted_refs) {
+        /* Data TLB: the share of references missing every TLB level up to this one. */
+        json_object *ta = json_object_new_array();
+        uint64_t miss = q->counted_refs;
+        for (uint32_t j = 0; j < q->ntlb; j++) {
+          json_object *l = json_object_new_object();
+          miss -= q->tlb_served[j];
+          json_object_object_add(l, "name", json_object_new_string(q->tlb_names[j]));
+          json_object_object_add(l, "miss_rate", json_object_new_double((double)miss / (double)q->counted_refs));
+          json_object_array_add(ta, l);
+        }
+        json_object_object_add(e, "tlb", ta);
+      }
       json_object_object_add(bd, "compute_s", json_object_new_double(pts[i].compute_s));
       json_object_object_add(bd, "memory_s", json_object_new_double(pts[i].memory_s));
       json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pts[i].wait_s));

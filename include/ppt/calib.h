@@ -136,6 +136,14 @@ typedef struct ppt_calib_result {
   double ret_bw[PPT_HW_MAX_LEVELS][2];
   double ret_share[PPT_HW_MAX_LEVELS][2];
   uint64_t ret_capacity[PPT_HW_MAX_LEVELS];
+  /* Data TLB: levels from CPUID (tlb_source names the leaves; tlb_n 0: unknown), and
+   * per level the extra ns of a pointer chase over tlb_pages[j] 4 KiB pages (one line
+   * each) against the same lines on huge pages, beyond the levels above (calib_tlb.c). */
+  uint32_t tlb_n;
+  uint32_t tlb_entries[PPT_HW_MAX_TLB], tlb_assoc[PPT_HW_MAX_TLB];
+  uint64_t tlb_pages[PPT_HW_MAX_TLB];
+  double tlb_miss_ns[PPT_HW_MAX_TLB];
+  char tlb_source[96];
   double op_ns[PPT_HW_NOPCLASS];     /* ns per op, independent chains */
   double op_lat_ns[PPT_HW_NOPCLASS]; /* ns per op, dependent chain */
   int huge_pages;       /* transparent huge pages were requested for buffers */

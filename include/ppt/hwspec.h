@@ -11,6 +11,7 @@
 #include "ppt/err.h"
 
 #define PPT_HW_MAX_LEVELS 6
+#define PPT_HW_MAX_TLB 4
 
 typedef struct ppt_hw_level {
   char name[16];        /* "L1", "L2", ... */
@@ -25,6 +26,18 @@ typedef struct ppt_hw_level {
   double core_bw_bytes_per_cycle; /* shared level: what one core alone gets of it (its own
                                      misses in flight cap it), bytes/cycle (0: the instance's) */
 } ppt_hw_level;
+
+/* One level of the data TLB (docs/hwspec.md, "tlb"): a cache of page translations, so
+ * the simulator models it as a cache whose lines are pages (LRU, one per core). A
+ * reference that misses level j pays miss_cycles on top of its load: the translation
+ * comes from level j+1, or from a page walk after the last level. */
+typedef struct ppt_hw_tlb {
+  char name[16];        /* "DTLB1", "STLB", ... */
+  uint32_t entries;     /* translations held */
+  uint32_t assoc;       /* ways; assoc == entries means fully associative */
+  uint32_t page_bytes;  /* page size it translates, power of two >= 4096, one for all levels */
+  double miss_cycles;   /* extra cycles of a miss here (0 allowed: a free level) */
+} ppt_hw_tlb;
 
 /* Replacement policy of a level. LRU is what the reuse-distance models (SDCM) assume and
  * what Cachegrind simulates. RANDOM evicts a uniformly drawn way (seeded): a cyclic sweep
@@ -73,6 +86,8 @@ typedef struct ppt_hwspec {
                                     flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];
+  uint32_t ntlb;                 /* data-TLB levels, 0: none given (no TLB is modelled) */
+  ppt_hw_tlb tlb[PPT_HW_MAX_TLB]; /* from the core outwards, entries growing */
   double dram_latency_ns;        /* 0 when the file has no "dram" */
   double dram_bw_bytes_per_s;    /* whole socket; file gives GB/s (1e9 bytes/s) */
   double dram_core_bw_bytes_per_s; /* what one core alone can stream (its misses in flight

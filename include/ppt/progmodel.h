@@ -6,7 +6,9 @@
  * in that phase (block counts x the block table ppt-cc recorded) and its memory
  * accesses with the per-level local hit rates of the mimicked streams (exact LRU
  * simulation of the hwspec's hierarchy, private levels per core, shared levels shared),
- * so AMM Eq. 4-5 turns them into time in the engine. */
+ * so AMM Eq. 4-5 turns them into time in the engine. When the hwspec lists data-TLB
+ * levels, the same simulation runs each core's TLB, and the tasklists carry the misses'
+ * cycles as a CPU item (docs/engine.md, "Data-TLB misses"). */
 #ifndef PPT_PROGMODEL_H
 #define PPT_PROGMODEL_H
 

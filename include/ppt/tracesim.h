@@ -71,6 +71,13 @@ typedef struct ppt_tracesim_result {
    * misses continuing a sequential stream within a 4 KiB page). */
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1]; /* of `served`, the stores */
+  /* Data TLB (hwspec "tlb"; ntlb 0: the spec has none and nothing was simulated): each
+   * thread's own TLB levels, LRU caches of pages, looked up once per reference with its
+   * first byte. Counted references by the TLB level that held the translation (index
+   * ntlb: none did, a page walk). */
+  uint32_t ntlb;
+  char tlb_names[PPT_HW_MAX_TLB][16];
+  uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
 } ppt_tracesim_result;
 
 /* Simulates the whole trace on hw (validated: PPT_EINPUT on a bad spec) with opts (NULL:
@@ -84,7 +91,8 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
  * SASMM's mimicked cores): references go through an exact simulation of hw with
  * `nthreads` threads; counted (NULL = all; else [nbbs + 1], nonzero = counted) selects
  * the blocks whose references are counted. `counted` must outlive the tally. `seed`
- * seeds the victim draws of random-replacement levels (ppt_cachesim_seed). */
+ * seeds the victim draws of random-replacement levels (ppt_cachesim_seed). When hw has
+ * TLB levels, every reference is also looked up in its thread's TLB (result.tlb_*). */
 typedef struct ppt_tracesim_tally ppt_tracesim_tally;
 int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
                            uint64_t seed, ppt_tracesim_tally **out, ppt_err *err);
@@ -101,7 +109,8 @@ struct json_object;
 
 /* {"levels": [{"name", "accesses", "misses", "hit_rate", "local_hit_rate"}, ...]} in line
  * accesses (ppt_cache_levels_json's shape), "ref_levels" the same in references, and
- * "threads", "refs", "line_refs", "counted_refs", "counted_loads", "counted_stores".
+ * "threads", "refs", "line_refs", "counted_refs", "counted_loads", "counted_stores";
+ * with a TLB, "tlb_levels" in the shape of "ref_levels" (lookups and misses per level).
  * NULL when out of memory. */
 struct json_object *ppt_tracesim_json(const ppt_tracesim_result *r);
 

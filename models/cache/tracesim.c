@@ -44,6 +44,13 @@ typedef struct ppt_tracesim_tally {
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1];
   ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
+  /* The data TLB: a second simulator whose "lines" are pages (NULL: the spec has no
+   * TLB). An address goes in shifted right by tlb_shift, so that its page number is
+   * the simulator's line number whatever the page size (cachesim lines stop at 4 KiB). */
+  ppt_cachesim *tlb;
+  uint32_t ntlb, tlb_shift, page_bits;
+  uint64_t *tlb_last; /* per thread: the page of its last lookup (UINT64_MAX: none) */
+  uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
   void (*progress)(uint64_t, void *);
   void *progress_arg;
 } run;
@@ -109,6 +116,20 @@ static inline void tally(uint64_t *acc, uint64_t *miss, uint32_t n, uint32_t d) 
   }
 }
 
+/* One translation per reference, of its first byte. A reference to the page of this
+ * thread's last lookup finds it as the most recent entry of its set in the first level
+ * (TLBs are private): a hit that changes nothing, so the simulator is skipped. Out of
+ * line so that a spec without a TLB pays only the test of r->tlb. */
+__attribute__((noinline)) static void tlb_lookup(run *r, uint32_t thread, uint64_t a, int count) {
+  uint64_t page = a >> r->page_bits;
+  uint32_t t = 0;
+  if (page != r->tlb_last[thread]) {
+    r->tlb_last[thread] = page;
+    t = (uint32_t)ppt_cachesim_access(r->tlb, thread, a >> r->tlb_shift, 1, 0);
+  }
+  if (count) r->tlb_served[t]++;
+}
+
 static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   int store = rec->kind == PPT_REC_STORE;
   uint64_t a = rec->addr;
@@ -129,6 +150,9 @@ static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
     if (d > dref) dref = d;
   } while (l++ != last);
   r->refs++;
+  /* An access straddling two pages is rare enough not to be translated twice. Every
+   * reference, counted or not, shapes the TLB's contents. */
+  if (r->tlb) tlb_lookup(r, thread, a, count);
   /* The prefetchers see every access, counted or not. */
   int covered = ppt_prefetch_access(r->pf, thread, a, dref > 0);
   if (count) {
@@ -225,6 +249,10 @@ static void fill_result(const run *r, uint32_t threads, ppt_tracesim_result *out
   memcpy(out->served, r->served, sizeof out->served);
   memcpy(out->streamed, r->streamed, sizeof out->streamed);
   memcpy(out->served_stores, r->served_stores, sizeof out->served_stores);
+  out->ntlb = r->ntlb;
+  memcpy(out->tlb_served, r->tlb_served, sizeof out->tlb_served);
+  for (uint32_t j = 0; j < r->ntlb; j++)
+    snprintf(out->tlb_names[j], sizeof out->tlb_names[j], "%s", ppt_cachesim_level_name(r->tlb, j));
   for (uint32_t k = 0; k < r->nlevels; k++) {
     ppt_tracesim_level *lv = &out->levels[k];
     snprintf(lv->name, sizeof lv->name, "%s", ppt_cachesim_level_name(r->sim, k));
@@ -292,12 +320,51 @@ done:
   return rc;
 }
 
+/* The TLB levels of hw as a cache hierarchy for ppt_cachesim: a TLB caches page
+ * translations as a cache holds lines, so level j is a cache of `entries` pages in
+ * `assoc` ways, private to each thread, LRU. Lines of at most 4 KiB (the simulator's
+ * limit) stand for the pages; tlb_shift scales addresses to match. */
+static int tlb_create(run *r, const ppt_hwspec *hw, uint32_t nthreads, ppt_err *err) {
+  /* hw passed ppt_hwspec_validate in ppt_cachesim_create: the TLB levels have
+   * power-of-two set counts, one page size and growing entries, so t is valid too. */
+  ppt_hwspec *t = calloc(1, sizeof *t);
+  if (!t) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+  uint32_t page_bits = 0, line_bits = 0;
+  while ((1u << page_bits) < hw->tlb[0].page_bytes) page_bits++;
+  line_bits = page_bits < 12 ? page_bits : 12;
+  snprintf(t->name, sizeof t->name, "%.100s TLB", hw->name);
+  t->cores = nthreads;
+  t->nlevels = hw->ntlb;
+  for (uint32_t j = 0; j < hw->ntlb; j++) {
+    ppt_hw_level *lv = &t->levels[j];
+    memcpy(lv->name, hw->tlb[j].name, sizeof lv->name);
+    lv->line = 1u << line_bits;
+    lv->size = (uint64_t)hw->tlb[j].entries << line_bits;
+    lv->assoc = hw->tlb[j].assoc;
+    lv->shared_by = 1;
+  }
+  int rc = ppt_cachesim_create(t, nthreads, &r->tlb, err);
+  free(t);
+  if (rc) return rc;
+  if (!(r->tlb_last = malloc((size_t)nthreads * sizeof *r->tlb_last)))
+    return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+  for (uint32_t i = 0; i < nthreads; i++) r->tlb_last[i] = UINT64_MAX;
+  r->ntlb = hw->ntlb;
+  r->page_bits = page_bits;
+  r->tlb_shift = page_bits - line_bits;
+  return 0;
+}
+
 int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
                            uint64_t seed, ppt_tracesim_tally **out, ppt_err *err) {
   run *r = calloc(1, sizeof *r);
   if (!r) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   int rc = ppt_cachesim_create(hw, nthreads ? nthreads : 1, &r->sim, err);
+  if (!rc && hw->ntlb) rc = tlb_create(r, hw, nthreads ? nthreads : 1, err);
   if (rc) {
+    free(r->tlb_last);
+    ppt_cachesim_free(r->tlb);
+    ppt_cachesim_free(r->sim);
     free(r);
     return rc;
   }
@@ -305,6 +372,8 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
   r->nlevels = ppt_cachesim_nlevels(r->sim);
   while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
   if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits))) {
+    free(r->tlb_last);
+    ppt_cachesim_free(r->tlb);
     ppt_cachesim_free(r->sim);
     free(r);
     return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
@@ -327,6 +396,8 @@ void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, pp
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   if (!t) return;
   ppt_prefetch_free(t->pf);
+  free(t->tlb_last);
+  ppt_cachesim_free(t->tlb);
   ppt_cachesim_free(t->sim);
   free(t);
 }
@@ -374,6 +445,20 @@ json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
   int bad = !root || !rl || !json_object_object_get_ex(rl, "levels", &rla) ||
             json_object_object_add(root, "ref_levels", json_object_get(rla));
   json_object_put(rl);
+  if (!bad && r->ntlb) {
+    /* Lookups reaching TLB level j: those not held above it; misses: not held up to j. */
+    ppt_cache_level_counts tl[PPT_HW_MAX_TLB];
+    uint64_t reach = 0;
+    for (uint32_t j = 0; j <= r->ntlb; j++) reach += r->tlb_served[j];
+    for (uint32_t j = 0; j < r->ntlb; j++) {
+      tl[j] = (ppt_cache_level_counts){r->tlb_names[j], reach, reach - r->tlb_served[j]};
+      reach -= r->tlb_served[j];
+    }
+    json_object *tj = ppt_cache_levels_json(tl, r->ntlb), *tja = NULL;
+    bad = !tj || !json_object_object_get_ex(tj, "levels", &tja) ||
+          json_object_object_add(root, "tlb_levels", json_object_get(tja));
+    json_object_put(tj);
+  }
   bad = bad || add_u64(root, "threads", r->threads) || add_u64(root, "refs", r->refs) ||
         add_u64(root, "line_refs", r->line_refs) || add_u64(root, "counted_refs", r->counted_refs) ||
         add_u64(root, "counted_loads", r->counted_loads) ||

@@ -4,9 +4,9 @@
  * calib_ops.c (op chains, clock) and calib_branch.c (branch mispredictions), all timed
  * by calib_time.c; calib_omp.c times OpenMP regions, normally through the ppt-ompcost
  * probe run by calib_ompcost.c;
- * calib_sysfs.c reads the cache geometry, calib_size.c finds the effective capacity of a
- * level smaller than sysfs says, and calib.c puts it all together into a hwspec
- * (include/ppt/calib.h). */
+ * calib_sysfs.c reads the cache geometry, calib_tlb.c the data TLB's (CPUID) and times
+ * its misses, calib_size.c finds the effective capacity of a level smaller than sysfs
+ * says, and calib.c puts it all together into a hwspec (include/ppt/calib.h). */
 #ifndef PPT_CALIB_IMPL_H
 #define PPT_CALIB_IMPL_H
 
@@ -76,6 +76,15 @@ void calib_buffer_free(void *p);
  * `warm`: run one lap first (for sets meant to sit in a cache). 0 when out of memory. */
 double calib_chase_ns(void *buf, size_t bytes, size_t stride, int warm, gsl_rng *rng, const calib_timing *t);
 
+/* A random cyclic permutation of 0..n-1 (Sattolo's shuffle driven by rng): following
+ * i -> perm[i] from any slot visits all n before returning. malloc'd; NULL when out of
+ * memory. */
+size_t *calib_cyclic_perm(size_t n, gsl_rng *rng);
+/* Mean ns per load of a pointer chase that starts at `start`, where the caller has
+ * written a cycle of `n` pointers (each slot holds the address of the next). `warm`:
+ * one lap first. calib_chase_ns is this over a permutation of equal strides. */
+double calib_chase_cycle_ns(void *start, size_t n, int warm, const calib_timing *t);
+
 /* Read bandwidth in bytes/s of `nthreads` threads each summing its own `bytes_each`
  * buffer, `chunk_bytes` at a time (0: the whole buffer), chunks in turn round the
  * buffer; threads are pinned to cpus[i] when cpus is non-NULL (one thread runs in the
@@ -143,6 +152,45 @@ uint64_t calib_retention(uint64_t sysfs_bytes, double bw_in, double bw_out, cons
  * is not positive). -1 when out of memory. */
 int calib_branch_miss_s(gsl_rng *rng, const calib_timing *t, double *random_s, double *sorted_s,
                         double *miss_s);
+
+/* ---- calib_tlb.c ---- */
+/* Data-TLB levels for 4 KiB pages, from the core outwards with entries growing, each a
+ * power-of-two set count of assoc ways (assoc == entries: fully associative), as the
+ * hwspec's "tlb" levels need them. */
+typedef struct calib_tlb_geo {
+  uint32_t nlevels;
+  uint32_t entries[PPT_HW_MAX_TLB];
+  uint32_t assoc[PPT_HW_MAX_TLB];
+  char source[96]; /* the CPUID leaves they came from, for the citation */
+} calib_tlb_geo;
+
+/* Pure decoders of CPUID register values (unit-tested with known CPUs):
+ *  AMD: EBX of leaf 0x80000005 (L1 DTLB, 4 KiB pages) and of 0x80000006 (L2 DTLB);
+ *  Intel: the sub-leaves 0..n-1 of leaf 0x18, regs[i] = {EAX, EBX, ECX, EDX}.
+ * A level whose set count is not a power of two keeps its ways and the largest
+ * power-of-two set count below; a level not larger than the one before is left out.
+ * Both return g->nlevels. */
+uint32_t calib_tlb_decode_amd(uint32_t ebx_80000005, uint32_t ebx_80000006, calib_tlb_geo *g);
+uint32_t calib_tlb_decode_intel(const uint32_t (*regs)[4], uint32_t n, calib_tlb_geo *g);
+/* This CPU's data TLB from CPUID (AMD / Hygon: leaves 0x80000005-6; Intel: leaf 0x18).
+ * Returns the number of levels: 0 on other architectures, other vendors, or Intel CPUs
+ * without leaf 0x18 (before Skylake they describe TLBs by leaf 2 descriptors only). */
+int calib_tlb_geometry(calib_tlb_geo *g);
+/* Extra ns per load that TLB misses add at a reach of `pages` 4 KiB pages: a random
+ * cyclic pointer chase touching one 64 B line in each page (line offsets rotating
+ * through the page, so the lines spread over the cache sets) in a buffer without huge
+ * pages, minus the same chase over as many consecutive lines of a compact buffer (huge
+ * pages requested: *huge, when non-NULL, says whether madvise accepted). Same lines,
+ * same order, same caches: the difference is the translations. Best of two interleaved
+ * rounds of calib_best each. NaN when out of memory or pages < 2. */
+double calib_tlb_miss_ns(size_t pages, int *huge, gsl_rng *rng, const calib_timing *t);
+/* miss_ns[j] for each level of g: the chase at 4 x entries of level j (so every access
+ * misses levels 0..j), at most cache_bytes / 2 of lines (0: no cap; the L2 size keeps
+ * both chases in L2) but never under 2 x entries, minus what levels < j already
+ * explain; clamped at 0 (noise). pages_used[j] (when non-NULL) gets the chase's pages.
+ * -1 when out of memory, else 0. */
+int calib_tlb_measure(const calib_tlb_geo *g, uint64_t cache_bytes, gsl_rng *rng, const calib_timing *t,
+                      double miss_ns[], uint64_t pages_used[]);
 
 /* ---- calib_par.c, calib_omp.c ---- */
 /* Misses one core keeps in flight: accesses/s of up to 32 independent random chases over

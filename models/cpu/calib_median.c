@@ -50,6 +50,10 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
     snprintf(k, sizeof k, "levels[%u].core_bandwidth_bytes_per_cycle", i);
     add(f, &hw->levels[i].core_bw_bytes_per_cycle, k);
   }
+  for (uint32_t j = 0; j < hw->ntlb; j++) {
+    snprintf(k, sizeof k, "tlb[%u].miss_cycles", j);
+    add(f, &hw->tlb[j].miss_cycles, k);
+  }
   add(f, &hw->dram_latency_ns, "dram.latency_ns");
   add(f, &hw->dram_bw_bytes_per_s, "dram.bandwidth_gbs");
   add(f, &hw->dram_core_bw_bytes_per_s, "dram.core_bandwidth_gbs");
@@ -100,8 +104,9 @@ static void take_source(ppt_hwspec *out, const ppt_hwspec *run, const char *key)
 int ppt_calib_median_spec(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err *err) {
   if (n == 0) return ppt_err_set(err, PPT_EINPUT, "calibrate: no runs to take medians of");
   for (size_t i = 1; i < n; i++)
-    if (runs[i].nlevels != runs[0].nlevels || runs[i].cores != runs[0].cores)
-      return ppt_err_set(err, PPT_EINPUT, "calibrate: run %zu saw another machine (levels or cores differ)", i + 1);
+    if (runs[i].nlevels != runs[0].nlevels || runs[i].cores != runs[0].cores || runs[i].ntlb != runs[0].ntlb)
+      return ppt_err_set(err, PPT_EINPUT, "calibrate: run %zu saw another machine (levels, TLB levels or cores differ)",
+                         i + 1);
   ppt_hwspec *copy = malloc(n * sizeof *copy);
   double *x = malloc(n * sizeof *x);
   figs *f = malloc((n + 1) * sizeof *f);

@@ -55,26 +55,36 @@ CALIB_KERNEL static void k_chase(void *arg, uint64_t n) {
   *(void ***)arg = p;
 }
 
-double calib_chase_ns(void *buf, size_t bytes, size_t stride, int warm, gsl_rng *rng, const calib_timing *t) {
-  size_t n = bytes / stride;
-  if (n < 2) return 0;
-  size_t *perm = malloc(n * sizeof *perm);
-  if (!perm) return 0;
+size_t *calib_cyclic_perm(size_t n, gsl_rng *rng) {
+  size_t *perm = malloc((n ? n : 1) * sizeof *perm);
+  if (!perm) return NULL;
   for (size_t i = 0; i < n; i++) perm[i] = i;
   /* Sattolo: like Fisher-Yates but j < i strictly, which yields one cycle through all
    * n slots, so the chase visits the whole working set before repeating. */
-  for (size_t i = n - 1; i > 0; i--) {
+  for (size_t i = n ? n - 1 : 0; i > 0; i--) {
     size_t j = (size_t)gsl_rng_uniform_int(rng, (unsigned long)i);
     size_t tmp = perm[i];
     perm[i] = perm[j];
     perm[j] = tmp;
   }
+  return perm;
+}
+
+double calib_chase_cycle_ns(void *start, size_t n, int warm, const calib_timing *t) {
+  void **cursor = (void **)start;
+  if (warm) k_chase(&cursor, (n + 15) / 16 * 16); /* one lap brings the set into the cache */
+  return 1e9 * calib_best(k_chase, &cursor, 16, t);
+}
+
+double calib_chase_ns(void *buf, size_t bytes, size_t stride, int warm, gsl_rng *rng, const calib_timing *t) {
+  size_t n = bytes / stride;
+  if (n < 2) return 0;
+  size_t *perm = calib_cyclic_perm(n, rng);
+  if (!perm) return 0;
   char *base = buf;
   for (size_t i = 0; i < n; i++) *(void **)(base + i * stride) = base + perm[i] * stride;
   free(perm);
-  void **cursor = (void **)base;
-  if (warm) k_chase(&cursor, (n + 15) / 16 * 16); /* one lap brings the set into the cache */
-  return 1e9 * calib_best(k_chase, &cursor, 16, t);
+  return calib_chase_cycle_ns(base, n, warm, t);
 }
 
 /* ---- streaming reads ---- */

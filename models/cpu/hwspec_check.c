@@ -15,6 +15,9 @@
 #define MAX_CORES 65536u
 #define MIN_LINE 8u
 #define MAX_LINE 4096u
+#define MIN_PAGE 4096u
+#define MAX_PAGE (1u << 30)         /* 1 GiB pages */
+#define MAX_TLB_ENTRIES (1u << 20)  /* far above any real TLB; bounds the simulator's memory */
 
 static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
@@ -109,6 +112,52 @@ static int check_level(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_e
   return 0;
 }
 
+/* A TLB level is simulated as a cache of pages (models/cache/tracesim.c), so it obeys
+ * the cache rules: a power-of-two set count, one page size for all levels (the
+ * simulator has one line size), each level larger than the one above it. */
+static int check_tlb(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_err *err) {
+  const ppt_hw_tlb *tl = &hw->tlb[i];
+  char pf[48], m[160];
+#define FIELD(f) (snprintf(pf, sizeof pf, "tlb[%u].%s", i, f), pf)
+  if (!memchr(tl->name, '\0', sizeof tl->name) || !tl->name[0])
+    return bad(err, name, FIELD("name"), "must be a non-empty string");
+  for (uint32_t j = 0; j < i; j++)
+    if (strcmp(hw->tlb[j].name, tl->name) == 0) {
+      snprintf(m, sizeof m, "\"%s\" is also the name of tlb[%u]", tl->name, j);
+      return bad(err, name, FIELD("name"), m);
+    }
+  if (tl->entries == 0 || tl->entries > MAX_TLB_ENTRIES) {
+    snprintf(m, sizeof m, "%u is not between 1 and %u", tl->entries, MAX_TLB_ENTRIES);
+    return bad(err, name, FIELD("entries"), m);
+  }
+  if (tl->assoc == 0 || tl->assoc > tl->entries) {
+    snprintf(m, sizeof m, "%u is not between 1 and entries (%u)", tl->assoc, tl->entries);
+    return bad(err, name, FIELD("assoc"), m);
+  }
+  if (tl->entries % tl->assoc || !is_pow2(tl->entries / tl->assoc)) {
+    snprintf(m, sizeof m, "%u entries in %u ways is not a power-of-two set count", tl->entries, tl->assoc);
+    return bad(err, name, FIELD("entries"), m);
+  }
+  if (!is_pow2(tl->page_bytes) || tl->page_bytes < MIN_PAGE || tl->page_bytes > MAX_PAGE) {
+    snprintf(m, sizeof m, "%u is not a power of two between %u and %u", tl->page_bytes, MIN_PAGE, MAX_PAGE);
+    return bad(err, name, FIELD("page_bytes"), m);
+  }
+  if (!isfinite(tl->miss_cycles) || tl->miss_cycles < 0)
+    return bad(err, name, FIELD("miss_cycles"), "must be a number >= 0");
+  if (i > 0 && tl->page_bytes != hw->tlb[0].page_bytes) {
+    snprintf(m, sizeof m, "%u differs from tlb[0].page_bytes (%u); all TLB levels must use one page size",
+             tl->page_bytes, hw->tlb[0].page_bytes);
+    return bad(err, name, FIELD("page_bytes"), m);
+  }
+  if (i > 0 && tl->entries <= hw->tlb[i - 1].entries) {
+    snprintf(m, sizeof m, "%u is not above tlb[%u].entries (%u); levels go outwards from the core",
+             tl->entries, i - 1, hw->tlb[i - 1].entries);
+    return bad(err, name, FIELD("entries"), m);
+  }
+#undef FIELD
+  return 0;
+}
+
 int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
   if (!name) name = "<hwspec>";
   char m[160];
@@ -137,6 +186,14 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
   }
   for (uint32_t i = 0; i < hw->nlevels; i++) {
     int rc = check_level(hw, i, name, err);
+    if (rc) return rc;
+  }
+  if (hw->ntlb > PPT_HW_MAX_TLB) {
+    snprintf(m, sizeof m, "must list 1 to %d TLB levels (got %u)", PPT_HW_MAX_TLB, hw->ntlb);
+    return bad(err, name, "tlb", m);
+  }
+  for (uint32_t i = 0; i < hw->ntlb; i++) {
+    int rc = check_tlb(hw, i, name, err);
     if (rc) return rc;
   }
   if (!isfinite(hw->dram_latency_ns) || hw->dram_latency_ns < 0)

@@ -54,6 +54,22 @@ static json_object *level_json(const ppt_hw_level *lv) {
   return o;
 }
 
+/* miss_cycles is always written: 0 is a valid figure here (a level that costs nothing). */
+static json_object *tlb_json(const ppt_hw_tlb *tl) {
+  json_object *o = json_object_new_object();
+  if (!o) return NULL;
+  int rc = add(o, "name", json_object_new_string(tl->name));
+  rc |= add(o, "entries", json_object_new_int64(tl->entries));
+  rc |= add(o, "assoc", json_object_new_int64(tl->assoc));
+  rc |= add(o, "page_bytes", json_object_new_int64(tl->page_bytes));
+  rc |= add(o, "miss_cycles", num(tl->miss_cycles));
+  if (rc) {
+    json_object_put(o);
+    return NULL;
+  }
+  return o;
+}
+
 static int has_ops(const ppt_hwspec *hw) {
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     if (hw->ops[k].per_cycle > 0) return 1;
@@ -85,6 +101,18 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
     }
   }
   rc |= add(o, "levels", levels);
+  if (hw->ntlb) {
+    json_object *tlb = json_object_new_array();
+    for (uint32_t i = 0; tlb && i < hw->ntlb && i < PPT_HW_MAX_TLB; i++) {
+      json_object *t = tlb_json(&hw->tlb[i]);
+      if (!t || json_object_array_add(tlb, t)) {
+        json_object_put(t);
+        rc = -1;
+        break;
+      }
+    }
+    rc |= add(o, "tlb", tlb);
+  }
   if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0 || hw->dram_core_bw_bytes_per_s > 0) {
     json_object *d = json_object_new_object();
     if (d) {

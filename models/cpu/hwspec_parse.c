@@ -186,6 +186,31 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
   return rc;
 }
 
+/* One data-TLB level. Every key is required: a TLB level without its size or its cost
+ * is a half-typed entry, not an unknown figure (miss_cycles 0 is a valid measurement). */
+static int parse_tlb(pctx *c, json_object *o, const char *path, ppt_hw_tlb *tl) {
+  static const char *const keys[] = {"name", "entries", "assoc", "page_bytes", "miss_cycles", NULL};
+  if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object");
+  int rc = check_keys(c, o, path, keys);
+  uint64_t u = 0;
+  int present;
+  if (!rc) rc = get_str(c, o, path, "name", 1, tl->name, sizeof tl->name);
+  if (!rc && !(rc = get_uint(c, o, path, "entries", 1, UINT32_MAX, &u, &present))) tl->entries = (uint32_t)u;
+  if (!rc && !(rc = get_uint(c, o, path, "assoc", 1, UINT32_MAX, &u, &present))) tl->assoc = (uint32_t)u;
+  if (!rc && !(rc = get_uint(c, o, path, "page_bytes", 1, UINT32_MAX, &u, &present))) tl->page_bytes = (uint32_t)u;
+  json_object *v;
+  if (!rc && !(rc = lookup(c, o, path, "miss_cycles", 1, &v, &present))) {
+    char p[160];
+    join(p, sizeof p, path, "miss_cycles");
+    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
+      return fail(c, p, "must be a number");
+    double x = json_object_get_double(v);
+    if (!isfinite(x) || x < 0) return fail(c, p, "must be a number >= 0 (got %g)", x);
+    tl->miss_cycles = x;
+  }
+  return rc;
+}
+
 static int parse_ops(pctx *c, json_object *ops, ppt_hwspec *hw) {
   static const char *const keys[] = {"ialu", "idiv", "fadd", "fmul", "fdiv", "branch", "loadst",
                                      NULL};
@@ -276,7 +301,7 @@ static int parse_sources(pctx *c, json_object *root, json_object *src, ppt_hwspe
 static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   static const char *const keys[] = {"name", "source", "notes", "sources", "clock_ghz", "cores",
                                      "vector_bits", "mlp", "call_cycles", "fork_join_cycles", "fork_join_serial_cycles",
-                                     "branch_miss_cycles", "levels", "dram",
+                                     "branch_miss_cycles", "levels", "tlb", "dram",
                                      "ops", NULL};
   if (!json_object_is_type(root, json_type_object))
     return fail(c, NULL, "top level must be a JSON object");
@@ -311,6 +336,20 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
       char p[32];
       snprintf(p, sizeof p, "levels[%zu]", i);
       rc = parse_level(c, json_object_array_get_idx(levels, i), p, &hw->levels[i]);
+    }
+  }
+  json_object *tlb;
+  if (!rc && !(rc = lookup(c, root, "", "tlb", 0, &tlb, &present)) && present) {
+    if (!json_object_is_type(tlb, json_type_array)) return fail(c, "tlb", "must be an array");
+    size_t n = json_object_array_length(tlb);
+    if (n == 0 || n > PPT_HW_MAX_TLB)
+      return fail(c, "tlb", "must list 1 to %d TLB levels (got %zu); leave the key out if unknown",
+                  PPT_HW_MAX_TLB, n);
+    hw->ntlb = (uint32_t)n;
+    for (size_t i = 0; !rc && i < n; i++) {
+      char p[32];
+      snprintf(p, sizeof p, "tlb[%zu]", i);
+      rc = parse_tlb(c, json_object_array_get_idx(tlb, i), p, &hw->tlb[i]);
     }
   }
   json_object *dram;

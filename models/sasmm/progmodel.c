@@ -41,6 +41,7 @@ struct ppt_progmodel {
   double *extra; /* per block id: recurrence latency beyond the block's throughput, cycles */
   ppt_bpred *bp; /* each core's branch predictor, over its block sequence */
   uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
+  double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
   int failed;
 };
 
@@ -136,6 +137,10 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   /* Mispredicted branches flush the pipeline: the spec's cost of one, a CPU item. */
   if (!rc && c->mispredicts > 0 && m->hw->branch_miss_cycles > 0)
     rc = ppt_tasklist_add_cycles(tl, c->mispredicts * m->hw->branch_miss_cycles, err);
+  /* Data-TLB misses: the translation must be found before the load can issue, so the
+   * time of the walk (or of the next TLB level) is charged like a mispredict, as CPU
+   * cycles, not as a memory latency that misses in flight would overlap. */
+  if (!rc && c->refs > 0 && m->tlb_cycles > 0) rc = ppt_tasklist_add_cycles(tl, c->refs * m->tlb_cycles, err);
   if (!rc && c->refs > 0) {
     ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
@@ -149,6 +154,19 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   }
   *out = tl;
   return 0;
+}
+
+/* Mean TLB cost of a reference over the whole run (like the hit rates): a reference
+ * whose translation TLB level k held (k = ntlb: a page walk) missed levels 0..k-1 and
+ * pays their miss_cycles, so cost = Σ_k share_k Σ_{j<k} miss_cycles_j. */
+static double tlb_cycles_per_ref(const ppt_hwspec *hw, const ppt_tracesim_result *r) {
+  if (!r->ntlb || !r->counted_refs) return 0.0;
+  double cost = 0, pen = 0;
+  for (uint32_t k = 1; k <= r->ntlb && k <= hw->ntlb; k++) {
+    pen += hw->tlb[k - 1].miss_cycles;
+    cost += pen * (double)r->tlb_served[k] / (double)r->counted_refs;
+  }
+  return cost;
 }
 
 int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
@@ -215,6 +233,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
       beyond += (double)m->rates.served_stores[k];
       writeback[k] = beyond / all;
     }
+    m->tlb_cycles = tlb_cycles_per_ref(hw, &m->rates);
     m->tl = calloc(m->nph * m->ncores + 1, sizeof *m->tl);
     m->prog = ppt_program_create();
     if (!m->tl || !m->prog) rc = ppt_err_set(err, PPT_ERUN, "out of memory");

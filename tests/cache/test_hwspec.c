@@ -12,22 +12,7 @@
 
 #include "ppt/hwspec.h"
 
-/* Specs are written with ' for " to keep them readable here. */
-static char *dq(const char *s) {
-  char *o = strdup(s);
-  for (char *p = o; *p; p++)
-    if (*p == '\'') *p = '"';
-  return o;
-}
-
-static int parse_q(const char *spec, ppt_hwspec *hw, ppt_err *err) {
-  char *j = dq(spec);
-  memset(hw, 0, sizeof *hw);
-  ppt_err_clear(err);
-  int rc = ppt_hwspec_parse(j, "bad.json", hw, err);
-  free(j);
-  return rc;
-}
+#include "hwspec_q.h"
 
 static char *source_path(const char *rel) {
   const char *dir = getenv("PPT_SOURCE_DIR");

@@ -1,0 +1,177 @@
+/* calib_tlb.c — the host's data TLB for `ppt calibrate`: its levels from CPUID, and
+ * what a miss at each level costs, timed by pointer chasing (declarations and contracts:
+ * calib_impl.h, "calib_tlb.c").
+ *
+ * Geometry. Sysfs says nothing about TLBs, CPUID does:
+ *  - AMD (AMD64 Architecture Programmer's Manual Vol. 3, Pub. 24594, Appendix E,
+ *    "CPUID Fn8000_0005 L1 Cache and TLB Identifiers" and "Fn8000_0006 L2 Cache and
+ *    TLB Identifiers"): Fn8000_0005 EBX[31:24] L1 DTLB associativity for 4 KiB pages
+ *    (the way count itself, FFh fully associative), EBX[23:16] its entries;
+ *    Fn8000_0006 EBX[31:28] L2 DTLB associativity for 4 KiB pages, EBX[27:16] its
+ *    entries, the associativity encoded as in the table "L2/L3 Cache and TLB
+ *    Associativity Field Encoding" (amd_l2_ways below);
+ *  - Intel (Intel 64 and IA-32 Architectures SDM Vol. 2A, CPUID, "Deterministic
+ *    Address Translation Parameters Leaf", EAX = 18H): sub-leaf 0 EAX is the last valid
+ *    sub-leaf; each sub-leaf EBX[0] 4 KiB pages supported, EBX[31:16] ways; ECX sets;
+ *    EDX[4:0] type (0 null, 1 data, 2 instruction, 3 unified, 4 load-only, 5 store-only
+ *    TLB), EDX[7:5] level (from 1), EDX[8] fully associative.
+ *
+ * Miss cost. A pointer chase that touches one line in each of P pages waits, at every
+ * load, for the translation as well as for the line; the same chase over P consecutive
+ * lines of a huge-page buffer waits for the line alone. With P four times a level's
+ * entries, an LRU level of that size keeps nothing of the cyclic walk (twice would do;
+ * four leaves room for a replacement that is not quite LRU), so the difference is the
+ * cost of missing every level up to it. Both chases visit the lines in the same random
+ * order (Sattolo, seeded), so the prefetchers see no pattern in either, and the lines
+ * of the sparse buffer rotate through the 64 line slots of a page so that they spread
+ * over the L1 sets as the compact buffer's do. The timed kernel is calib_mem.c's. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cpu/calib_impl.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#define HAVE_CPUID 1
+#endif
+
+#define PAGE 4096u
+#define LINE 64u
+
+/* Appends a level after making it one the hwspec can hold (see calib_impl.h). */
+static void geo_add(calib_tlb_geo *g, uint32_t entries, uint32_t assoc) {
+  if (!entries || !assoc || g->nlevels == PPT_HW_MAX_TLB) return;
+  if (assoc > entries) assoc = entries;
+  uint32_t sets = entries / assoc, p = 1;
+  while (p <= sets / 2) p *= 2;
+  entries = p * assoc;
+  if (g->nlevels && entries <= g->entries[g->nlevels - 1]) return;
+  g->entries[g->nlevels] = entries;
+  g->assoc[g->nlevels] = assoc;
+  g->nlevels++;
+}
+
+/* AMD's 4-bit associativity code of the L2 TLBs and caches (APM Vol. 3, Appendix E):
+ * 1, 2, 3, 4, 6, 8, 16, 32, 48, 64, 96, 128 ways, Fh fully associative (the entries).
+ * Later revisions give some codes as ranges ("8 to 15 ways"); their lower bound is the
+ * count here. 0 (disabled) and the reserved codes give 0: no level. */
+static uint32_t amd_l2_ways(uint32_t code, uint32_t entries) {
+  static const uint32_t ways[16] = {0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0};
+  return code == 0xF ? entries : ways[code & 0xF];
+}
+
+uint32_t calib_tlb_decode_amd(uint32_t ebx5, uint32_t ebx6, calib_tlb_geo *g) {
+  memset(g, 0, sizeof *g);
+  uint32_t e1 = (ebx5 >> 16) & 0xFF, a1 = ebx5 >> 24;
+  geo_add(g, e1, a1 == 0xFF ? e1 : a1);
+  uint32_t e2 = (ebx6 >> 16) & 0xFFF;
+  geo_add(g, e2, amd_l2_ways(ebx6 >> 28, e2));
+  snprintf(g->source, sizeof g->source, "CPUID Fn8000_0005/6 EBX (AMD)");
+  return g->nlevels;
+}
+
+uint32_t calib_tlb_decode_intel(const uint32_t (*regs)[4], uint32_t n, calib_tlb_geo *g) {
+  memset(g, 0, sizeof *g);
+  /* Per level, the largest structure that holds 4 KiB translations of loads: data,
+   * unified or load-only (store-only and instruction TLBs are not what a load waits on;
+   * a level may list several, e.g. one per page size). */
+  uint32_t best_e[8] = {0}, best_a[8] = {0};
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t ebx = regs[i][1], ecx = regs[i][2], edx = regs[i][3];
+    uint32_t type = edx & 0x1F, level = (edx >> 5) & 0x7;
+    if (!(ebx & 1) || (type != 1 && type != 3 && type != 4) || level == 0) continue;
+    uint64_t ways = ebx >> 16, entries = ways * ecx;
+    if (!entries || entries > UINT32_MAX) continue;
+    if (entries > best_e[level]) {
+      best_e[level] = (uint32_t)entries;
+      best_a[level] = (edx >> 8) & 1 ? (uint32_t)entries : (uint32_t)ways;
+    }
+  }
+  for (uint32_t lv = 1; lv < 8; lv++) geo_add(g, best_e[lv], best_a[lv]);
+  snprintf(g->source, sizeof g->source, "CPUID leaf 18H (Intel)");
+  return g->nlevels;
+}
+
+int calib_tlb_geometry(calib_tlb_geo *g) {
+  memset(g, 0, sizeof *g);
+#ifdef HAVE_CPUID
+  unsigned a, b, c, d;
+  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
+  unsigned max_leaf = a;
+  char vendor[13];
+  memcpy(vendor, &b, 4);
+  memcpy(vendor + 4, &d, 4);
+  memcpy(vendor + 8, &c, 4);
+  vendor[12] = '\0';
+  if (!strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine")) {
+    unsigned b5, b6;
+    /* __get_cpuid checks the highest extended leaf first */
+    if (__get_cpuid(0x80000005, &a, &b5, &c, &d) && __get_cpuid(0x80000006, &a, &b6, &c, &d))
+      calib_tlb_decode_amd(b5, b6, g);
+  } else if (!strcmp(vendor, "GenuineIntel") && max_leaf >= 0x18) {
+    uint32_t regs[32][4];
+    __cpuid_count(0x18, 0, a, b, c, d);
+    uint32_t n = a + 1 < 32 ? a + 1 : 32;
+    for (uint32_t i = 0; i < n; i++) {
+      __cpuid_count(0x18, i, a, b, c, d);
+      regs[i][0] = a, regs[i][1] = b, regs[i][2] = c, regs[i][3] = d;
+    }
+    calib_tlb_decode_intel((const uint32_t(*)[4])regs, n, g);
+  }
+#endif
+  return (int)g->nlevels;
+}
+
+double calib_tlb_miss_ns(size_t pages, int *huge, gsl_rng *rng, const calib_timing *t) {
+  if (huge) *huge = 0;
+  if (pages < 2) return NAN;
+  size_t len = pages * PAGE;
+  char *sparse = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (sparse == MAP_FAILED) return NAN;
+#ifdef MADV_NOHUGEPAGE
+  /* Small pages whatever the THP setting: every page must need its own translation. */
+  (void)madvise(sparse, len, MADV_NOHUGEPAGE);
+#endif
+  memset(sparse, 1, len); /* fault every page in now, not while timing */
+  char *dense = calib_buffer(pages * LINE, huge);
+  size_t *perm = calib_cyclic_perm(pages, rng);
+  double diff = NAN;
+  if (dense && perm) {
+    for (size_t i = 0; i < pages; i++) {
+      size_t j = perm[i];
+      *(void **)(sparse + i * PAGE + (i % (PAGE / LINE)) * LINE) = sparse + j * PAGE + (j % (PAGE / LINE)) * LINE;
+      *(void **)(dense + i * LINE) = dense + j * LINE;
+    }
+    /* Interleaved rounds: a slow spell of the host (other tenants) hits both chases. */
+    double ts = INFINITY, td = INFINITY;
+    for (int round = 0; round < 2; round++) {
+      double x = calib_chase_cycle_ns(sparse, pages, 1, t), y = calib_chase_cycle_ns(dense, pages, 1, t);
+      ts = x < ts ? x : ts;
+      td = y < td ? y : td;
+    }
+    diff = ts - td;
+  }
+  free(perm);
+  calib_buffer_free(dense);
+  munmap(sparse, len);
+  return diff;
+}
+
+int calib_tlb_measure(const calib_tlb_geo *g, uint64_t cache_bytes, gsl_rng *rng, const calib_timing *t,
+                      double miss_ns[], uint64_t pages_used[]) {
+  double below = 0; /* what the levels above explain of each access's extra time */
+  for (uint32_t j = 0; j < g->nlevels; j++) {
+    uint64_t pages = 4ull * g->entries[j];
+    if (cache_bytes && pages * LINE > cache_bytes / 2) pages = cache_bytes / 2 / LINE;
+    if (pages < 2ull * g->entries[j]) pages = 2ull * g->entries[j];
+    double d = calib_tlb_miss_ns((size_t)pages, NULL, rng, t);
+    if (isnan(d)) return -1;
+    miss_ns[j] = d - below > 0 ? d - below : 0;
+    below += miss_ns[j];
+    if (pages_used) pages_used[j] = pages;
+  }
+  return 0;
+}
