@@ -42,6 +42,10 @@ static void help(void) {
       "                        (default: the spec's fork_join_cycles, else 0)\n"
       "  --only PREFIXES       model only the work of functions starting with one of the\n"
       "                        comma-separated prefixes (e.g. kernel_,.omp_outlined.)\n"
+      "  --models LIST         also the runtime under each core model in LIST, comma-separated\n"
+      "                        COMPUTE/MEMORY/OVERLAP items (OVERLAP: sum, max, stall or\n"
+      "                        partial:F), e.g. ports/miss/partial:0.25,sum/amm/max; one\n"
+      "                        cache simulation per core count serves them all\n"
       "  --plot FILE.png       runtime and speedup against cores (gnuplot)\n"
       "  --json                machine-readable results on stdout\n"
       "  -h, --help\n",
@@ -72,6 +76,46 @@ static void breakdown(const ppt_node_result *r, uint32_t n, point *pt) {
     pt->memory_s += best.memory_s;
     double wait = rs.seconds - busy_sum / nt;
     pt->wait_s += wait > 0 ? wait : 0; /* rounding can leave -1e-18 */
+  }
+}
+
+/* A core model of --models: its name as given and its policy. */
+typedef struct model {
+  char name[64];
+  ppt_tc_policy pol;
+} model;
+
+/* One COMPUTE/MEMORY/OVERLAP item (OVERLAP partial:F is --overlap's partial,F, since
+ * commas separate the items); 0 on success. */
+static int parse_model(const char *item, model *out) {
+  char buf[64], *mem, *ov, *colon;
+  if (snprintf(buf, sizeof buf, "%s", item) >= (int)sizeof buf) return -1;
+  snprintf(out->name, sizeof out->name, "%s", item);
+  if (!(mem = strchr(buf, '/')) || !(ov = strchr(mem + 1, '/'))) return -1;
+  *mem++ = 0;
+  *ov++ = 0;
+  if ((colon = strchr(ov, ':'))) *colon = ',';
+  ppt_tc_policy_default(&out->pol);
+  if (ppt_tc_compute_parse(buf, &out->pol.compute) || ppt_tc_memory_parse(mem, &out->pol.memory) ||
+      ppt_tc_overlap_parse(ov, &out->pol))
+    return -1;
+  return 0;
+}
+
+/* Splits LIST at commas into models[0..*n); on a bad item, returns -1 with it in bad. */
+static int parse_models(const char *list, model *models, size_t max, size_t *n, char *bad, size_t badsz) {
+  *n = 0;
+  for (const char *p = list;; p++) {
+    size_t len = strcspn(p, ",");
+    char item[64];
+    snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item - 1 ? len : sizeof item - 1), p);
+    if (len >= sizeof item || *n == max || parse_model(item, &models[*n])) {
+      snprintf(bad, badsz, "%.*s", (int)len, p);
+      return -1;
+    }
+    (*n)++;
+    p += len;
+    if (!*p) return 0;
   }
 }
 
@@ -112,6 +156,9 @@ int ppt_cmd_predict(int argc, char **argv) {
   uint32_t cores[64] = {1, 2, 4, 8, 16};
   size_t ncores = 5;
   int json = 0, fork_set = 0;
+  model models[64];
+  size_t nmodels = 0;
+  char bad[256];
   uint64_t seed = 1;
   double fork_cycles = 0;
   ppt_sasmm_opts so;
@@ -125,7 +172,7 @@ int ppt_cmd_predict(int argc, char **argv) {
       {"fork-cycles", required_argument, 0, 'f'}, {"plot", required_argument, 0, 'p'},
       {"json", no_argument, 0, 'j'},             {"help", no_argument, 0, 'h'},
       {"only", required_argument, 0, 'O'},       {"compute", required_argument, 0, 'C'},
-      {"memory", required_argument, 0, 'M'},
+      {"memory", required_argument, 0, 'M'},     {"models", required_argument, 0, 'm'},
       {0, 0, 0, 0}};
   optind = 1;
   int ch;
@@ -161,6 +208,11 @@ int ppt_cmd_predict(int argc, char **argv) {
           return ppt_cli_usage("predict", "--fork-cycles wants a number >= 0, not '%s'", optarg);
         fork_set = 1;
         break;
+      case 'm':
+        if (parse_models(optarg, models, sizeof models / sizeof *models, &nmodels, bad, sizeof bad))
+          return ppt_cli_usage("predict", "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP, e.g. %s)", bad,
+                               "ports/miss/partial:0.25");
+        break;
       case 'p': plotpath = optarg; break;
       case 'O': only = optarg; break;
       case 'j': json = 1; break;
@@ -186,7 +238,9 @@ int ppt_cmd_predict(int argc, char **argv) {
     return 1;
   }
   point *pts = calloc(ncores, sizeof *pts);
-  int rc = pts ? 0 : 1;
+  /* --models: runtime of model j on core count i at mrt[j * ncores + i]. */
+  double *mrt = calloc(nmodels * ncores + 1, sizeof *mrt);
+  int rc = pts && mrt ? 0 : 1;
   ppt_cli_progress *prog = ppt_cli_progress_start("predicting", ncores);
   for (size_t i = 0; i < ncores && !rc; i++) {
     so.ncores = cores[i];
@@ -206,6 +260,18 @@ int ppt_cmd_predict(int argc, char **argv) {
       pts[i].regions = ppt_progmodel_nregions(m);
       pts[i].rates = *ppt_progmodel_hitrates(m);
       breakdown(res, cores[i], &pts[i]);
+    }
+    /* The other core models from the same simulation: only the tasklists change. */
+    for (size_t j = 0; j < nmodels && !rc; j++) {
+      ppt_node_result_free(res);
+      ppt_node_free(node);
+      res = NULL;
+      node = NULL;
+      ppt_node_config mc = cfg;
+      mc.policy = models[j].pol;
+      if (!(rc = ppt_progmodel_set_policy(m, &mc.policy, &err)) && !(rc = ppt_node_create(&hw, &mc, &node, &err)) &&
+          !(rc = ppt_node_run(node, ppt_progmodel_program(m), &res, &err)))
+        mrt[j * ncores + i] = ppt_node_result_seconds(res);
     }
     ppt_node_result_free(res);
     ppt_node_free(node);
@@ -273,6 +339,22 @@ int ppt_cmd_predict(int argc, char **argv) {
       json_object_array_add(arr, e);
     }
     json_object_object_add(o, "cores", arr);
+    if (nmodels) {
+      json_object *ma = json_object_new_array();
+      for (size_t j = 0; j < nmodels; j++) {
+        json_object *me = json_object_new_object(), *ca = json_object_new_array();
+        json_object_object_add(me, "model", json_object_new_string(models[j].name));
+        for (size_t i = 0; i < ncores; i++) {
+          json_object *e = json_object_new_object();
+          json_object_object_add(e, "n", json_object_new_int((int)pts[i].n));
+          json_object_object_add(e, "runtime_s", json_object_new_double(mrt[j * ncores + i]));
+          json_object_array_add(ca, e);
+        }
+        json_object_object_add(me, "cores", ca);
+        json_object_array_add(ma, me);
+      }
+      json_object_object_add(o, "models", ma);
+    }
     printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
   } else {
@@ -289,10 +371,25 @@ int ppt_cmd_predict(int argc, char **argv) {
       printf(" %8.4f s %8.4f s %8.4f s\n", pts[i].compute_s, pts[i].memory_s, pts[i].wait_s);
     }
     printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
+    if (nmodels) {
+      printf("\n%-28s", "core model (runtime)");
+      for (size_t i = 0; i < ncores; i++) {
+        char h[32];
+        snprintf(h, sizeof h, "%u cores", pts[i].n);
+        printf(" %11s", h);
+      }
+      printf("\n");
+      for (size_t j = 0; j < nmodels; j++) {
+        printf("%-28s", models[j].name);
+        for (size_t i = 0; i < ncores; i++) printf(" %9.4f s", mrt[j * ncores + i]);
+        printf("\n");
+      }
+    }
   }
   if (plotpath && (rc = plot(plotpath, pts, ncores, argv[optind], &err))) rc = ppt_cli_fail("predict", &err);
 out:
   free(pts);
+  free(mrt);
   free(counted);
   ppt_trace_close(t);
   return rc;

@@ -31,9 +31,14 @@ typedef struct ppt_progmodel ppt_progmodel;
  * reference still passes through the caches. */
 /* policy (NULL = default) is the core model the engine will use: its compute model
  * decides how much of a recurrence's latency the block's own issue time already
- * covers. */
+ * covers. The simulation itself does not depend on it. t, hw and counted must outlive m. */
 int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
                         const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out, ppt_err *err);
+/* Remakes the tasklists and the program for another core model (NULL = default) from
+ * the same simulation, much cheaper than a new build and bit-identical to a build with
+ * that policy. Programs and tasklists obtained before are freed. On failure m is left
+ * as it was. */
+int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_err *err);
 void ppt_progmodel_free(ppt_progmodel *m);
 
 /* The program for the engine (valid while m lives). */

@@ -11,11 +11,16 @@
 #include "ppt/bpred.h"
 #include "ppt/tasklist.h"
 
+/* The compute models (ppt_compute_model) a block's recurrence extra is kept for. */
+#define NCOMPUTE (PPT_COMPUTE_PORTS + 1)
+
 /* Per phase and core: ops by hw class, references and bytes, calls into untraced code. */
 typedef struct counts {
   double ops[PPT_HW_NOPCLASS];
   double refs, bytes, xcalls;
-  double chain_extra;         /* cycles by which recurrences outlast their blocks' throughput */
+  /* cycles by which recurrences outlast their blocks' throughput, per compute model
+   * (ppt_compute_model): kept for both so that the simulation serves every policy */
+  double chain_extra[NCOMPUTE];
   double mispredicts;         /* branches the predictor model got wrong (ppt/bpred.h) */
 } counts;
 
@@ -38,7 +43,11 @@ struct ppt_progmodel {
   double line, call_cycles;
   const ppt_hwspec *hw;
   int fork_pending; /* a parallel region forked, and none of its phases was kept yet */
-  double *extra; /* per block id: recurrence latency beyond the block's throughput, cycles */
+  double *extra[NCOMPUTE]; /* per compute model, per block id: recurrence latency beyond
+                            * the block's throughput, cycles */
+  ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
+  /* What the tasklists share, from the simulation (ppt_progmodel_set_policy remakes them). */
+  double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
   ppt_bpred *bp; /* each core's branch predictor, over its block sequence */
   uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
   double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
@@ -75,7 +84,7 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
     if (r[i].kind == PPT_REC_BB) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, r[i].bb);
       if (bb) add_block(c, bb);
-      c->chain_extra += m->extra[r[i].bb];
+      for (int k = 0; k < NCOMPUTE; k++) c->chain_extra[k] += m->extra[k][r[i].bb];
     } else {
       c->refs += 1;
       c->bytes += r[i].size;
@@ -124,14 +133,14 @@ static void on_phase_end(void *arg, int parallel) {
   m->nph++;
 }
 
-static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *local, const double *prefetched,
-                         const double *writeback, ppt_tasklist **out, ppt_err *err) {
+static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist **out, ppt_err *err) {
+  const double chain_extra = c->chain_extra[m->compute];
   ppt_tasklist *tl = ppt_tasklist_create();
   if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
   int rc = 0;
   for (int k = 0; k < PPT_HW_NOPCLASS && !rc; k++)
     if (c->ops[k] > 0) rc = ppt_tasklist_add_op(tl, (enum ppt_hw_opclass)k, c->ops[k], err);
-  if (!rc && c->chain_extra > 0) rc = ppt_tasklist_add_cycles(tl, c->chain_extra, err);
+  if (!rc && chain_extra > 0) rc = ppt_tasklist_add_cycles(tl, chain_extra, err);
   /* Untraced library code (libm): PPT's CPU item, at the spec's cost of a call. */
   if (!rc && c->xcalls > 0 && m->call_cycles > 0) rc = ppt_tasklist_add_cycles(tl, c->xcalls * m->call_cycles, err);
   /* Mispredicted branches flush the pipeline: the spec's cost of one, a CPU item. */
@@ -144,9 +153,9 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const double *
   if (!rc && c->refs > 0) {
     ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
-    memcpy(ma.prefetched, prefetched, sizeof ma.prefetched);
-    memcpy(ma.writeback, writeback, sizeof ma.writeback);
-    rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, local, err);
+    memcpy(ma.prefetched, m->prefetched, sizeof ma.prefetched);
+    memcpy(ma.writeback, m->writeback, sizeof ma.writeback);
+    rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, m->local, err);
   }
   if (rc) {
     ppt_tasklist_free(tl);
@@ -169,6 +178,49 @@ static double tlb_cycles_per_ref(const ppt_hwspec *hw, const ppt_tracesim_result
   return cost;
 }
 
+/* The tasklists and the program for `policy`, from the phases' counts and the rates of
+ * the simulation; all or nothing: on failure m keeps what it had. */
+int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_err *err) {
+  ppt_tc_policy defp;
+  if (!policy) {
+    ppt_tc_policy_default(&defp);
+    policy = &defp;
+  }
+  if ((int)policy->compute < 0 || (int)policy->compute >= NCOMPUTE)
+    return ppt_err_set(err, PPT_EINPUT, "progmodel: unknown compute model %d", (int)policy->compute);
+  ppt_compute_model was = m->compute;
+  m->compute = policy->compute;
+  size_t ntl = m->nph * m->ncores;
+  ppt_tasklist **tls = calloc(ntl + 1, sizeof *tls);
+  ppt_program *prog = ppt_program_create();
+  int rc = tls && prog ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (size_t i = 0; i < m->nph && !rc; i++) {
+    phase *p = &m->ph[i];
+    ppt_tasklist **tl = &tls[i * m->ncores];
+    uint32_t nt = p->parallel ? m->ncores : 1;
+    for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], &tl[c], err);
+    if (rc) break;
+    if (p->parallel == PPT_SASMM_FORK) rc = ppt_program_add_parallel(prog, nt, (const ppt_tasklist *const *)tl, err);
+    else if (p->parallel) rc = ppt_program_add_after_barrier(prog, nt, (const ppt_tasklist *const *)tl, err);
+    else rc = ppt_program_add_serial(prog, tl[0], err);
+  }
+  if (rc) {
+    m->compute = was;
+    if (tls)
+      for (size_t i = 0; i < ntl; i++) ppt_tasklist_free(tls[i]);
+    free(tls);
+    ppt_program_free(prog);
+    return rc;
+  }
+  ppt_program_free(m->prog);
+  if (m->tl)
+    for (size_t i = 0; i < ntl; i++) ppt_tasklist_free(m->tl[i]);
+  free(m->tl);
+  m->tl = tls;
+  m->prog = prog;
+  return 0;
+}
+
 int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
                         const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out, ppt_err *err) {
   ppt_tc_policy defp;
@@ -187,13 +239,15 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   m->hw = hw;
   m->cur = calloc(o->ncores, sizeof *m->cur);
   uint32_t nbbs = ppt_trace_nbbs(t);
-  m->extra = calloc((size_t)nbbs + 1, sizeof *m->extra);
+  for (int k = 0; k < NCOMPUTE; k++) m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k]);
   m->bp = ppt_bpred_new(o->ncores, nbbs);
   m->branchy = calloc((size_t)nbbs + 1, 1);
-  int rc = m->cur && m->extra && m->bp && m->branchy ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  int rc = m->cur && m->extra[0] && m->extra[1] && m->bp && m->branchy ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
   /* A block that loops to itself with a loop-carried recurrence (ppt-cc's PPT_OP_CHAIN_*)
    * runs at best at the recurrence's latency per iteration, whatever the core's
-   * throughput: an iteration cannot start the cycle before the previous one closed it. */
+   * throughput: an iteration cannot start the cycle before the previous one closed it.
+   * What the block's own issue time covers depends on the compute model: both are kept,
+   * so that one simulation serves every policy (ppt_progmodel_set_policy). */
   double lat_fp = fmax(hw->ops[PPT_HW_FADD].latency, hw->ops[PPT_HW_FMUL].latency);
   for (uint32_t b = 1; !rc && b <= nbbs; b++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
@@ -203,8 +257,12 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     counts one = {0};
     add_block(&one, bb);
     one.ops[PPT_HW_LOADST] = bb->ops[PPT_OP_LOAD] + bb->ops[PPT_OP_STORE];
-    double thr = ppt_tc_ops_cycles(hw, policy, one.ops);
-    m->extra[b] = chain > thr ? chain - thr : 0;
+    for (int k = 0; k < NCOMPUTE; k++) {
+      ppt_tc_policy pk = *policy;
+      pk.compute = (ppt_compute_model)k;
+      double thr = ppt_tc_ops_cycles(hw, &pk, one.ops);
+      m->extra[k][b] = chain > thr ? chain - thr : 0;
+    }
   }
   if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), o->seed, &m->tally, err);
   if (!rc) {
@@ -216,37 +274,23 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   if (!rc && m->failed) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   if (!rc) {
     ppt_tracesim_tally_result(m->tally, o->ncores, &m->rates);
-    double local[PPT_HW_MAX_LEVELS];
     for (uint32_t k = 0; k < m->nlevels; k++) {
       double h = m->rates.levels[k].ref_local_hit_rate;
-      local[k] = h == h ? h : 0.0; /* NaN: nothing reached the level */
+      m->local[k] = h == h ? h : 0.0; /* NaN: nothing reached the level */
     }
     /* Share of each level's (and DRAM's) accesses a stream prefetcher covered. */
-    double prefetched[PPT_HW_MAX_LEVELS + 1] = {0};
     for (uint32_t k = 1; k <= m->nlevels; k++)
-      if (m->rates.served[k] > 0) prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
+      if (m->rates.served[k] > 0) m->prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
     /* A store's dirty line goes back into every level down to the one that served it
      * (ppt_mem_access.writeback): level k takes the stores served at k or beyond. */
-    double writeback[PPT_HW_MAX_LEVELS + 1] = {0}, all = 0, beyond = 0;
+    double all = 0, beyond = 0;
     for (uint32_t k = 0; k <= m->nlevels; k++) all += (double)m->rates.served[k];
     for (uint32_t k = m->nlevels; k >= 1 && all > 0; k--) {
       beyond += (double)m->rates.served_stores[k];
-      writeback[k] = beyond / all;
+      m->writeback[k] = beyond / all;
     }
     m->tlb_cycles = tlb_cycles_per_ref(hw, &m->rates);
-    m->tl = calloc(m->nph * m->ncores + 1, sizeof *m->tl);
-    m->prog = ppt_program_create();
-    if (!m->tl || !m->prog) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-    for (size_t i = 0; i < m->nph && !rc; i++) {
-      phase *p = &m->ph[i];
-      ppt_tasklist **tl = &m->tl[i * m->ncores];
-      uint32_t nt = p->parallel ? m->ncores : 1;
-      for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], local, prefetched, writeback, &tl[c], err);
-      if (rc) break;
-      if (p->parallel == PPT_SASMM_FORK) rc = ppt_program_add_parallel(m->prog, nt, (const ppt_tasklist *const *)tl, err);
-      else if (p->parallel) rc = ppt_program_add_after_barrier(m->prog, nt, (const ppt_tasklist *const *)tl, err);
-      else rc = ppt_program_add_serial(m->prog, tl[0], err);
-    }
+    rc = ppt_progmodel_set_policy(m, policy, err);
   }
   if (rc) {
     ppt_progmodel_free(m);
@@ -264,7 +308,7 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->ph);
   free(m->tl);
   free(m->cur);
-  free(m->extra);
+  for (int k = 0; k < NCOMPUTE; k++) free(m->extra[k]);
   ppt_bpred_free(m->bp);
   free(m->branchy);
   ppt_program_free(m->prog);

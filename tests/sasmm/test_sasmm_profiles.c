@@ -2,7 +2,11 @@
  *  - the papers' concurrent examples (rd-examples.json): CRD of the interleaved stream
  *    and PRD of each core's stream, through the real reuse engine;
  *  - a kernel whose per-core working set drops below L1 as cores grow: the predicted
- *    private hit rate must rise from ~0 to ~1 (analytic), with both hit-rate models. */
+ *    private hit rate must rise from ~0 to ~1 (analytic), with both hit-rate models;
+ *  - one simulation, many core models: ppt_progmodel_set_policy and `ppt predict
+ *    --models` give exactly (==) what a build, or a `ppt predict` run, for each model
+ *    gives on its own, on a program with a recurrence (whose extra depends on the
+ *    compute model). */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -13,7 +17,9 @@
 #include <string.h>
 
 #include "e2e.h"
+#include "ppt/engine.h"
 #include "ppt/hwspec.h"
+#include "ppt/progmodel.h"
 #include "ppt/reuse.h"
 #include "ppt/sasmm.h"
 #include "ppt/sdcm.h"
@@ -184,6 +190,146 @@ START_TEST(working_set_drops_below_l1) {
 }
 END_TEST
 
+/* A parallel loop with an FP recurrence (a reduction: PPT_OP_CHAIN_FP) and a serial
+ * loop: work for the compute, memory and overlap models alike. */
+static const char *k_red =
+    "#include <stdio.h>\n"
+    "double a[8192];\n"
+    "int main(void) {\n"
+    "  double s = 0;\n"
+    "  for (int i = 0; i < 8192; i++) a[i] = i * 0.5;\n"
+    "  for (int r = 0; r < 4; r++) {\n"
+    "#pragma omp parallel for reduction(+:s) schedule(static)\n"
+    "    for (int i = 0; i < 8192; i++) s += a[i] * a[i];\n"
+    "  }\n"
+    "  printf(\"%g\\n\", s);\n"
+    "  return 0;\n"
+    "}\n";
+
+/* Runtime of m's program on a node of hw with policy pol. */
+static double run_model(const ppt_hwspec *hw, const ppt_progmodel *m, uint32_t cores, const ppt_tc_policy *pol) {
+  ppt_node_config cfg;
+  ppt_node_config_default(&cfg);
+  cfg.cores = cores;
+  cfg.policy = *pol;
+  ppt_node *node;
+  ppt_node_result *res;
+  ppt_err err;
+  ck_assert_msg(ppt_node_create(hw, &cfg, &node, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_node_run(node, ppt_progmodel_program(m), &res, &err) == 0, "%s", err.msg);
+  double sec = ppt_node_result_seconds(res);
+  ppt_node_result_free(res);
+  ppt_node_free(node);
+  return sec;
+}
+
+/* runtime_s at n cores in dir/file: of the main output (model NULL) or of a --models entry. */
+static double json_runtime(const char *dir, const char *file, const char *model, int n) {
+  char p[1200];
+  snprintf(p, sizeof p, "%s/%s", dir, file);
+  json_object *j = json_object_from_file(p), *arr = NULL;
+  ck_assert_msg(j != NULL, "cannot read %s", p);
+  if (model) {
+    json_object *ms = NULL;
+    ck_assert(json_object_object_get_ex(j, "models", &ms));
+    for (size_t i = 0; i < json_object_array_length(ms) && !arr; i++) {
+      json_object *e = json_object_array_get_idx(ms, i), *name;
+      ck_assert(json_object_object_get_ex(e, "model", &name));
+      if (!strcmp(json_object_get_string(name), model)) json_object_object_get_ex(e, "cores", &arr);
+    }
+  } else {
+    ck_assert(json_object_object_get_ex(j, "cores", &arr));
+  }
+  ck_assert_msg(arr != NULL, "%s: no model %s", p, model);
+  double v = NAN;
+  for (size_t i = 0; i < json_object_array_length(arr); i++) {
+    json_object *e = json_object_array_get_idx(arr, i), *f;
+    ck_assert(json_object_object_get_ex(e, "n", &f));
+    if (json_object_get_int(f) != n) continue;
+    ck_assert(json_object_object_get_ex(e, "runtime_s", &f));
+    v = json_object_get_double(f);
+  }
+  json_object_put(j);
+  ck_assert_msg(v > 0, "%s: no runtime for %s at %d cores", p, model ? model : "the defaults", n);
+  return v;
+}
+
+START_TEST(one_simulation_many_models) {
+  const char *d = e2e_dir("sasmm_models");
+  e2e_write(d, "r.c", k_red);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp r.c -o r && $PPT trace -o r.trace -- ./r >/dev/null 2>&1"), 0);
+  char hwp[1024];
+  snprintf(hwp, sizeof hwp, "%s/hwspecs/host.json", getenv("PPT_SOURCE_DIR"));
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_load(hwp, &hw, &err) == 0, "%s", err.msg);
+  ppt_trace *t = e2e_open(d, "r.trace");
+  /* The test means something only if a block carries a recurrence. */
+  int chains = 0;
+  for (uint32_t b = 1; b <= ppt_trace_nbbs(t); b++) chains |= ppt_trace_bb_get(t, b)->ops[PPT_OP_CHAIN_FP] > 0;
+  ck_assert_msg(chains, "no block with a loop-carried FP recurrence");
+
+  /* Library: build for A, switch to B, back to A; each equals a build for it. */
+  ppt_tc_policy pa, pb;
+  ppt_tc_policy_default(&pa); /* ports / miss / partial 0.25 */
+  pb = pa;
+  pb.compute = PPT_COMPUTE_SUM;
+  pb.memory = PPT_MEMORY_AMM;
+  pb.overlap = PPT_OVERLAP_SUM;
+  pb.fraction = 0;
+  ppt_sasmm_opts o;
+  ppt_sasmm_opts_default(&o);
+  o.ncores = 2;
+  ppt_progmodel *ma, *mb;
+  ck_assert_msg(ppt_progmodel_build(t, &hw, &o, &pa, NULL, &ma, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_progmodel_build(t, &hw, &o, &pb, NULL, &mb, &err) == 0, "%s", err.msg);
+  double ra = run_model(&hw, ma, 2, &pa), rb = run_model(&hw, mb, 2, &pb);
+  ck_assert_msg(ra != rb, "the two models agree (%g s): the test cannot tell them apart", ra);
+  ck_assert_int_eq(ppt_progmodel_set_policy(ma, &pb, &err), 0);
+  double ab = run_model(&hw, ma, 2, &pb);
+  ck_assert_msg(ab == rb, "set_policy B: %.17g s, build B: %.17g s", ab, rb);
+  ck_assert_int_eq(ppt_progmodel_set_policy(ma, &pa, &err), 0);
+  double aa = run_model(&hw, ma, 2, &pa);
+  ck_assert_msg(aa == ra, "back to A: %.17g s, build A: %.17g s", aa, ra);
+  /* An unknown compute model is refused, and the model keeps its program. */
+  ppt_tc_policy bad = pa;
+  bad.compute = (ppt_compute_model)7;
+  ck_assert_int_eq(ppt_progmodel_set_policy(ma, &bad, &err), PPT_EINPUT);
+  ck_assert(run_model(&hw, ma, 2, &pa) == ra);
+  ppt_progmodel_free(ma);
+  ppt_progmodel_free(mb);
+  ppt_trace_close(t);
+
+  /* CLI: --models against one `ppt predict` per model, at 1 and 2 cores. */
+  static const char *const items[] = {"ports/miss/partial:0.25", "sum/amm/max", "sum/miss/stall", "ports/amm/sum"};
+  static const char *const flags[] = {"--compute ports --memory miss --overlap partial,0.25",
+                                      "--compute sum --memory amm --overlap max",
+                                      "--compute sum --memory miss --overlap stall",
+                                      "--compute ports --memory amm --overlap sum"};
+  const char *base = "$PPT predict r.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 1,2 --json";
+  ck_assert_int_eq(e2e_sh(d, "%s --models %s,%s,%s,%s > m.json 2>/dev/null", base, items[0], items[1], items[2], items[3]), 0);
+  ck_assert_int_eq(e2e_sh(d, "%s > def.json 2>/dev/null", base), 0);
+  for (int n = 1; n <= 2; n++) /* the main output is still the defaults' */
+    ck_assert(json_runtime(d, "m.json", NULL, n) == json_runtime(d, "def.json", NULL, n));
+  for (int i = 0; i < 4; i++) {
+    char f[32];
+    snprintf(f, sizeof f, "s%d.json", i);
+    ck_assert_int_eq(e2e_sh(d, "%s %s > %s 2>/dev/null", base, flags[i], f), 0);
+    for (int n = 1; n <= 2; n++) {
+      double a = json_runtime(d, "m.json", items[i], n), b = json_runtime(d, f, NULL, n);
+      ck_assert_msg(a == b, "%s at %d cores: --models %.17g s, alone %.17g s", items[i], n, a, b);
+    }
+  }
+  /* Bad items: a usage error (exit 2), one line on stderr naming the item, no output. */
+  static const char *const bads[] = {"ports/miss/bogus", "x", "", "sum/amm/max,"};
+  static const char *const named[] = {"'ports/miss/bogus'", "'x'", "''", "''"};
+  for (int i = 0; i < 4; i++) {
+    ck_assert_int_eq(e2e_sh(d, "%s --models '%s' > out.txt 2> err.txt", base, bads[i]), 2);
+    ck_assert_int_eq(e2e_sh(d, "test $(wc -l < err.txt) = 1 && grep -qF \"%s\" err.txt && test ! -s out.txt", named[i]), 0);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("sasmm_profiles");
   TCase *tc = tcase_create("core");
@@ -191,6 +337,7 @@ int main(void) {
   tcase_add_test(tc, sasmm_table2);
   tcase_add_test(tc, wu_yeung_fig2);
   tcase_add_test(tc, working_set_drops_below_l1);
+  tcase_add_test(tc, one_simulation_many_models);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }
