@@ -206,6 +206,7 @@ int ppt_cmd_calibrate(int argc, char **argv) {
                                        {0, 0, 0, 0}};
   optind = 1;
   int c;
+  opterr = 0; /* one message line, ours */
   while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
     switch (c) {
       case 'o': out_path = optarg; break;
@@ -225,7 +226,7 @@ int ppt_cmd_calibrate(int argc, char **argv) {
           return ppt_cli_usage("calibrate", "--repeat wants a count from 1 to 99, not '%s'", optarg);
         break;
       case 'h': help(); return 0;
-      default: return ppt_cli_usage("calibrate", "unknown option");
+      default: return ppt_cli_usage("calibrate", "unknown option or missing value in '%s'", argv[optind - 1]);
     }
   }
   if (optind != argc) return ppt_cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);

@@ -57,6 +57,7 @@ int ppt_cmd_info(int argc, char **argv) {
                                        {0, 0, 0, 0}};
   optind = 1;
   int c;
+  opterr = 0; /* one message line, ours */
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (c) {
       case 'j': json = 1; break;
@@ -64,7 +65,7 @@ int ppt_cmd_info(int argc, char **argv) {
         if (ppt_cli_parse_u64(optarg, &top)) return ppt_cli_usage("info", "--top wants a count, not '%s'", optarg);
         break;
       case 'h': help(); return 0;
-      default: return ppt_cli_usage("info", "unknown option");
+      default: return ppt_cli_usage("info", "unknown option or missing value in '%s'", argv[optind - 1]);
     }
   }
   if (optind + 1 != argc) return ppt_cli_usage("info", "expected exactly one TRACE");

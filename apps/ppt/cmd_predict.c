@@ -38,6 +38,9 @@ static void help(void) {
       "  --interleave rr|uniform  shared-cache interleaving (default rr)\n"
       "  --seed S              seed for uniform interleaving and random-replacement victims\n"
       "                        (default 1)\n"
+      "  --coherence           write-invalidate coherence in the cache simulation: a core's\n"
+      "                        store drops the line from the other cores' caches (default off,\n"
+      "                        as Cachegrind; costs one lookup per store and other instance)\n"
       "  --fork-cycles C       cost of a parallel region's fork and join, per thread\n"
       "                        (default: the spec's fork_join_cycles, else 0)\n"
       "  --only PREFIXES       model only the work of functions starting with one of the\n"
@@ -173,9 +176,11 @@ int ppt_cmd_predict(int argc, char **argv) {
       {"json", no_argument, 0, 'j'},             {"help", no_argument, 0, 'h'},
       {"only", required_argument, 0, 'O'},       {"compute", required_argument, 0, 'C'},
       {"memory", required_argument, 0, 'M'},     {"models", required_argument, 0, 'm'},
+      {"coherence", no_argument, 0, 'K'},
       {0, 0, 0, 0}};
   optind = 1;
   int ch;
+  opterr = 0; /* one message line, ours */
   while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
     switch (ch) {
       case 'w': hwpath = optarg; break;
@@ -213,11 +218,12 @@ int ppt_cmd_predict(int argc, char **argv) {
           return ppt_cli_usage("predict", "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP, e.g. %s)", bad,
                                "ports/miss/partial:0.25");
         break;
+      case 'K': so.coherence = 1; break;
       case 'p': plotpath = optarg; break;
       case 'O': only = optarg; break;
       case 'j': json = 1; break;
       case 'h': help(); return 0;
-      default: return ppt_cli_usage("predict", "unknown option");
+      default: return ppt_cli_usage("predict", "unknown option or missing value in '%s'", argv[optind - 1]);
     }
   }
   if (optind + 1 != argc) return ppt_cli_usage("predict", "expected exactly one TRACE");
@@ -292,6 +298,7 @@ int ppt_cmd_predict(int argc, char **argv) {
     json_object_object_add(set, "overlap_fraction", json_object_new_double(ppt_tc_policy_fraction(&cfg.policy)));
     json_object_object_add(set, "interleave", json_object_new_string(so.interleave ? "uniform" : "rr"));
     json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
+    json_object_object_add(set, "coherence", json_object_new_boolean(so.coherence));
     json_object_object_add(set, "fork_cycles", json_object_new_double(fork_cycles_n));
     json_object_object_add(set, "compute", json_object_new_string(ppt_tc_compute_name(cfg.policy.compute)));
     json_object_object_add(set, "memory", json_object_new_string(ppt_tc_memory_name(cfg.policy.memory)));

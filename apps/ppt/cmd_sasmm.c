@@ -118,6 +118,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
       {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
   optind = 1;
   int ch;
+  opterr = 0; /* one message line, ours */
   while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
     switch (ch) {
       case 'w': hwpath = optarg; break;
@@ -167,7 +168,7 @@ int ppt_cmd_sasmm(int argc, char **argv) {
       case 'o': profiles = optarg; break;
       case 'j': json = 1; break;
       case 'h': help(); return 0;
-      default: return ppt_cli_usage("sasmm", "unknown option");
+      default: return ppt_cli_usage("sasmm", "unknown option or missing value in '%s'", argv[optind - 1]);
     }
   }
   if (optind + 1 != argc) return ppt_cli_usage("sasmm", "expected exactly one TRACE");

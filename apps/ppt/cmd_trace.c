@@ -41,6 +41,7 @@ int ppt_cmd_trace(int argc, char **argv) {
                                        {0, 0, 0, 0}};
   optind = 1;
   int c;
+  opterr = 0; /* one message line, ours */
   while ((c = getopt_long(argc, argv, "+o:t:h", opts, NULL)) != -1) {
     switch (c) {
       case 'o': out = optarg; break;
@@ -50,7 +51,7 @@ int ppt_cmd_trace(int argc, char **argv) {
         break;
       case 'j': json = 1; break;
       case 'h': help(); return 0;
-      default: return ppt_cli_usage("trace", "unknown option");
+      default: return ppt_cli_usage("trace", "unknown option or missing value in '%s'", argv[optind - 1]);
     }
   }
   if (optind >= argc) return ppt_cli_usage("trace", "no program given (ppt trace [options] -- PROGRAM ARGS...)");

@@ -14,7 +14,10 @@
  *    as Cachegrind's LL).
  *  - Level k has ceil(nthreads / shared_by) instances; thread t uses instance
  *    t / shared_by. The caller supplies the interleaving of the threads' streams by the
- *    order of its calls. No coherence: a store does not invalidate other cores' copies.
+ *    order of its calls. No coherence by default (as Cachegrind): a store does not
+ *    invalidate other cores' copies; ppt_cachesim_set_coherence turns write-invalidate
+ *    on (a store removes the line from every instance its thread does not use, counted
+ *    as invalidations there).
  *  - An access of `size` bytes touching several lines counts one line access per line
  *    (Cachegrind counts a two-line access once, missing if either line misses): counters
  *    are in line accesses, the unit reuse distances are measured in.
@@ -35,7 +38,8 @@ typedef struct ppt_cachesim_counts {
   uint64_t misses;         /* of those, misses = line accesses missing at every level <= this */
   uint64_t store_accesses; /* the stores among accesses */
   uint64_t store_misses;
-  uint64_t invalidations;  /* lines removed here by back-invalidation from an inclusive level */
+  uint64_t invalidations;  /* lines removed here by back-invalidation from an inclusive level,
+                              or by another thread's store (ppt_cachesim_set_coherence) */
 } ppt_cachesim_counts;
 
 /* A simulator with empty caches for `nthreads` threads (1..65536). The hwspec must be
@@ -47,6 +51,8 @@ void ppt_cachesim_free(ppt_cachesim *sim);
  * starts from PPT_CACHESIM_DEFAULT_SEED). No effect when every level is LRU. */
 #define PPT_CACHESIM_DEFAULT_SEED 1u
 void ppt_cachesim_seed(ppt_cachesim *sim, uint64_t seed);
+/* Write-invalidate coherence on (1) or off (0, the default). */
+void ppt_cachesim_set_coherence(ppt_cachesim *sim, int on);
 
 /* Simulates one access of `size` bytes (0 counts as 1) at `addr` by `thread`. Returns the
  * deepest level that served one of its lines: 0 = all hit in L1, nlevels = some line

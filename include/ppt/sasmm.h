@@ -33,6 +33,8 @@ typedef struct ppt_sasmm_opts {
                              Q block instances, a coarse time slice like Valgrind's */
   int private_only;       /* skip building the shared stream */
   int shared_only;        /* ppt_sasmm_measure: measure the CRD only (prd stays NULL) */
+  int coherence;          /* ppt_progmodel: write-invalidate coherence in the simulation
+                             (a core's store drops the line from the other cores' caches) */
 } ppt_sasmm_opts;
 
 void ppt_sasmm_opts_default(ppt_sasmm_opts *o);

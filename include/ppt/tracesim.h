@@ -101,6 +101,8 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
 void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out);
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t);
+/* Write-invalidate coherence in the tally's simulation (ppt_cachesim_set_coherence). */
+void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on);
 
 const char *ppt_tracesim_interleave_name(ppt_tracesim_interleave il);
 int ppt_tracesim_interleave_parse(const char *s, ppt_tracesim_interleave *out);

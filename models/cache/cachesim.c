@@ -37,6 +37,7 @@ struct ppt_cachesim {
   inst *insts[PPT_HW_MAX_LEVELS];
   inst **tmap; /* [thread * nlevels + level]: the instance that thread uses */
   gsl_rng *rng; /* victims of random-replacement levels; NULL when every level is LRU */
+  int coherent;  /* a store invalidates the line in every other thread's instances */
 };
 
 void ppt_cachesim_free(ppt_cachesim *sim) {
@@ -160,6 +161,21 @@ static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line
   return n;
 }
 
+/* Write-invalidate coherence: a store by `thread` leaves `line` only in the instances
+ * that thread uses; every other instance of every level that has several drops it (and
+ * counts an invalidation), so another thread's next access misses there and is served
+ * by the first level they share, or memory. */
+__attribute__((noinline)) static void invalidate_others(ppt_cachesim *sim, uint32_t thread, uint64_t line) {
+  for (uint32_t k = 0; k < sim->nlevels; k++) {
+    if (sim->ninst[k] < 2) continue;
+    uint32_t mine = thread / sim->shared_by[k];
+    for (uint32_t i = 0; i < sim->ninst[k]; i++)
+      if (i != mine) invalidate(&sim->insts[k][i], line);
+  }
+}
+
+void ppt_cachesim_set_coherence(ppt_cachesim *sim, int on) { sim->coherent = on != 0; }
+
 int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint32_t size,
                         int is_store) {
   if (thread >= sim->nthreads) return -1;
@@ -175,6 +191,7 @@ int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint3
   do { /* one call site, so access_line is inlined */
     uint32_t lv = access_line(sim, path, l, is_store);
     if (lv > deepest) deepest = lv;
+    if (is_store && sim->coherent) invalidate_others(sim, thread, l);
   } while (l++ != last);
   return (int)deepest;
 }

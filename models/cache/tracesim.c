@@ -469,3 +469,5 @@ json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
   }
   return root;
 }
+
+void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on) { ppt_cachesim_set_coherence(t->sim, on); }

@@ -265,6 +265,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     }
   }
   if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), o->seed, &m->tally, err);
+  if (!rc) ppt_tracesim_tally_coherence(m->tally, o->coherence);
   if (!rc) {
     ppt_sasmm_opts so = *o;
     so.private_only = so.shared_only = 0;

@@ -434,6 +434,29 @@ START_TEST(random_replacement) {
 }
 END_TEST
 
+/* Write-invalidate coherence, by hand: two threads with private L1s and a shared L2.
+ * Thread 0 reads line A (L1 and L2 miss), thread 1 writes it (its L1 misses, the shared
+ * L2 hits), thread 0 reads it again: without coherence its L1 still hits; with it, the
+ * store dropped A from thread 0's L1, so the read misses there and the L2 serves it. */
+START_TEST(coherence_write_invalidate) {
+  lvdef d[2] = {{1024, 2, 1, 0}, {8192, 4, 2, 0}};
+  ppt_hwspec hw = make_hw(2, d, 2);
+  for (int on = 0; on <= 1; on++) {
+    ppt_cachesim *sim = make_sim(&hw, 2);
+    ppt_cachesim_set_coherence(sim, on);
+    ck_assert_int_eq(ppt_cachesim_access(sim, 0, 4096, 8, 0), 2);
+    ck_assert_int_eq(ppt_cachesim_access(sim, 1, 4096, 8, 1), 1);
+    ck_assert_int_eq(ppt_cachesim_access(sim, 0, 4096, 8, 0), on ? 1 : 0);
+    ck_assert_int_eq(ppt_cachesim_contains(sim, 0, 1, 4096), 1); /* the writer keeps it */
+    ck_assert_uint_eq(level(sim, 0).invalidations, (uint64_t)on);
+    /* a store to a line no other thread holds invalidates nothing */
+    ck_assert_int_eq(ppt_cachesim_access(sim, 1, 65536, 8, 1), 2);
+    ck_assert_uint_eq(level(sim, 0).invalidations, (uint64_t)on);
+    ppt_cachesim_free(sim);
+  }
+}
+END_TEST
+
 START_TEST(create_errors) {
   lvdef d[1] = {{8192, 8, 1, 0}};
   ppt_hwspec hw = make_hw(1, d, 1);
@@ -461,6 +484,7 @@ int main(void) {
   tcase_add_test(tc, json_counters);
   tcase_add_test(tc, create_errors);
   tcase_add_test(tc, random_replacement);
+  tcase_add_test(tc, coherence_write_invalidate);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }
