@@ -19,6 +19,7 @@
 #include "args.h"
 #include "irtab.h"
 #include "ppt/err.h"
+#include "ppt/io.h"
 #include "ppt_cc_wrap.h"
 #include "run.h"
 #include "strv.h"
@@ -86,15 +87,12 @@ static char *find_runtime(ppt_err *err) {
     return strdup(env);
   }
   char exe[4096];
-  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-  if (n <= 0) {
-    ppt_err_set(err, PPT_ERUN, "ppt-cc: cannot find its own executable: %s", strerror(errno));
+  if (ppt_io_exe_dir(exe, sizeof exe, err)) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    ppt_err_set(err, PPT_ERUN, "ppt-cc: %s", why);
     return NULL;
   }
-  exe[n] = '\0';
-  char *slash = strrchr(exe, '/');
-  if (slash)
-    *slash = '\0';
   static const char *const rel[] = {"../lib", PPT_CC_BIN_TO_LIB};
   char path[4096 + 256];
   for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {

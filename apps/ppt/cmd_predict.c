@@ -253,7 +253,7 @@ int ppt_cmd_predict(int argc, char **argv) {
     cfg.cores = cores[i];
     /* One thread runs a parallel region serialised: no threads to wake or join, but
      * libomp still enters and leaves the region and sets up its loops (measured by
-     * ppt calibrate: fork_join_serial_cycles; 566 ns against 1630 ns on 2 threads on
+     * ppt calibrate: fork_join_serial_cycles; 540 ns against ~1060 ns on 2 threads on
      * the validation host). --fork-cycles sets the multi-thread figure only. */
     cfg.fork_cycles = cores[i] > 1 ? fork_cycles_n : hw.fork_join_serial_cycles;
     ppt_progmodel *m = NULL;

@@ -22,5 +22,8 @@ int ppt_io_atomic_commit(ppt_io_atomic *a, ppt_err *err);
 void ppt_io_atomic_abort(ppt_io_atomic *a);
 /* Writes a whole string atomically. */
 int ppt_io_write_file(const char *path, const char *text, ppt_err *err);
+/* The folder of the running executable (/proc/self/exe), for the helper programs and
+ * archives installed next to it; PPT_ERUN when it cannot be read or does not fit. */
+int ppt_io_exe_dir(char *dir, size_t size, ppt_err *err);
 
 #endif

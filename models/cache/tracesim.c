@@ -361,22 +361,16 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
   if (!r) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   int rc = ppt_cachesim_create(hw, nthreads ? nthreads : 1, &r->sim, err);
   if (!rc && hw->ntlb) rc = tlb_create(r, hw, nthreads ? nthreads : 1, err);
-  if (rc) {
-    free(r->tlb_last);
-    ppt_cachesim_free(r->tlb);
-    ppt_cachesim_free(r->sim);
-    free(r);
-    return rc;
+  if (!rc) {
+    ppt_cachesim_seed(r->sim, seed);
+    r->nlevels = ppt_cachesim_nlevels(r->sim);
+    while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
+    if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits)))
+      rc = ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   }
-  ppt_cachesim_seed(r->sim, seed);
-  r->nlevels = ppt_cachesim_nlevels(r->sim);
-  while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
-  if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits))) {
-    free(r->tlb_last);
-    ppt_cachesim_free(r->tlb);
-    ppt_cachesim_free(r->sim);
-    free(r);
-    return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+  if (rc) {
+    ppt_tracesim_tally_free(r); /* frees whatever was made */
+    return rc;
   }
   r->counted = counted;
   r->nbbs = nbbs;

@@ -111,3 +111,15 @@ int ppt_io_write_file(const char *path, const char *text, ppt_err *err) {
   fputs(text, ppt_io_atomic_stream(a));
   return ppt_io_atomic_commit(a, err);
 }
+
+int ppt_io_exe_dir(char *dir, size_t size, ppt_err *err) {
+  char exe[4096];
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n <= 0) return ppt_err_set(err, PPT_ERUN, "cannot find the running executable (/proc/self/exe): %s", strerror(errno));
+  exe[n] = '\0';
+  char *slash = strrchr(exe, '/');
+  if (slash) *slash = '\0';
+  if ((size_t)snprintf(dir, size, "%s", slash ? exe : ".") >= size)
+    return ppt_err_set(err, PPT_ERUN, "%s: path too long", exe);
+  return 0;
+}

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cpu/calib_impl.h"
+#include "ppt/io.h"
 
 #define PROBE_NAME "ppt-ompcost"
 /* The probe prints one short line; anything longer is not its output. */
@@ -33,12 +34,9 @@ int calib_ompcost_path(char *path, size_t size, ppt_err *err) {
       return ppt_err_set(err, PPT_EINPUT, "PPT_OMPCOST: path too long");
   } else {
     char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0) return ppt_err_set(err, PPT_ERUN, "/proc/self/exe: %s", strerror(errno));
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash) *slash = '\0';
-    if ((size_t)snprintf(path, size, "%s/" PROBE_NAME, slash ? exe : ".") >= size)
+    int rc = ppt_io_exe_dir(exe, sizeof exe, err);
+    if (rc) return rc;
+    if ((size_t)snprintf(path, size, "%s/" PROBE_NAME, exe) >= size)
       return ppt_err_set(err, PPT_ERUN, "%s/" PROBE_NAME ": path too long", exe);
   }
   if (access(path, X_OK) != 0)

@@ -239,10 +239,11 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   m->hw = hw;
   m->cur = calloc(o->ncores, sizeof *m->cur);
   uint32_t nbbs = ppt_trace_nbbs(t);
-  for (int k = 0; k < NCOMPUTE; k++) m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k]);
+  int got = 1;
+  for (int k = 0; k < NCOMPUTE; k++) got &= (m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k])) != NULL;
   m->bp = ppt_bpred_new(o->ncores, nbbs);
   m->branchy = calloc((size_t)nbbs + 1, 1);
-  int rc = m->cur && m->extra[0] && m->extra[1] && m->bp && m->branchy ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  int rc = got && m->cur && m->bp && m->branchy ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
   /* A block that loops to itself with a loop-carried recurrence (ppt-cc's PPT_OP_CHAIN_*)
    * runs at best at the recurrence's latency per iteration, whatever the core's
    * throughput: an iteration cannot start the cycle before the previous one closed it.

@@ -378,17 +378,7 @@ static const struct bad {
 };
 
 START_TEST(bad_spec) {
-  const struct bad *b = &bad_specs[_i];
-  ppt_hwspec hw;
-  ppt_err err;
-  int rc = parse_q(b->json, &hw, &err);
-  ck_assert_msg(rc == PPT_EINPUT, "%s: accepted (rc %d)", b->what, rc);
-  ck_assert_int_eq(err.status, PPT_EINPUT);
-  char *want = dq(b->key);
-  ck_assert_msg(strncmp(err.msg, want, strlen(want)) == 0, "%s: got \"%s\", want prefix \"%s\"",
-                b->what, err.msg, want);
-  ck_assert_msg(strchr(err.msg, '\n') == NULL, "%s: message is not one line", b->what);
-  free(want);
+  check_bad_spec(bad_specs[_i].what, bad_specs[_i].json, bad_specs[_i].key);
 }
 END_TEST
 
