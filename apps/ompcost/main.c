@@ -24,17 +24,18 @@
 
 static void help(void) {
   printf(
-      "usage: ppt-ompcost [--threads N] [--trials T] [--min-s S]\n\n"
+      "usage: ppt-ompcost [--threads N] [--trials T] [--min-s S] [--median]\n\n"
       "Times an empty OpenMP parallel-for region (fork, one iteration per thread, join) on N\n"
-      "threads and on one thread (serialised), each as the best of T trials lasting at least\n"
-      "S seconds, and prints {\"threads\": N, \"fork_join_s\": ..., \"fork_join_serial_s\": ...,\n"
-      "\"trials\": T, \"min_s\": S} (seconds per region). `ppt calibrate` runs it for the hwspec's\n"
-      "fork_join_cycles and fork_join_serial_cycles: this process links no SimGrid, which\n"
-      "slows OpenMP regions in the ppt process. OMP_PROC_BIND and the other OMP_* variables\n"
-      "apply as usual.\n\n"
+      "threads and on one thread (serialised), each as the best (or median) of T trials lasting\n"
+      "at least S seconds, and prints {\"threads\": N, \"fork_join_s\": ..., \"fork_join_serial_s\":\n"
+      "..., \"trials\": T, \"min_s\": S, \"statistic\": \"best\"|\"median\"} (seconds per region).\n"
+      "`ppt calibrate` runs it for the hwspec's fork_join_cycles and fork_join_serial_cycles:\n"
+      "this process links no SimGrid, which slows OpenMP regions in the ppt process.\n"
+      "OMP_PROC_BIND and the other OMP_* variables apply as usual.\n\n"
       "  --threads N  threads of the parallel region (default: omp_get_num_procs())\n"
-      "  --trials T   trials per figure, the best kept (default 41, as ppt calibrate)\n"
+      "  --trials T   trials per figure (default 41, as ppt calibrate)\n"
       "  --min-s S    seconds each trial lasts at least (default 0.002)\n"
+      "  --median     keep the median trial, not the best (ppt calibrate's default)\n"
       "  -h, --help\n");
 }
 
@@ -57,10 +58,11 @@ static int parse_int(const char *s, long lo, long hi, int *out) {
 
 int main(int argc, char **argv) {
   int threads = 0;
-  calib_timing t = {0.002, 41};
+  calib_timing t = {0.002, 41, 0};
   static const struct option opts[] = {{"threads", required_argument, 0, 'n'},
                                        {"trials", required_argument, 0, 't'},
                                        {"min-s", required_argument, 0, 's'},
+                                       {"median", no_argument, 0, 'm'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   opterr = 0; /* one message of our own, not getopt's */
@@ -83,6 +85,7 @@ int main(int argc, char **argv) {
           return usage("--min-s wants seconds above 0, at most 10, not '%s'", optarg);
         break;
       }
+      case 'm': t.typical = 1; break;
       case 'h': help(); return 0;
       default: return usage("unknown option or missing value: '%s'", argv[optind - 1]);
     }
@@ -103,6 +106,7 @@ int main(int argc, char **argv) {
   json_object_object_add(o, "fork_join_serial_s", json_object_new_double(serial));
   json_object_object_add(o, "trials", json_object_new_int(t.trials));
   json_object_object_add(o, "min_s", json_object_new_double(t.min_s));
+  json_object_object_add(o, "statistic", json_object_new_string(t.typical ? "median" : "best"));
   int ok =
       printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_SPACED)) > 0 && fflush(stdout) == 0;
   json_object_put(o);

@@ -12,7 +12,9 @@
 
 static void help(void) {
   printf(
-      "usage: ppt calibrate [-o FILE] [--quick] [--json] [--seed S] [--name NAME] [--repeat N]\n\n"
+      "usage: ppt calibrate [-o FILE] [--quick] [--json] [--seed S] [--name NAME] [--repeat N]\n"
+      "                     [--best]\n"
+      "       ppt calibrate --combine [-o FILE] [--json] SPEC...\n\n"
       "Measures this machine and describes it as a hwspec (docs/hwspec.md): cache geometry\n"
       "from Linux sysfs; clock from a timed dependent-add chain; load-to-use latency per\n"
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
@@ -21,9 +23,10 @@ static void help(void) {
       "(a loop branching on random bytes against the same bytes sorted); the cost of an\n"
       "empty OpenMP parallel region on all CPUs and on one thread, timed by ppt-ompcost\n"
       "(installed next to ppt; $PPT_OMPCOST overrides), a process without SimGrid, whose\n"
-      "presence slows OpenMP regions. Prints the measured table. Run it on an otherwise\n"
-      "idle machine: other load only makes the figures worse (each is the best of many\n"
-      "short trials).\n\n"
+      "presence slows OpenMP regions. Prints the measured table. Each figure is the median\n"
+      "of many short trials: the machine as it usually runs, which is what the runtimes\n"
+      "ppt predicts are compared with; on a shared host (a cloud VM) that can be 15-20 %%\n"
+      "slower than its best. Run it on an otherwise idle machine.\n\n"
       "  -o, --output FILE  write the hwspec to FILE (atomically; '-' for stdout)\n"
       "  --quick            fewer trials (about 1-2 s; for tests, noisier figures)\n"
       "  --json             print the measurements and the spec as JSON instead of the table\n"
@@ -32,6 +35,10 @@ static void help(void) {
       "  --repeat N         calibrate N times (seeds S..S+N-1) and keep each figure's median,\n"
       "                     taken whole from the run that gave it with its citation (default 1;\n"
       "                     an odd N such as 5 steadies the figures of a shared, noisy host)\n"
+      "  --best             keep each figure's fastest trial instead (the machine at its best)\n"
+      "  --combine SPEC...  measure nothing: write the per-figure medians of specs calibrated\n"
+      "                     earlier, as --repeat does with its runs (e.g. runs spread over the\n"
+      "                     time a validation takes; validation/run runtime does that)\n"
       "  -h, --help\n");
 }
 
@@ -55,7 +62,6 @@ static double get_llc(const ppt_hwspec *h) { return (double)h->levels[h->nlevels
 static double get_dram(const ppt_hwspec *h) { return h->dram_core_bw_bytes_per_s / 1e9; }
 
 static void print_spread(FILE *f, const ppt_hwspec *runs, size_t n, const ppt_hwspec *med) {
-  fprintf(f, "\nspec: per-figure medians of %zu runs (the table above is the last run)\n", n);
   spread(f, "clock GHz", runs, n, get_clock(med), get_clock);
   spread(f, "last level MiB", runs, n, get_llc(med), get_llc);
   spread(f, "mlp", runs, n, get_mlp(med), get_mlp);
@@ -185,6 +191,64 @@ static json_object *measured_json(const ppt_calib_result *r) {
   return m;
 }
 
+/* The spec as a JSON file with a trailing newline, like every text file ppt writes;
+ * atomically (ppt_io_write_file). */
+static int write_spec(const char *path, const ppt_hwspec *hw, ppt_err *err) {
+  char *text = ppt_hwspec_to_json(hw);
+  if (!text) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+  size_t len = strlen(text);
+  char *line = malloc(len + 2);
+  int rc;
+  if (!line) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+  } else {
+    memcpy(line, text, len);
+    memcpy(line + len, "\n", 2);
+    rc = ppt_io_write_file(path, line, err);
+    free(line);
+  }
+  free(text);
+  return rc;
+}
+
+/* --combine: the per-figure medians of specs calibrated earlier (separate `ppt calibrate`
+ * runs spread over time, e.g. between the measurement rounds of validation/run). */
+static int combine(char **files, size_t n, const char *out_path, int json) {
+  ppt_hwspec *runs = calloc(n, sizeof *runs), *med = calloc(1, sizeof *med);
+  ppt_err err;
+  int rc = runs && med ? 0 : ppt_err_set(&err, PPT_ERUN, "calibrate: out of memory");
+  for (size_t i = 0; i < n && !rc; i++) rc = ppt_hwspec_load(files[i], &runs[i], &err);
+  if (!rc && ppt_calib_median_spec(runs, n, med, &err)) {
+    /* The message names no file: say which set disagreed. */
+    char msg[sizeof err.msg];
+    snprintf(msg, sizeof msg, "%s", err.msg);
+    rc = ppt_err_set(&err, PPT_EINPUT, "%s..%s: %s", files[0], files[n - 1], msg);
+  }
+  if (!rc) {
+    size_t len = strlen(med->source);
+    snprintf(med->source + len, sizeof med->source - len, "; per-figure medians of %zu specs combined", n);
+    if (out_path) rc = write_spec(out_path, med, &err);
+  }
+  int to_stdout = out_path && !strcmp(out_path, "-");
+  if (!rc && json) {
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "hwspec", ppt_hwspec_to_json_object(med));
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) json_object_array_add(a, ppt_hwspec_to_json_object(&runs[i]));
+    json_object_object_add(o, "runs", a);
+    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    json_object_put(o);
+  } else if (!rc) {
+    FILE *f = to_stdout ? stderr : stdout;
+    fprintf(f, "spec: per-figure medians of %zu specs (%s .. %s)\n", n, files[0], files[n - 1]);
+    print_spread(f, runs, n, med);
+    if (out_path && !to_stdout) printf("wrote %s\n", out_path);
+  }
+  free(runs);
+  free(med);
+  return rc ? ppt_cli_fail("calibrate", &err) : 0;
+}
+
 int ppt_cmd_calibrate(int argc, char **argv) {
   /* OpenMP threads bound to CPUs, as HPC runs (and validation/run) use them: unbound,
    * libomp re-checks affinity in every region (a serialised region costs 0.8 µs instead
@@ -194,6 +258,7 @@ int ppt_cmd_calibrate(int argc, char **argv) {
   const char *out_path = NULL, *name = "host";
   int json = 0;
   uint64_t repeat = 1;
+  int combine_specs = 0;
   ppt_calib_config cfg;
   ppt_calib_config_default(&cfg);
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
@@ -202,6 +267,8 @@ int ppt_cmd_calibrate(int argc, char **argv) {
                                        {"seed", required_argument, 0, 's'},
                                        {"name", required_argument, 0, 'n'},
                                        {"repeat", required_argument, 0, 'r'},
+                                       {"best", no_argument, 0, 'b'},
+                                       {"combine", no_argument, 0, 'c'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   optind = 1;
@@ -211,6 +278,8 @@ int ppt_cmd_calibrate(int argc, char **argv) {
     switch (c) {
       case 'o': out_path = optarg; break;
       case 'q': cfg.quick = 1; break;
+      case 'b': cfg.best = 1; break;
+      case 'c': combine_specs = 1; break;
       case 'j': json = 1; break;
       case 's':
         if (ppt_cli_parse_u64(optarg, &cfg.seed))
@@ -228,6 +297,14 @@ int ppt_cmd_calibrate(int argc, char **argv) {
       case 'h': help(); return 0;
       default: return ppt_cli_usage("calibrate", "unknown option or missing value in '%s'", argv[optind - 1]);
     }
+  }
+  if (combine_specs) {
+    if (optind == argc) return ppt_cli_usage("calibrate", "--combine wants the spec files to combine");
+    if (repeat > 1 || cfg.quick || cfg.best)
+      return ppt_cli_usage("calibrate", "--combine measures nothing: no --repeat, --quick or --best");
+    if (out_path && !strcmp(out_path, "-") && json)
+      return ppt_cli_usage("calibrate", "--json and -o - both write to stdout; pick one");
+    return combine(argv + optind, (size_t)(argc - optind), out_path, json);
   }
   if (optind != argc) return ppt_cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
   int spec_to_stdout = out_path && !strcmp(out_path, "-");
@@ -271,26 +348,7 @@ int ppt_cmd_calibrate(int argc, char **argv) {
     snprintf(r->hw.source + len, sizeof r->hw.source - len, "; per-figure medians of %llu runs, seeds %llu-%llu",
              (unsigned long long)repeat, (unsigned long long)seed, (unsigned long long)(seed + repeat - 1));
   }
-  int rc = 0;
-  if (out_path) {
-    char *text = ppt_hwspec_to_json(&r->hw);
-    if (!text) {
-      rc = ppt_err_set(&err, PPT_ERUN, "%s: out of memory", out_path);
-    } else {
-      size_t len = strlen(text);
-      /* a trailing newline, like every text file ppt writes */
-      char *line = malloc(len + 2);
-      if (!line) {
-        rc = ppt_err_set(&err, PPT_ERUN, "%s: out of memory", out_path);
-      } else {
-        memcpy(line, text, len);
-        memcpy(line + len, "\n", 2);
-        rc = ppt_io_write_file(out_path, line, &err);
-        free(line);
-      }
-      free(text);
-    }
-  }
+  int rc = out_path ? write_spec(out_path, &r->hw, &err) : 0;
   if (!rc && json) {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "hwspec", ppt_hwspec_to_json_object(&r->hw));
@@ -305,7 +363,12 @@ int ppt_cmd_calibrate(int argc, char **argv) {
     json_object_put(o);
   } else if (!rc) {
     print_table(spec_to_stdout ? stderr : stdout, r);
-    if (repeat > 1) print_spread(spec_to_stdout ? stderr : stdout, runs, (size_t)repeat, &r->hw);
+    if (repeat > 1) {
+      FILE *f = spec_to_stdout ? stderr : stdout;
+      fprintf(f, "\nspec: per-figure medians of %llu runs (the table above is the last run)\n",
+              (unsigned long long)repeat);
+      print_spread(f, runs, (size_t)repeat, &r->hw);
+    }
     if (out_path && !spec_to_stdout) printf("wrote %s\n", out_path);
   }
   free(r);

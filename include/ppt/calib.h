@@ -45,6 +45,8 @@ typedef struct ppt_calib_config {
   int quick;             /* short trials and smaller DRAM buffer: under ~5 s, for tests */
   const char *sysfs_dir; /* cache directory of cpu0; NULL: /sys/devices/system/cpu/cpu0/cache */
   uint32_t max_threads;  /* cap on bandwidth threads; 0: the online CPUs */
+  int best;              /* 1: every figure the fastest trial (the machine at its best);
+                          * 0 (default): the median trial, the machine as it usually runs */
 } ppt_calib_config;
 
 void ppt_calib_config_default(ppt_calib_config *cfg);

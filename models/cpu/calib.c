@@ -131,13 +131,16 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   snprintf(hw->name, sizeof hw->name, "%s", name);
   uint32_t n = hw->nlevels;
 
-  /* Many short trials rather than a few long ones: a trial shorter than a scheduler
-   * time slice often runs undisturbed even on a busy machine, and only the best counts. */
-  calib_timing t_ops = cfg->quick ? (calib_timing){0.001, 11} : (calib_timing){0.002, 41};
-  calib_timing t_mem = cfg->quick ? (calib_timing){0.001, 7} : (calib_timing){0.002, 41};
+  /* Many short trials rather than a few long ones. The median trial by default: the
+   * runtimes ppt predicts are a program's usual ones, and on a shared host (a virtual
+   * machine whose neighbours come and go) the usual speed is well below the best one;
+   * docs/calibrate.md has the figures. --best keeps the fastest trial instead. */
+  int typical = !cfg->best;
+  calib_timing t_ops = cfg->quick ? (calib_timing){0.001, 11, typical} : (calib_timing){0.002, 41, typical};
+  calib_timing t_mem = cfg->quick ? (calib_timing){0.001, 7, typical} : (calib_timing){0.002, 41, typical};
   /* Every cycle figure scales with the clock: measure it with more trials, now and
-   * again at the end, and keep the faster (less disturbed) of the two. */
-  calib_timing t_clock = {t_ops.min_s, t_ops.trials < 21 ? 21 : t_ops.trials};
+   * again at the end, and combine the two (calib_rounds). */
+  calib_timing t_clock = {t_ops.min_s, t_ops.trials < 21 ? 21 : t_ops.trials, typical};
   uint32_t max_threads = cfg->max_threads ? cfg->max_threads : out->online_cpus;
   max_threads = min_u32(max_threads, out->online_cpus);
 
@@ -171,8 +174,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
       /* Cache levels get a second round (a fresh permutation) unless quick, as the ops
        * do: a burst of other load can spoil one stretch of trials but rarely both. */
       if (b && ns > 0 && k < n && !cfg->quick) {
-        double again = calib_chase_ns(b, sizes[w], stride, 1, rng, &t_mem);
-        if (again > 0 && again < ns) ns = again;
+        ns = calib_rounds(ns, calib_chase_ns(b, sizes[w], stride, 1, rng, &t_mem), &t_mem);
       }
       calib_buffer_free(b);
       if (!(ns > 0))
@@ -191,7 +193,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   }
   /* Misses in flight: independent chases over the DRAM-sized buffer (calib_par.c). */
   if (!rc) {
-    calib_timing t_mlp = {t_mem.min_s, cfg->quick ? 3 : 7};
+    calib_timing t_mlp = {t_mem.min_s, cfg->quick ? 3 : 7, typical};
     out->mlp = calib_mlp(cfg->quick ? (size_t)16 << 20 : (size_t)dram_bytes, rng, &t_mlp);
   }
   /* Levels smaller than sysfs says: the near latency is the level's, and a sweep of the
@@ -245,8 +247,8 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   out->branch_sorted_ns *= 1e9;
   out->branch_miss_ns *= 1e9;
   /* Data TLB: geometry from CPUID, then the cost of a miss at each level. After the
-   * branch kernel, so that the permutations drawn above stay what they were. Twice, the
-   * smaller kept: a page walk's figure moves most with other load. */
+   * branch kernel, so that the permutations drawn above stay what they were. Twice
+   * (calib_rounds): a page walk's figure moves most with other load. */
   calib_tlb_geo tg;
   if (!rc && calib_tlb_geometry(&tg) > 0) {
     uint64_t l2 = out->sysfs.levels[n >= 2 ? 1 : 0].size;
@@ -260,7 +262,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
         out->tlb_entries[j] = tg.entries[j];
         out->tlb_assoc[j] = tg.assoc[j];
         out->tlb_pages[j] = pg[j];
-        out->tlb_miss_ns[j] = again && ns2[j] < ns[j] ? ns2[j] : ns[j];
+        out->tlb_miss_ns[j] = again ? calib_rounds(ns[j], ns2[j], &t_mem) : ns[j];
       }
     }
   }
@@ -363,18 +365,17 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
 
   /* ---- ops ---- */
   /* Two rounds, each op's trials in one stretch: a burst of other load can cover one
-   * stretch but rarely both, and the better round counts. */
+   * stretch but rarely both (calib_rounds combines them). */
   for (int round = 0; round < (cfg->quick ? 1 : 2); round++)
     for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
       double thr, lat;
       calib_op_s(op, &t_ops, &thr, &lat);
-      if (round == 0 || thr * 1e9 < out->op_ns[op]) out->op_ns[op] = thr * 1e9;
-      if (round == 0 || lat * 1e9 < out->op_lat_ns[op]) out->op_lat_ns[op] = lat * 1e9;
+      out->op_ns[op] = round == 0 ? thr * 1e9 : calib_rounds(out->op_ns[op], thr * 1e9, &t_ops);
+      out->op_lat_ns[op] = round == 0 ? lat * 1e9 : calib_rounds(out->op_lat_ns[op], lat * 1e9, &t_ops);
     }
 
   /* ---- clock (second measurement) ---- */
-  double add_s2 = calib_add_chain_s(&t_clock);
-  if (add_s2 > 0 && (!(add_s > 0) || add_s2 < add_s)) add_s = add_s2;
+  add_s = calib_rounds(add_s, calib_add_chain_s(&t_clock), &t_clock);
   out->clock_chain_hz = add_s > 0 ? 1.0 / add_s : 0;
   out->clock_cpuinfo_hz = mhz * 1e6;
   double clock = out->clock_chain_hz;
@@ -485,11 +486,12 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
 
   char when[64] = "";
   if (*date) snprintf(when, sizeof when, " on %s", date);
+  const char *stat = t_mem.typical ? "median" : "best";
   if (out->clock_method == PPT_CALIB_CLOCK_CHAIN)
     cite(hw, "clock_ghz",
-         "ppt calibrate%s: timed dependent 64-bit add chain, 1 add per cycle "
+         "ppt calibrate%s: timed dependent 64-bit add chain, 1 add per cycle, %s of %d trials, twice "
          "(%.4g GHz; /proc/cpuinfo cpu MHz: %.0f)",
-         when, out->clock_chain_hz / 1e9, mhz);
+         when, stat, t_clock.trials, out->clock_chain_hz / 1e9, mhz);
   else
     cite(hw, "clock_ghz", "/proc/cpuinfo cpu MHz%s (add chain gave %.4g GHz%s)", when,
          out->clock_chain_hz / 1e9, out->optimised ? ", implausible" : " in an unoptimised build");
@@ -556,21 +558,21 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     snprintf(key, sizeof key, "levels[%u].latency_cycles", k);
     cite(hw, key,
          "ppt calibrate%s: pointer chase, random cyclic permutation of %u B lines over "
-         "%s (%s), best of %d: %.3g ns",
+         "%s (%s), %s of %d: %.3g ns",
          when, hw->levels[0].line,
          human(out->near[k] ? out->lat_near_bytes[k] : out->lat_bytes[k], sz, sizeof sz),
-         out->near[k] ? "4x the level above; see notes" : "1/2 of the level", t_mem.trials,
+         out->near[k] ? "4x the level above; see notes" : "1/2 of the level", stat, t_mem.trials,
          out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]);
     snprintf(key, sizeof key, "levels[%u].bandwidth_bytes_per_cycle", k);
     cite(hw, key,
-         "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s%s, best of %d: "
+         "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s%s, %s of %d: "
          "%.4g GB/s",
          when, out->bw_threads[k], human(out->bw_bytes[k] / out->bw_threads[k], sz, sizeof sz), pinned_note,
-         t_mem.trials, out->bw_bytes_per_s[k] / 1e9);
+         stat, t_mem.trials, out->bw_bytes_per_s[k] / 1e9);
     if (hw->levels[k].core_bw_bytes_per_cycle > 0) {
       snprintf(key, sizeof key, "levels[%u].core_bandwidth_bytes_per_cycle", k);
-      cite(hw, key, "ppt calibrate%s: the same stream, 1 thread alone x %s, best of %d: %.4g GB/s", when,
-           human(out->bw_bytes[k], sz, sizeof sz), t_mem.trials, out->core_bw_bytes_per_s[k] / 1e9);
+      cite(hw, key, "ppt calibrate%s: the same stream, 1 thread alone x %s, %s of %d: %.4g GB/s", when,
+           human(out->bw_bytes[k], sz, sizeof sz), stat, t_mem.trials, out->core_bw_bytes_per_s[k] / 1e9);
     }
     if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
       snprintf(key, sizeof key, "levels[%u].size", k);
@@ -603,20 +605,20 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   }
   cite(hw, "dram.latency_ns",
        "ppt calibrate%s: pointer chase over %s (%dx %s), random order, "
-       "%u B stride, %s pages, best of %d",
+       "%u B stride, %s pages, %s of %d",
        when, human(out->lat_bytes[n], sz, sizeof sz), DRAM_FACTOR, human(llc, sz2, sizeof sz2),
-       2 * hw->levels[0].line, any_huge ? "huge" : "4 KiB", t_mem.trials);
+       2 * hw->levels[0].line, any_huge ? "huge" : "4 KiB", stat, t_mem.trials);
   cite(hw, "dram.bandwidth_gbs",
        "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s read "
-       "1 MiB at a time%s, best of %d",
+       "1 MiB at a time%s, %s of %d",
        when, out->bw_threads[n], human(out->bw_bytes[n] / out->bw_threads[n], sz, sizeof sz), pinned_note,
-       t_mem.trials);
+       stat, t_mem.trials);
   char pin1[32] = "not pinned";
   if (out->dram_core_cpu >= 0) snprintf(pin1, sizeof pin1, "pinned to CPU %d", out->dram_core_cpu);
   cite(hw, "dram.core_bandwidth_gbs",
        "ppt calibrate%s: streaming 64-bit sum, 1 thread (%s) x %s read 1 MiB at a time, "
-       "best of %d: %.4g GB/s (all %u threads: %.4g GB/s)",
-       when, pin1, human(out->dram_core_bytes, sz, sizeof sz), t_mem.trials, out->dram_core_bytes_per_s / 1e9,
+       "%s of %d: %.4g GB/s (all %u threads: %.4g GB/s)",
+       when, pin1, human(out->dram_core_bytes, sz, sizeof sz), stat, t_mem.trials, out->dram_core_bytes_per_s / 1e9,
        out->bw_threads[n], out->bw_bytes_per_s[n] / 1e9);
   cite(hw, "ops",
        "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "

@@ -72,10 +72,10 @@ int calib_branch_miss_s(gsl_rng *rng, const calib_timing *t, double *random_s, d
   branch_walk r = {.bytes = rnd}, s = {.bytes = srt};
   /* Interleaved, so that a burst of other load spoils both runs' trials alike. */
   for (int round = 0; round < 2; round++) {
-    double tr = calib_best(k_branch_walk, &r, 64, t);
-    double ts = calib_best(k_branch_walk, &s, 64, t);
-    if (round == 0 || tr < *random_s) *random_s = tr;
-    if (round == 0 || ts < *sorted_s) *sorted_s = ts;
+    double tr = calib_measure(k_branch_walk, &r, 64, t);
+    double ts = calib_measure(k_branch_walk, &s, 64, t);
+    *random_s = round == 0 ? tr : calib_rounds(*random_s, tr, t);
+    *sorted_s = round == 0 ? ts : calib_rounds(*sorted_s, ts, t);
   }
   free(rnd);
   free(srt);

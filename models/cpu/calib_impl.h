@@ -44,13 +44,22 @@ typedef void (*calib_kernel)(void *arg, uint64_t n);
 typedef struct calib_timing {
   double min_s;
   int trials;
+  int typical; /* 1: the median trial (the machine as it usually runs); 0: the fastest */
 } calib_timing;
 
 /* ---- calib_time.c ---- */
 double calib_now(void);
-/* Grows n until one run of k lasts min_s, then returns the best seconds per unit over
- * the trials. `unit` is the granularity n must be a multiple of. */
-double calib_best(calib_kernel k, void *arg, uint64_t unit, const calib_timing *t);
+/* Grows n until one run of k lasts min_s, then returns the seconds per unit of the
+ * fastest trial, or of the median one when t->typical. `unit` is the granularity n
+ * must be a multiple of. */
+double calib_measure(calib_kernel k, void *arg, uint64_t unit, const calib_timing *t);
+/* The figure of n trial times: the smallest, or the median when t->typical (sorts
+ * trials in place). 0 when n is 0. */
+double calib_statistic(double *trials, size_t n, const calib_timing *t);
+/* Two rounds of the same figure in one: the smaller when best-of, their mean when
+ * typical (a round spoiled by a burst of load is as likely as one that missed it).
+ * A value <= 0 (failed) yields the other. */
+double calib_rounds(double a, double b, const calib_timing *t);
 
 /* ---- calib_sysfs.c ---- */
 
@@ -182,7 +191,7 @@ int calib_tlb_geometry(calib_tlb_geo *g);
  * pages, minus the same chase over as many consecutive lines of a compact buffer (huge
  * pages requested: *huge, when non-NULL, says whether madvise accepted). Same lines,
  * same order, same caches: the difference is the translations. Best of two interleaved
- * rounds of calib_best each. NaN when out of memory or pages < 2. */
+ * rounds of calib_measure each. NaN when out of memory or pages < 2. */
 double calib_tlb_miss_ns(size_t pages, int *huge, gsl_rng *rng, const calib_timing *t);
 /* miss_ns[j] for each level of g: the chase at 4 x entries of level j (so every access
  * misses levels 0..j), at most cache_bytes / 2 of lines (0: no cap; the L2 size keeps

@@ -4,8 +4,8 @@
  * Why: on a shared host the figures of one run move with whatever else runs at the time
  * (on the validation VM, five runs gave mlp 4.8-12.1, the 2-thread region cost 3370-6020
  * cycles, the L3's streaming capacity 8-22 MiB), and a model fed one run inherits its
- * luck. Every trial inside a run is already a best-of; the median across runs then drops
- * the runs a burst of load spoiled, in either direction.
+ * luck. Each run's figure is already the median (or best) of its trials; the median
+ * across runs then drops the runs a burst of load spoiled, in either direction.
  *
  * Each figure is taken whole from one run (for an even count, the lower of the two middle
  * runs), so that its citation, which describes that run's measurement, still holds. A

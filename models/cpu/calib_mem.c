@@ -73,7 +73,7 @@ size_t *calib_cyclic_perm(size_t n, gsl_rng *rng) {
 double calib_chase_cycle_ns(void *start, size_t n, int warm, const calib_timing *t) {
   void **cursor = (void **)start;
   if (warm) k_chase(&cursor, (n + 15) / 16 * 16); /* one lap brings the set into the cache */
-  return 1e9 * calib_best(k_chase, &cursor, 16, t);
+  return 1e9 * calib_measure(k_chase, &cursor, 16, t);
 }
 
 double calib_chase_ns(void *buf, size_t bytes, size_t stride, int warm, gsl_rng *rng, const calib_timing *t) {
@@ -236,10 +236,11 @@ double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads,
   if (ok == nthreads) {
     /* Units per run sized on one thread alone; with all threads running each unit
      * only gets slower, so every run lasts at least min_s. */
-    double per_unit = calib_best(k_stream, &th[0].arg, 1, t);
+    double per_unit = calib_measure(k_stream, &th[0].arg, 1, t);
     uint64_t passes = (uint64_t)(t->min_s / (per_unit > 0 ? per_unit : 1e-9)) + 1;
-    double best = -1;
-    for (int trial = 0; trial < t->trials; trial++) {
+    double *d = malloc((size_t)(t->trials > 0 ? t->trials : 1) * sizeof *d);
+    int nd = 0;
+    for (int trial = 0; d && trial < t->trials; trial++) {
       for (uint32_t i = 0; i < nthreads; i++) th[i].passes = passes;
       double s;
       if (nthreads == 1) {
@@ -249,8 +250,10 @@ double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads,
       } else {
         s = stream_run(th, nthreads);
       }
-      if (s > 0 && (best < 0 || s < best)) best = s;
+      if (s > 0) d[nd++] = s;
     }
+    double best = d ? calib_statistic(d, (size_t)nd, t) : 0;
+    free(d);
     if (best > 0) bw = (double)nthreads * (double)passes * (double)chunk * sizeof(uint64_t) / best;
   }
   if (repin) (void)pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);

@@ -145,11 +145,14 @@ int calib_ompcost_run(const char *probe, int threads, const calib_timing *t, dou
   snprintf(a_trials, sizeof a_trials, "%d", t->trials);
   snprintf(a_min, sizeof a_min, "%.17g", t->min_s);
   snprintf(a_threads, sizeof a_threads, "%d", threads);
-  char *argv[] = {(char *)probe, "--trials", a_trials, "--min-s", a_min, NULL, NULL, NULL};
+  char *argv[9] = {(char *)probe, "--trials", a_trials, "--min-s", a_min};
+  int argn = 5;
   if (threads > 0) {
-    argv[5] = "--threads";
-    argv[6] = a_threads;
+    argv[argn++] = "--threads";
+    argv[argn++] = a_threads;
   }
+  if (t->typical) argv[argn++] = "--median";
+  argv[argn] = NULL;
 
   /* Close-on-exec pipes, so a probe started from one thread does not hold the pipes of
    * another; dup2 in the child clears the flag on its own ends. */

@@ -7,7 +7,7 @@
  * empty asm barrier after every op keeps each op a separate scalar instruction. Loop
  * overhead (counter add, compare-and-branch) shares the integer ports with ialu ops, so
  * ialu throughput reads slightly low: we report what the kernel measures. The timing
- * loop itself (calib_best) is in calib_time.c. */
+ * loop itself (calib_measure) is in calib_time.c. */
 #include <stdint.h>
 
 #include "cpu/calib_impl.h"
@@ -190,7 +190,7 @@ CALIB_KERNEL static void k_load_thr(void *arg, uint64_t n) {
 // clang-format on
 
 double calib_add_chain_s(const calib_timing *t) {
-  return calib_best(k_iadd_lat, NULL, 8, t);
+  return calib_measure(k_iadd_lat, NULL, 8, t);
 }
 
 void calib_op_s(int op, const calib_timing *t, double *thr_s, double *lat_s) {
@@ -230,6 +230,6 @@ void calib_op_s(int op, const calib_timing *t, double *thr_s, double *lat_s) {
       break;
     default: break;
   }
-  *thr_s = thr ? calib_best(thr, arg, unit, t) : 0;
-  *lat_s = lat ? calib_best(lat, NULL, 8, t) : 0;
+  *thr_s = thr ? calib_measure(thr, arg, unit, t) : 0;
+  *lat_s = lat ? calib_measure(lat, NULL, 8, t) : 0;
 }

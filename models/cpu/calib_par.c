@@ -48,7 +48,7 @@ double calib_mlp(size_t bytes, gsl_rng *rng, const calib_timing *t) {
   for (int k = 1; k <= 32; k *= 2) {
     c.k = k;
     for (int j = 0; j < k; j++) c.start[j] = perm[(lines / (size_t)k) * (size_t)j] * 8;
-    double s = calib_best(run_chains, &c, (uint64_t)k, t);
+    double s = calib_measure(run_chains, &c, (uint64_t)k, t);
     if (k == 1) one = s;
     else if (s > 0 && one / s > best) best = one / s;
   }
@@ -77,5 +77,5 @@ static void run_calls(void *arg, uint64_t n) {
 
 double calib_call_s(const calib_timing *t) {
   calls c = {0};
-  return calib_best(run_calls, &c, 2, t);
+  return calib_measure(run_calls, &c, 2, t);
 }

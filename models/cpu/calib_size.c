@@ -18,9 +18,9 @@
 int calib_effective_index(const uint64_t *sizes, const double *ns, size_t n, double near_ns, double dram_ns) {
   double mid = 0.5 * (near_ns + dram_ns);
   int best = -1;
-  /* The largest qualifying size, not the first before a rise: every figure is the best of
-   * many trials, and other load only ever slows a trial, so a fast reading at a larger
-   * size is evidence that the capacity is there while a slow one may be a disturbance. */
+  /* The largest qualifying size, not the first before a rise: other load only ever slows
+   * a trial, so a fast reading at a larger size is evidence that the capacity is there
+   * while a slow one may be a disturbance. */
   for (size_t i = 0; i < n; i++) {
     if (!(ns[i] > 0) || !isfinite(ns[i]) || !(ns[i] <= mid)) continue; /* failed or too slow */
     if (best < 0 || sizes[i] > sizes[best]) best = (int)i;
@@ -56,12 +56,8 @@ uint32_t calib_size_sweep(uint64_t near_bytes, double near_ns, uint64_t top, siz
     void *buf = calib_buffer((size_t)b, &h);
     if (huge) *huge |= h;
     double x = buf ? calib_chase_ns(buf, (size_t)b, stride, 1, rng, t) : 0;
-    /* A second round on a fresh permutation, as the latency code does: a burst of other
-     * load can spoil one stretch of trials but rarely both. */
-    if (buf && x > 0 && again) {
-      double y = calib_chase_ns(buf, (size_t)b, stride, 1, rng, t);
-      if (y > 0 && y < x) x = y;
-    }
+    /* A second round on a fresh permutation, as the latency code does (calib_rounds). */
+    if (buf && x > 0 && again) x = calib_rounds(x, calib_chase_ns(buf, (size_t)b, stride, 1, rng, t), t);
     calib_buffer_free(buf);
     if (!(x > 0)) {
       if (oom_bytes) *oom_bytes = b;

@@ -22,6 +22,7 @@
 #include "ppt/cachesim.h"
 #include "ppt/calib.h"
 #include "ppt/hwspec.h"
+#include "ppt/io.h"
 
 /* One quick calibration for the whole suite (unchecked fixture: runs in the parent
  * before the forked tests, which see its result). */
@@ -804,18 +805,26 @@ START_TEST(repeat_medians) {
 }
 END_TEST
 
+/* Runs a `ppt calibrate` that must succeed and loads the spec it wrote to out. 0, or -1
+ * (with a note) when ppt is not built. */
+static int calibrate_and_load(const char *const *args, const char *out, ppt_hwspec *hw) {
+  int rc = run_ppt(args);
+  if (rc == -1) {
+    fprintf(stderr, "build/bin/ppt not built: CLI test skipped\n");
+    return -1;
+  }
+  ck_assert_int_eq(rc, 0);
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_load(out, hw, &err) == 0, "%s", err.msg);
+  return 0;
+}
+
 START_TEST(cli_writes_loadable_spec) {
   char *root = fake_root();
   char *out = path_join(root, "host.json");
   const char *ok[] = {"ppt", "calibrate", "--quick", "--seed", "3", "-o", out, NULL};
-  int rc = run_ppt(ok);
-  if (rc == -1) {
-    fprintf(stderr, "build/bin/ppt not built: CLI test skipped\n");
-  } else {
-    ck_assert_int_eq(rc, 0);
-    ppt_hwspec hw;
-    ppt_err err;
-    ck_assert_msg(ppt_hwspec_load(out, &hw, &err) == 0, "%s", err.msg);
+  ppt_hwspec hw;
+  if (calibrate_and_load(ok, out, &hw) == 0) {
     ck_assert_str_eq(hw.name, "host");
     /* the file carries the one-core DRAM figure, with its citation */
     ck_assert(hw.dram_core_bw_bytes_per_s > 0 && isfinite(hw.dram_core_bw_bytes_per_s));
@@ -840,6 +849,58 @@ START_TEST(cli_writes_loadable_spec) {
     free(nodir);
   }
   free(out);
+  rm_rf(root);
+  free(root);
+}
+END_TEST
+
+/* --combine: the medians of spec files, through the CLI (the same median code as
+ * repeat_medians above, which checks it figure by figure). */
+START_TEST(cli_combine) {
+  char *root = fake_root();
+  char *src = path_join(env_dir("PPT_SOURCE_DIR"), "hwspecs/host.json");
+  ppt_hwspec base;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_load(src, &base, &err) == 0, "%s", err.msg);
+  const double mlp[3] = {9, 3, 7};
+  char *files[3];
+  for (int i = 0; i < 3; i++) {
+    char name[32], t[32];
+    snprintf(name, sizeof name, "round-%d.json", i);
+    files[i] = path_join(root, name);
+    ppt_hwspec h = base;
+    h.mlp = mlp[i];
+    snprintf(t, sizeof t, "round %d", i);
+    set_cite(&h, "mlp", t);
+    char *text = ppt_hwspec_to_json(&h);
+    ck_assert_ptr_nonnull(text);
+    ck_assert_int_eq(ppt_io_write_file(files[i], text, &err), 0);
+    free(text);
+  }
+  char *out = path_join(root, "combined.json");
+  const char *ok[] = {"ppt", "calibrate", "--combine", "-o", out, files[0], files[1], files[2], NULL};
+  ppt_hwspec hw;
+  if (calibrate_and_load(ok, out, &hw) == 0) {
+    ck_assert(hw.mlp == 7);
+    ck_assert_str_eq(cite_of(&hw, "mlp"), "round 2");
+    ck_assert_ptr_nonnull(strstr(hw.source, "medians of 3 specs"));
+    const char *none[] = {"ppt", "calibrate", "--combine", NULL};
+    ck_assert_int_eq(run_ppt(none), 2);
+    const char *rep[] = {"ppt", "calibrate", "--combine", "--repeat", "3", files[0], NULL};
+    ck_assert_int_eq(run_ppt(rep), 2);
+    char *missing = path_join(root, "missing.json");
+    const char *miss[] = {"ppt", "calibrate", "--combine", files[0], missing, NULL};
+    ck_assert_int_eq(run_ppt(miss), 2);
+    free(missing);
+    /* another machine's spec cannot be combined with this one's */
+    char *other = path_join(env_dir("PPT_SOURCE_DIR"), "hwspecs/amd-opteron-6168-magny-cours.json");
+    const char *mix[] = {"ppt", "calibrate", "--combine", files[0], other, NULL};
+    ck_assert_int_eq(run_ppt(mix), 2);
+    free(other);
+  }
+  for (int i = 0; i < 3; i++) free(files[i]);
+  free(out);
+  free(src);
   rm_rf(root);
   free(root);
 }
@@ -874,6 +935,7 @@ int main(void) {
   TCase *c = tcase_create("cli");
   tcase_set_timeout(c, 60);
   tcase_add_test(c, cli_writes_loadable_spec);
+  tcase_add_test(c, cli_combine);
   suite_add_tcase(s, c);
   return ppt_test_run(s);
 }

@@ -114,7 +114,7 @@ END_TEST
 START_TEST(miss_cost_positive) {
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(rng, 11);
-  calib_timing t = {0.001, 5};
+  calib_timing t = {0.001, 5, 0};
   /* 1024 pages: beyond any first-level DTLB (64-96 entries), within the second */
   int huge = -1;
   double ns = calib_tlb_miss_ns(1024, &huge, rng, &t);

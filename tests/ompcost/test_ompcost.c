@@ -30,7 +30,7 @@
 #endif
 
 /* Short trials: the tests check the plumbing and plausibility, not the figure. */
-static const calib_timing k_fast = {0.0005, 3};
+static const calib_timing k_fast = {0.0005, 3, 0};
 
 /* ---- helpers ---- */
 
@@ -229,7 +229,7 @@ START_TEST(runner_parses_fake_probe_and_passes_args_and_env) {
            dir, dir);
   char *probe = fake_probe(dir, "probe", body);
   setenv("PPT_OMPCOST_TEST_MARK", "inherited-42", 1);
-  calib_timing t = {0.0005, 7};
+  calib_timing t = {0.0005, 7, 0};
   calib_ompcost r;
   ppt_err err;
   ck_assert_msg(calib_ompcost_run(probe, 3, &t, 30, &r, &err) == 0, "%s", err.msg);
