@@ -19,7 +19,9 @@ static void help(void) {
       "from Linux sysfs; clock from a timed dependent-add chain; load-to-use latency per\n"
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
       "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
-      "alone); throughput and latency of each op class; the cost of a mispredicted branch\n"
+      "alone); misses in flight, for random lines and for a column walk whose lines all\n"
+      "fall in one L1 set (mlp, mlp_same_set); throughput and latency of each op class;\n"
+      "the cost of a mispredicted branch\n"
       "(a loop branching on random bytes against the same bytes sorted); the cost of an\n"
       "empty OpenMP parallel region on all CPUs and on one thread, timed by ppt-ompcost\n"
       "(installed next to ppt; $PPT_OMPCOST overrides), a process without SimGrid, whose\n"
@@ -56,6 +58,8 @@ static void spread(FILE *f, const char *what, const ppt_hwspec *runs, size_t n, 
 }
 static double get_clock(const ppt_hwspec *h) { return h->clock_hz / 1e9; }
 static double get_mlp(const ppt_hwspec *h) { return h->mlp; }
+static double get_ssl(const ppt_hwspec *h) { return h->mlp_same_set_load; }
+static double get_sss(const ppt_hwspec *h) { return h->mlp_same_set_store; }
 static double get_fj(const ppt_hwspec *h) { return h->fork_join_cycles; }
 static double get_fjs(const ppt_hwspec *h) { return h->fork_join_serial_cycles; }
 static double get_llc(const ppt_hwspec *h) { return (double)h->levels[h->nlevels - 1].size / (1 << 20); }
@@ -65,6 +69,8 @@ static void print_spread(FILE *f, const ppt_hwspec *runs, size_t n, const ppt_hw
   spread(f, "clock GHz", runs, n, get_clock(med), get_clock);
   spread(f, "last level MiB", runs, n, get_llc(med), get_llc);
   spread(f, "mlp", runs, n, get_mlp(med), get_mlp);
+  spread(f, "mlp_same_set load", runs, n, get_ssl(med), get_ssl);
+  spread(f, "mlp_same_set store", runs, n, get_sss(med), get_sss);
   spread(f, "fork_join cycles", runs, n, get_fj(med), get_fj);
   spread(f, "fork_join_serial cycles", runs, n, get_fjs(med), get_fjs);
   spread(f, "DRAM one core GB/s", runs, n, get_dram(med), get_dram);
@@ -127,6 +133,13 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   fprintf(f, "%-18s %10.3g %10.3g  (branch on random bytes %.3g ns, sorted %.3g ns)\n", "branch_miss",
           r->branch_miss_ns, hw->branch_miss_cycles, r->branch_random_ns, r->branch_sorted_ns);
   fprintf(f, "mlp %.3g misses in flight\n", hw->mlp);
+  if (r->same_set_load_ns > 0)
+    fprintf(f,
+            "mlp_same_set load %.3g, store %.3g  (column walk, %u x %u rows of %" PRIu64
+            " B, one %s set: %.3g ns per line loaded, %.3g stored%s)\n",
+            hw->mlp_same_set_load, hw->mlp_same_set_store, r->same_set_bufs, r->same_set_rows,
+            r->same_set_row_bytes, hw->levels[0].name, r->same_set_load_ns, r->same_set_store_ns,
+            r->same_set_capped ? "; capped at mlp" : "");
   if (hw->notes[0]) fprintf(f, "\nnotes: %s\n", hw->notes);
   fprintf(f, "(%.1f s)\n", r->seconds);
 }
@@ -175,6 +188,16 @@ static json_object *measured_json(const ppt_calib_result *r) {
   }
   json_object_object_add(m, "ops", ops);
   json_object_object_add(m, "mlp", json_object_new_double(r->mlp));
+  if (r->same_set_load_ns > 0) {
+    json_object *ss = json_object_new_object();
+    json_object_object_add(ss, "row_bytes", json_object_new_int64((int64_t)r->same_set_row_bytes));
+    json_object_object_add(ss, "rows", json_object_new_int64(r->same_set_rows));
+    json_object_object_add(ss, "matrices", json_object_new_int64(r->same_set_bufs));
+    json_object_object_add(ss, "load_ns_per_line", json_object_new_double(r->same_set_load_ns));
+    json_object_object_add(ss, "store_ns_per_line", json_object_new_double(r->same_set_store_ns));
+    json_object_object_add(ss, "capped_at_mlp", json_object_new_boolean(r->same_set_capped));
+    json_object_object_add(m, "same_set", ss);
+  }
   json_object_object_add(m, "call_ns", json_object_new_double(r->call_ns));
   json_object_object_add(m, "fork_join_ns", json_object_new_double(r->fork_join_ns));
   json_object_object_add(m, "fork_join_serial_ns", json_object_new_double(r->fork_join_serial_ns));

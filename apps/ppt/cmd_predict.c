@@ -17,6 +17,11 @@
 #include "ppt/progmodel.h"
 #include "ppt/trace.h"
 
+/* part / of as a JSON number; null when of is 0. */
+static json_object *share(uint64_t part, uint64_t of) {
+  return of ? json_object_new_double((double)part / (double)of) : NULL;
+}
+
 static void help(void) {
   ppt_tc_policy def;
   ppt_tc_policy_default(&def);
@@ -316,15 +321,19 @@ int ppt_cmd_predict(int argc, char **argv) {
         json_object_object_add(l, "name", json_object_new_string(hw.levels[k].name));
         json_object_object_add(l, "hit_rate", isnan(h) ? NULL : json_object_new_double(h));
         json_object_object_add(l, "local_hit_rate", isnan(lh) ? NULL : json_object_new_double(lh));
-        /* Of the references this level served, the share the prefetcher model covered. */
-        if (k > 0)
-          json_object_object_add(l, "prefetched", q->served[k] ? json_object_new_double((double)q->streamed[k] / (double)q->served[k]) : NULL);
+        /* Of the references this level served, the shares the prefetcher model covered
+         * and whose first-level miss queued on one set (ppt/missq.h). */
+        if (k > 0) {
+          json_object_object_add(l, "prefetched", share(q->streamed[k], q->served[k]));
+          json_object_object_add(l, "same_set", share(q->bunched[k], q->served[k]));
+        }
         json_object_array_add(lv, l);
       }
       json_object_object_add(e, "levels", lv);
       json_object *dr = json_object_new_object();
       json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[q->nlevels]));
-      json_object_object_add(dr, "prefetched", q->served[q->nlevels] ? json_object_new_double((double)q->streamed[q->nlevels] / (double)q->served[q->nlevels]) : NULL);
+      json_object_object_add(dr, "prefetched", share(q->streamed[q->nlevels], q->served[q->nlevels]));
+      json_object_object_add(dr, "same_set", share(q->bunched[q->nlevels], q->served[q->nlevels]));
       json_object_object_add(e, "dram", dr);
       if (q->ntlb && q->counted_refs) {
         /* Data TLB: the share of references missing every TLB level up to this one. */

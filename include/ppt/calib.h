@@ -14,6 +14,9 @@
  *               cores share the level (the schema's figure is per instance) and all
  *               cores for DRAM; DRAM again with one thread alone (one core's misses in
  *               flight bound what it streams, often well under the socket's figure);
+ *   same set    column walks over matrices whose rows are the first level's set
+ *               stride (every line of a column in one L1 set), storing and loading: the
+ *               last level's latency over ns per line is mlp_same_set;
  *   ops         independent chains (throughput) and one dependent chain (latency) of
  *               each op class, kept alive with empty asm barriers.
  *   branch miss a loop branching on random bytes against the same loop on the same
@@ -150,6 +153,16 @@ typedef struct ppt_calib_result {
   double op_lat_ns[PPT_HW_NOPCLASS]; /* ns per op, dependent chain */
   int huge_pages;       /* transparent huge pages were requested for buffers */
   double mlp;           /* misses in flight (chases over DRAM: best speedup of k chains) */
+  /* Misses queued on one first-level set (calib_par.c): column walks over
+   * same_set_bufs matrices of same_set_rows rows of same_set_row_bytes (L1 size / ways,
+   * so a column maps to one L1 set), served by the last cache level; ns per line stored
+   * and loaded. The spec's mlp_same_set.{load,store} is the last level's latency over
+   * these, clamped to [1, mlp] (same_set_capped: 1 when a figure had to be). 0: not
+   * measured. */
+  uint64_t same_set_row_bytes;
+  uint32_t same_set_rows, same_set_bufs;
+  double same_set_load_ns, same_set_store_ns;
+  int same_set_capped;
   double call_ns;       /* one libm call (exp/log) */
   double fork_join_ns;  /* one OpenMP region on fork_join_threads (all CPUs) */
   double fork_join_serial_ns; /* the same region run by one thread (serialised) */

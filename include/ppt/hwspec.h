@@ -84,6 +84,10 @@ typedef struct ppt_hwspec {
                                     thread's block sequence; 0 = unknown (not charged) */
   double mlp;                    /* memory-level parallelism: cache misses one core keeps in
                                     flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
+  /* Misses in flight when a thread's misses queue on one first-level set (a column walk
+   * whose stride is a multiple of the set stride, e.g. 4 KiB rows on a 32 KiB 8-way L1):
+   * file key "mlp_same_set": {"load": x, "store": y}. 0 = unknown: mlp applies. */
+  double mlp_same_set_load, mlp_same_set_store;
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];
   uint32_t ntlb;                 /* data-TLB levels, 0: none given (no TLB is modelled) */

@@ -41,6 +41,13 @@ typedef struct ppt_mem_access {
    * served at level k or beyond. Write-backs cost level k's bandwidth, not latency: the
    * core does not wait for them. All 0 (the default): no write-back traffic. */
   double writeback[PPT_HW_MAX_LEVELS + 1];
+  /* MISS memory model only: per memory level k >= 1, the fraction of the accesses
+   * served there whose first-level miss queued on one set behind the thread's earlier
+   * misses (ppt/missq.h), loads and stores apart (their sum <= 1): they wait out the
+   * latency with hwspec mlp_same_set_load / _store misses in flight instead of mlp
+   * (ppt_tracesim_result's bunched counts). All 0 (the default): none. */
+  double bunched_loads[PPT_HW_MAX_LEVELS + 1];
+  double bunched_stores[PPT_HW_MAX_LEVELS + 1];
 } ppt_mem_access;
 
 /* A reuse-distance histogram (distances in cache lines; see DESIGN.md): count[i]
@@ -132,8 +139,9 @@ typedef enum ppt_compute_model {
  *         level k >= 1 moves a line and costs max(latency_k / mlp, block_bytes /
  *         bandwidth_k) (Little's law: mlp misses in flight, or the bandwidth, whichever
  *         binds), the latency term left out where a prefetcher had asked for the line
- *         (ppt_mem_access.prefetched). Hit rates are per line access already, so
- *         nothing is divided by b. */
+ *         (ppt_mem_access.prefetched), and with mlp_same_set misses in flight instead
+ *         of mlp for misses queued on one first-level set (ppt_mem_access.bunched_*).
+ *         Hit rates are per line access already, so nothing is divided by b. */
 typedef enum ppt_memory_model {
   PPT_MEMORY_AMM = 0,
   PPT_MEMORY_MISS = 1,

@@ -71,6 +71,9 @@ typedef struct ppt_tracesim_result {
    * misses continuing a sequential stream within a 4 KiB page). */
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1]; /* of `served`, the stores */
+  /* Of `served` beyond the first level, the references whose first-level miss queued on
+   * one set behind the thread's earlier misses (ppt/missq.h), and of those the stores. */
+  uint64_t bunched[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
   /* Data TLB (hwspec "tlb"; ntlb 0: the spec has none and nothing was simulated): each
    * thread's own TLB levels, LRU caches of pages, looked up once per reference with its
    * first byte. Counted references by the TLB level that held the translation (index

@@ -7,6 +7,7 @@
  * filtered counts be kept here, per level, in the same line-access unit as the
  * simulator's own counters (which count every reference, filtered or not). */
 #include "ppt/tracesim.h"
+#include "ppt/missq.h"
 #include "ppt/prefetch.h"
 
 #include <gsl/gsl_rng.h>
@@ -43,7 +44,11 @@ typedef struct ppt_tracesim_tally {
   uint64_t refs, line_refs, counted_refs, loads, stores;
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1];
+  /* Of `served`, the references whose first-level miss queued on one set (ppt/missq.h),
+   * and of those the stores. */
+  uint64_t bunched[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
   ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
+  ppt_missq *mq;    /* each thread's recent first-level miss sets */
   /* The data TLB: a second simulator whose "lines" are pages (NULL: the spec has no
    * TLB). An address goes in shifted right by tlb_shift, so that its page number is
    * the simulator's line number whatever the page size (cachesim lines stop at 4 KiB). */
@@ -153,12 +158,16 @@ static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   /* An access straddling two pages is rare enough not to be translated twice. Every
    * reference, counted or not, shapes the TLB's contents. */
   if (r->tlb) tlb_lookup(r, thread, a, count);
-  /* The prefetchers see every access, counted or not. */
+  /* The prefetchers see every access, counted or not; so does the queue of miss sets,
+   * with the reference's first line (the one its first-level miss is for, mostly). */
   int covered = ppt_prefetch_access(r->pf, thread, a, dref > 0);
+  int bunched = dref > 0 && ppt_missq_push(r->mq, thread, a >> r->line_bits);
   if (count) {
     r->served[dref]++;
     r->served_stores[dref] += (unsigned)store;
     r->streamed[dref] += (unsigned)covered;
+    r->bunched[dref] += (unsigned)bunched;
+    r->bunched_stores[dref] += (unsigned)(bunched & store);
     tally(r->racc, r->rmiss, r->nlevels, dref);
     r->counted_refs++;
     r->stores += (unsigned)store;
@@ -249,6 +258,8 @@ static void fill_result(const run *r, uint32_t threads, ppt_tracesim_result *out
   memcpy(out->served, r->served, sizeof out->served);
   memcpy(out->streamed, r->streamed, sizeof out->streamed);
   memcpy(out->served_stores, r->served_stores, sizeof out->served_stores);
+  memcpy(out->bunched, r->bunched, sizeof out->bunched);
+  memcpy(out->bunched_stores, r->bunched_stores, sizeof out->bunched_stores);
   out->ntlb = r->ntlb;
   memcpy(out->tlb_served, r->tlb_served, sizeof out->tlb_served);
   for (uint32_t j = 0; j < r->ntlb; j++)
@@ -365,7 +376,10 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
     ppt_cachesim_seed(r->sim, seed);
     r->nlevels = ppt_cachesim_nlevels(r->sim);
     while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
-    if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits)))
+    /* hw passed ppt_hwspec_validate in ppt_cachesim_create: a power-of-two set count. */
+    uint64_t sets = hw->levels[0].size / ((uint64_t)hw->levels[0].assoc * hw->levels[0].line);
+    if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits)) ||
+        !(r->mq = ppt_missq_new(nthreads ? nthreads : 1, sets)))
       rc = ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   }
   if (rc) {
@@ -390,6 +404,7 @@ void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, pp
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   if (!t) return;
   ppt_prefetch_free(t->pf);
+  ppt_missq_free(t->mq);
   free(t->tlb_last);
   ppt_cachesim_free(t->tlb);
   ppt_cachesim_free(t->sim);

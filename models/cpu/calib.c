@@ -21,6 +21,12 @@
 #define DRAM_FACTOR 8
 #define DRAM_MIN_BYTES (UINT64_C(64) << 20)
 #define DRAM_MAX_BYTES (UINT64_C(1) << 30)
+/* Same-set column walk (mlp_same_set): matrices of 512 rows of one L1 set stride, 4 of
+ * them by default (8 MiB with 4 KiB rows: the lead's experiment on the validation VM),
+ * more when that is under 4x the level inside the last, fewer when over half the last. */
+#define SAME_SET_ROWS 512
+#define SAME_SET_BUFS 4
+#define SAME_SET_MAX_BUFS 64
 
 void ppt_calib_config_default(ppt_calib_config *cfg) {
   memset(cfg, 0, sizeof *cfg);
@@ -360,6 +366,30 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
                                            out->ret_share[k], &huge);
     any_huge |= huge;
   }
+  /* Misses queued on one first-level set (calib_par.c): column walks whose rows are the
+   * L1 set stride, so every line of a column maps to one L1 set. The matrices together
+   * are at least 4x the level inside the last (a column, revisited one whole walk
+   * later, has left it) and at most half of what the last level holds, as the spec will
+   * say (a stream's capacity when that replaces the size below): the last level serves
+   * every miss, and its latency is the one the figure is set against. */
+  if (!rc && n >= 2) {
+    const ppt_hw_level *l1 = &hw->levels[0];
+    uint64_t row = l1->size / l1->assoc, mat = row * SAME_SET_ROWS;
+    uint64_t inner = hw->levels[n - 2].size, last = hw->levels[n - 1].size;
+    uint64_t cap = out->ret_capacity[n - 1];
+    if (cap > inner && cap < out->sysfs.levels[n - 1].size) last = cap;
+    uint32_t nb = SAME_SET_BUFS;
+    while ((uint64_t)nb * mat < 4 * inner && nb < SAME_SET_MAX_BUFS) nb++;
+    while (nb > 1 && (uint64_t)nb * mat > last / 2) nb--;
+    out->same_set_row_bytes = row;
+    out->same_set_rows = SAME_SET_ROWS;
+    out->same_set_bufs = nb;
+    if (calib_same_set_ns(row, l1->line, SAME_SET_ROWS, nb, &t_mem, &out->same_set_load_ns,
+                          &out->same_set_store_ns, &huge))
+      rc = ppt_err_set(err, PPT_ERUN, "calibrate: out of memory (%llu bytes for the same-set column walk)",
+                       (unsigned long long)((uint64_t)nb * mat));
+    any_huge |= huge;
+  }
   if (rc) return rc;
   out->huge_pages = any_huge;
 
@@ -438,6 +468,26 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
    * result to wait for (0 = free, per docs/hwspec.md). */
   hw->ops[PPT_HW_LOADST].latency = hw->levels[0].latency_cycles;
   hw->mlp = sig3(out->mlp);
+  /* mlp_same_set: the last level serves the column walk's misses, so the latency the
+   * spec gives it over the cycles per line is how many of them overlap. Never more than
+   * mlp (a walk queued on one set is no better than random misses: above it is noise)
+   * nor less than 1. */
+  if (out->same_set_load_ns > 0 && out->same_set_store_ns > 0) {
+    const double ns[2] = {out->same_set_load_ns, out->same_set_store_ns};
+    double *fig[2] = {&hw->mlp_same_set_load, &hw->mlp_same_set_store};
+    for (int i = 0; i < 2; i++) {
+      double x = hw->levels[n - 1].latency_cycles / (ns[i] * cyc_ns);
+      if (x > hw->mlp) {
+        calib_note(notes, sizeof notes, "mlp_same_set.%s measured %.3g, above mlp; capped at mlp.",
+                   i ? "store" : "load", x);
+        x = hw->mlp;
+        out->same_set_capped = 1;
+      }
+      if (x < 1) x = 1;
+      x = sig3(x);
+      *fig[i] = x > hw->mlp ? hw->mlp : x;
+    }
+  }
   hw->call_cycles = out->call_ns > 0 ? sig3(out->call_ns * cyc_ns) : 0;
   hw->fork_join_cycles = out->fork_join_ns > 0 ? sig3(out->fork_join_ns * cyc_ns) : 0;
   hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
@@ -498,6 +548,18 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   cite(hw, "cores", "sysfs cpu0 topology: %u logical CPUs in the package (%s), %u per core",
        pkg ? pkg : out->online_cpus, pkg ? "package_cpus_list" : "sysconf, no topology", out->smt);
   cite(hw, "mlp", "independent random pointer chases beyond the caches: k chains run %.3gx as many accesses/s as one (best k of 2..32)", out->mlp);
+  for (int i = 0; i < 2 && hw->mlp_same_set_load > 0; i++) {
+    char l1s[32], tot[32];
+    double ns = i ? out->same_set_store_ns : out->same_set_load_ns;
+    cite(hw, i ? "mlp_same_set.store" : "mlp_same_set.load",
+         "ppt calibrate%s: column walk %s, %u x %u rows of %s (%s set stride: a column is one set; %s), "
+         "%s of %d trials: %.3g ns per line (%s %.3g); %s latency %.3g ns",
+         when, i ? "storing" : "loading", out->same_set_bufs, out->same_set_rows,
+         human(out->same_set_row_bytes, l1s, sizeof l1s), hw->levels[0].name,
+         human((uint64_t)out->same_set_bufs * out->same_set_rows * out->same_set_row_bytes, tot, sizeof tot),
+         stat, t_mem.trials, ns, i ? "loaded" : "stored", i ? out->same_set_load_ns : out->same_set_store_ns,
+         hw->levels[n - 1].name, hw->levels[n - 1].latency_cycles / cyc_ns);
+  }
   if (hw->call_cycles > 0)
     cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call", out->call_ns);
   const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";

@@ -205,6 +205,14 @@ int calib_tlb_measure(const calib_tlb_geo *g, uint64_t cache_bytes, gsl_rng *rng
 /* Misses one core keeps in flight: accesses/s of up to 32 independent random chases over
  * `bytes` (beyond the caches) divided by one chase's. */
 double calib_mlp(size_t bytes, gsl_rng *rng, const calib_timing *t);
+/* Misses queued on one first-level set: ns per line of column walks over `nbuf`
+ * row-major matrices of `rows` rows of `row_bytes` (the first level's set stride, so a
+ * column maps to one L1 set), one 64-bit word per `line` of each column, columns left
+ * to right, matrix after matrix; timed once storing (*store_ns) and once loading and
+ * summing (*load_ns). Buffers from calib_buffer (*huge: huge pages accepted). -1 when
+ * out of memory or the geometry is unusable (row_bytes not a multiple of line), else 0. */
+int calib_same_set_ns(uint64_t row_bytes, uint32_t line, size_t rows, size_t nbuf, const calib_timing *t,
+                      double *load_ns, double *store_ns, int *huge);
 /* Seconds per libm call (exp and log alternating, results used). */
 double calib_call_s(const calib_timing *t);
 /* The threads calib_fork_join_s runs for `threads`: itself when positive, else

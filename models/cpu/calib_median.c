@@ -42,6 +42,8 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
   add(f, &hw->fork_join_serial_cycles, "fork_join_serial_cycles");
   add(f, &hw->branch_miss_cycles, "branch_miss_cycles");
   add(f, &hw->mlp, "mlp");
+  add(f, &hw->mlp_same_set_load, "mlp_same_set.load");
+  add(f, &hw->mlp_same_set_store, "mlp_same_set.store");
   for (uint32_t i = 0; i < hw->nlevels; i++) {
     snprintf(k, sizeof k, "levels[%u].latency_cycles", i);
     add(f, &hw->levels[i].latency_cycles, k);
@@ -101,6 +103,15 @@ static void take_source(ppt_hwspec *out, const ppt_hwspec *run, const char *key)
   if (s && out->nsources < PPT_HW_MAX_SOURCES) out->sources[out->nsources++] = *s;
 }
 
+/* Removes out's citation of `key`, if any (its figure is no longer in the spec). */
+static void drop_source(ppt_hwspec *out, const char *key) {
+  for (uint32_t i = 0; i < out->nsources; i++)
+    if (strcmp(out->sources[i].key, key) == 0) {
+      out->sources[i] = out->sources[--out->nsources];
+      return;
+    }
+}
+
 int ppt_calib_median_spec(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err *err) {
   if (n == 0) return ppt_err_set(err, PPT_EINPUT, "calibrate: no runs to take medians of");
   for (size_t i = 1; i < n; i++)
@@ -149,6 +160,17 @@ int ppt_calib_median_spec(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt
   for (uint32_t k = 1; k < L; k++)
     if (out->levels[k].latency_cycles < out->levels[k - 1].latency_cycles)
       out->levels[k].latency_cycles = out->levels[k - 1].latency_cycles;
+  /* The same for mlp_same_set against mlp (calib.c caps it there: a walk queued on one
+   * set overlaps no more misses than random ones do). When a figure is known in some
+   * runs only, the median may be one run's 0 and the other's not: both or neither. */
+  double *same[2] = {&out->mlp_same_set_load, &out->mlp_same_set_store};
+  for (int i = 0; i < 2; i++)
+    if (out->mlp > 0 && *same[i] > out->mlp) *same[i] = out->mlp;
+  if (!(*same[0] > 0 && *same[1] > 0)) {
+    *same[0] = *same[1] = 0;
+    drop_source(out, "mlp_same_set.load");
+    drop_source(out, "mlp_same_set.store");
+  }
   char note[sizeof out->notes];
   snprintf(note, sizeof note,
            "Each figure is the median of %zu ppt calibrate runs, taken whole from the run that gave it "

@@ -175,6 +175,18 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
     snprintf(m, sizeof m, "%g misses in flight is outside 1..1024", hw->mlp);
     return bad(err, name, "mlp", m);
   }
+  /* Misses queued on one first-level set: like mlp, 1..1024 misses in flight; 0 is
+   * absent, and the two come together (the file's "mlp_same_set" object holds both). */
+  const double same[2] = {hw->mlp_same_set_load, hw->mlp_same_set_store};
+  const char *const same_key[2] = {"mlp_same_set.load", "mlp_same_set.store"};
+  for (int i = 0; i < 2; i++) {
+    if (same[i] != 0 && !(same[i] >= 1 && same[i] <= 1024)) {
+      snprintf(m, sizeof m, "%g misses in flight is outside 1..1024", same[i]);
+      return bad(err, name, same_key[i], m);
+    }
+    if (same[i] == 0 && same[1 - i] != 0)
+      return bad(err, name, same_key[i], "missing while the other mlp_same_set figure is given");
+  }
   if (hw->vector_bits && (!is_pow2(hw->vector_bits) || hw->vector_bits < 32 ||
                           hw->vector_bits > 4096)) {
     snprintf(m, sizeof m, "%u is not a power of two between 32 and 4096", hw->vector_bits);

@@ -86,6 +86,17 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   rc |= add(o, "cores", json_object_new_int64(hw->cores));
   if (hw->vector_bits) rc |= add(o, "vector_bits", json_object_new_int64(hw->vector_bits));
   if (hw->mlp > 0) rc |= add(o, "mlp", num(hw->mlp));
+  /* The file takes both or neither (ppt_hwspec_validate too): a struct with one of them
+   * writes what it has, and the parser then names the missing one rather than the
+   * figure being dropped quietly. */
+  if (hw->mlp_same_set_load > 0 || hw->mlp_same_set_store > 0) {
+    json_object *m = json_object_new_object();
+    if (m) {
+      if (hw->mlp_same_set_load > 0) rc |= add(m, "load", num(hw->mlp_same_set_load));
+      if (hw->mlp_same_set_store > 0) rc |= add(m, "store", num(hw->mlp_same_set_store));
+    }
+    rc |= add(o, "mlp_same_set", m);
+  }
   if (hw->call_cycles > 0) rc |= add(o, "call_cycles", num(hw->call_cycles));
   if (hw->fork_join_cycles > 0) rc |= add(o, "fork_join_cycles", num(hw->fork_join_cycles));
   if (hw->fork_join_serial_cycles > 0)

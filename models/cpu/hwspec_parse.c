@@ -300,8 +300,8 @@ static int parse_sources(pctx *c, json_object *root, json_object *src, ppt_hwspe
 
 static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   static const char *const keys[] = {"name", "source", "notes", "sources", "clock_ghz", "cores",
-                                     "vector_bits", "mlp", "call_cycles", "fork_join_cycles", "fork_join_serial_cycles",
-                                     "branch_miss_cycles", "levels", "tlb", "dram",
+                                     "vector_bits", "mlp", "mlp_same_set", "call_cycles", "fork_join_cycles",
+                                     "fork_join_serial_cycles", "branch_miss_cycles", "levels", "tlb", "dram",
                                      "ops", NULL};
   if (!json_object_is_type(root, json_type_object))
     return fail(c, NULL, "top level must be a JSON object");
@@ -321,6 +321,17 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
     hw->vector_bits = (uint32_t)u;
   }
   if (!rc) rc = get_pos(c, root, "", "mlp", 0, &hw->mlp);
+  json_object *same;
+  if (!rc) rc = get_obj(c, root, "", "mlp_same_set", 0, &same);
+  if (!rc && same) {
+    /* Both figures or neither: a column walk is timed storing and loading alike, and a
+     * half-typed entry is a typo, not an unknown figure. The range (1..1024, like mlp)
+     * is checked in hwspec_check.c. */
+    static const char *const skeys[] = {"load", "store", NULL};
+    rc = check_keys(c, same, "mlp_same_set", skeys);
+    if (!rc) rc = get_pos(c, same, "mlp_same_set", "load", 1, &hw->mlp_same_set_load);
+    if (!rc) rc = get_pos(c, same, "mlp_same_set", "store", 1, &hw->mlp_same_set_store);
+  }
   if (!rc) rc = get_pos(c, root, "", "call_cycles", 0, &hw->call_cycles);
   if (!rc) rc = get_pos(c, root, "", "fork_join_cycles", 0, &hw->fork_join_cycles);
   if (!rc) rc = get_pos(c, root, "", "fork_join_serial_cycles", 0, &hw->fork_join_serial_cycles);

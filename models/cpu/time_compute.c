@@ -40,6 +40,7 @@ typedef struct tc_ctx {
   double served[PPT_TC_MAX_MEM];
   double lambda_sum, beta_sum;
   double mlp; /* misses in flight, >= 1 */
+  double mlp_set_load, mlp_set_store; /* the same for misses queued on one set (>= 1) */
   ppt_memory_model memory;
 } tc_ctx;
 
@@ -109,7 +110,11 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
          * cycles, its bandwidth one every bk; the slower bound is the cost, charged as
          * the transfer (the engine shares it between cores) plus what the waiting adds. */
         double moved = w * n + m->writeback[k] * n; /* lines in and out of level k */
-        double transfer = moved * bk, waiting = w * n * wait * c->lv[k].lat / c->mlp;
+        /* Misses queued on one first-level set overlap less (ppt/missq.h): theirs is
+         * the hwspec's mlp_same_set, loads and stores apart. */
+        double bl = m->bunched_loads[k], bs = m->bunched_stores[k];
+        double per_miss = (1.0 - bl - bs) / c->mlp + bl / c->mlp_set_load + bs / c->mlp_set_store;
+        double transfer = moved * bk, waiting = w * n * wait * c->lv[k].lat * per_miss;
         ls->latency_cycles += fmax(0.0, waiting - transfer);
         ls->bw_cycles += transfer;
         ls->bytes += moved * line;
@@ -234,6 +239,9 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   if (!ppt_tc_compute_name(policy->compute) || !ppt_tc_memory_name(policy->memory))
     return ppt_err_set(err, PPT_EINPUT, "time_compute: unknown compute or memory model");
   tc_ctx c = {.hw = hw, .mlp = hw->mlp >= 1 ? hw->mlp : 1.0, .memory = policy->memory};
+  /* Unknown (0): such misses overlap like any others. */
+  c.mlp_set_load = hw->mlp_same_set_load >= 1 ? hw->mlp_same_set_load : c.mlp;
+  c.mlp_set_store = hw->mlp_same_set_store >= 1 ? hw->mlp_same_set_store : c.mlp;
   /* One core alone streams from a shared level or DRAM at most at its own rate (its
    * misses in flight); the engine shares the instance's bandwidth between cores. */
   for (uint32_t k = 0; k < hw->nlevels; k++)

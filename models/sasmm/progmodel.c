@@ -48,6 +48,7 @@ struct ppt_progmodel {
   ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
   /* What the tasklists share, from the simulation (ppt_progmodel_set_policy remakes them). */
   double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
+  double bunched_loads[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
   ppt_bpred *bp; /* each core's branch predictor, over its block sequence */
   uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
   double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
@@ -155,6 +156,8 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist *
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
     memcpy(ma.prefetched, m->prefetched, sizeof ma.prefetched);
     memcpy(ma.writeback, m->writeback, sizeof ma.writeback);
+    memcpy(ma.bunched_loads, m->bunched_loads, sizeof ma.bunched_loads);
+    memcpy(ma.bunched_stores, m->bunched_stores, sizeof ma.bunched_stores);
     rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, m->local, err);
   }
   if (rc) {
@@ -283,6 +286,13 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     /* Share of each level's (and DRAM's) accesses a stream prefetcher covered. */
     for (uint32_t k = 1; k <= m->nlevels; k++)
       if (m->rates.served[k] > 0) m->prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
+    /* Share of each level's accesses whose first-level miss queued on one set. */
+    for (uint32_t k = 1; k <= m->nlevels; k++)
+      if (m->rates.served[k] > 0) {
+        double sv = (double)m->rates.served[k], bs = (double)m->rates.bunched_stores[k];
+        m->bunched_stores[k] = bs / sv;
+        m->bunched_loads[k] = ((double)m->rates.bunched[k] - bs) / sv;
+      }
     /* A store's dirty line goes back into every level down to the one that served it
      * (ppt_mem_access.writeback): level k takes the stores served at k or beyond. */
     double all = 0, beyond = 0;

@@ -276,6 +276,80 @@ START_TEST(branch_miss) {
 }
 END_TEST
 
+/* mlp_same_set (misses in flight when they queue on one first-level set): optional
+ * object with both "load" and "store", each 1..1024 like mlp; written back only when
+ * given; citable as a whole or per figure; in the struct 0 is absent, and one figure
+ * without the other is refused. */
+#define SAME_SET(extra)                   \
+  "{'name': 'x', 'cores': 4, 'mlp': 7.5," \
+  " 'levels': [{'name': 'L1', 'size': 32768, 'assoc': 8, 'line': 64}]" extra "}"
+START_TEST(mlp_same_set) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(SAME_SET(", 'mlp_same_set': {'load': 5.7, 'store': 3}, 'sources': {'mlp_same_set': "
+                                 "'column walk', 'mlp_same_set.store': '15.5 cycles per line'}"),
+                        &hw, &err) == 0,
+                "%s", err.msg);
+  ck_assert(hw.mlp_same_set_load == 5.7);
+  ck_assert(hw.mlp_same_set_store == 3);
+  ck_assert(hw.mlp == 7.5);
+  ck_assert_uint_eq(hw.nsources, 2);
+  ck_assert_str_eq(hw.sources[0].key, "mlp_same_set");
+  ck_assert_str_eq(hw.sources[1].key, "mlp_same_set.store");
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"mlp_same_set\": {"));
+  ck_assert_ptr_nonnull(strstr(json, "\"load\": 5.7"));
+  ck_assert_ptr_nonnull(strstr(json, "\"store\": 3"));
+  free(json);
+  round_trip(&hw);
+  ppt_hwspec back;
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_int_eq(ppt_hwspec_parse(json, "rt", &back, &err), 0);
+  free(json);
+  ck_assert(back.mlp_same_set_load == 5.7 && back.mlp_same_set_store == 3);
+  /* the bounds themselves are allowed */
+  ck_assert_msg(parse_q(SAME_SET(", 'mlp_same_set': {'load': 1, 'store': 1024}"), &hw, &err) == 0, "%s",
+                err.msg);
+  ck_assert(hw.mlp_same_set_load == 1 && hw.mlp_same_set_store == 1024);
+  /* absent: 0 in the struct and no key written back */
+  ck_assert_msg(parse_q(SAME_SET(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.mlp_same_set_load == 0 && hw.mlp_same_set_store == 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "mlp_same_set"));
+  free(json);
+  round_trip(&hw);
+  /* set in code (what calibrate does): written, and read back the same */
+  hw.mlp_same_set_load = 5.53;
+  hw.mlp_same_set_store = 3.41;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  round_trip(&hw);
+  /* the struct checks: 1..1024 or 0, finite, both or neither */
+  hw.mlp_same_set_store = 0.5;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: mlp_same_set.store: 0.5 misses in flight is outside 1..1024");
+  hw.mlp_same_set_store = NAN;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "mod: mlp_same_set.store: nan misses in flight"));
+  hw.mlp_same_set_store = 2000;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: mlp_same_set.store: 2000 misses in flight is outside 1..1024");
+  hw.mlp_same_set_store = 0;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: mlp_same_set.store: missing while the other mlp_same_set figure is given");
+  /* and to_json does not drop the lone figure quietly: the parser names the missing one */
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_int_eq(ppt_hwspec_parse(json, "one.json", &back, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "one.json: mlp_same_set.store: required key is missing");
+  free(json);
+  hw.mlp_same_set_load = 0;
+  hw.mlp_same_set_store = 4;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: mlp_same_set.load: missing while the other mlp_same_set figure is given");
+  hw.mlp_same_set_store = 0;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+}
+END_TEST
+
 /* Each bad spec must fail with PPT_EINPUT and "bad.json: <key path>...: ..." on one line. */
 static const struct bad {
   const char *what, *json, *key;
@@ -371,6 +445,35 @@ static const struct bad {
      "bad.json: not valid JSON at line 1"},
     {"truncated file", "{'name': 'x', 'cores': 4, 'levels': [", "bad.json: not valid JSON: unexpected end"},
     {"top level not an object", "[1, 2]", "bad.json: top level must be a JSON object"},
+#define SS(obj) "{'name': 'x', 'cores': 4, 'mlp_same_set': " obj ", 'levels': [" LV1 "]}"
+    {"zero same-set load", SS("{'load': 0, 'store': 3}"),
+     "bad.json: mlp_same_set.load: must be a positive number (got 0); leave the key out if unknown"},
+    {"negative same-set store", SS("{'load': 5, 'store': -1}"),
+     "bad.json: mlp_same_set.store: must be a positive number (got -1)"},
+    {"same-set load as a string", SS("{'load': 'x', 'store': 3}"),
+     "bad.json: mlp_same_set.load: must be a number"},
+    {"same-set load as null", SS("{'load': null, 'store': 3}"),
+     "bad.json: mlp_same_set.load: must be a number"},
+    {"same-set store missing", SS("{'load': 5}"), "bad.json: mlp_same_set.store: required key is missing"},
+    {"same-set load missing", SS("{'store': 3}"), "bad.json: mlp_same_set.load: required key is missing"},
+    {"same-set empty object", SS("{}"), "bad.json: mlp_same_set.load: required key is missing"},
+    {"unknown same-set key", SS("{'load': 5, 'store': 3, 'stores': 2}"),
+     "bad.json: mlp_same_set.stores: unknown key (allowed here: load, store)"},
+    {"same-set as a number", SS("5"), "bad.json: mlp_same_set: must be an object"},
+    {"same-set load below 1", SS("{'load': 0.5, 'store': 3}"),
+     "bad.json: mlp_same_set.load: 0.5 misses in flight is outside 1..1024"},
+    {"same-set store above 1024", SS("{'load': 5, 'store': 1025}"),
+     "bad.json: mlp_same_set.store: 1025 misses in flight is outside 1..1024"},
+    {"same-set figure at the top level",
+     "{'name': 'x', 'cores': 4, 'mlp_same_set_load': 5, 'levels': [" LV1 "]}",
+     "bad.json: mlp_same_set_load: unknown key"},
+    {"citation of an absent same-set figure",
+     "{'name': 'x', 'cores': 4, 'levels': [" LV1 "], 'sources': {'mlp_same_set.load': 'a walk'}}",
+     "bad.json: sources.mlp_same_set.load: names no field of this spec"},
+    {"citation of a same-set figure that does not exist",
+     "{'name': 'x', 'cores': 4, 'mlp_same_set': {'load': 5, 'store': 3}, 'levels': [" LV1 "],"
+     " 'sources': {'mlp_same_set.copy': 'a walk'}}",
+     "bad.json: sources.mlp_same_set.copy: names no field of this spec"},
     {"zero vector width", "{'name': 'x', 'cores': 4, 'vector_bits': 0, 'levels': [" LV1 "]}",
      "bad.json: vector_bits: must be positive"},
     {"odd vector width", "{'name': 'x', 'cores': 4, 'vector_bits': 384, 'levels': [" LV1 "]}",
@@ -436,6 +539,7 @@ int main(void) {
   tcase_add_test(tc, round_trips);
   tcase_add_test(tc, dram_core_bandwidth);
   tcase_add_test(tc, branch_miss);
+  tcase_add_test(tc, mlp_same_set);
   tcase_add_test(tc, the_good_base_is_good);
   tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
   tcase_add_test(tc, file_errors_name_the_file);

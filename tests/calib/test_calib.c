@@ -40,6 +40,13 @@ static void calibrate_once(void) {
 
 static int cited(const ppt_hwspec *hw, const char *path);
 
+/* The citation text stored under exactly `key` ("" when none). */
+static const char *cite_text(const ppt_hwspec *hw, const char *key) {
+  for (uint32_t i = 0; i < hw->nsources; i++)
+    if (!strcmp(hw->sources[i].key, key)) return hw->sources[i].text;
+  return "";
+}
+
 static char *path_join(const char *a, const char *b) {
   char *p = malloc(strlen(a) + strlen(b) + 2);
   sprintf(p, "%s/%s", a, b);
@@ -206,6 +213,53 @@ START_TEST(branch_miss_plausible) {
   ck_assert_msg(ppt_hwspec_parse(json, "host.json", &back, &err) == 0, "%s", err.msg);
   free(json);
   ck_assert(back.branch_miss_cycles == hw->branch_miss_cycles);
+}
+END_TEST
+
+/* mlp_same_set: the column walk ran over matrices of 512 rows of one L1 set stride, at
+ * most half the last level unless one matrix alone is more; each figure is the last
+ * level's spec latency over the cycles per line, to 3 digits, within [1, mlp]; cited
+ * with its ns per line; read back. */
+START_TEST(same_set_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  const ppt_hwspec *hw = &r->hw;
+  uint32_t n = hw->nlevels;
+  ck_assert_uint_ge(n, 2);
+  ck_assert_uint_eq(r->same_set_row_bytes, hw->levels[0].size / hw->levels[0].assoc);
+  ck_assert_uint_eq(r->same_set_rows, 512);
+  uint64_t total = (uint64_t)r->same_set_bufs * r->same_set_rows * r->same_set_row_bytes;
+  ck_assert_uint_ge(r->same_set_bufs, 1);
+  if (r->same_set_bufs > 1)
+    ck_assert_msg(2 * total <= r->sysfs.levels[n - 1].size, "walk of %llu bytes, last level %llu",
+                  (unsigned long long)total, (unsigned long long)r->sysfs.levels[n - 1].size);
+  const double ns[2] = {r->same_set_load_ns, r->same_set_store_ns};
+  const double fig[2] = {hw->mlp_same_set_load, hw->mlp_same_set_store};
+  const char *const key[2] = {"mlp_same_set.load", "mlp_same_set.store"};
+  double cyc_ns = hw->clock_hz * 1e-9;
+  for (int i = 0; i < 2; i++) {
+    ck_assert_msg(ns[i] > 0 && isfinite(ns[i]), "%s: %g ns per line", key[i], ns[i]);
+    ck_assert_msg(fig[i] >= 1 && fig[i] <= hw->mlp, "%s %g, mlp %g", key[i], fig[i], hw->mlp);
+    double want = hw->levels[n - 1].latency_cycles / (ns[i] * cyc_ns);
+    if (want > hw->mlp) want = hw->mlp;
+    if (want < 1) want = 1;
+    ck_assert_msg(fabs(fig[i] - want) <= 0.005 * want + 1e-12, "%s %g, want %g (%g cycles / %g ns at %g Hz)",
+                  key[i], fig[i], want, hw->levels[n - 1].latency_cycles, ns[i], hw->clock_hz);
+    ck_assert(cited(hw, key[i]));
+    char per[48];
+    snprintf(per, sizeof per, "%.3g ns per line", ns[i]);
+    ck_assert_msg(strstr(cite_text(hw, key[i]), per) != NULL, "%s lacks %s", cite_text(hw, key[i]), per);
+    ck_assert_ptr_nonnull(strstr(cite_text(hw, key[i]), "column walk"));
+  }
+  /* a capped figure says so in the notes */
+  if (r->same_set_capped) ck_assert_ptr_nonnull(strstr(hw->notes, "capped at mlp"));
+  char *json = ppt_hwspec_to_json(hw);
+  ppt_hwspec back;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_parse(json, "host.json", &back, &err) == 0, "%s", err.msg);
+  free(json);
+  ck_assert(back.mlp_same_set_load == hw->mlp_same_set_load);
+  ck_assert(back.mlp_same_set_store == hw->mlp_same_set_store);
 }
 END_TEST
 
@@ -636,6 +690,8 @@ static void check_citations(const ppt_hwspec *hw, const char *file) {
   NEED(hw->dram_bw_bytes_per_s > 0, "dram.bandwidth_gbs")
   NEED(hw->dram_core_bw_bytes_per_s > 0, "dram.core_bandwidth_gbs")
   NEED(hw->branch_miss_cycles > 0, "branch_miss_cycles")
+  NEED(hw->mlp_same_set_load > 0, "mlp_same_set.load")
+  NEED(hw->mlp_same_set_store > 0, "mlp_same_set.store")
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     NEED(hw->ops[k].per_cycle > 0, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k))
     NEED(hw->ops[k].per_cycle > 0, "ops.%s.latency", ppt_hwspec_opclass_name(k))
@@ -766,10 +822,14 @@ START_TEST(repeat_medians) {
   ck_assert_uint_eq(base.nlevels, 3);
   const double mlp[5] = {9, 3, 7, 1, 6}, fj[5] = {100, 500, 300, 200, 900}; /* means 5.2, 400 */
   const uint64_t mib[5] = {4, 16, 8, 2, 32};
+  /* each run's same-set figures within its mlp, as calibrate writes them */
+  const double ssl[5] = {4, 2, 5, 1, 3}, sss[5] = {2, 3, 1, 1, 4};
   for (int i = 0; i < 5; i++) {
     char t[32];
     runs[i] = base;
     runs[i].mlp = mlp[i];
+    runs[i].mlp_same_set_load = ssl[i];
+    runs[i].mlp_same_set_store = sss[i];
     runs[i].fork_join_cycles = fj[i];
     runs[i].levels[2].size = mib[i] << 20;
     runs[i].levels[2].assoc = 16;
@@ -780,8 +840,15 @@ START_TEST(repeat_medians) {
     set_cite(&runs[i], "mlp", t);
     set_cite(&runs[i], "fork_join_cycles", t);
     set_cite(&runs[i], "levels[2]", t);
+    set_cite(&runs[i], "mlp_same_set.load", t);
+    set_cite(&runs[i], "mlp_same_set.store", t);
   }
   ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
+  /* load 1 2 3 4 5 -> 3 (run 4); store 1 1 2 3 4 -> 2 (run 0): each from its own run */
+  ck_assert(out.mlp_same_set_load == 3);
+  ck_assert_str_eq(cite_of(&out, "mlp_same_set.load"), "run 4");
+  ck_assert(out.mlp_same_set_store == 2);
+  ck_assert_str_eq(cite_of(&out, "mlp_same_set.store"), "run 0");
   ck_assert(out.mlp == 6);
   ck_assert_str_eq(cite_of(&out, "mlp"), "run 4");
   ck_assert(out.fork_join_cycles == 300);
@@ -795,9 +862,42 @@ START_TEST(repeat_medians) {
   ck_assert_int_eq(ppt_calib_median_spec(runs, 4, &out, &err), 0);
   ck_assert(out.mlp == 3);
   ck_assert_str_eq(cite_of(&out, "mlp"), "run 1");
+  ck_assert(out.mlp_same_set_load == 2); /* 1 2 4 5 -> 2 */
+  ck_assert_str_eq(cite_of(&out, "mlp_same_set.load"), "run 1");
+  ck_assert(out.mlp_same_set_store == 1); /* 1 1 2 3 -> 1: runs 2 and 3 tie, the first */
+  ck_assert_str_eq(cite_of(&out, "mlp_same_set.store"), "run 2");
   /* one run: itself */
   ck_assert_int_eq(ppt_calib_median_spec(runs + 3, 1, &out, &err), 0);
   ck_assert(out.mlp == 1 && out.levels[2].size == 2u << 20);
+  /* Specs not from one calibrate (hand-edited, older) can put a median above mlp's:
+   * capped, as calibrate caps a run's (mlp 9 3 7 -> 7; load 8 8 1 -> 8, capped to 7). */
+  ppt_hwspec three[3] = {runs[0], runs[1], runs[2]};
+  three[0].mlp_same_set_load = 8;
+  three[1].mlp_same_set_load = 8;
+  ck_assert_msg(ppt_calib_median_spec(three, 3, &out, &err) == 0, "%s", err.msg);
+  ck_assert(out.mlp == 7 && out.mlp_same_set_load == 7);
+  /* Runs without the figures (specs from before them): a median of 0 for either drops
+   * both, with their citations (load 0 4 5 -> 4, store 0 0 1 -> 0). */
+  three[0].mlp_same_set_load = three[0].mlp_same_set_store = 0;
+  three[1].mlp_same_set_load = 4;
+  three[1].mlp_same_set_store = 0;
+  three[2].mlp_same_set_load = 5;
+  three[2].mlp_same_set_store = 1;
+  for (int i = 0; i < 2; i++) {
+    /* a run without the figures has no citation of them either */
+    for (uint32_t j = 0; j < three[i].nsources; j++)
+      if (!strncmp(three[i].sources[j].key, "mlp_same_set", 12))
+        three[i].sources[j--] = three[i].sources[--three[i].nsources];
+  }
+  ck_assert_msg(ppt_calib_median_spec(three, 3, &out, &err) == 0, "%s", err.msg);
+  ck_assert(out.mlp_same_set_load == 0 && out.mlp_same_set_store == 0);
+  ck_assert_str_eq(cite_of(&out, "mlp_same_set.load"), "");
+  ck_assert_str_eq(cite_of(&out, "mlp_same_set.store"), "");
+  char *text = ppt_hwspec_to_json(&out);
+  ck_assert_ptr_nonnull(text);
+  ck_assert_ptr_null(strstr(text, "mlp_same_set"));
+  ck_assert_msg(ppt_hwspec_parse(text, "median.json", &three[0], &err) == 0, "%s", err.msg);
+  free(text);
   ck_assert_int_eq(ppt_calib_median_spec(runs, 0, &out, &err), PPT_EINPUT);
   runs[1].nlevels = 2;
   ck_assert_int_eq(ppt_calib_median_spec(runs, 3, &out, &err), PPT_EINPUT);
@@ -830,6 +930,9 @@ START_TEST(cli_writes_loadable_spec) {
     ck_assert(hw.dram_core_bw_bytes_per_s > 0 && isfinite(hw.dram_core_bw_bytes_per_s));
     /* and the cost of a mispredicted branch */
     ck_assert(hw.branch_miss_cycles > 0 && isfinite(hw.branch_miss_cycles));
+    /* and the same-set misses in flight, within [1, mlp] */
+    ck_assert_msg(hw.mlp_same_set_load >= 1 && hw.mlp_same_set_load <= hw.mlp, "%g", hw.mlp_same_set_load);
+    ck_assert_msg(hw.mlp_same_set_store >= 1 && hw.mlp_same_set_store <= hw.mlp, "%g", hw.mlp_same_set_store);
     check_citations(&hw, out);
     const char *bad[] = {"ppt", "calibrate", "--seed", "x", NULL};
     ck_assert_int_eq(run_ppt(bad), 2);
@@ -916,6 +1019,7 @@ int main(void) {
   tcase_add_test(m, bandwidth_falls_outwards);
   tcase_add_test(m, clock_and_ops_plausible);
   tcase_add_test(m, branch_miss_plausible);
+  tcase_add_test(m, same_set_plausible);
   tcase_add_test(m, sysfs_geometry_matches_host);
   tcase_add_test(m, effective_size_applied);
   suite_add_tcase(s, m);

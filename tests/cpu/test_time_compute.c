@@ -454,6 +454,50 @@ START_TEST(ooo_core_model) {
 }
 END_TEST
 
+/* Misses queued on one first-level set (ppt_mem_access.bunched_*, ppt/missq.h): mlp 4,
+ * but hwspec mlp_same_set 2 for loads and 1 for stores. MISS memory, no prefetching,
+ * h = (0.9, 0.5, 0.6) on 1000 accesses: served L2 50, L3 30, DRAM 20. Of L3's, half are
+ * bunched loads and a quarter bunched stores:
+ *   L2   transfer 50·2 = 100,  waiting 50·14/4 = 175                → 100 + 75
+ *   L3   transfer 30·4 = 120,  waiting 30·50·(0.25/4 + 0.5/2 + 0.25/1) = 843.75
+ *                                                                     → 120 + 723.75
+ *   DRAM transfer 20·8 = 160,  waiting 20·100/4 = 500                → 160 + 340
+ * Tm = 1518.75. Without the spec's figures (0) bunched misses overlap like the rest:
+ * L3 waits 30·50/4 = 375 → 120 + 255, Tm = 1050. */
+START_TEST(same_set_misses) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  hw.mlp = 4;
+  hw.mlp_same_set_load = 2;
+  hw.mlp_same_set_store = 1;
+  ppt_err err;
+  ppt_mem_access m = MEM;
+  m.bunched_loads[2] = 0.5;
+  m.bunched_stores[2] = 0.25;
+  const double h[] = {0.9, 0.5, 0.6};
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
+  ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_MISS};
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.level[1].latency_cycles, 75);
+  ck_close(st.level[2].bw_cycles, 120);
+  ck_close(st.level[2].latency_cycles, 723.75);
+  ck_close(st.level[3].latency_cycles, 340);
+  ck_close(st.memory_cycles, 1518.75);
+  hw.mlp_same_set_load = hw.mlp_same_set_store = 0;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.level[2].latency_cycles, 255);
+  ck_close(st.memory_cycles, 1050);
+  /* Shares that are negative or add up to more than 1 are refused. */
+  m.bunched_stores[2] = 0.75;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
+  m.bunched_stores[2] = -0.1;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
 /* Names of the models and back. */
 START_TEST(policy_names) {
   ppt_tc_policy p = {0};
@@ -502,6 +546,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, errors);
   tcase_add_test(tc, clone_is_deep);
   tcase_add_test(tc, ooo_core_model);
+  tcase_add_test(tc, same_set_misses);
   tcase_add_test(tc, policy_names);
   suite_add_tcase(s, tc);
   return s;

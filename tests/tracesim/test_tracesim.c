@@ -420,6 +420,33 @@ START_TEST(bad_inputs) {
 }
 END_TEST
 
+/* Misses queued on one first-level set (ppt/missq.h) as tracesim counts them. An L1 of
+ * 8 sets (4 KiB, 8-way: lines 512 B apart share a set). A sequential sweep of 64 lines
+ * never has 4 of its last 8 misses in one set; a column walk of 64 lines 512 B apart
+ * that follows it has all of them there from its fifth miss on (its first four find 1,
+ * 1, 2 and 3 earlier misses of their set among the last 8). Every access is a first
+ * touch, served by memory; every third one of the walk (i % 3 == 0) is a store, 20 of
+ * them among walk misses 4..63. */
+START_TEST(same_set_counts) {
+  ppt_hwspec hw;
+  load_hw("{\"name\": \"ss\", \"cores\": 1, \"levels\": ["
+          "{\"name\": \"L1\", \"size\": 4096, \"assoc\": 8, \"line\": 64},"
+          "{\"name\": \"L2\", \"size\": 65536, \"assoc\": 1024, \"line\": 64}]}",
+          &hw);
+  ts_stream s = {0};
+  ts_bb(&s, 1);
+  for (uint64_t i = 0; i < 64; i++) ts_mem(&s, 0, 0x10000000ull + 64 * i, 8);
+  for (uint64_t i = 0; i < 64; i++) ts_mem(&s, i % 3 == 0, 0x20000000ull + 512 * i, 8);
+  ppt_tracesim_result r;
+  run_trace("sameset", &s, 1, one_func, 1, &hw, NULL, &r);
+  ck_assert_uint_eq(r.served[2], 128);
+  ck_assert_uint_eq(r.bunched[2], 60);
+  ck_assert_uint_eq(r.bunched_stores[2], 20);
+  ck_assert_uint_eq(r.bunched[0] + r.bunched[1], 0);
+  ts_free(&s);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("tracesim");
   TCase *tc = tcase_create("core");
@@ -433,6 +460,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, filter_exact);
   tcase_add_test(tc, threads_rr_and_uniform_vs_brute_force);
   tcase_add_test(tc, bad_inputs);
+  tcase_add_test(tc, same_set_counts);
   suite_add_tcase(s, tc);
   return s;
 }
