@@ -22,7 +22,7 @@
 #define DRAM_MIN_BYTES (UINT64_C(64) << 20)
 #define DRAM_MAX_BYTES (UINT64_C(1) << 30)
 /* Same-set column walk (mlp_same_set): matrices of 512 rows of one L1 set stride, 4 of
- * them by default (8 MiB with 4 KiB rows: the lead's experiment on the validation VM),
+ * them by default (8 MiB with 4 KiB rows: the walk of docs/hwspec.md's experiment),
  * more when that is under 4x the level inside the last, fewer when over half the last. */
 #define SAME_SET_ROWS 512
 #define SAME_SET_BUFS 4
