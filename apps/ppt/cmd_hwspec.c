@@ -64,7 +64,20 @@ static void print_text(const char *path, const ppt_hwspec *hw, const char *timin
   }
   fmt_opt(a, sizeof a, hw->dram_latency_ns, " ns");
   fmt_opt(b, sizeof b, hw->dram_bw_bytes_per_s / 1e9, " GB/s");
-  printf("\nDRAM        latency %s, bandwidth %s\n", a, b);
+  printf("\nDRAM        latency %s, bandwidth %s", a, b);
+  if (hw->dram_core_bw_bytes_per_s > 0) printf(" (one core %g GB/s)", hw->dram_core_bw_bytes_per_s / 1e9);
+  printf("\n");
+  /* Misses in flight (random lines; queued on one L1 set) and the per-event costs. */
+  if (hw->mlp > 0) {
+    printf("mlp         %g misses in flight", hw->mlp);
+    if (hw->mlp_same_set_load > 0)
+      printf("; on one L1 set: %g loads, %g stores", hw->mlp_same_set_load, hw->mlp_same_set_store);
+    printf("\n");
+  }
+  if (hw->fork_join_cycles > 0 || hw->fork_join_serial_cycles > 0)
+    printf("regions     fork-join %g cycles (serialised %g)\n", hw->fork_join_cycles, hw->fork_join_serial_cycles);
+  if (hw->branch_miss_cycles > 0 || hw->call_cycles > 0)
+    printf("events      branch mispredict %g cycles, libm call %g cycles\n", hw->branch_miss_cycles, hw->call_cycles);
   for (uint32_t j = 0; j < hw->ntlb; j++)
     printf("%s %-6s %u entries, %u ways, %u-byte pages, miss %g cycles\n", j ? "           " : "TLB        ",
            hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].page_bytes, hw->tlb[j].miss_cycles);

@@ -241,6 +241,21 @@ START_TEST(hwspec_cmd) {
   const char *out = slurp("out");
   ck_assert_ptr_nonnull(strstr(out, "cli-hw"));
   ck_assert_ptr_nonnull(strstr(out, "8 KiB"));
+  /* The calibrated host spec: its misses in flight and region costs, as the file has them. */
+  const char *src = getenv("PPT_SOURCE_DIR");
+  ck_assert_ptr_nonnull(src);
+  char host[1024], want[160];
+  snprintf(host, sizeof host, "%s/hwspecs/host.json", src);
+  ck_assert_int_eq(ppt_hwspec_load(host, &a, &err), 0);
+  ck_assert(a.mlp_same_set_load > 0);
+  ck_assert_int_eq(ppt("hwspec '%s'", host), 0);
+  out = slurp("out");
+  snprintf(want, sizeof want, "mlp         %g misses in flight; on one L1 set: %g loads, %g stores", a.mlp,
+           a.mlp_same_set_load, a.mlp_same_set_store);
+  ck_assert_msg(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
+  snprintf(want, sizeof want, "regions     fork-join %g cycles (serialised %g)", a.fork_join_cycles,
+           a.fork_join_serial_cycles);
+  ck_assert_msg(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
   ck_assert_int_eq(ppt("hwspec '%s'", badspec), 2);
   one_line_error("ppt hwspec: ", "bad.json: levels[0].size");
   ck_assert_int_eq(ppt("hwspec '%s/none.json'", dir), 2);
