@@ -20,15 +20,16 @@ static void help(void) {
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
       "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
       "alone); misses in flight, for random lines and for a column walk whose lines all\n"
-      "fall in one L1 set (mlp, mlp_same_set); throughput and latency of each op class;\n"
-      "the cost of a mispredicted branch (a loop branching on random bytes against the\n"
-      "same bytes sorted); the cost of an empty OpenMP parallel region on all CPUs and on\n"
-      "one thread, timed by ppt-ompcost (installed next to ppt; $PPT_OMPCOST overrides), a\n"
-      "process without SimGrid, whose presence slows OpenMP regions. Prints the measured\n"
-      "table. Each figure is the median of many short trials: the machine as it usually\n"
-      "runs, which is what the runtimes ppt predicts are compared with; on a shared host\n"
-      "(a cloud VM) that can be 15-20 %% slower than its best. Run it on an otherwise idle\n"
-      "machine.\n\n"
+      "fall in one L1 set (mlp, mlp_same_set); the cost of a cache-to-cache transfer (two\n"
+      "threads on two cores hand one line back and forth); throughput and latency of each\n"
+      "op class; the cost of a mispredicted branch (a loop branching on random bytes\n"
+      "against the same bytes sorted); the cost of an empty OpenMP parallel region on all\n"
+      "CPUs and on one thread, timed by ppt-ompcost (installed next to ppt; $PPT_OMPCOST\n"
+      "overrides), a process without SimGrid, whose presence slows OpenMP regions. Prints\n"
+      "the measured table. Each figure is the median of many short trials: the machine as\n"
+      "it usually runs, which is what the runtimes ppt predicts are compared with; on a\n"
+      "shared host (a cloud VM) that can be 15-20 %% slower than its best. Run it on an\n"
+      "otherwise idle machine.\n\n"
       "  -o, --output FILE  write the hwspec to FILE (atomically; '-' for stdout)\n"
       "  --quick            fewer trials (about 1-2 s; for tests, noisier figures)\n"
       "  --json             print the measurements and the spec as JSON instead of the table\n"
@@ -60,6 +61,7 @@ static double get_clock(const ppt_hwspec *h) { return h->clock_hz / 1e9; }
 static double get_mlp(const ppt_hwspec *h) { return h->mlp; }
 static double get_ssl(const ppt_hwspec *h) { return h->mlp_same_set_load; }
 static double get_sss(const ppt_hwspec *h) { return h->mlp_same_set_store; }
+static double get_coh(const ppt_hwspec *h) { return h->coherence_cycles; }
 static double get_fj(const ppt_hwspec *h) { return h->fork_join_cycles; }
 static double get_fjs(const ppt_hwspec *h) { return h->fork_join_serial_cycles; }
 static double get_llc(const ppt_hwspec *h) { return (double)h->levels[h->nlevels - 1].size / (1 << 20); }
@@ -71,6 +73,7 @@ static void print_spread(FILE *f, const ppt_hwspec *runs, size_t n, const ppt_hw
   spread(f, "mlp", runs, n, get_mlp(med), get_mlp);
   spread(f, "mlp_same_set load", runs, n, get_ssl(med), get_ssl);
   spread(f, "mlp_same_set store", runs, n, get_sss(med), get_sss);
+  spread(f, "coherence cycles", runs, n, get_coh(med), get_coh);
   spread(f, "fork_join cycles", runs, n, get_fj(med), get_fj);
   spread(f, "fork_join_serial cycles", runs, n, get_fjs(med), get_fjs);
   spread(f, "DRAM one core GB/s", runs, n, get_dram(med), get_dram);
@@ -132,6 +135,8 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
           hw->fork_join_serial_cycles, fj_how);
   fprintf(f, "%-18s %10.3g %10.3g  (branch on random bytes %.3g ns, sorted %.3g ns)\n", "branch_miss",
           r->branch_miss_ns, hw->branch_miss_cycles, r->branch_random_ns, r->branch_sorted_ns);
+  fprintf(f, "%-18s %10.3g %10.3g  (per transfer: half a round trip of %.3g ns, CPUs %d and %d)\n", "coherence",
+          0.5 * r->c2c_round_trip_ns, hw->coherence_cycles, r->c2c_round_trip_ns, r->c2c_cpus[0], r->c2c_cpus[1]);
   fprintf(f, "mlp %.3g misses in flight\n", hw->mlp);
   if (r->same_set_load_ns > 0)
     fprintf(f,
@@ -199,6 +204,15 @@ static json_object *measured_json(const ppt_calib_result *r) {
     json_object_object_add(m, "same_set", ss);
   }
   json_object_object_add(m, "call_ns", json_object_new_double(r->call_ns));
+  if (r->c2c_round_trip_ns > 0) {
+    json_object *c = json_object_new_object();
+    json_object *cpus = json_object_new_array();
+    for (int i = 0; i < 2; i++) json_object_array_add(cpus, json_object_new_int64(r->c2c_cpus[i]));
+    json_object_object_add(c, "cpus", cpus);
+    json_object_object_add(c, "round_trip_ns", json_object_new_double(r->c2c_round_trip_ns));
+    json_object_object_add(c, "transfer_ns", json_object_new_double(0.5 * r->c2c_round_trip_ns));
+    json_object_object_add(m, "coherence", c);
+  }
   json_object_object_add(m, "fork_join_ns", json_object_new_double(r->fork_join_ns));
   json_object_object_add(m, "fork_join_serial_ns", json_object_new_double(r->fork_join_serial_ns));
   json_object_object_add(m, "fork_join_threads", json_object_new_int64(r->fork_join_threads));

@@ -74,6 +74,7 @@ static void print_text(const char *path, const ppt_hwspec *hw, const char *timin
       printf("; on one L1 set: %g loads, %g stores", hw->mlp_same_set_load, hw->mlp_same_set_store);
     printf("\n");
   }
+  if (hw->coherence_cycles > 0) printf("coherence   %g cycles per cache-to-cache transfer\n", hw->coherence_cycles);
   if (hw->fork_join_cycles > 0 || hw->fork_join_serial_cycles > 0)
     printf("regions     fork-join %g cycles (serialised %g)\n", hw->fork_join_cycles, hw->fork_join_serial_cycles);
   if (hw->branch_miss_cycles > 0 || hw->call_cycles > 0)

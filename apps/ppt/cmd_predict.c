@@ -44,8 +44,10 @@ static void help(void) {
       "  --seed S              seed for uniform interleaving and random-replacement victims\n"
       "                        (default 1)\n"
       "  --coherence           write-invalidate coherence in the cache simulation: a core's\n"
-      "                        store drops the line from the other cores' caches (default off,\n"
-      "                        as Cachegrind; costs one lookup per store and other instance)\n"
+      "                        store drops the line from the other cores' caches, so their\n"
+      "                        next access is a cache-to-cache transfer (latency: the spec's\n"
+      "                        coherence_cycles) (default off, as Cachegrind; costs one\n"
+      "                        lookup per store and other instance)\n"
       "  --fork-cycles C       cost of a parallel region's fork and join, per thread\n"
       "                        (default: the spec's fork_join_cycles, else 0)\n"
       "  --only PREFIXES       model only the work of functions starting with one of the\n"
@@ -326,6 +328,7 @@ int ppt_cmd_predict(int argc, char **argv) {
         if (k > 0) {
           json_object_object_add(l, "prefetched", share(q->streamed[k], q->served[k]));
           json_object_object_add(l, "same_set", share(q->bunched[k], q->served[k]));
+          json_object_object_add(l, "transfers", share(q->transfers[k], q->served[k]));
         }
         json_object_array_add(lv, l);
       }
@@ -334,6 +337,7 @@ int ppt_cmd_predict(int argc, char **argv) {
       json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[q->nlevels]));
       json_object_object_add(dr, "prefetched", share(q->streamed[q->nlevels], q->served[q->nlevels]));
       json_object_object_add(dr, "same_set", share(q->bunched[q->nlevels], q->served[q->nlevels]));
+      json_object_object_add(dr, "transfers", share(q->transfers[q->nlevels], q->served[q->nlevels]));
       json_object_object_add(e, "dram", dr);
       if (q->ntlb && q->counted_refs) {
         /* Data TLB: the share of references missing every TLB level up to this one. */

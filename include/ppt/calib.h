@@ -23,6 +23,9 @@
  *               bytes sorted: the difference over the mispredicted half of the branches.
  *   fork-join   empty OpenMP parallel-for regions on all CPUs and on one thread, timed
  *               by the ppt-ompcost probe in a process without SimGrid (see below).
+ *   coherence   two threads pinned to two cores hand one cache line back and forth (an
+ *               atomic counter each increments in turn): half a round trip is one
+ *               cache-to-cache transfer.
  * Timings are the best of many short trials (1-2 ms, shorter than a scheduler time
  * slice): other load on the machine only ever makes a kernel slower, so the minimum is
  * the least disturbed estimate. */
@@ -164,6 +167,12 @@ typedef struct ppt_calib_result {
   double same_set_load_ns, same_set_store_ns;
   int same_set_capped;
   double call_ns;       /* one libm call (exp/log) */
+  /* Cache-to-cache transfers (calib_par.c): threads pinned to c2c_cpus[0] and [1] (the
+   * first two cores of the package, SMT siblings skipped) take turns writing one 64 B
+   * line; ns per round trip, two transfers. The spec's coherence_cycles is half of it.
+   * 0: not measured (one core, or the threads could not be pinned: see notes). */
+  int c2c_cpus[2];
+  double c2c_round_trip_ns;
   double fork_join_ns;  /* one OpenMP region on fork_join_threads (all CPUs) */
   double fork_join_serial_ns; /* the same region run by one thread (serialised) */
   uint32_t fork_join_threads;

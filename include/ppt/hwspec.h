@@ -88,6 +88,10 @@ typedef struct ppt_hwspec {
    * whose stride is a multiple of the set stride, e.g. 4 KiB rows on a 32 KiB 8-way L1):
    * file key "mlp_same_set": {"load": x, "store": y}. 0 = unknown: mlp applies. */
   double mlp_same_set_load, mlp_same_set_store;
+  /* Cycles a core waits for a line another core holds modified (a cache-to-cache
+   * transfer: false sharing, data written by one thread and read by another); such
+   * transfers do not overlap. 0 = unknown: priced like a hit in the level serving them. */
+  double coherence_cycles;
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];
   uint32_t ntlb;                 /* data-TLB levels, 0: none given (no TLB is modelled) */

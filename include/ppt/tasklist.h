@@ -48,6 +48,12 @@ typedef struct ppt_mem_access {
    * (ppt_tracesim_result's bunched counts). All 0 (the default): none. */
   double bunched_loads[PPT_HW_MAX_LEVELS + 1];
   double bunched_stores[PPT_HW_MAX_LEVELS + 1];
+  /* MISS memory model only: per memory level k >= 1, the fraction of the accesses served
+   * there that were cache-to-cache transfers (a line another core held modified,
+   * ppt/owner.h). With hwspec coherence_cycles that is their latency instead of level
+   * k's (misses in flight and prefetchers overlap them as any other); without it they
+   * are priced like the rest. All 0 (the default): none. */
+  double transfers[PPT_HW_MAX_LEVELS + 1];
 } ppt_mem_access;
 
 /* A reuse-distance histogram (distances in cache lines; see DESIGN.md): count[i]
@@ -140,7 +146,9 @@ typedef enum ppt_compute_model {
  *         bandwidth_k) (Little's law: mlp misses in flight, or the bandwidth, whichever
  *         binds), the latency term left out where a prefetcher had asked for the line
  *         (ppt_mem_access.prefetched), and with mlp_same_set misses in flight instead
- *         of mlp for misses queued on one first-level set (ppt_mem_access.bunched_*).
+ *         of mlp for misses queued on one first-level set (ppt_mem_access.bunched_*);
+ *         cache-to-cache transfers have hwspec coherence_cycles as their latency
+ *         (ppt_mem_access.transfers).
  *         Hit rates are per line access already, so nothing is divided by b. */
 typedef enum ppt_memory_model {
   PPT_MEMORY_AMM = 0,

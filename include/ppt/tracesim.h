@@ -74,6 +74,9 @@ typedef struct ppt_tracesim_result {
   /* Of `served` beyond the first level, the references whose first-level miss queued on
    * one set behind the thread's earlier misses (ppt/missq.h), and of those the stores. */
   uint64_t bunched[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
+  /* Of `served`, the cache-to-cache transfers (ppt/owner.h): references that missed
+   * every private level on a line another thread had stored last and still held. */
+  uint64_t transfers[PPT_HW_MAX_LEVELS + 1];
   /* Data TLB (hwspec "tlb"; ntlb 0: the spec has none and nothing was simulated): each
    * thread's own TLB levels, LRU caches of pages, looked up once per reference with its
    * first byte. Counted references by the TLB level that held the translation (index

@@ -8,6 +8,7 @@
  * simulator's own counters (which count every reference, filtered or not). */
 #include "ppt/tracesim.h"
 #include "ppt/missq.h"
+#include "ppt/owner.h"
 #include "ppt/prefetch.h"
 
 #include <gsl/gsl_rng.h>
@@ -20,6 +21,8 @@
 #include "ppt/cachesim.h"
 
 #define PROGRESS_EVERY (1u << 16) /* references between progress calls */
+/* Last-writer table: 2^20 lines (64 MiB of data with 64 B lines) before entries collide. */
+#define OWNER_BITS 20
 
 /* One thread's stream: its cursor and the batch being consumed, and where it stands
  * in the fork-join structure (see eligible()). */
@@ -49,6 +52,13 @@ typedef struct ppt_tracesim_tally {
   uint64_t bunched[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
   ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
   ppt_missq *mq;    /* each thread's recent first-level miss sets */
+  /* Cache-to-cache transfers (ppt/owner.h): counted references served at level k whose
+   * line another thread had stored and still held in its private levels. own is NULL
+   * with one thread; first_shared is the first level with shared_by > 1 (nlevels:
+   * none, memory). */
+  uint64_t transfers[PPT_HW_MAX_LEVELS + 1];
+  ppt_owner *own;
+  uint32_t first_shared;
   /* The data TLB: a second simulator whose "lines" are pages (NULL: the spec has no
    * TLB). An address goes in shifted right by tlb_shift, so that its page number is
    * the simulator's line number whatever the page size (cachesim lines stop at 4 KiB). */
@@ -135,6 +145,19 @@ __attribute__((noinline)) static void tlb_lookup(run *r, uint32_t thread, uint64
   if (count) r->tlb_served[t]++;
 }
 
+/* Was this reference (first line) a cache-to-cache transfer? It missed every private
+ * level of `thread`, another thread stored the line last, and that thread's private
+ * levels still hold it (with coherence, modified). A store makes `thread` the owner. */
+static int owner_transfer(run *r, uint32_t thread, uint64_t a, uint32_t dref, int store) {
+  uint64_t line = a >> r->line_bits;
+  uint32_t w;
+  int t = 0;
+  if (dref >= r->first_shared && ppt_owner_take(r->own, line, thread, &w))
+    for (uint32_t k = 0; k < r->first_shared && !t; k++) t = ppt_cachesim_contains(r->sim, k, w, a) == 1;
+  if (store) ppt_owner_store(r->own, line, thread);
+  return t;
+}
+
 static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   int store = rec->kind == PPT_REC_STORE;
   uint64_t a = rec->addr;
@@ -162,12 +185,14 @@ static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
    * with the reference's first line (the one its first-level miss is for, mostly). */
   int covered = ppt_prefetch_access(r->pf, thread, a, dref > 0);
   int bunched = dref > 0 && ppt_missq_push(r->mq, thread, a >> r->line_bits);
+  int transfer = r->own ? owner_transfer(r, thread, a, dref, store) : 0;
   if (count) {
     r->served[dref]++;
     r->served_stores[dref] += (unsigned)store;
     r->streamed[dref] += (unsigned)covered;
     r->bunched[dref] += (unsigned)bunched;
     r->bunched_stores[dref] += (unsigned)(bunched & store);
+    r->transfers[dref] += (unsigned)transfer;
     tally(r->racc, r->rmiss, r->nlevels, dref);
     r->counted_refs++;
     r->stores += (unsigned)store;
@@ -260,6 +285,7 @@ static void fill_result(const run *r, uint32_t threads, ppt_tracesim_result *out
   memcpy(out->served_stores, r->served_stores, sizeof out->served_stores);
   memcpy(out->bunched, r->bunched, sizeof out->bunched);
   memcpy(out->bunched_stores, r->bunched_stores, sizeof out->bunched_stores);
+  memcpy(out->transfers, r->transfers, sizeof out->transfers);
   out->ntlb = r->ntlb;
   memcpy(out->tlb_served, r->tlb_served, sizeof out->tlb_served);
   for (uint32_t j = 0; j < r->ntlb; j++)
@@ -379,8 +405,12 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
     /* hw passed ppt_hwspec_validate in ppt_cachesim_create: a power-of-two set count. */
     uint64_t sets = hw->levels[0].size / ((uint64_t)hw->levels[0].assoc * hw->levels[0].line);
     if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits)) ||
-        !(r->mq = ppt_missq_new(nthreads ? nthreads : 1, sets)))
+        !(r->mq = ppt_missq_new(nthreads ? nthreads : 1, sets)) ||
+        (nthreads > 1 && !(r->own = ppt_owner_new(OWNER_BITS))))
       rc = ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+    r->first_shared = r->nlevels;
+    for (uint32_t k = r->nlevels; k-- > 0;)
+      if (hw->levels[k].shared_by > 1) r->first_shared = k;
   }
   if (rc) {
     ppt_tracesim_tally_free(r); /* frees whatever was made */
@@ -405,6 +435,7 @@ void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   if (!t) return;
   ppt_prefetch_free(t->pf);
   ppt_missq_free(t->mq);
+  ppt_owner_free(t->own);
   free(t->tlb_last);
   ppt_cachesim_free(t->tlb);
   ppt_cachesim_free(t->sim);

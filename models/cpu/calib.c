@@ -275,6 +275,25 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   gsl_rng_free(rng);
   if (rc) return rc;
   out->call_ns = calib_call_s(&t_ops) * 1e9;
+  /* Cache-to-cache transfers: two cores of the package, as the bandwidth threads are
+   * picked (SMT siblings share a core's caches, so a line would never leave it). Short
+   * trials: a round trip is ~100 ns, and 1 ms trials keep the probe under ~0.1 s. */
+  char c2c_note[160] = "", c2c_list[32];
+  snprintf(c2c_list, sizeof c2c_list, "0-%u", out->online_cpus - 1); /* no topology: CPUs 0 and 1 */
+  out->c2c_cpus[0] = out->c2c_cpus[1] = -1;
+  if (calib_cpus_primary(pkg_list[0] ? pkg_list : c2c_list, cfg->sysfs_dir ? NULL : cpu_dir, out->c2c_cpus, 2) ==
+      2) {
+    calib_timing t_c2c = {0.001, cfg->quick ? 11 : 41, typical};
+    out->c2c_round_trip_ns = calib_c2c_round_trip_s(out->c2c_cpus, &t_c2c) * 1e9;
+    if (!(out->c2c_round_trip_ns > 0))
+      snprintf(c2c_note, sizeof c2c_note,
+               "coherence_cycles not measured: the ping-pong threads could not be pinned to CPUs %d and %d.",
+               out->c2c_cpus[0], out->c2c_cpus[1]);
+  } else {
+    snprintf(c2c_note, sizeof c2c_note,
+             "coherence_cycles not measured: one core only (%s), no cache-to-cache transfers.",
+             pkg_list[0] ? pkg_list : c2c_list);
+  }
   /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
    * why); here, as a fallback, when the probe cannot be run. Before the bandwidth
    * threads, and without libomp started in this process, so nothing of ours competes
@@ -489,6 +508,8 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     }
   }
   hw->call_cycles = out->call_ns > 0 ? sig3(out->call_ns * cyc_ns) : 0;
+  /* A round trip is two transfers, one each way. */
+  hw->coherence_cycles = out->c2c_round_trip_ns > 0 ? sig3(0.5 * out->c2c_round_trip_ns * cyc_ns) : 0;
   hw->fork_join_cycles = out->fork_join_ns > 0 ? sig3(out->fork_join_ns * cyc_ns) : 0;
   hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
   hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
@@ -519,6 +540,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
              model[0] ? model : "unknown", out->online_cpus, out->smt);
   if (geo[0]) calib_note(notes, sizeof notes, "%s", geo);
   if (lat_notes[0]) calib_note(notes, sizeof notes, "%s", lat_notes);
+  if (c2c_note[0]) calib_note(notes, sizeof notes, "%s", c2c_note);
   if (!out->fork_join_probe)
     calib_note(notes, sizeof notes,
                "Fork-join costs timed in this process, which links SimGrid and runs OpenMP regions up to "
@@ -562,6 +584,11 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   }
   if (hw->call_cycles > 0)
     cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call", out->call_ns);
+  if (hw->coherence_cycles > 0)
+    cite(hw, "coherence_cycles",
+         "ppt calibrate%s: two threads pinned to CPUs %d and %d hand one 64 B line back and forth (atomic "
+         "counter), %s of %d trials: %.3g ns per round trip, half of it per transfer",
+         when, out->c2c_cpus[0], out->c2c_cpus[1], stat, cfg->quick ? 11 : 41, out->c2c_round_trip_ns);
   const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";
   const char *fj_how = out->fork_join_probe
                            ? "timed by ppt-ompcost (no SimGrid in the process)"

@@ -215,6 +215,13 @@ int calib_same_set_ns(uint64_t row_bytes, uint32_t line, size_t rows, size_t nbu
                       double *load_ns, double *store_ns, int *huge);
 /* Seconds per libm call (exp and log alternating, results used). */
 double calib_call_s(const calib_timing *t);
+/* Seconds per round trip of one 64 B line between two cores: the caller (pinned to
+ * cpus[0] for the trials, its CPU set put back after) and a thread pinned to cpus[1]
+ * take turns writing one atomic counter (release stores, acquire loads, spinning); each
+ * turn waits for the line from the other core's cache, so half a round trip is one
+ * cache-to-cache transfer. 0 when the CPUs are unusable (equal, negative) or a thread
+ * cannot be started or pinned. */
+double calib_c2c_round_trip_s(const int cpus[2], const calib_timing *t);
 /* The threads calib_fork_join_s runs for `threads`: itself when positive, else
  * omp_get_num_procs() (the CPUs this process may run on). */
 int calib_omp_threads(int threads);

@@ -1,7 +1,11 @@
 /* calib_par.c — what the core model needs beyond latencies and bandwidths: how many
  * misses a core keeps in flight (memory-level parallelism), what a call into an
- * untraced library costs, and what an OpenMP parallel region's fork and join cost. */
+ * untraced library costs, and what a line written by another core costs to get
+ * (a cache-to-cache transfer). */
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -153,4 +157,87 @@ static void run_calls(void *arg, uint64_t n) {
 double calib_call_s(const calib_timing *t) {
   calls c = {0};
   return calib_measure(run_calls, &c, 2, t);
+}
+
+/* ---- a cache-to-cache transfer ---- */
+/* Two threads on two cores take turns incrementing one counter: the caller writes the
+ * odd values, the partner the even ones. Each turn begins with a load of a line the
+ * other core has just modified, so it is served from that core's private cache (a
+ * cache-to-cache transfer, not an L3 hit), and the next write cannot start before that
+ * load returns: nothing overlaps, and a round trip is two transfers back to back, as in
+ * false sharing at a worksharing boundary. No pause instruction in the spins: it would
+ * add its own delay (~140 cycles on Skylake) to every turn. */
+typedef struct pingpong {
+  _Alignas(64) _Atomic uint64_t turn; /* the shared line: odd = the partner's turn */
+  _Alignas(64) _Atomic int stop;      /* its own line: polling it costs the spin nothing */
+  _Atomic int ready;                  /* partner: 1 pinned and spinning, -1 could not pin */
+  int cpu;                            /* the partner's CPU */
+  _Alignas(64) uint64_t next;         /* the caller's last even value seen */
+} pingpong;
+
+static void *pong(void *arg) {
+  pingpong *p = arg;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(p->cpu, &set);
+  /* Unpinned, the two threads could share one CPU and hand over once per time slice. */
+  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set)) {
+    atomic_store_explicit(&p->ready, -1, memory_order_release);
+    return NULL;
+  }
+  atomic_store_explicit(&p->ready, 1, memory_order_release);
+  for (;;) {
+    uint64_t v = atomic_load_explicit(&p->turn, memory_order_acquire);
+    if (v & 1)
+      atomic_store_explicit(&p->turn, v + 1, memory_order_release);
+    else if (atomic_load_explicit(&p->stop, memory_order_relaxed))
+      return NULL;
+  }
+}
+
+/* One unit is one round trip: the caller's write, the partner's answer. */
+static void ping(void *arg, uint64_t n) {
+  pingpong *p = arg;
+  uint64_t v = p->next;
+  for (uint64_t i = 0; i < n; i++, v += 2) {
+    atomic_store_explicit(&p->turn, v + 1, memory_order_release);
+    while (atomic_load_explicit(&p->turn, memory_order_acquire) != v + 2) {
+    }
+  }
+  p->next = v;
+}
+
+double calib_c2c_round_trip_s(const int cpus[2], const calib_timing *t) {
+  if (cpus[0] < 0 || cpus[1] < 0 || cpus[0] == cpus[1] || cpus[0] >= CPU_SETSIZE || cpus[1] >= CPU_SETSIZE)
+    return 0;
+  pingpong *p = aligned_alloc(64, sizeof *p);
+  if (!p) return 0;
+  atomic_init(&p->turn, 0);
+  atomic_init(&p->stop, 0);
+  atomic_init(&p->ready, 0);
+  p->cpu = cpus[1];
+  p->next = 0;
+  /* The caller is pinned to the other CPU for the trials, its CPU set put back after (as
+   * calib_stream_bw does). */
+  cpu_set_t saved, one;
+  CPU_ZERO(&one);
+  CPU_SET(cpus[0], &one);
+  if (pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) ||
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one)) {
+    free(p);
+    return 0;
+  }
+  double s = 0;
+  pthread_t tid;
+  if (pthread_create(&tid, NULL, pong, p) == 0) {
+    int r;
+    while ((r = atomic_load_explicit(&p->ready, memory_order_acquire)) == 0) sched_yield();
+    /* calib_measure's sizing runs warm both threads up before the timed trials. */
+    if (r > 0) s = calib_measure(ping, p, 1, t);
+    atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
+    pthread_join(tid, NULL);
+  }
+  (void)pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+  free(p);
+  return s;
 }

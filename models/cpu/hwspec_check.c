@@ -18,6 +18,9 @@
 #define MIN_PAGE 4096u
 #define MAX_PAGE (1u << 30)         /* 1 GiB pages */
 #define MAX_TLB_ENTRIES (1u << 20)  /* far above any real TLB; bounds the simulator's memory */
+/* A cache-to-cache transfer costs tens to a few hundred cycles (across sockets, under a
+ * thousand): the bound catches a figure in the wrong unit, not a slow machine. */
+#define MAX_COHERENCE_CYCLES 100000.0
 
 static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
@@ -216,6 +219,13 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
     return bad(err, name, "dram.core_bandwidth_gbs", "must be a number >= 0");
   if (!isfinite(hw->branch_miss_cycles) || hw->branch_miss_cycles < 0)
     return bad(err, name, "branch_miss_cycles", "must be a number >= 0");
+  /* 0 is absent (transfers priced like a hit in the level serving them). */
+  if (!isfinite(hw->coherence_cycles) || hw->coherence_cycles < 0 ||
+      hw->coherence_cycles > MAX_COHERENCE_CYCLES) {
+    snprintf(m, sizeof m, "%g cycles per transfer is outside 0..%g (0: unknown)", hw->coherence_cycles,
+             MAX_COHERENCE_CYCLES);
+    return bad(err, name, "coherence_cycles", m);
+  }
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     char p[48];
     if (!isfinite(hw->ops[k].per_cycle) || hw->ops[k].per_cycle < 0) {

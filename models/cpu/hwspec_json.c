@@ -102,6 +102,7 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   if (hw->fork_join_serial_cycles > 0)
     rc |= add(o, "fork_join_serial_cycles", num(hw->fork_join_serial_cycles));
   if (hw->branch_miss_cycles > 0) rc |= add(o, "branch_miss_cycles", num(hw->branch_miss_cycles));
+  if (hw->coherence_cycles > 0) rc |= add(o, "coherence_cycles", num(hw->coherence_cycles));
   json_object *levels = json_object_new_array();
   for (uint32_t i = 0; levels && i < hw->nlevels && i < PPT_HW_MAX_LEVELS; i++) {
     json_object *lv = level_json(&hw->levels[i]);

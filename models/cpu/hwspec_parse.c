@@ -301,8 +301,8 @@ static int parse_sources(pctx *c, json_object *root, json_object *src, ppt_hwspe
 static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   static const char *const keys[] = {"name", "source", "notes", "sources", "clock_ghz", "cores",
                                      "vector_bits", "mlp", "mlp_same_set", "call_cycles", "fork_join_cycles",
-                                     "fork_join_serial_cycles", "branch_miss_cycles", "levels", "tlb", "dram",
-                                     "ops", NULL};
+                                     "fork_join_serial_cycles", "branch_miss_cycles", "coherence_cycles",
+                                     "levels", "tlb", "dram", "ops", NULL};
   if (!json_object_is_type(root, json_type_object))
     return fail(c, NULL, "top level must be a JSON object");
   int rc = check_keys(c, root, "", keys);
@@ -336,6 +336,8 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   if (!rc) rc = get_pos(c, root, "", "fork_join_cycles", 0, &hw->fork_join_cycles);
   if (!rc) rc = get_pos(c, root, "", "fork_join_serial_cycles", 0, &hw->fork_join_serial_cycles);
   if (!rc) rc = get_pos(c, root, "", "branch_miss_cycles", 0, &hw->branch_miss_cycles);
+  /* Cycles per cache-to-cache transfer; its upper bound is checked in hwspec_check.c. */
+  if (!rc) rc = get_pos(c, root, "", "coherence_cycles", 0, &hw->coherence_cycles);
   json_object *levels;
   if (!rc && !(rc = lookup(c, root, "", "levels", 1, &levels, &present))) {
     if (!json_object_is_type(levels, json_type_array)) return fail(c, "levels", "must be an array");

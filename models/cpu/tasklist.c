@@ -190,6 +190,9 @@ static int check_mem(const ppt_tasklist *tl, const ppt_mem_access *m, ppt_err *e
     if (!(m->writeback[k] >= 0 && m->writeback[k] <= 1))
       return ppt_err_set(err, PPT_EINPUT, "tasklist: write-back fraction %g of level %d is not in [0, 1]",
                          m->writeback[k], k);
+    if (!(m->transfers[k] >= 0 && m->transfers[k] <= 1))
+      return ppt_err_set(err, PPT_EINPUT, "tasklist: transfer fraction %g of level %d is not in [0, 1]",
+                         m->transfers[k], k);
     double bl = m->bunched_loads[k], bs = m->bunched_stores[k];
     if (!(bl >= 0 && bs >= 0 && bl + bs <= 1 + 1e-12))
       return ppt_err_set(err, PPT_EINPUT,

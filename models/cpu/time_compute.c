@@ -41,6 +41,7 @@ typedef struct tc_ctx {
   double lambda_sum, beta_sum;
   double mlp; /* misses in flight, >= 1 */
   double mlp_set_load, mlp_set_store; /* the same for misses queued on one set (>= 1) */
+  double coherence;                   /* cycles per cache-to-cache transfer; 0: unknown */
   ppt_memory_model memory;
 } tc_ctx;
 
@@ -114,7 +115,11 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
          * the hwspec's mlp_same_set, loads and stores apart. */
         double bl = m->bunched_loads[k], bs = m->bunched_stores[k];
         double per_miss = (1.0 - bl - bs) / c->mlp + bl / c->mlp_set_load + bs / c->mlp_set_store;
-        double transfer = moved * bk, waiting = w * n * wait * c->lv[k].lat * per_miss;
+        /* A cache-to-cache transfer is a miss whose latency is coherence_cycles (the line
+         * comes from another core's cache), overlapped and prefetched like the others. */
+        double x = c->coherence > 0 ? m->transfers[k] : 0.0;
+        double transfer = moved * bk,
+               waiting = w * n * wait * ((1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);
         ls->latency_cycles += fmax(0.0, waiting - transfer);
         ls->bw_cycles += transfer;
         ls->bytes += moved * line;
@@ -242,6 +247,7 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   /* Unknown (0): such misses overlap like any others. */
   c.mlp_set_load = hw->mlp_same_set_load >= 1 ? hw->mlp_same_set_load : c.mlp;
   c.mlp_set_store = hw->mlp_same_set_store >= 1 ? hw->mlp_same_set_store : c.mlp;
+  c.coherence = hw->coherence_cycles > 0 ? hw->coherence_cycles : 0.0;
   /* One core alone streams from a shared level or DRAM at most at its own rate (its
    * misses in flight); the engine shares the instance's bandwidth between cores. */
   for (uint32_t k = 0; k < hw->nlevels; k++)

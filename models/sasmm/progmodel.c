@@ -49,6 +49,7 @@ struct ppt_progmodel {
   /* What the tasklists share, from the simulation (ppt_progmodel_set_policy remakes them). */
   double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
   double bunched_loads[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
+  double transfers[PPT_HW_MAX_LEVELS + 1];
   ppt_bpred *bp; /* each core's branch predictor, over its block sequence */
   uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
   double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
@@ -158,6 +159,7 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist *
     memcpy(ma.writeback, m->writeback, sizeof ma.writeback);
     memcpy(ma.bunched_loads, m->bunched_loads, sizeof ma.bunched_loads);
     memcpy(ma.bunched_stores, m->bunched_stores, sizeof ma.bunched_stores);
+    memcpy(ma.transfers, m->transfers, sizeof ma.transfers);
     rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, m->local, err);
   }
   if (rc) {
@@ -292,6 +294,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
         double sv = (double)m->rates.served[k], bs = (double)m->rates.bunched_stores[k];
         m->bunched_stores[k] = bs / sv;
         m->bunched_loads[k] = ((double)m->rates.bunched[k] - bs) / sv;
+        m->transfers[k] = (double)m->rates.transfers[k] / sv; /* cache-to-cache */
       }
     /* A store's dirty line goes back into every level down to the one that served it
      * (ppt_mem_access.writeback): level k takes the stores served at k or beyond. */

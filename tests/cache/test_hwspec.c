@@ -134,6 +134,7 @@ static void assert_same(const ppt_hwspec *a, const ppt_hwspec *b) {
   ck_assert(a->fork_join_cycles == b->fork_join_cycles);
   ck_assert(a->fork_join_serial_cycles == b->fork_join_serial_cycles);
   ck_assert(a->branch_miss_cycles == b->branch_miss_cycles);
+  ck_assert(a->coherence_cycles == b->coherence_cycles);
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     ck_assert(a->ops[k].per_cycle == b->ops[k].per_cycle && a->ops[k].latency == b->ops[k].latency);
   ck_assert_uint_eq(a->nsources, b->nsources);
@@ -273,6 +274,46 @@ START_TEST(branch_miss) {
   hw.branch_miss_cycles = INFINITY;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
   ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: must be a number >= 0");
+}
+END_TEST
+
+/* coherence_cycles (a cache-to-cache transfer): optional top-level number in
+ * (0, 100000] in the file, written back only when given, citable; in the struct 0 means
+ * unknown, and validation takes 0..100000. */
+START_TEST(coherence) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(BRANCH(", 'coherence_cycles': 187.5, 'sources': {'coherence_cycles': 'ping-pong'}"), &hw,
+                        &err) == 0,
+                "%s", err.msg);
+  ck_assert(hw.coherence_cycles == 187.5);
+  ck_assert_uint_eq(hw.nsources, 1);
+  ck_assert_str_eq(hw.sources[0].key, "coherence_cycles");
+  ck_assert_str_eq(hw.sources[0].text, "ping-pong");
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"coherence_cycles\": 187.5"));
+  free(json);
+  round_trip(&hw);
+  /* the bound itself is accepted; an integer is a number too */
+  ck_assert_msg(parse_q(BRANCH(", 'coherence_cycles': 100000"), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.coherence_cycles == 100000);
+  round_trip(&hw);
+  /* absent: 0 in the struct and no key written back */
+  ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.coherence_cycles == 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "coherence"));
+  free(json);
+  /* set in code (what calibrate does): written, and read back the same */
+  hw.coherence_cycles = 66.3;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  round_trip(&hw);
+  const double bad[] = {-1, 100001, NAN, INFINITY};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    hw.coherence_cycles = bad[i];
+    ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+    ck_assert_msg(strncmp(err.msg, "mod: coherence_cycles: ", 23) == 0, "got %s", err.msg);
+  }
 }
 END_TEST
 
@@ -474,6 +515,20 @@ static const struct bad {
      "{'name': 'x', 'cores': 4, 'mlp_same_set': {'load': 5, 'store': 3}, 'levels': [" LV1 "],"
      " 'sources': {'mlp_same_set.copy': 'a walk'}}",
      "bad.json: sources.mlp_same_set.copy: names no field of this spec"},
+    {"zero coherence cost", "{'name': 'x', 'cores': 4, 'coherence_cycles': 0, 'levels': [" LV1 "]}",
+     "bad.json: coherence_cycles: must be a positive number (got 0)"},
+    {"negative coherence cost", "{'name': 'x', 'cores': 4, 'coherence_cycles': -1, 'levels': [" LV1 "]}",
+     "bad.json: coherence_cycles: must be a positive number (got -1)"},
+    {"coherence cost as a string", "{'name': 'x', 'cores': 4, 'coherence_cycles': 'x', 'levels': [" LV1 "]}",
+     "bad.json: coherence_cycles: must be a number"},
+    {"null coherence cost", "{'name': 'x', 'cores': 4, 'coherence_cycles': null, 'levels': [" LV1 "]}",
+     "bad.json: coherence_cycles: must be a number"},
+    {"coherence cost in the wrong unit",
+     "{'name': 'x', 'cores': 4, 'coherence_cycles': 100001, 'levels': [" LV1 "]}",
+     "bad.json: coherence_cycles: 100001 cycles per transfer is outside 0..100000"},
+    {"citation of an absent coherence cost",
+     "{'name': 'x', 'cores': 4, 'levels': [" LV1 "], 'sources': {'coherence_cycles': 'ping-pong'}}",
+     "bad.json: sources.coherence_cycles: names no field of this spec"},
     {"zero vector width", "{'name': 'x', 'cores': 4, 'vector_bits': 0, 'levels': [" LV1 "]}",
      "bad.json: vector_bits: must be positive"},
     {"odd vector width", "{'name': 'x', 'cores': 4, 'vector_bits': 384, 'levels': [" LV1 "]}",
@@ -540,6 +595,7 @@ int main(void) {
   tcase_add_test(tc, dram_core_bandwidth);
   tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, mlp_same_set);
+  tcase_add_test(tc, coherence);
   tcase_add_test(tc, the_good_base_is_good);
   tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
   tcase_add_test(tc, file_errors_name_the_file);

@@ -216,6 +216,58 @@ START_TEST(branch_miss_plausible) {
 }
 END_TEST
 
+/* coherence_cycles: the test host has two CPUs on two cores, so the ping-pong ran on
+ * two distinct CPUs; the figure is half the round trip in cycles (3 digits), above an
+ * L1 hit (the line comes from another core's cache) and below 10x DRAM's latency (a
+ * transfer never costs more than a handful of memory accesses); cited with the round
+ * trip; written and read back. */
+START_TEST(coherence_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  const ppt_hwspec *hw = &r->hw;
+  if (r->online_cpus < 2 || r->smt >= r->online_cpus) {
+    /* one core: nothing to transfer between, and the notes say so */
+    ck_assert(hw->coherence_cycles == 0);
+    ck_assert_msg(strstr(hw->notes, "coherence_cycles not measured") != NULL, "%s", hw->notes);
+    return;
+  }
+  ck_assert_msg(r->c2c_cpus[0] >= 0 && r->c2c_cpus[1] >= 0 && r->c2c_cpus[0] != r->c2c_cpus[1], "CPUs %d, %d",
+                r->c2c_cpus[0], r->c2c_cpus[1]);
+  ck_assert_msg(r->c2c_round_trip_ns > 0 && isfinite(r->c2c_round_trip_ns), "%g ns", r->c2c_round_trip_ns);
+  double cyc = 0.5 * r->c2c_round_trip_ns * hw->clock_hz * 1e-9;
+  ck_assert_msg(fabs(hw->coherence_cycles - cyc) <= 0.005 * cyc + 1e-12, "%g cycles, %g ns per round trip at %g Hz",
+                hw->coherence_cycles, r->c2c_round_trip_ns, hw->clock_hz);
+  double dram_cyc = hw->dram_latency_ns * hw->clock_hz * 1e-9;
+  ck_assert_msg(hw->coherence_cycles > hw->levels[0].latency_cycles && hw->coherence_cycles < 10 * dram_cyc,
+                "%g cycles per transfer (L1 %g, DRAM %g cycles)", hw->coherence_cycles,
+                hw->levels[0].latency_cycles, dram_cyc);
+  const char *c = cite_text(hw, "coherence_cycles");
+  char want[64];
+  snprintf(want, sizeof want, "%.3g ns per round trip, half of it per transfer", r->c2c_round_trip_ns);
+  ck_assert_msg(strstr(c, want) != NULL, "\"%s\" lacks \"%s\"", c, want);
+  snprintf(want, sizeof want, "pinned to CPUs %d and %d", r->c2c_cpus[0], r->c2c_cpus[1]);
+  ck_assert_msg(strstr(c, want) != NULL, "\"%s\" lacks \"%s\"", c, want);
+  ck_assert_msg(strstr(c, "2000-01-01") != NULL, "%s", c);
+  char *json = ppt_hwspec_to_json(hw);
+  ppt_hwspec back;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_parse(json, "host.json", &back, &err) == 0, "%s", err.msg);
+  free(json);
+  ck_assert(back.coherence_cycles == hw->coherence_cycles);
+  ck_assert_str_eq(cite_text(&back, "coherence_cycles"), c);
+}
+END_TEST
+
+/* The probe refuses CPUs it cannot ping-pong between, without starting a thread. */
+START_TEST(coherence_bad_cpus) {
+  calib_timing t = {0.001, 3, 1};
+  const int same[2] = {0, 0}, neg[2] = {0, -1}, huge[2] = {0, 1 << 30};
+  ck_assert(calib_c2c_round_trip_s(same, &t) == 0);
+  ck_assert(calib_c2c_round_trip_s(neg, &t) == 0);
+  ck_assert(calib_c2c_round_trip_s(huge, &t) == 0);
+}
+END_TEST
+
 /* mlp_same_set: the column walk ran over matrices of 512 rows of one L1 set stride, at
  * most half the last level unless one matrix alone is more; each figure is the last
  * level's spec latency over the cycles per line, to 3 digits, within [1, mlp]; cited
@@ -824,6 +876,7 @@ START_TEST(repeat_medians) {
   const uint64_t mib[5] = {4, 16, 8, 2, 32};
   /* each run's same-set figures within its mlp, as calibrate writes them */
   const double ssl[5] = {4, 2, 5, 1, 3}, sss[5] = {2, 3, 1, 1, 4};
+  const double coh[5] = {120, 80, 200, 95, 60}; /* 60 80 95 120 200 -> 95, run 3 */
   for (int i = 0; i < 5; i++) {
     char t[32];
     runs[i] = base;
@@ -831,6 +884,7 @@ START_TEST(repeat_medians) {
     runs[i].mlp_same_set_load = ssl[i];
     runs[i].mlp_same_set_store = sss[i];
     runs[i].fork_join_cycles = fj[i];
+    runs[i].coherence_cycles = coh[i];
     runs[i].levels[2].size = mib[i] << 20;
     runs[i].levels[2].assoc = 16;
     runs[i].levels[2].replacement = i == 2 ? PPT_HW_REPL_RANDOM : PPT_HW_REPL_LRU;
@@ -842,6 +896,7 @@ START_TEST(repeat_medians) {
     set_cite(&runs[i], "levels[2]", t);
     set_cite(&runs[i], "mlp_same_set.load", t);
     set_cite(&runs[i], "mlp_same_set.store", t);
+    set_cite(&runs[i], "coherence_cycles", t);
   }
   ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
   /* load 1 2 3 4 5 -> 3 (run 4); store 1 1 2 3 4 -> 2 (run 0): each from its own run */
@@ -853,6 +908,8 @@ START_TEST(repeat_medians) {
   ck_assert_str_eq(cite_of(&out, "mlp"), "run 4");
   ck_assert(out.fork_join_cycles == 300);
   ck_assert_str_eq(cite_of(&out, "fork_join_cycles"), "run 2");
+  ck_assert(out.coherence_cycles == 95);
+  ck_assert_str_eq(cite_of(&out, "coherence_cycles"), "run 3");
   ck_assert_uint_eq(out.levels[2].size, 8u << 20);
   ck_assert_int_eq(out.levels[2].replacement, PPT_HW_REPL_RANDOM);
   ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 2");
@@ -866,9 +923,23 @@ START_TEST(repeat_medians) {
   ck_assert_str_eq(cite_of(&out, "mlp_same_set.load"), "run 1");
   ck_assert(out.mlp_same_set_store == 1); /* 1 1 2 3 -> 1: runs 2 and 3 tie, the first */
   ck_assert_str_eq(cite_of(&out, "mlp_same_set.store"), "run 2");
+  ck_assert(out.coherence_cycles == 95); /* 80 95 120 200 -> 95 */
+  ck_assert_str_eq(cite_of(&out, "coherence_cycles"), "run 3");
   /* one run: itself */
   ck_assert_int_eq(ppt_calib_median_spec(runs + 3, 1, &out, &err), 0);
   ck_assert(out.mlp == 1 && out.levels[2].size == 2u << 20);
+  ck_assert(out.coherence_cycles == 95);
+  /* Runs measured on one core have no figure and no citation: a median of 0 drops it
+   * (0 0 200 -> 0), and the spec stays valid without it. */
+  ppt_hwspec solo[3] = {runs[0], runs[1], runs[2]};
+  for (int i = 0; i < 2; i++) {
+    solo[i].coherence_cycles = 0;
+    for (uint32_t j = 0; j < solo[i].nsources; j++)
+      if (!strcmp(solo[i].sources[j].key, "coherence_cycles")) solo[i].sources[j--] = solo[i].sources[--solo[i].nsources];
+  }
+  ck_assert_msg(ppt_calib_median_spec(solo, 3, &out, &err) == 0, "%s", err.msg);
+  ck_assert(out.coherence_cycles == 0);
+  ck_assert_str_eq(cite_of(&out, "coherence_cycles"), "");
   /* Specs not from one calibrate (hand-edited, older) can put a median above mlp's:
    * capped, as calibrate caps a run's (mlp 9 3 7 -> 7; load 8 8 1 -> 8, capped to 7). */
   ppt_hwspec three[3] = {runs[0], runs[1], runs[2]};
@@ -1020,6 +1091,7 @@ int main(void) {
   tcase_add_test(m, clock_and_ops_plausible);
   tcase_add_test(m, branch_miss_plausible);
   tcase_add_test(m, same_set_plausible);
+  tcase_add_test(m, coherence_plausible);
   tcase_add_test(m, sysfs_geometry_matches_host);
   tcase_add_test(m, effective_size_applied);
   suite_add_tcase(s, m);
@@ -1028,6 +1100,7 @@ int main(void) {
   tcase_add_test(f, fake_sysfs_haswell);
   tcase_add_test(f, fake_sysfs_errors);
   tcase_add_test(f, cpulist);
+  tcase_add_test(f, coherence_bad_cpus);
   tcase_add_test(f, effective_size_rule);
   tcase_add_test(f, stream_capacity_rule);
   suite_add_tcase(s, f);

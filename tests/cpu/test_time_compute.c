@@ -454,6 +454,17 @@ START_TEST(ooo_core_model) {
 }
 END_TEST
 
+/* MISS memory, SUM overlap: the item m with local hit rates (0.9, 0.5, 0.6) on hw. */
+static const double MISS_H[] = {0.9, 0.5, 0.6};
+static ppt_tasklist *miss_item(const ppt_hwspec *hw, const ppt_mem_access *m, ppt_tc_stats *st) {
+  ppt_err err;
+  ppt_tasklist *tl = ppt_tasklist_create();
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, m, 3, MISS_H, &err), 0);
+  ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_MISS};
+  ck_assert_int_eq(ppt_time_compute(hw, tl, &p, st, &err), 0);
+  return tl;
+}
+
 /* Misses queued on one first-level set (ppt_mem_access.bunched_*, ppt/missq.h): mlp 4,
  * but hwspec mlp_same_set 2 for loads and 1 for stores. MISS memory, no prefetching,
  * h = (0.9, 0.5, 0.6) on 1000 accesses: served L2 50, L3 30, DRAM 20. Of L3's, half are
@@ -474,12 +485,10 @@ START_TEST(same_set_misses) {
   ppt_mem_access m = MEM;
   m.bunched_loads[2] = 0.5;
   m.bunched_stores[2] = 0.25;
-  const double h[] = {0.9, 0.5, 0.6};
-  ppt_tasklist *tl = ppt_tasklist_create();
-  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
+  const double *h = MISS_H;
   ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_MISS};
   ppt_tc_stats st;
-  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ppt_tasklist *tl = miss_item(&hw, &m, &st);
   ck_close(st.level[1].latency_cycles, 75);
   ck_close(st.level[2].bw_cycles, 120);
   ck_close(st.level[2].latency_cycles, 723.75);
@@ -493,6 +502,34 @@ START_TEST(same_set_misses) {
   m.bunched_stores[2] = 0.75;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
   m.bunched_stores[2] = -0.1;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+/* Cache-to-cache transfers (ppt_mem_access.transfers): mlp 4, hwspec coherence_cycles
+ * 100. MISS memory as in same_set_misses, h = (0.9, 0.5, 0.6) on 1000 accesses: L3
+ * serves 30, half of them transfers, whose latency is 100 instead of the L3's 50:
+ *   L3   transfer 30·4 = 120,  waiting 30·(0.5·50 + 0.5·100)/4 = 562.5  → 120 + 442.5
+ * Without the spec's figure (0) they are priced like the rest: 30·50/4 = 375 → 255. */
+START_TEST(transfers_wait) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  hw.mlp = 4;
+  hw.coherence_cycles = 100;
+  ppt_err err;
+  ppt_mem_access m = MEM;
+  m.transfers[2] = 0.5;
+  const double *h = MISS_H;
+  ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_MISS};
+  ppt_tc_stats st;
+  ppt_tasklist *tl = miss_item(&hw, &m, &st);
+  ck_close(st.level[2].bw_cycles, 120);
+  ck_close(st.level[2].latency_cycles, 442.5);
+  hw.coherence_cycles = 0;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.level[2].latency_cycles, 255);
+  m.transfers[2] = 1.5;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
   ppt_tasklist_free(tl);
 }
@@ -547,6 +584,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, clone_is_deep);
   tcase_add_test(tc, ooo_core_model);
   tcase_add_test(tc, same_set_misses);
+  tcase_add_test(tc, transfers_wait);
   tcase_add_test(tc, policy_names);
   suite_add_tcase(s, tc);
   return s;

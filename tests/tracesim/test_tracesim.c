@@ -447,6 +447,43 @@ START_TEST(same_set_counts) {
 }
 END_TEST
 
+
+/* Cache-to-cache transfers (ppt/owner.h) as tracesim counts them. Two threads, private
+ * L1 and L2, an L3 both share; round-robin. Thread 0 stores lines A and B; thread 1 loads
+ * Z, A, B, A. Its loads of A and B miss its private levels and find the lines in the L3,
+ * stored last by thread 0, whose L1 still holds them: two transfers at the L3. Its second
+ * load of A hits its own L1. Thread 0 then loads A again: a hit in its own L1, nothing. */
+START_TEST(transfer_counts) {
+  ppt_hwspec hw;
+  load_hw("{\"name\": \"x\", \"cores\": 2, \"levels\": ["
+          "{\"name\": \"L1\", \"size\": 4096, \"assoc\": 8, \"line\": 64},"
+          "{\"name\": \"L2\", \"size\": 16384, \"assoc\": 8, \"line\": 64},"
+          "{\"name\": \"L3\", \"size\": 65536, \"assoc\": 16, \"line\": 64, \"shared_by\": 2}]}",
+          &hw);
+  const uint64_t A = 0x10000, B = 0x10040, Z = 0x20000;
+  ts_stream s[2] = {{0}, {0}};
+  ts_bb(&s[0], 1);
+  ts_bb(&s[1], 1);
+  ts_mem(&s[0], 1, A, 8);
+  ts_mem(&s[0], 1, B, 8);
+  ts_mem(&s[0], 0, Z + 4096, 8);
+  ts_mem(&s[0], 0, Z + 8192, 8);
+  ts_mem(&s[0], 0, A, 8);
+  ts_mem(&s[1], 0, Z, 8);
+  ts_mem(&s[1], 0, A, 8);
+  ts_mem(&s[1], 0, B, 8);
+  ts_mem(&s[1], 0, A, 8);
+  ppt_tracesim_result r;
+  ppt_tracesim_opts o = {.interleave = PPT_TRACESIM_RR};
+  run_trace("transfer", s, 2, one_func, 1, &hw, &o, &r);
+  ck_assert_uint_eq(r.transfers[2], 2);
+  ck_assert_uint_eq(r.transfers[0] + r.transfers[1] + r.transfers[3], 0);
+  ck_assert_uint_eq(r.served[2], 2);
+  ts_free(&s[0]);
+  ts_free(&s[1]);
+}
+END_TEST
+
 static Suite *suite(void) {
   Suite *s = suite_create("tracesim");
   TCase *tc = tcase_create("core");
@@ -461,6 +498,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, threads_rr_and_uniform_vs_brute_force);
   tcase_add_test(tc, bad_inputs);
   tcase_add_test(tc, same_set_counts);
+  tcase_add_test(tc, transfer_counts);
   suite_add_tcase(s, tc);
   return s;
 }
