@@ -285,10 +285,20 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
       2) {
     calib_timing t_c2c = {0.001, cfg->quick ? 11 : 41, typical};
     out->c2c_round_trip_ns = calib_c2c_round_trip_s(out->c2c_cpus, &t_c2c) * 1e9;
-    if (!(out->c2c_round_trip_ns > 0))
+    double dram_ns = out->lat_ns[n];
+    if (!(out->c2c_round_trip_ns > 0)) {
       snprintf(c2c_note, sizeof c2c_note,
                "coherence_cycles not measured: the ping-pong threads could not be pinned to CPUs %d and %d.",
                out->c2c_cpus[0], out->c2c_cpus[1]);
+    } else if (dram_ns > 0 && 0.5 * out->c2c_round_trip_ns > 10 * dram_ns) {
+      /* No transfer takes ten memory accesses: a thread was waiting for its CPU (other
+       * load on it), and the figure would be the scheduler's, not the caches'. */
+      snprintf(c2c_note, sizeof c2c_note,
+               "coherence_cycles not measured: %.3g ns per round trip on CPUs %d and %d, over 10x DRAM's "
+               "latency per transfer (the CPUs were busy; calibrate an idle machine).",
+               out->c2c_round_trip_ns, out->c2c_cpus[0], out->c2c_cpus[1]);
+      out->c2c_round_trip_ns = 0;
+    }
   } else {
     snprintf(c2c_note, sizeof c2c_note,
              "coherence_cycles not measured: one core only (%s), no cache-to-cache transfers.",

@@ -233,6 +233,11 @@ START_TEST(coherence_plausible) {
   }
   ck_assert_msg(r->c2c_cpus[0] >= 0 && r->c2c_cpus[1] >= 0 && r->c2c_cpus[0] != r->c2c_cpus[1], "CPUs %d, %d",
                 r->c2c_cpus[0], r->c2c_cpus[1]);
+  if (hw->coherence_cycles == 0) {
+    /* other tests kept a CPU busy (ctest -j): calibrate leaves the figure out and says so */
+    ck_assert_msg(strstr(hw->notes, "coherence_cycles not measured") != NULL, "%s", hw->notes);
+    return;
+  }
   ck_assert_msg(r->c2c_round_trip_ns > 0 && isfinite(r->c2c_round_trip_ns), "%g ns", r->c2c_round_trip_ns);
   double cyc = 0.5 * r->c2c_round_trip_ns * hw->clock_hz * 1e-9;
   ck_assert_msg(fabs(hw->coherence_cycles - cyc) <= 0.005 * cyc + 1e-12, "%g cycles, %g ns per round trip at %g Hz",
@@ -966,7 +971,8 @@ START_TEST(repeat_medians) {
   ck_assert_str_eq(cite_of(&out, "mlp_same_set.store"), "");
   char *text = ppt_hwspec_to_json(&out);
   ck_assert_ptr_nonnull(text);
-  ck_assert_ptr_null(strstr(text, "mlp_same_set"));
+  /* no key (the notes of the base spec may mention the figure in prose) */
+  ck_assert_ptr_null(strstr(text, "\"mlp_same_set\""));
   ck_assert_msg(ppt_hwspec_parse(text, "median.json", &three[0], &err) == 0, "%s", err.msg);
   free(text);
   ck_assert_int_eq(ppt_calib_median_spec(runs, 0, &out, &err), PPT_EINPUT);
