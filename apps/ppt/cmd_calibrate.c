@@ -248,6 +248,21 @@ static int write_spec(const char *path, const ppt_hwspec *hw, ppt_err *err) {
   return rc;
 }
 
+/* --json: {"hwspec": the spec, "measured": ... (one calibration's, when given), "runs":
+ * [the n specs it is the medians of] (when runs is given)}. */
+static void print_json(const ppt_hwspec *spec, json_object *measured, const ppt_hwspec *runs, size_t n) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "hwspec", ppt_hwspec_to_json_object(spec));
+  if (measured) json_object_object_add(o, "measured", measured);
+  if (runs) {
+    json_object *a = json_object_new_array();
+    for (size_t i = 0; i < n; i++) json_object_array_add(a, ppt_hwspec_to_json_object(&runs[i]));
+    json_object_object_add(o, "runs", a);
+  }
+  printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+  json_object_put(o);
+}
+
 /* --combine: the per-figure medians of specs calibrated earlier (separate `ppt calibrate`
  * runs spread over time, e.g. between the measurement rounds of validation/run). */
 static int combine(char **files, size_t n, const char *out_path, int json) {
@@ -268,13 +283,7 @@ static int combine(char **files, size_t n, const char *out_path, int json) {
   }
   int to_stdout = out_path && !strcmp(out_path, "-");
   if (!rc && json) {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "hwspec", ppt_hwspec_to_json_object(med));
-    json_object *a = json_object_new_array();
-    for (size_t i = 0; i < n; i++) json_object_array_add(a, ppt_hwspec_to_json_object(&runs[i]));
-    json_object_object_add(o, "runs", a);
-    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
+    print_json(med, NULL, runs, n);
   } else if (!rc) {
     FILE *f = to_stdout ? stderr : stdout;
     fprintf(f, "spec: per-figure medians of %zu specs (%s .. %s)\n", n, files[0], files[n - 1]);
@@ -387,17 +396,7 @@ int ppt_cmd_calibrate(int argc, char **argv) {
   }
   int rc = out_path ? write_spec(out_path, &r->hw, &err) : 0;
   if (!rc && json) {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "hwspec", ppt_hwspec_to_json_object(&r->hw));
-    json_object_object_add(o, "measured", measured_json(r));
-    if (repeat > 1) {
-      json_object *a = json_object_new_array();
-      for (uint64_t i = 0; i < repeat; i++) json_object_array_add(a, ppt_hwspec_to_json_object(&runs[i]));
-      json_object_object_add(o, "runs", a);
-    }
-    printf("%s\n",
-           json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
+    print_json(&r->hw, measured_json(r), repeat > 1 ? runs : NULL, (size_t)repeat);
   } else if (!rc) {
     print_table(spec_to_stdout ? stderr : stdout, r);
     if (repeat > 1) {

@@ -92,18 +92,6 @@ static const ppt_hw_source *find_source(const ppt_hwspec *hw, const char *key) {
   return NULL;
 }
 
-/* Sets out's citation of `key` to run's (or drops it when the run has none). */
-static void take_source(ppt_hwspec *out, const ppt_hwspec *run, const char *key) {
-  const ppt_hw_source *s = find_source(run, key);
-  for (uint32_t i = 0; i < out->nsources; i++) {
-    if (strcmp(out->sources[i].key, key) != 0) continue;
-    if (s) out->sources[i] = *s;
-    else out->sources[i] = out->sources[--out->nsources];
-    return;
-  }
-  if (s && out->nsources < PPT_HW_MAX_SOURCES) out->sources[out->nsources++] = *s;
-}
-
 /* Removes out's citation of `key`, if any (its figure is no longer in the spec). */
 static void drop_source(ppt_hwspec *out, const char *key) {
   for (uint32_t i = 0; i < out->nsources; i++)
@@ -111,6 +99,21 @@ static void drop_source(ppt_hwspec *out, const char *key) {
       out->sources[i] = out->sources[--out->nsources];
       return;
     }
+}
+
+/* Sets out's citation of `key` to run's (or drops it when the run has none). */
+static void take_source(ppt_hwspec *out, const ppt_hwspec *run, const char *key) {
+  const ppt_hw_source *s = find_source(run, key);
+  if (!s) {
+    drop_source(out, key);
+    return;
+  }
+  for (uint32_t i = 0; i < out->nsources; i++)
+    if (strcmp(out->sources[i].key, key) == 0) {
+      out->sources[i] = *s;
+      return;
+    }
+  if (out->nsources < PPT_HW_MAX_SOURCES) out->sources[out->nsources++] = *s;
 }
 
 int ppt_calib_median_spec(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err *err) {

@@ -76,6 +76,25 @@ static int has_ops(const ppt_hwspec *hw) {
   return 0;
 }
 
+static json_object *level_item(const ppt_hwspec *hw, uint32_t i) { return level_json(&hw->levels[i]); }
+static json_object *tlb_item(const ppt_hwspec *hw, uint32_t i) { return tlb_json(&hw->tlb[i]); }
+
+/* o[key] = [item(hw, 0), ..., item(hw, n - 1)]; -1 when out of memory. */
+static int add_array(json_object *o, const char *key, const ppt_hwspec *hw, uint32_t n,
+                     json_object *(*item)(const ppt_hwspec *, uint32_t)) {
+  json_object *a = json_object_new_array();
+  int rc = 0;
+  for (uint32_t i = 0; a && i < n; i++) {
+    json_object *e = item(hw, i);
+    if (!e || json_object_array_add(a, e)) {
+      json_object_put(e);
+      rc = -1;
+      break;
+    }
+  }
+  return rc | add(o, key, a);
+}
+
 json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   json_object *o = json_object_new_object();
   if (!o) return NULL;
@@ -103,28 +122,8 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
     rc |= add(o, "fork_join_serial_cycles", num(hw->fork_join_serial_cycles));
   if (hw->branch_miss_cycles > 0) rc |= add(o, "branch_miss_cycles", num(hw->branch_miss_cycles));
   if (hw->coherence_cycles > 0) rc |= add(o, "coherence_cycles", num(hw->coherence_cycles));
-  json_object *levels = json_object_new_array();
-  for (uint32_t i = 0; levels && i < hw->nlevels && i < PPT_HW_MAX_LEVELS; i++) {
-    json_object *lv = level_json(&hw->levels[i]);
-    if (!lv || json_object_array_add(levels, lv)) {
-      json_object_put(lv);
-      rc = -1;
-      break;
-    }
-  }
-  rc |= add(o, "levels", levels);
-  if (hw->ntlb) {
-    json_object *tlb = json_object_new_array();
-    for (uint32_t i = 0; tlb && i < hw->ntlb && i < PPT_HW_MAX_TLB; i++) {
-      json_object *t = tlb_json(&hw->tlb[i]);
-      if (!t || json_object_array_add(tlb, t)) {
-        json_object_put(t);
-        rc = -1;
-        break;
-      }
-    }
-    rc |= add(o, "tlb", tlb);
-  }
+  rc |= add_array(o, "levels", hw, hw->nlevels < PPT_HW_MAX_LEVELS ? hw->nlevels : PPT_HW_MAX_LEVELS, level_item);
+  if (hw->ntlb) rc |= add_array(o, "tlb", hw, hw->ntlb < PPT_HW_MAX_TLB ? hw->ntlb : PPT_HW_MAX_TLB, tlb_item);
   if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0 || hw->dram_core_bw_bytes_per_s > 0) {
     json_object *d = json_object_new_object();
     if (d) {

@@ -92,8 +92,10 @@ static int get_uint(pctx *c, json_object *o, const char *path, const char *key, 
 }
 
 /* A positive finite number (an absent optional figure is left out, never written as 0). */
-static int get_pos(pctx *c, json_object *o, const char *path, const char *key, int required,
-                   double *out) {
+/* A number > 0, or >= 0 when zero_ok (0 is meaningful for some figures: a free op, a TLB
+ * level whose miss costs nothing). */
+static int get_number(pctx *c, json_object *o, const char *path, const char *key, int required, int zero_ok,
+                      double *out) {
   json_object *v;
   int present;
   int rc = lookup(c, o, path, key, required, &v, &present);
@@ -103,10 +105,20 @@ static int get_pos(pctx *c, json_object *o, const char *path, const char *key, i
   if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
     return fail(c, p, "must be a number");
   double x = json_object_get_double(v);
-  if (!isfinite(x) || x <= 0)
+  if (zero_ok && (!isfinite(x) || x < 0)) return fail(c, p, "must be a number >= 0 (got %g)", x);
+  if (!zero_ok && (!isfinite(x) || x <= 0))
     return fail(c, p, "must be a positive number (got %g); leave the key out if unknown", x);
   *out = x;
   return 0;
+}
+
+static int get_pos(pctx *c, json_object *o, const char *path, const char *key, int required, double *out) {
+  return get_number(c, o, path, key, required, 0, out);
+}
+
+static int get_nonneg(pctx *c, json_object *o, const char *path, const char *key, int required,
+                      double *out) {
+  return get_number(c, o, path, key, required, 1, out);
 }
 
 static int get_str(pctx *c, json_object *o, const char *path, const char *key, int required,
@@ -198,16 +210,7 @@ static int parse_tlb(pctx *c, json_object *o, const char *path, ppt_hw_tlb *tl) 
   if (!rc && !(rc = get_uint(c, o, path, "entries", 1, UINT32_MAX, &u, &present))) tl->entries = (uint32_t)u;
   if (!rc && !(rc = get_uint(c, o, path, "assoc", 1, UINT32_MAX, &u, &present))) tl->assoc = (uint32_t)u;
   if (!rc && !(rc = get_uint(c, o, path, "page_bytes", 1, UINT32_MAX, &u, &present))) tl->page_bytes = (uint32_t)u;
-  json_object *v;
-  if (!rc && !(rc = lookup(c, o, path, "miss_cycles", 1, &v, &present))) {
-    char p[160];
-    join(p, sizeof p, path, "miss_cycles");
-    if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-      return fail(c, p, "must be a number");
-    double x = json_object_get_double(v);
-    if (!isfinite(x) || x < 0) return fail(c, p, "must be a number >= 0 (got %g)", x);
-    tl->miss_cycles = x;
-  }
+  if (!rc) rc = get_nonneg(c, o, path, "miss_cycles", 1, &tl->miss_cycles);
   return rc;
 }
 
@@ -226,19 +229,8 @@ static int parse_ops(pctx *c, json_object *ops, ppt_hwspec *hw) {
     if (rc || !e) continue;
     rc = check_keys(c, e, p, opkeys);
     if (!rc) rc = get_pos(c, e, p, "per_cycle", 1, &hw->ops[k].per_cycle);
-    /* latency 0 is meaningful (fused or free ops), so it is read as a plain number */
-    json_object *v;
-    int present;
-    if (!rc) rc = lookup(c, e, p, "latency", 1, &v, &present);
-    if (!rc) {
-      char q[96];
-      join(q, sizeof q, p, "latency");
-      if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-        return fail(c, q, "must be a number");
-      double x = json_object_get_double(v);
-      if (!isfinite(x) || x < 0) return fail(c, q, "must be a number >= 0 (got %g)", x);
-      hw->ops[k].latency = x;
-    }
+    /* latency 0 is meaningful (fused or free ops) */
+    if (!rc) rc = get_nonneg(c, e, p, "latency", 1, &hw->ops[k].latency);
   }
   return rc;
 }
