@@ -39,6 +39,9 @@
 
 /* Most working-set sizes timed when sweeping one level's effective capacity. */
 #define PPT_CALIB_MAX_SWEEP 16
+/* Most working-set sizes timed when looking for levels no source describes (half
+ * octaves from 4 KiB to 256 MiB and a few more). */
+#define PPT_CALIB_MAX_DISCOVER 40
 
 /* How the clock was obtained. */
 enum ppt_calib_clock {
@@ -49,7 +52,9 @@ enum ppt_calib_clock {
 typedef struct ppt_calib_config {
   uint64_t seed;         /* seeds the gsl_rng that shuffles the pointer-chase permutations */
   int quick;             /* short trials and smaller DRAM buffer: under ~5 s, for tests */
-  const char *sysfs_dir; /* cache directory of cpu0; NULL: /sys/devices/system/cpu/cpu0/cache */
+  const char *sysfs_dir; /* cache directory of cpu0; NULL: /sys/devices/system/cpu/cpu0/cache.
+                          * Set (a fake tree, in tests): the geometry comes from it alone. */
+  int geometry;          /* enum ppt_calib_geo_choice */
   uint32_t max_threads;  /* cap on bandwidth threads; 0: the online CPUs */
   int best;              /* 1: every figure the fastest trial (the machine at its best);
                           * 0 (default): the median trial, the machine as it usually runs */
@@ -57,25 +62,48 @@ typedef struct ppt_calib_config {
 
 void ppt_calib_config_default(ppt_calib_config *cfg);
 
-/* Cache geometry as sysfs reports it, before anything is adjusted to the schema. */
-typedef struct ppt_calib_sysfs_level {
-  uint32_t level;            /* 1, 2, 3, ... */
-  uint64_t size;             /* bytes */
-  uint32_t assoc;            /* ways (0 in sysfs: fully associative, reported as size/line) */
-  uint32_t line;             /* coherency_line_size */
-  uint32_t shared_cpus;      /* CPUs in shared_cpu_list */
-  char shared_cpu_list[128]; /* as read ("0-3,64-67"); empty when longer than this */
-} ppt_calib_sysfs_level;
+/* Where a cache level's geometry came from (ppt_calib_cache.source). */
+enum ppt_calib_geo_source {
+  PPT_CALIB_GEO_CPUID = 0,  /* CPUID's deterministic cache leaf: Intel leaf 4, AMD 0x8000001D */
+  PPT_CALIB_GEO_LEGACY = 1, /* AMD's older leaves 0x80000005/6 (no sharing, no set count) */
+  PPT_CALIB_GEO_SYSFS = 2,  /* Linux sysfs cpuN/cache/indexM (what the kernel read from CPUID) */
+  PPT_CALIB_GEO_SWEEP = 3,  /* measured: a pointer-chase sweep over growing working sets */
+};
 
-typedef struct ppt_calib_sysfs {
+/* Which source `ppt calibrate` takes the geometry from (ppt_calib_config.geometry). */
+enum ppt_calib_geo_choice {
+  PPT_CALIB_GEO_AUTO = 0, /* CPUID, else sysfs, else AMD's legacy leaves, then a sweep for the rest */
+  PPT_CALIB_GEO_ONLY_CPUID = 1,
+  PPT_CALIB_GEO_ONLY_SYSFS = 2,
+  PPT_CALIB_GEO_ONLY_SWEEP = 3,
+};
+
+/* One data or unified cache level as its source describes it, before anything is
+ * adjusted to the schema. */
+typedef struct ppt_calib_cache {
+  uint32_t level;            /* 1, 2, 3, ... */
+  uint64_t size;             /* bytes; for a level still to be swept, 0 */
+  uint32_t assoc;            /* ways (0: fully associative, read as size/line) */
+  uint32_t line;             /* coherency line size */
+  uint32_t shared_cpus;      /* logical CPUs sharing one instance (CPUID: the ID count, an upper bound) */
+  char shared_cpu_list[128]; /* sysfs shared_cpu_list ("0-3,64-67"); empty when unknown or too long */
+  int source;                /* enum ppt_calib_geo_source */
+  /* PPT_CALIB_GEO_SWEEP: the most the level can hold (a legacy leaf's package-wide size;
+   * 0: no bound). The sweep sets size and assumes the ways (assoc_assumed). */
+  uint64_t size_bound;
+  int assoc_assumed;
+  char where[48];            /* the leaf and sub-leaf, or sysfs folder, it was read from */
+} ppt_calib_cache;
+
+typedef struct ppt_calib_caches {
   uint32_t nlevels; /* data/unified caches, by level, instruction caches left out */
-  ppt_calib_sysfs_level levels[PPT_HW_MAX_LEVELS];
-} ppt_calib_sysfs;
+  ppt_calib_cache levels[PPT_HW_MAX_LEVELS];
+} ppt_calib_caches;
 
 /* Reads the data and unified caches of one CPU from `dir` (a .../cpuN/cache folder with
  * indexN subfolders). Instruction caches are skipped. PPT_EINPUT when the folder has no
  * usable cache or a file is malformed: "DIR/index2/size: problem". */
-int ppt_calib_read_sysfs(const char *dir, ppt_calib_sysfs *out, ppt_err *err);
+int ppt_calib_read_sysfs(const char *dir, ppt_calib_caches *out, ppt_err *err);
 
 /* Parses a Linux CPU list ("0-3,8,10-11") and returns how many CPUs it names, or 0 when
  * malformed. */
@@ -87,15 +115,22 @@ uint32_t ppt_calib_cpulist_count(const char *list);
  * nearest power of two below with the capacity kept by raising the ways (or, when that
  * is not an integer, the size lowered). Each change is described in `notes` (appended,
  * truncated to fit). Returns the number of changes. */
-int ppt_calib_geometry(const ppt_calib_sysfs *sys, uint32_t cores, uint32_t smt, ppt_hwspec *hw, char *notes,
+int ppt_calib_geometry(const ppt_calib_caches *sys, uint32_t cores, uint32_t smt, ppt_hwspec *hw, char *notes,
                        size_t notes_size);
 
 /* Everything measured, in the units of the measurement (the hwspec holds the same in
  * its own units). Index k < nlevels is cache level k; k == nlevels is DRAM. */
 typedef struct ppt_calib_result {
   ppt_hwspec hw;                             /* the spec written (validated) */
-  ppt_calib_sysfs sysfs;                     /* geometry as read */
+  ppt_calib_caches caches;                   /* geometry as read (each level names its source) */
   uint32_t online_cpus, smt;                 /* sysconf and threads per core */
+  uint32_t package_cpus;                     /* logical CPUs of the package modelled */
+  char topology_source[200];                 /* where smt and package_cpus came from */
+  /* The chase sweep for levels no source sized (calib_discover.c): discover_n points
+   * (0: not run), and the levels it found after those the sources gave. */
+  uint32_t discover_n;
+  uint64_t discover_bytes[PPT_CALIB_MAX_DISCOVER];
+  double discover_ns[PPT_CALIB_MAX_DISCOVER];
   int clock_method;                          /* enum ppt_calib_clock */
   double clock_chain_hz;                     /* from the add chain (0 when not measured) */
   double clock_cpuinfo_hz;                   /* from /proc/cpuinfo (0 when unavailable) */

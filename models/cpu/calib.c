@@ -1,6 +1,6 @@
 /* calib.c — `ppt calibrate`: measure the host and describe it as a hwspec.
  *
- * Order of work: geometry (sysfs) -> clock -> latency per level and DRAM -> bandwidth
+ * Order of work: geometry (CPUID, sysfs or a chase sweep: calib_geo.c) -> clock -> latency per level and DRAM -> bandwidth
  * per level and DRAM -> op throughputs and latencies -> hwspec with a citation for every
  * figure. Everything measured in seconds is turned into cycles with the measured clock,
  * so a wrong clock would scale every cycle figure; that is why the clock's method and
@@ -14,7 +14,8 @@
 
 #include "cpu/calib_impl.h"
 
-#define DEFAULT_CACHE_DIR "/sys/devices/system/cpu/cpu0/cache"
+#define DEFAULT_CPU_DIR "/sys/devices/system/cpu"
+#define DEFAULT_CACHE_DIR DEFAULT_CPU_DIR "/cpu0/cache"
 /* DRAM working set: 8x the last level, so (with random replacement, the worst case)
  * under 1/8 of the chase can hit in it; at least 64 MiB, at most 1 GiB or a quarter of
  * physical memory. */
@@ -72,13 +73,16 @@ static void cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) {
   va_end(ap);
 }
 
-static const char *human(uint64_t bytes, char *buf, size_t size) {
-  if (bytes >= (UINT64_C(1) << 20) && bytes % (UINT64_C(1) << 20) == 0)
-    snprintf(buf, size, "%llu MiB", (unsigned long long)(bytes >> 20));
-  else if (bytes >= 1024 && bytes % 1024 == 0)
-    snprintf(buf, size, "%llu KiB", (unsigned long long)(bytes >> 10));
-  else
-    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+/* The sources the levels came from, in order of first use ("CPUID and measured"). */
+static const char *geo_sources(const ppt_calib_caches *c, char *buf, size_t size) {
+  buf[0] = '\0';
+  int seen[4] = {0};
+  for (uint32_t k = 0; k < c->nlevels; k++) {
+    int src = c->levels[k].source;
+    if (src < 0 || src > 3 || seen[src]) continue;
+    seen[src] = 1;
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? " and " : "", calib_geo_source_name(src));
+  }
   return buf;
 }
 
@@ -110,43 +114,42 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   double t_start = calib_now();
   if (!name || !*name) name = "host";
   if (!date) date = "";
-  const char *cache_dir = cfg->sysfs_dir ? cfg->sysfs_dir : DEFAULT_CACHE_DIR;
-  int rc = ppt_calib_read_sysfs(cache_dir, &out->sysfs, err);
-  if (rc) return rc;
-
-  /* ---- cores and SMT ---- */
-  char buf[256], cpu_dir[4096], pkg_list[256] = "";
-  snprintf(cpu_dir, sizeof cpu_dir, "%s/../..", cache_dir);
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  out->online_cpus = online > 0 ? (uint32_t)online : 1;
-  out->smt = 1;
-  if (!calib_read_line(cache_dir, "../topology", "thread_siblings_list", buf, sizeof buf) &&
-      ppt_calib_cpulist_count(buf) > 0)
-    out->smt = ppt_calib_cpulist_count(buf);
-  uint32_t pkg = 0;
-  if ((!calib_read_line(cache_dir, "../topology", "package_cpus_list", pkg_list, sizeof pkg_list) ||
-       !calib_read_line(cache_dir, "../topology", "core_siblings_list", pkg_list, sizeof pkg_list)))
-    pkg = ppt_calib_cpulist_count(pkg_list);
-  uint32_t cores = (pkg ? pkg : out->online_cpus) / out->smt;
-  if (cores == 0) cores = 1;
-
-  ppt_hwspec *hw = &out->hw;
-  char model[128], geo[512] = "";
-  double mhz = cpuinfo(model, sizeof model);
-  ppt_calib_geometry(&out->sysfs, cores, out->smt, hw, geo, sizeof geo);
-  snprintf(hw->name, sizeof hw->name, "%s", name);
-  uint32_t n = hw->nlevels;
-
   /* Many short trials rather than a few long ones. The median trial by default: the
    * runtimes ppt predicts are a program's usual ones, and on a shared host (a virtual
    * machine whose neighbours come and go) the usual speed is well below the best one;
-   * docs/calibrate.md has the figures. --best keeps the fastest trial instead. */
+   * docs/hwspec.md has the figures. --best keeps the fastest trial instead. */
   int typical = !cfg->best;
   calib_timing t_ops = cfg->quick ? (calib_timing){0.001, 11, typical} : (calib_timing){0.002, 41, typical};
   calib_timing t_mem = cfg->quick ? (calib_timing){0.001, 7, typical} : (calib_timing){0.002, 41, typical};
   /* Every cycle figure scales with the clock: measure it with more trials, now and
    * again at the end, and combine the two (calib_rounds). */
   calib_timing t_clock = {t_ops.min_s, t_ops.trials < 21 ? 21 : t_ops.trials, typical};
+
+  /* ---- geometry: topology, the caches' sources, then what none of them sized ---- */
+  const char *cache_dir = cfg->sysfs_dir ? cfg->sysfs_dir : DEFAULT_CACHE_DIR;
+  char cpu_dir[4096], pkg_list[256] = "", geo[1024] = "";
+  if (cfg->sysfs_dir) snprintf(cpu_dir, sizeof cpu_dir, "%s/../..", cache_dir);
+  else snprintf(cpu_dir, sizeof cpu_dir, "%s", DEFAULT_CPU_DIR);
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  out->online_cpus = online > 0 ? (uint32_t)online : 1;
+  calib_cpuid_regs regs;
+  int have_cpuid = calib_cpuid_read(&regs);
+  /* A fake sysfs tree (tests) describes another machine: this CPU's CPUID is not it. */
+  const calib_cpuid_regs *geo_regs = have_cpuid && !cfg->sysfs_dir ? &regs : NULL;
+  calib_find_topology(geo_regs, cpu_dir, out, pkg_list, sizeof pkg_list, geo, sizeof geo);
+  int rc = calib_find_caches(cfg, geo_regs, cache_dir, pkg_list, out, geo, sizeof geo, err);
+  if (rc) return rc;
+  if (calib_discover_caches(out, cfg->seed + 1, &t_mem, cfg->quick, geo, sizeof geo))
+    return ppt_err_set(err, PPT_ERUN, "calibrate: out of memory (cache sweep)");
+  uint32_t cores = out->package_cpus / out->smt;
+  if (cores == 0) cores = 1;
+
+  ppt_hwspec *hw = &out->hw;
+  char model[128];
+  double mhz = cpuinfo(model, sizeof model);
+  ppt_calib_geometry(&out->caches, cores, out->smt, hw, geo, sizeof geo);
+  snprintf(hw->name, sizeof hw->name, "%s", name);
+  uint32_t n = hw->nlevels;
   uint32_t max_threads = cfg->max_threads ? cfg->max_threads : out->online_cpus;
   max_threads = min_u32(max_threads, out->online_cpus);
 
@@ -202,7 +205,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     calib_timing t_mlp = {t_mem.min_s, cfg->quick ? 3 : 7, typical};
     out->mlp = calib_mlp(cfg->quick ? (size_t)16 << 20 : (size_t)dram_bytes, rng, &t_mlp);
   }
-  /* Levels smaller than sysfs says: the near latency is the level's, and a sweep of the
+  /* Levels smaller than their source says: the near latency is the level's, and a sweep of the
    * chase finds how much it holds (calib_size.c). After the MLP chases, so that their
    * permutations are the same whether or not a level needs a sweep. */
   char lat_notes[640] = "";
@@ -211,11 +214,12 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     if (!(near > 0 && half > 2 * near && half > 0.5 * dram)) continue;
     out->near[k] = 1;
     calib_note(lat_notes, sizeof lat_notes,
-               "%s behaves smaller than sysfs says: %.3g ns at %s "
+               "%s behaves smaller than %s says: %.3g ns at %s "
                "(half of it), near DRAM's %.3g ns, but %.3g ns at %s, the latency the spec uses (a "
                "cache shared with other tenants?).",
-               hw->levels[k].name, half, human(out->lat_bytes[k], sz, sizeof sz), dram, near,
-               human(out->lat_near_bytes[k], sz2, sizeof sz2));
+               hw->levels[k].name, calib_geo_source_name(out->caches.levels[k].source), half,
+               calib_human_bytes(out->lat_bytes[k], sz, sizeof sz), dram, near,
+               calib_human_bytes(out->lat_near_bytes[k], sz2, sizeof sz2));
     uint64_t oom = 0, top = hw->levels[k].size;
     uint32_t m =
         calib_size_sweep(out->lat_near_bytes[k], near, top, hw->levels[0].line, !cfg->quick, rng, &t_mem,
@@ -237,12 +241,13 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     char pts[256] = "";
     for (uint32_t i = 0; i < m; i++)
       snprintf(pts + strlen(pts), sizeof pts - strlen(pts), "%s%.3g ns at %s", i ? ", " : "",
-               out->sweep_ns[k][i], human(out->sweep_bytes[k][i], sz, sizeof sz));
+               out->sweep_ns[k][i], calib_human_bytes(out->sweep_bytes[k][i], sz, sizeof sz));
     calib_note(lat_notes, sizeof lat_notes,
-               "Chase sweep: %s; %s is modelled as %s (sysfs: %s), the largest set read at most %.3g ns, "
+               "Chase sweep: %s; %s is modelled as %s (%s: %s), the largest set read at most %.3g ns, "
                "midway between %.3g ns and DRAM's %.3g ns.",
-               pts, hw->levels[k].name, human(eff, sz, sizeof sz),
-               human(out->sysfs.levels[k].size, sz2, sizeof sz2), 0.5 * (near + dram), near, dram);
+               pts, hw->levels[k].name, calib_human_bytes(eff, sz, sizeof sz),
+               calib_geo_source_name(out->caches.levels[k].source),
+               calib_human_bytes(out->caches.levels[k].size, sz2, sizeof sz2), 0.5 * (near + dram), near, dram);
   }
   /* Branch mispredictions: the last draws from rng, so that adding them changed none of
    * the permutations above. */
@@ -256,8 +261,8 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
    * branch kernel, so that the permutations drawn above stay what they were. Twice
    * (calib_rounds): a page walk's figure moves most with other load. */
   calib_tlb_geo tg;
-  if (!rc && calib_tlb_geometry(&tg) > 0) {
-    uint64_t l2 = out->sysfs.levels[n >= 2 ? 1 : 0].size;
+  if (!rc && calib_tlb_geometry(&regs, &tg) > 0) {
+    uint64_t l2 = out->caches.levels[n >= 2 ? 1 : 0].size;
     double ns[PPT_HW_MAX_TLB], ns2[PPT_HW_MAX_TLB];
     uint64_t pg[PPT_HW_MAX_TLB];
     if (calib_tlb_measure(&tg, l2, rng, &t_mem, ns, pg) == 0) {
@@ -278,10 +283,9 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   /* Cache-to-cache transfers: two cores of the package, as the bandwidth threads are
    * picked (SMT siblings share a core's caches, so a line would never leave it). Short
    * trials: a round trip is ~100 ns, and 1 ms trials keep the probe under ~0.1 s. */
-  char c2c_note[160] = "", c2c_list[32];
-  snprintf(c2c_list, sizeof c2c_list, "0-%u", out->online_cpus - 1); /* no topology: CPUs 0 and 1 */
+  char c2c_note[160] = "";
   out->c2c_cpus[0] = out->c2c_cpus[1] = -1;
-  if (calib_cpus_primary(pkg_list[0] ? pkg_list : c2c_list, cfg->sysfs_dir ? NULL : cpu_dir, out->c2c_cpus, 2) ==
+  if (calib_cpus_primary(pkg_list, cfg->sysfs_dir ? NULL : cpu_dir, out->c2c_cpus, 2) ==
       2) {
     calib_timing t_c2c = {0.001, cfg->quick ? 11 : 41, typical};
     out->c2c_round_trip_ns = calib_c2c_round_trip_s(out->c2c_cpus, &t_c2c) * 1e9;
@@ -302,7 +306,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   } else {
     snprintf(c2c_note, sizeof c2c_note,
              "coherence_cycles not measured: one core only (%s), no cache-to-cache transfers.",
-             pkg_list[0] ? pkg_list : c2c_list);
+             pkg_list);
   }
   /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
    * why); here, as a fallback, when the probe cannot be run. Before the bandwidth
@@ -332,7 +336,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
      * what is online and by the config, pinned to those cores when the list names them. */
     uint32_t nt = min_u32(k < n ? hw->levels[k].shared_by : cores, max_threads);
     nt = min_u32(nt, (uint32_t)(sizeof cpus / sizeof cpus[0]));
-    const char *list = k < n ? out->sysfs.levels[k].shared_cpu_list : pkg_list;
+    const char *list = k < n ? out->caches.levels[k].shared_cpu_list : pkg_list;
     int pinned = calib_cpus_primary(list, cfg->sysfs_dir ? NULL : cpu_dir, cpus, nt) == nt;
     if (!pinned && nt > 1) snprintf(pinned_note, sizeof pinned_note, " (threads not pinned)");
     /* Half a cache level (its effective capacity when swept); the near set when a level
@@ -388,9 +392,9 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     if (!out->near[k]) continue;
     double in = out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k];
     int cpu = -1;
-    if (calib_cpus_primary(out->sysfs.levels[k].shared_cpu_list, cfg->sysfs_dir ? NULL : cpu_dir, &cpu, 1) != 1)
+    if (calib_cpus_primary(out->caches.levels[k].shared_cpu_list, cfg->sysfs_dir ? NULL : cpu_dir, &cpu, 1) != 1)
       cpu = -1;
-    out->ret_capacity[k] = calib_retention(out->sysfs.levels[k].size, in, out->dram_core_bytes_per_s,
+    out->ret_capacity[k] = calib_retention(out->caches.levels[k].size, in, out->dram_core_bytes_per_s,
                                            cpu >= 0 ? &cpu : NULL, &t_mem, out->ret_bytes[k], out->ret_bw[k],
                                            out->ret_share[k], &huge);
     any_huge |= huge;
@@ -406,7 +410,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     uint64_t row = l1->size / l1->assoc, mat = row * SAME_SET_ROWS;
     uint64_t inner = hw->levels[n - 2].size, last = hw->levels[n - 1].size;
     uint64_t cap = out->ret_capacity[n - 1];
-    if (cap > inner && cap < out->sysfs.levels[n - 1].size) last = cap;
+    if (cap > inner && cap < out->caches.levels[n - 1].size) last = cap;
     uint32_t nb = SAME_SET_BUFS;
     while ((uint64_t)nb * mat < 4 * inner && nb < SAME_SET_MAX_BUFS) nb++;
     while (nb > 1 && (uint64_t)nb * mat > last / 2) nb--;
@@ -471,18 +475,18 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     /* A stream's capacity below sysfs and above the level above: the spec's size, with
      * random replacement (the share of sweeps larger than it the level still serves). */
     uint64_t cap = out->ret_capacity[k];
-    if (k > 0 && cap > hw->levels[k - 1].size && cap < out->sysfs.levels[k].size) {
+    if (k > 0 && cap > hw->levels[k - 1].size && cap < out->caches.levels[k].size) {
       uint32_t ways = hw->levels[k].assoc; /* the ways of the spec's geometry, at least */
       uint64_t size = calib_round_ways(cap, hw->levels[k].line, &ways);
-      if (size > hw->levels[k - 1].size && size <= out->sysfs.levels[k].size) {
+      if (size > hw->levels[k - 1].size && size <= out->caches.levels[k].size) {
         hw->levels[k].size = size;
         hw->levels[k].assoc = ways;
         hw->levels[k].replacement = PPT_HW_REPL_RANDOM;
         calib_note(notes, sizeof notes,
                    "%s: one core still streams part of sweeps larger than the chase says it holds; "
                    "the spec takes the stream's view, %s with random replacement (chase: %s).",
-                   hw->levels[k].name, human(size, sz, sizeof sz),
-                   out->eff_bytes[k] ? human(out->eff_bytes[k], sz2, sizeof sz2) : "not sized");
+                   hw->levels[k].name, calib_human_bytes(size, sz, sizeof sz),
+                   out->eff_bytes[k] ? calib_human_bytes(out->eff_bytes[k], sz2, sizeof sz2) : "not sized");
       }
     }
   }
@@ -542,10 +546,11 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   }
   hw->ops[PPT_HW_BRANCH].latency = 0;
 
+  char gsrc[96];
   snprintf(hw->source, sizeof hw->source,
            "measured on this machine by `ppt calibrate%s` (ppt 0.1.0)%s%s; cache geometry "
-           "from Linux sysfs",
-           cfg->quick ? " --quick" : "", *date ? " on " : "", date);
+           "from %s",
+           cfg->quick ? " --quick" : "", *date ? " on " : "", date, geo_sources(&out->caches, gsrc, sizeof gsrc));
   calib_note(notes, sizeof notes, "CPU: %s, %u online logical CPUs, %u per core.",
              model[0] ? model : "unknown", out->online_cpus, out->smt);
   if (geo[0]) calib_note(notes, sizeof notes, "%s", geo);
@@ -560,7 +565,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
              "Bandwidths are read-only streams, all threads of an "
              "instance together (shared levels, DRAM), so one core alone gets less; "
              "dram.core_bandwidth_gbs is one core streaming DRAM alone. "
-             "Inclusion is not in sysfs: no level is marked inclusive. Only page walks are charged: an "
+             "No level is marked inclusive. Only page walks are charged: an "
              "L1 DTLB miss that hits the L2 DTLB overlaps with independent loads in running code.%s%s",
              any_huge ? "" : " Huge pages were not available: latencies include TLB misses.",
              out->optimised ? "" : " Built without optimisation: op figures are unreliable.");
@@ -577,8 +582,8 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   else
     cite(hw, "clock_ghz", "/proc/cpuinfo cpu MHz%s (add chain gave %.4g GHz%s)", when,
          out->clock_chain_hz / 1e9, out->optimised ? ", implausible" : " in an unoptimised build");
-  cite(hw, "cores", "sysfs cpu0 topology: %u logical CPUs in the package (%s), %u per core",
-       pkg ? pkg : out->online_cpus, pkg ? "package_cpus_list" : "sysconf, no topology", out->smt);
+  cite(hw, "cores", "%s; %u logical CPUs, %u per core, modelled", out->topology_source, out->package_cpus,
+       out->smt);
   cite(hw, "mlp", "independent random pointer chases beyond the caches: k chains run %.3gx as many accesses/s as one (best k of 2..32)", out->mlp);
   for (int i = 0; i < 2 && hw->mlp_same_set_load > 0; i++) {
     char l1s[32], tot[32];
@@ -587,8 +592,8 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
          "ppt calibrate%s: column walk %s, %u x %u rows of %s (%s set stride: a column is one set; %s), "
          "%s of %d trials: %.3g ns per line (%s %.3g); %s latency %.3g ns",
          when, i ? "storing" : "loading", out->same_set_bufs, out->same_set_rows,
-         human(out->same_set_row_bytes, l1s, sizeof l1s), hw->levels[0].name,
-         human((uint64_t)out->same_set_bufs * out->same_set_rows * out->same_set_row_bytes, tot, sizeof tot),
+         calib_human_bytes(out->same_set_row_bytes, l1s, sizeof l1s), hw->levels[0].name,
+         calib_human_bytes((uint64_t)out->same_set_bufs * out->same_set_rows * out->same_set_row_bytes, tot, sizeof tot),
          stat, t_mem.trials, ns, i ? "loaded" : "stored", i ? out->same_set_load_ns : out->same_set_store_ns,
          hw->levels[n - 1].name, hw->levels[n - 1].latency_cycles / cyc_ns);
   }
@@ -622,7 +627,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
     cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
          vec_what, hw->vector_bits);
   for (uint32_t k = 0; k < n; k++) {
-    const ppt_calib_sysfs_level *s = &out->sysfs.levels[k];
+    const ppt_calib_cache *s = &out->caches.levels[k];
     char key[64], eff[160] = "";
     if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
       snprintf(eff, sizeof eff, "; size and ways from streaming sweeps (levels[%u].size), see notes", k);
@@ -639,46 +644,43 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
       if (i >= 0 && up >= 0)
         snprintf(eff, sizeof eff,
                  "; size %s measured: chase %.3g ns at %s, %.3g ns at %s (cut %.3g ns), see notes",
-                 human(out->eff_bytes[k], s1, sizeof s1), out->sweep_ns[k][i],
-                 human(out->sweep_bytes[k][i], s2, sizeof s2), out->sweep_ns[k][up],
-                 human(out->sweep_bytes[k][up], s3, sizeof s3), 0.5 * (out->lat_near_ns[k] + out->lat_ns[n]));
+                 calib_human_bytes(out->eff_bytes[k], s1, sizeof s1), out->sweep_ns[k][i],
+                 calib_human_bytes(out->sweep_bytes[k][i], s2, sizeof s2), out->sweep_ns[k][up],
+                 calib_human_bytes(out->sweep_bytes[k][up], s3, sizeof s3), 0.5 * (out->lat_near_ns[k] + out->lat_ns[n]));
       else
-        snprintf(eff, sizeof eff, "; size %s measured, see notes", human(out->eff_bytes[k], s1, sizeof s1));
+        snprintf(eff, sizeof eff, "; size %s measured, see notes", calib_human_bytes(out->eff_bytes[k], s1, sizeof s1));
     } else if (hw->levels[k].size != s->size || hw->levels[k].assoc != s->assoc) {
       snprintf(eff, sizeof eff, "; adjusted, see notes");
     }
     snprintf(key, sizeof key, "levels[%u]", k);
-    cite(hw, key,
-         "sysfs cpu0/cache: level %u, %s, %u-way, %u B lines, shared_cpu_list %s "
-         "(%u CPU%s)%s",
-         s->level, human(s->size, sz, sizeof sz), s->assoc, s->line,
-         s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s",
-         eff);
+    cite(hw, key, "%s: level %u, %s, %u-way%s, %u B lines, shared by %s (%u CPU%s)%s", s->where, s->level,
+         calib_human_bytes(s->size, sz, sizeof sz), s->assoc, s->assoc_assumed ? " (assumed)" : "", s->line,
+         s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s", eff);
     snprintf(key, sizeof key, "levels[%u].latency_cycles", k);
     cite(hw, key,
          "ppt calibrate%s: pointer chase, random cyclic permutation of %u B lines over "
          "%s (%s), %s of %d: %.3g ns",
          when, hw->levels[0].line,
-         human(out->near[k] ? out->lat_near_bytes[k] : out->lat_bytes[k], sz, sizeof sz),
+         calib_human_bytes(out->near[k] ? out->lat_near_bytes[k] : out->lat_bytes[k], sz, sizeof sz),
          out->near[k] ? "4x the level above; see notes" : "1/2 of the level", stat, t_mem.trials,
          out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]);
     snprintf(key, sizeof key, "levels[%u].bandwidth_bytes_per_cycle", k);
     cite(hw, key,
          "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s%s, %s of %d: "
          "%.4g GB/s",
-         when, out->bw_threads[k], human(out->bw_bytes[k] / out->bw_threads[k], sz, sizeof sz), pinned_note,
+         when, out->bw_threads[k], calib_human_bytes(out->bw_bytes[k] / out->bw_threads[k], sz, sizeof sz), pinned_note,
          stat, t_mem.trials, out->bw_bytes_per_s[k] / 1e9);
     if (hw->levels[k].core_bw_bytes_per_cycle > 0) {
       snprintf(key, sizeof key, "levels[%u].core_bandwidth_bytes_per_cycle", k);
       cite(hw, key, "ppt calibrate%s: the same stream, 1 thread alone x %s, %s of %d: %.4g GB/s", when,
-           human(out->bw_bytes[k], sz, sizeof sz), stat, t_mem.trials, out->core_bw_bytes_per_s[k] / 1e9);
+           calib_human_bytes(out->bw_bytes[k], sz, sizeof sz), stat, t_mem.trials, out->core_bw_bytes_per_s[k] / 1e9);
     }
     if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
       snprintf(key, sizeof key, "levels[%u].size", k);
       cite(hw, key,
            "ppt calibrate%s: 1 thread sweeping %s and %s: %.3g and %.3g GB/s (level %.3g, DRAM %.3g), "
            "so it served %.2f and %.2f; a random-replacement cache of %.3g MiB keeps that",
-           when, human(out->ret_bytes[k][0], sz, sizeof sz), human(out->ret_bytes[k][1], sz2, sizeof sz2),
+           when, calib_human_bytes(out->ret_bytes[k][0], sz, sizeof sz), calib_human_bytes(out->ret_bytes[k][1], sz2, sizeof sz2),
            out->ret_bw[k][0] / 1e9, out->ret_bw[k][1] / 1e9,
            (out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k]) / 1e9,
            out->dram_core_bytes_per_s / 1e9, out->ret_share[k][0], out->ret_share[k][1],
@@ -705,19 +707,19 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   cite(hw, "dram.latency_ns",
        "ppt calibrate%s: pointer chase over %s (%dx %s), random order, "
        "%u B stride, %s pages, %s of %d",
-       when, human(out->lat_bytes[n], sz, sizeof sz), DRAM_FACTOR, human(llc, sz2, sizeof sz2),
+       when, calib_human_bytes(out->lat_bytes[n], sz, sizeof sz), DRAM_FACTOR, calib_human_bytes(llc, sz2, sizeof sz2),
        2 * hw->levels[0].line, any_huge ? "huge" : "4 KiB", stat, t_mem.trials);
   cite(hw, "dram.bandwidth_gbs",
        "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s read "
        "1 MiB at a time%s, %s of %d",
-       when, out->bw_threads[n], human(out->bw_bytes[n] / out->bw_threads[n], sz, sizeof sz), pinned_note,
+       when, out->bw_threads[n], calib_human_bytes(out->bw_bytes[n] / out->bw_threads[n], sz, sizeof sz), pinned_note,
        stat, t_mem.trials);
   char pin1[32] = "not pinned";
   if (out->dram_core_cpu >= 0) snprintf(pin1, sizeof pin1, "pinned to CPU %d", out->dram_core_cpu);
   cite(hw, "dram.core_bandwidth_gbs",
        "ppt calibrate%s: streaming 64-bit sum, 1 thread (%s) x %s read 1 MiB at a time, "
        "%s of %d: %.4g GB/s (all %u threads: %.4g GB/s)",
-       when, pin1, human(out->dram_core_bytes, sz, sizeof sz), stat, t_mem.trials, out->dram_core_bytes_per_s / 1e9,
+       when, pin1, calib_human_bytes(out->dram_core_bytes, sz, sizeof sz), stat, t_mem.trials, out->dram_core_bytes_per_s / 1e9,
        out->bw_threads[n], out->bw_bytes_per_s[n] / 1e9);
   cite(hw, "ops",
        "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "

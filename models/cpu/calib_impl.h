@@ -67,10 +67,51 @@ double calib_rounds(double a, double b, const calib_timing *t);
  * (per cpu_dir/cpuN/topology/thread_siblings_list; all kept when cpu_dir is NULL or the
  * file is missing). Stores at most max ids in out; returns how many. */
 uint32_t calib_cpus_primary(const char *list, const char *cpu_dir, int *out, uint32_t max);
+/* "32 MiB", "48 KiB", "100 B": a byte count for notes and citations (buf returned). */
+const char *calib_human_bytes(uint64_t bytes, char *buf, size_t size);
 /* Appends a sentence (space-separated) to notes, truncating quietly: notes are prose. */
 void calib_note(char *notes, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* First line of DIR/SUB/NAME (newline removed); 0 on success. */
 int calib_read_line(const char *dir, const char *sub, const char *name, char *buf, size_t size);
+
+/* ---- calib_cpuid.c ---- */
+
+/* The CPUID leaves ppt reads, as the processor answered them (regs[i] = {EAX, EBX, ECX,
+ * EDX} of sub-leaf i). All zero, vendor "", where there is no CPUID (not x86). */
+#define CALIB_CPUID_MAX_SUB 16
+typedef struct calib_cpuid_regs {
+  char vendor[13];
+  uint32_t max_basic, max_ext;
+  uint32_t l1[4];
+  uint32_t l4[CALIB_CPUID_MAX_SUB][4], n4;   /* leaf 4 (Intel caches) */
+  uint32_t lb[CALIB_CPUID_MAX_SUB][4], nb;   /* leaf 0BH (Intel topology) */
+  uint32_t l1f[CALIB_CPUID_MAX_SUB][4], n1f; /* leaf 1FH (Intel topology, with dies) */
+  uint32_t l18[CALIB_CPUID_MAX_SUB][4], n18; /* leaf 18H (Intel TLBs) */
+  uint32_t x1[4], x5[4], x6[4], x8[4], x1e[4];
+  uint32_t x1d[CALIB_CPUID_MAX_SUB][4], n1d; /* Fn8000_001D (AMD caches) */
+} calib_cpuid_regs;
+
+/* Reads this CPU's leaves; 0 (r zeroed) where there is no CPUID instruction. */
+int calib_cpuid_read(calib_cpuid_regs *r);
+/* AuthenticAMD or HygonGenuine. */
+int calib_cpuid_is_amd(const calib_cpuid_regs *r);
+/* Data and unified caches from the n sub-leaves of a deterministic cache leaf (`leaf` 4
+ * or 0x8000001D, named in each level's `where`), by level; instruction caches left out.
+ * Returns the number of levels. */
+uint32_t calib_cpuid_decode_caches(const uint32_t (*regs)[4], uint32_t n, uint32_t leaf, ppt_calib_caches *out);
+/* AMD's older leaves: ECX of Fn8000_0005 (L1 data), ECX and EDX of Fn8000_0006 (L2, L3).
+ * L1 and L2 come whole (source PPT_CALIB_GEO_LEGACY, private); an L3 is listed with
+ * source PPT_CALIB_GEO_SWEEP, size 0 and its reported size as size_bound. */
+uint32_t calib_cpuid_decode_amd_legacy(uint32_t ecx5, uint32_t ecx6, uint32_t edx6, ppt_calib_caches *out);
+/* AMD's 4-bit associativity code of L2/L3 caches and TLBs as a way count (`entries` for
+ * Fh, fully associative); 0 for codes that give none. */
+uint32_t calib_amd_ways(uint32_t code, uint32_t entries);
+/* The caches CPUID describes: Intel leaf 4 (and vendors that follow it); AMD Fn8000_001D,
+ * else the legacy leaves. Returns the number of levels (0: CPUID says nothing). */
+uint32_t calib_cpuid_caches(const calib_cpuid_regs *r, ppt_calib_caches *out);
+/* Threads per core and logical CPUs per package: Intel leaf 1FH or 0BH, AMD Fn8000_0008
+ * and Fn8000_001E. 1 with src naming the leaves, 0 when CPUID has no topology. */
+int calib_cpuid_topology(const calib_cpuid_regs *r, uint32_t *smt, uint32_t *pkg, char *src, size_t src_size);
 
 /* ---- calib_mem.c ---- */
 
@@ -154,6 +195,53 @@ uint64_t calib_round_ways(uint64_t bytes, uint32_t line, uint32_t *assoc);
 uint64_t calib_retention(uint64_t sysfs_bytes, double bw_in, double bw_out, const int *cpu,
                          const calib_timing *t, uint64_t bytes[2], double bw[2], double share[2], int *huge);
 
+/* ---- calib_discover.c ---- */
+/* The cache levels a chase sweep shows: bytes[0..n) growing, ns[i] the latency there.
+ * The (median-of-3 smoothed) curve is cut where a step multiplies the latency by 1.4 or
+ * more and by more than the steps beside it; each cut ends a level, until a stretch
+ * reads 60 ns or slower (memory). A level's size (sizes[j]) is the largest point read at
+ * most midway between the fastest readings of the stretches before and after the cut,
+ * lat_ns[j] the one before. At most max levels; returns how many (0 when a point
+ * failed, ns <= 0). */
+uint32_t calib_discover_levels(const uint64_t *bytes, const double *ns, uint32_t n, uint64_t *sizes,
+                               double *lat_ns, uint32_t max);
+/* Times the chase (calib_chase_ns, one pointer per `stride` bytes) over `from` (at least
+ * 4 KiB) x 2^(i/2) bytes up to `top`, at most max points into bytes/ns; stops early at
+ * the first buffer that cannot be had. Returns the number of points. */
+uint32_t calib_discover_sweep(uint64_t from, uint64_t top, size_t stride, gsl_rng *rng, const calib_timing *t,
+                              uint64_t *bytes, double *ns, uint32_t max, int *huge);
+
+/* Completes out->caches by measuring: when a level is still to be sized (source
+ * PPT_CALIB_GEO_SWEEP, after the described ones) or none is known, a chase sweep
+ * (calib_discover_sweep, its own gsl_rng seeded with `seed`, so the figures measured
+ * later draw the same permutations whether or not it ran) from twice the last known
+ * level finds the rest; each level found is described in notes. A level the sweep does
+ * not find is left out (noted); with nothing known and nothing found, one 32 KiB L1 is
+ * assumed (noted). 0, or -1 when out of memory. */
+int calib_discover_caches(ppt_calib_result *out, uint64_t seed, const calib_timing *t, int quick, char *notes,
+                          size_t notes_size);
+
+/* ---- calib_geo.c ---- */
+/* The name of an enum ppt_calib_geo_source for notes ("CPUID", "sysfs", ...). */
+const char *calib_geo_source_name(int source);
+/* Compares two descriptions of the same caches level by level (size, ways, line; the
+ * sharing, where one side is CPUID's count of IDs, as an upper bound on the other's
+ * CPUs) and appends a sentence per disagreement to notes. Returns their number. */
+uint32_t calib_geo_compare(const ppt_calib_caches *a, const ppt_calib_caches *b, char *notes, size_t size);
+/* Threads per core (out->smt) and CPUs per package (out->package_cpus) from sysfs's
+ * cpu0/topology under cpu_dir (NULL: none), else from CPUID (regs; NULL: none; capped at
+ * out->online_cpus, which must be set), else sysconf; out->topology_source says which.
+ * pkg_list gets the package's CPU list (sysfs's, else "0-N" assumed). */
+void calib_find_topology(const calib_cpuid_regs *regs, const char *cpu_dir, ppt_calib_result *out, char *pkg_list,
+                         size_t list_size, char *notes, size_t notes_size);
+/* out->caches from the sources cfg->geometry allows (cfg->sysfs_dir set: that tree
+ * alone, and an error reading it is returned): CPUID's deterministic leaf (regs),
+ * compared with sysfs under cache_dir and given sysfs's CPU lists; else sysfs; else
+ * AMD's legacy leaves; else nothing (calib_discover_caches then measures). Needs the
+ * topology (calib_find_topology) for CPU lists. 0, or the error reading cfg->sysfs_dir. */
+int calib_find_caches(const ppt_calib_config *cfg, const calib_cpuid_regs *regs, const char *cache_dir,
+                      const char *pkg_list, ppt_calib_result *out, char *notes, size_t notes_size, ppt_err *err);
+
 /* ---- calib_branch.c ---- */
 /* A branch on random bytes against the same loop on the same bytes sorted, 1 MiB drawn
  * from rng: seconds per iteration of each (best of two rounds of trials) and seconds per
@@ -181,10 +269,11 @@ typedef struct calib_tlb_geo {
  * Both return g->nlevels. */
 uint32_t calib_tlb_decode_amd(uint32_t ebx_80000005, uint32_t ebx_80000006, calib_tlb_geo *g);
 uint32_t calib_tlb_decode_intel(const uint32_t (*regs)[4], uint32_t n, calib_tlb_geo *g);
-/* This CPU's data TLB from CPUID (AMD / Hygon: leaves 0x80000005-6; Intel: leaf 0x18).
- * Returns the number of levels: 0 on other architectures, other vendors, or Intel CPUs
- * without leaf 0x18 (before Skylake they describe TLBs by leaf 2 descriptors only). */
-int calib_tlb_geometry(calib_tlb_geo *g);
+/* The data TLB of the CPU whose leaves r holds (AMD / Hygon: leaves 0x80000005-6;
+ * Intel: leaf 0x18). Returns the number of levels: 0 on other architectures, other
+ * vendors, or Intel CPUs without leaf 0x18 (before Skylake they describe TLBs by leaf 2
+ * descriptors only). */
+int calib_tlb_geometry(const calib_cpuid_regs *r, calib_tlb_geo *g);
 /* Extra ns per load that TLB misses add at a reach of `pages` 4 KiB pages: a random
  * cyclic pointer chase touching one 64 B line in each page (line offsets rotating
  * through the page, so the lines spread over the cache sets) in a buffer without huge

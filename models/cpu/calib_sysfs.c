@@ -116,7 +116,7 @@ uint32_t calib_cpus_primary(const char *list, const char *cpu_dir, int *out, uin
 
 typedef struct found {
   unsigned index;
-  ppt_calib_sysfs_level lv;
+  ppt_calib_cache lv;
 } found;
 
 static int by_level(const void *a, const void *b) {
@@ -125,7 +125,7 @@ static int by_level(const void *a, const void *b) {
   return x->index < y->index ? -1 : x->index > y->index;
 }
 
-int ppt_calib_read_sysfs(const char *dir, ppt_calib_sysfs *out, ppt_err *err) {
+int ppt_calib_read_sysfs(const char *dir, ppt_calib_caches *out, ppt_err *err) {
   memset(out, 0, sizeof *out);
   DIR *d = opendir(dir);
   if (!d) return ppt_err_set(err, PPT_EINPUT, "%s: cannot open: %s", dir, strerror(errno));
@@ -145,6 +145,7 @@ int ppt_calib_read_sysfs(const char *dir, ppt_calib_sysfs *out, ppt_err *err) {
     if (strcmp(buf, "Data") != 0 && strcmp(buf, "Unified") != 0) continue; /* Instruction */
     if (nf == sizeof f / sizeof f[0]) continue;
     found *x = &f[nf];
+    memset(x, 0, sizeof *x);
     x->index = idx;
     uint64_t v;
 #define FIELD(name, parse, dst)                                                                       \
@@ -164,6 +165,8 @@ int ppt_calib_read_sysfs(const char *dir, ppt_calib_sysfs *out, ppt_err *err) {
       rc = ppt_err_set(err, PPT_EINPUT, "%s: missing or not a CPU list ('%s')", path, buf);
       break;
     }
+    x->lv.source = PPT_CALIB_GEO_SYSFS;
+    snprintf(x->lv.where, sizeof x->lv.where, "sysfs %s", e->d_name);
     if (strlen(buf) < sizeof x->lv.shared_cpu_list)
       snprintf(x->lv.shared_cpu_list, sizeof x->lv.shared_cpu_list, "%s", buf);
     else
@@ -186,6 +189,18 @@ int ppt_calib_read_sysfs(const char *dir, ppt_calib_sysfs *out, ppt_err *err) {
   return 0;
 }
 
+const char *calib_human_bytes(uint64_t bytes, char *buf, size_t size) {
+  if (bytes >= (UINT64_C(1) << 20) && bytes % (UINT64_C(1) << 20) == 0)
+    snprintf(buf, size, "%llu MiB", (unsigned long long)(bytes >> 20));
+  else if (bytes >= 1024 && bytes % 1024 == 0)
+    snprintf(buf, size, "%llu KiB", (unsigned long long)(bytes >> 10));
+  else if (bytes >= 1024)
+    snprintf(buf, size, "%.4g KiB", (double)bytes / 1024);
+  else
+    snprintf(buf, size, "%llu B", (unsigned long long)bytes);
+  return buf;
+}
+
 void calib_note(char *notes, size_t size, const char *fmt, ...) {
   if (!notes || !size) return;
   size_t used = strnlen(notes, size);
@@ -204,7 +219,7 @@ static int is_pow2(uint64_t x) {
   return x && !(x & (x - 1));
 }
 
-int ppt_calib_geometry(const ppt_calib_sysfs *sys, uint32_t cores, uint32_t smt, ppt_hwspec *hw, char *notes,
+int ppt_calib_geometry(const ppt_calib_caches *sys, uint32_t cores, uint32_t smt, ppt_hwspec *hw, char *notes,
                        size_t notes_size) {
   int changes = 0;
   if (smt == 0) smt = 1;
@@ -214,7 +229,7 @@ int ppt_calib_geometry(const ppt_calib_sysfs *sys, uint32_t cores, uint32_t smt,
   uint32_t line0 = sys->levels[0].line;
   if (!is_pow2(line0) || line0 < 8 || line0 > 4096) line0 = 64;
   for (uint32_t k = 0; k < sys->nlevels; k++) {
-    const ppt_calib_sysfs_level *s = &sys->levels[k];
+    const ppt_calib_cache *s = &sys->levels[k];
     ppt_hw_level *lv = &hw->levels[k];
     memset(lv, 0, sizeof *lv);
     snprintf(lv->name, sizeof lv->name, "L%u", s->level);

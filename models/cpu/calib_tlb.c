@@ -9,7 +9,7 @@
  *    (the way count itself, FFh fully associative), EBX[23:16] its entries;
  *    Fn8000_0006 EBX[31:28] L2 DTLB associativity for 4 KiB pages, EBX[27:16] its
  *    entries, the associativity encoded as in the table "L2/L3 Cache and TLB
- *    Associativity Field Encoding" (amd_l2_ways below);
+ *    Associativity Field Encoding" (calib_amd_ways, calib_cpuid.c);
  *  - Intel (Intel 64 and IA-32 Architectures SDM Vol. 2A, CPUID, "Deterministic
  *    Address Translation Parameters Leaf", EAX = 18H): sub-leaf 0 EAX is the last valid
  *    sub-leaf; each sub-leaf EBX[0] 4 KiB pages supported, EBX[31:16] ways; ECX sets;
@@ -33,11 +33,6 @@
 
 #include "cpu/calib_impl.h"
 
-#if defined(__x86_64__) || defined(__i386__)
-#include <cpuid.h>
-#define HAVE_CPUID 1
-#endif
-
 #define PAGE 4096u
 #define LINE 64u
 
@@ -54,21 +49,12 @@ static void geo_add(calib_tlb_geo *g, uint32_t entries, uint32_t assoc) {
   g->nlevels++;
 }
 
-/* AMD's 4-bit associativity code of the L2 TLBs and caches (APM Vol. 3, Appendix E):
- * 1, 2, 3, 4, 6, 8, 16, 32, 48, 64, 96, 128 ways, Fh fully associative (the entries).
- * Later revisions give some codes as ranges ("8 to 15 ways"); their lower bound is the
- * count here. 0 (disabled) and the reserved codes give 0: no level. */
-static uint32_t amd_l2_ways(uint32_t code, uint32_t entries) {
-  static const uint32_t ways[16] = {0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128, 0};
-  return code == 0xF ? entries : ways[code & 0xF];
-}
-
 uint32_t calib_tlb_decode_amd(uint32_t ebx5, uint32_t ebx6, calib_tlb_geo *g) {
   memset(g, 0, sizeof *g);
   uint32_t e1 = (ebx5 >> 16) & 0xFF, a1 = ebx5 >> 24;
   geo_add(g, e1, a1 == 0xFF ? e1 : a1);
   uint32_t e2 = (ebx6 >> 16) & 0xFFF;
-  geo_add(g, e2, amd_l2_ways(ebx6 >> 28, e2));
+  geo_add(g, e2, calib_amd_ways(ebx6 >> 28, e2));
   snprintf(g->source, sizeof g->source, "CPUID Fn8000_0005/6 EBX (AMD)");
   return g->nlevels;
 }
@@ -95,33 +81,13 @@ uint32_t calib_tlb_decode_intel(const uint32_t (*regs)[4], uint32_t n, calib_tlb
   return g->nlevels;
 }
 
-int calib_tlb_geometry(calib_tlb_geo *g) {
+int calib_tlb_geometry(const calib_cpuid_regs *r, calib_tlb_geo *g) {
   memset(g, 0, sizeof *g);
-#ifdef HAVE_CPUID
-  unsigned a, b, c, d;
-  if (!__get_cpuid(0, &a, &b, &c, &d)) return 0;
-  unsigned max_leaf = a;
-  char vendor[13];
-  memcpy(vendor, &b, 4);
-  memcpy(vendor + 4, &d, 4);
-  memcpy(vendor + 8, &c, 4);
-  vendor[12] = '\0';
-  if (!strcmp(vendor, "AuthenticAMD") || !strcmp(vendor, "HygonGenuine")) {
-    unsigned b5, b6;
-    /* __get_cpuid checks the highest extended leaf first */
-    if (__get_cpuid(0x80000005, &a, &b5, &c, &d) && __get_cpuid(0x80000006, &a, &b6, &c, &d))
-      calib_tlb_decode_amd(b5, b6, g);
-  } else if (!strcmp(vendor, "GenuineIntel") && max_leaf >= 0x18) {
-    uint32_t regs[32][4];
-    __cpuid_count(0x18, 0, a, b, c, d);
-    uint32_t n = a + 1 < 32 ? a + 1 : 32;
-    for (uint32_t i = 0; i < n; i++) {
-      __cpuid_count(0x18, i, a, b, c, d);
-      regs[i][0] = a, regs[i][1] = b, regs[i][2] = c, regs[i][3] = d;
-    }
-    calib_tlb_decode_intel((const uint32_t(*)[4])regs, n, g);
+  if (calib_cpuid_is_amd(r)) {
+    if (r->max_ext >= 0x80000006) calib_tlb_decode_amd(r->x5[1], r->x6[1], g);
+  } else if (!strcmp(r->vendor, "GenuineIntel") && r->n18) {
+    calib_tlb_decode_intel((const uint32_t(*)[4])r->l18, r->n18, g);
   }
-#endif
   return (int)g->nlevels;
 }
 

@@ -1,5 +1,5 @@
 /* test_sdcm.c — SDCM hit probabilities (SASMM §3.6 Eq. 5–7) against the properties in
- * ../shared/reference/rd-examples.json, a direct sum of binomial terms, and hand-computed
+ * tests/data/rd-examples.json, a direct sum of binomial terms, and hand-computed
  * profile and hierarchy rates. */
 #include <check.h>
 
@@ -96,10 +96,10 @@ START_TEST(reference_properties) {
                {"fully associative", prop_fully_assoc},
                {"direct mapped", prop_direct_mapped},
                {"infinity", prop_infinite}};
-  const char *shared = getenv("PPT_SHARED_DIR");
-  ck_assert_msg(shared != NULL, "PPT_SHARED_DIR not set (run through ctest)");
+  const char *dir = getenv("PPT_TEST_DATA_DIR");
+  ck_assert_msg(dir != NULL, "PPT_TEST_DATA_DIR not set (run through ctest)");
   char path[4096];
-  snprintf(path, sizeof path, "%s/reference/rd-examples.json", shared);
+  snprintf(path, sizeof path, "%s/rd-examples.json", dir);
   json_object *root = json_object_from_file(path);
   ck_assert_msg(root != NULL, "cannot read %s", path);
   json_object *arr;

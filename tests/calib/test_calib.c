@@ -288,8 +288,8 @@ START_TEST(same_set_plausible) {
   uint64_t total = (uint64_t)r->same_set_bufs * r->same_set_rows * r->same_set_row_bytes;
   ck_assert_uint_ge(r->same_set_bufs, 1);
   if (r->same_set_bufs > 1)
-    ck_assert_msg(2 * total <= r->sysfs.levels[n - 1].size, "walk of %llu bytes, last level %llu",
-                  (unsigned long long)total, (unsigned long long)r->sysfs.levels[n - 1].size);
+    ck_assert_msg(2 * total <= r->caches.levels[n - 1].size, "walk of %llu bytes, last level %llu",
+                  (unsigned long long)total, (unsigned long long)r->caches.levels[n - 1].size);
   const double ns[2] = {r->same_set_load_ns, r->same_set_store_ns};
   const double fig[2] = {hw->mlp_same_set_load, hw->mlp_same_set_store};
   const char *const key[2] = {"mlp_same_set.load", "mlp_same_set.store"};
@@ -340,23 +340,23 @@ START_TEST(effective_size_applied) {
     ck_assert_uint_eq(r->sweep_bytes[k][0], r->lat_near_bytes[k]);
     ck_assert(r->sweep_ns[k][0] == r->lat_near_ns[k]);
     for (uint32_t i = 1; i < m; i++) ck_assert_uint_gt(r->sweep_bytes[k][i], r->sweep_bytes[k][i - 1]);
-    ck_assert_uint_le(r->sweep_bytes[k][m - 1], r->sysfs.levels[k].size); /* the level's modelled size */
+    ck_assert_uint_le(r->sweep_bytes[k][m - 1], r->caches.levels[k].size); /* the level's modelled size */
     double mid = 0.5 * (r->lat_near_ns[k] + r->lat_ns[n]);
     uint64_t best = 0;
     for (uint32_t i = 0; i < m; i++)
       if (r->sweep_ns[k][i] <= mid && r->sweep_bytes[k][i] > best) best = r->sweep_bytes[k][i];
     const ppt_hw_level *lv = &r->hw.levels[k];
     /* The stream's sweeps: the sysfs size and twice it, shares in [0, 1] (or -1). */
-    ck_assert_uint_eq(r->ret_bytes[k][0], r->sysfs.levels[k].size);
-    ck_assert_uint_eq(r->ret_bytes[k][1], 2 * r->sysfs.levels[k].size);
+    ck_assert_uint_eq(r->ret_bytes[k][0], r->caches.levels[k].size);
+    ck_assert_uint_eq(r->ret_bytes[k][1], 2 * r->caches.levels[k].size);
     for (int i = 0; i < 2; i++) ck_assert(r->ret_share[k][i] == -1 || (r->ret_share[k][i] >= 0 && r->ret_share[k][i] <= 1));
     if (lv->replacement == PPT_HW_REPL_RANDOM) {
       /* The stream's capacity won: its size, rounded to whole ways of a power-of-two
        * set count, between the level above and sysfs. */
-      uint32_t ways = r->sysfs.levels[k].assoc;
+      uint32_t ways = r->caches.levels[k].assoc;
       ck_assert_uint_eq(lv->size, calib_round_ways(r->ret_capacity[k], lv->line, &ways));
       ck_assert_uint_eq(lv->assoc, ways);
-      ck_assert_uint_lt(lv->size, r->sysfs.levels[k].size);
+      ck_assert_uint_lt(lv->size, r->caches.levels[k].size);
       ck_assert_uint_gt(lv->size, r->hw.levels[k - 1].size);
       ck_assert_msg(strstr(r->hw.notes, "stream's view") != NULL, "%s", r->hw.notes);
       continue;
@@ -512,7 +512,7 @@ START_TEST(sysfs_geometry_matches_host) {
     if (read_raw(dir, e->d_name, &c) == 0 && strcmp(c.type, "Instruction") != 0) raw[nraw++] = c;
   }
   closedir(d);
-  ppt_calib_sysfs sys;
+  ppt_calib_caches sys;
   ppt_err err;
   ck_assert_msg(ppt_calib_read_sysfs(dir, &sys, &err) == 0, "%s", err.msg);
   ck_assert_int_eq((int)sys.nlevels, nraw);
@@ -531,7 +531,7 @@ START_TEST(sysfs_geometry_matches_host) {
    * the size of a level measured smaller than sysfs says (effective_size below). */
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   for (uint32_t k = 0; k < sys.nlevels; k++) {
-    const ppt_calib_sysfs_level *s = &sys.levels[k];
+    const ppt_calib_cache *s = &sys.levels[k];
     uint64_t sets = s->assoc ? s->size / s->line / s->assoc : 0;
     if (!sets || (sets & (sets - 1)) || s->size % ((uint64_t)s->line * s->assoc)) continue;
     ck_assert_uint_eq(g_res.hw.levels[k].line, s->line);
@@ -606,7 +606,7 @@ START_TEST(fake_sysfs_haswell) {
   char *root = fake_root();
   fake_haswell(root);
   char *dir = path_join(root, "cpu0/cache");
-  ppt_calib_sysfs sys;
+  ppt_calib_caches sys;
   ppt_err err;
   ck_assert_msg(ppt_calib_read_sysfs(dir, &sys, &err) == 0, "%s", err.msg);
   ck_assert_uint_eq(sys.nlevels, 3); /* the instruction cache is left out */
@@ -638,7 +638,7 @@ START_TEST(fake_sysfs_haswell) {
 
   /* A level size that cannot keep its capacity (lines not a multiple of the new set
    * count): 3 MiB + 64 B is not even whole sets, so it is cut down. */
-  ppt_calib_sysfs odd = sys;
+  ppt_calib_caches odd = sys;
   odd.levels[2].size = 12 * 1024 * 1024 + 3 * 64 * 20;
   ppt_calib_geometry(&odd, 10, 2, &hw, notes, sizeof notes);
   ck_assert_msg(ppt_hwspec_validate(&hw, "odd", &err) == 0, "%s", err.msg);
@@ -646,7 +646,7 @@ START_TEST(fake_sysfs_haswell) {
 
   /* shared_by that does not divide the cores (a VM with 6 vCPUs on an L3 of 4): the
    * next divisor up. */
-  ppt_calib_sysfs vm = sys;
+  ppt_calib_caches vm = sys;
   vm.levels[2].shared_cpus = 4;
   ppt_calib_geometry(&vm, 6, 1, &hw, notes, sizeof notes);
   ck_assert_uint_eq(hw.levels[2].shared_by, 6);
@@ -677,7 +677,7 @@ END_TEST
 
 START_TEST(fake_sysfs_errors) {
   char *root = fake_root();
-  ppt_calib_sysfs sys;
+  ppt_calib_caches sys;
   ppt_err err;
   char *missing = path_join(root, "nope");
   ck_assert_int_eq(ppt_calib_read_sysfs(missing, &sys, &err), PPT_EINPUT);

@@ -90,7 +90,9 @@ END_TEST
 /* Whatever this host is, what it reports is a valid hwspec "tlb" array. */
 START_TEST(host_geometry_valid) {
   calib_tlb_geo g;
-  int n = calib_tlb_geometry(&g);
+  calib_cpuid_regs regs;
+  calib_cpuid_read(&regs);
+  int n = calib_tlb_geometry(&regs, &g);
   ck_assert_int_ge(n, 0);
   ck_assert_int_le(n, PPT_HW_MAX_TLB);
   ppt_hwspec hw;

@@ -11,9 +11,10 @@
 #include "rdtest.h"
 
 static json_object *load_examples(void) {
-  const char *dir = getenv("PPT_SHARED_DIR");
+  const char *dir = getenv("PPT_TEST_DATA_DIR");
+  ck_assert_msg(dir != NULL, "PPT_TEST_DATA_DIR not set (run through ctest)");
   char path[4096];
-  snprintf(path, sizeof path, "%s/reference/rd-examples.json", dir ? dir : "../shared");
+  snprintf(path, sizeof path, "%s/rd-examples.json", dir);
   json_object *j = json_object_from_file(path);
   ck_assert_msg(j != NULL, "cannot read %s", path);
   return j;

@@ -1,6 +1,6 @@
 /* test_sasmm_profiles.c — reuse profiles and hit rates of mimicked cores:
- *  - the papers' concurrent examples (rd-examples.json): CRD of the interleaved stream
- *    and PRD of each core's stream, through the real reuse engine;
+ *  - the papers' concurrent examples (tests/data/rd-examples.json): CRD of the
+ *    interleaved stream and PRD of each core's stream, through the real reuse engine;
  *  - a kernel whose per-core working set drops below L1 as cores grow: the predicted
  *    private hit rate must rise from ~0 to ~1 (analytic), with both hit-rate models;
  *  - one simulation, many core models: ppt_progmodel_set_policy and `ppt predict
@@ -51,8 +51,10 @@ static int64_t last_distance(const char *const *lines, size_t n) {
 }
 
 static json_object *examples(void) {
+  const char *dir = getenv("PPT_TEST_DATA_DIR");
+  ck_assert_msg(dir != NULL, "PPT_TEST_DATA_DIR not set (run through ctest)");
   char p[1024];
-  snprintf(p, sizeof p, "%s/reference/rd-examples.json", getenv("PPT_SHARED_DIR"));
+  snprintf(p, sizeof p, "%s/rd-examples.json", dir);
   json_object *j = json_object_from_file(p);
   ck_assert_msg(j != NULL, "cannot read %s", p);
   return j;
