@@ -13,10 +13,13 @@
 static void help(void) {
   printf(
       "usage: ppt calibrate [-o FILE] [--quick] [--json] [--seed S] [--name NAME] [--repeat N]\n"
-      "                     [--best]\n"
+      "                     [--best] [--geometry auto|cpuid|sysfs|sweep]\n"
       "       ppt calibrate --combine [-o FILE] [--json] SPEC...\n\n"
       "Measures this machine and describes it as a hwspec (docs/hwspec.md): cache geometry\n"
-      "from Linux sysfs; clock from a timed dependent-add chain; load-to-use latency per\n"
+      "from CPUID (Intel leaf 4, AMD Fn8000_001D or its older leaves), else Linux sysfs,\n"
+      "and levels neither sizes measured by a pointer-chase sweep (each level's citation\n"
+      "names its source); cores and SMT from sysfs, else CPUID; clock from a timed\n"
+      "dependent-add chain; load-to-use latency per\n"
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
       "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
       "alone); misses in flight, for random lines and for a column walk whose lines all\n"
@@ -39,6 +42,9 @@ static void help(void) {
       "                     taken whole from the run that gave it with its citation (default 1;\n"
       "                     an odd N such as 5 steadies the figures of a shared, noisy host)\n"
       "  --best             keep each figure's fastest trial instead (the machine at its best)\n"
+      "  --geometry SRC     where the cache geometry comes from: auto (default: CPUID, else\n"
+      "                     sysfs, then a sweep for the rest), cpuid, sysfs, or sweep (measure\n"
+      "                     every level); a source that says nothing falls back to the sweep\n"
       "  --combine SPEC...  measure nothing: write the per-figure medians of specs calibrated\n"
       "                     earlier, as --repeat does with its runs (e.g. runs spread over the\n"
       "                     time a validation takes; validation/run runtime does that)\n"
@@ -57,15 +63,33 @@ static void spread(FILE *f, const char *what, const ppt_hwspec *runs, size_t n, 
   }
   fprintf(f, "  %-24s %10.4g  (runs: %.4g to %.4g)\n", what, med, lo, hi);
 }
-static double get_clock(const ppt_hwspec *h) { return h->clock_hz / 1e9; }
-static double get_mlp(const ppt_hwspec *h) { return h->mlp; }
-static double get_ssl(const ppt_hwspec *h) { return h->mlp_same_set_load; }
-static double get_sss(const ppt_hwspec *h) { return h->mlp_same_set_store; }
-static double get_coh(const ppt_hwspec *h) { return h->coherence_cycles; }
-static double get_fj(const ppt_hwspec *h) { return h->fork_join_cycles; }
-static double get_fjs(const ppt_hwspec *h) { return h->fork_join_serial_cycles; }
-static double get_llc(const ppt_hwspec *h) { return (double)h->levels[h->nlevels - 1].size / (1 << 20); }
-static double get_dram(const ppt_hwspec *h) { return h->dram_core_bw_bytes_per_s / 1e9; }
+static double get_clock(const ppt_hwspec *h) {
+  return h->clock_hz / 1e9;
+}
+static double get_mlp(const ppt_hwspec *h) {
+  return h->mlp;
+}
+static double get_ssl(const ppt_hwspec *h) {
+  return h->mlp_same_set_load;
+}
+static double get_sss(const ppt_hwspec *h) {
+  return h->mlp_same_set_store;
+}
+static double get_coh(const ppt_hwspec *h) {
+  return h->coherence_cycles;
+}
+static double get_fj(const ppt_hwspec *h) {
+  return h->fork_join_cycles;
+}
+static double get_fjs(const ppt_hwspec *h) {
+  return h->fork_join_serial_cycles;
+}
+static double get_llc(const ppt_hwspec *h) {
+  return (double)h->levels[h->nlevels - 1].size / (1 << 20);
+}
+static double get_dram(const ppt_hwspec *h) {
+  return h->dram_core_bw_bytes_per_s / 1e9;
+}
 
 static void print_spread(FILE *f, const ppt_hwspec *runs, size_t n, const ppt_hwspec *med) {
   spread(f, "clock GHz", runs, n, get_clock(med), get_clock);
@@ -97,6 +121,10 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
           hw->cores, r->online_cpus, r->smt, hw->clock_hz / 1e9,
           r->clock_method == PPT_CALIB_CLOCK_CHAIN ? "add chain" : "/proc/cpuinfo",
           r->clock_cpuinfo_hz / 1e6);
+  fprintf(f, "cores from %s\n", r->topology_source);
+  for (uint32_t k = 0; k < r->caches.nlevels; k++)
+    fprintf(f, "%s from %s%s\n", hw->levels[k].name, r->caches.levels[k].where,
+            r->caches.levels[k].assoc_assumed ? " (ways assumed)" : "");
   fprintf(f, "\n%-5s %8s %5s %5s %7s %9s %8s %10s %8s %4s\n", "level", "size", "ways", "line", "shared",
           "lat ns", "lat cyc", "bw GB/s", "B/cyc", "thr");
   for (uint32_t k = 0; k < n; k++) {
@@ -135,8 +163,9 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
           hw->fork_join_serial_cycles, fj_how);
   fprintf(f, "%-18s %10.3g %10.3g  (branch on random bytes %.3g ns, sorted %.3g ns)\n", "branch_miss",
           r->branch_miss_ns, hw->branch_miss_cycles, r->branch_random_ns, r->branch_sorted_ns);
-  fprintf(f, "%-18s %10.3g %10.3g  (per transfer: half a round trip of %.3g ns, CPUs %d and %d)\n", "coherence",
-          0.5 * r->c2c_round_trip_ns, hw->coherence_cycles, r->c2c_round_trip_ns, r->c2c_cpus[0], r->c2c_cpus[1]);
+  fprintf(f, "%-18s %10.3g %10.3g  (per transfer: half a round trip of %.3g ns, CPUs %d and %d)\n",
+          "coherence", 0.5 * r->c2c_round_trip_ns, hw->coherence_cycles, r->c2c_round_trip_ns, r->c2c_cpus[0],
+          r->c2c_cpus[1]);
   fprintf(f, "mlp %.3g misses in flight\n", hw->mlp);
   if (r->same_set_load_ns > 0)
     fprintf(f,
@@ -147,6 +176,43 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
             r->same_set_capped ? "; capped at mlp" : "");
   if (hw->notes[0]) fprintf(f, "\nnotes: %s\n", hw->notes);
   fprintf(f, "(%.1f s)\n", r->seconds);
+}
+
+/* Where the geometry came from: per level its source as read, the topology's, and the
+ * chase sweep's points when one ran. */
+static json_object *geometry_json(const ppt_calib_result *r) {
+  static const char *const src[] = {"cpuid", "cpuid-legacy", "sysfs", "sweep"};
+  json_object *g = json_object_new_object();
+  json_object_object_add(g, "topology_source", json_object_new_string(r->topology_source));
+  json_object_object_add(g, "package_cpus", json_object_new_int64(r->package_cpus));
+  json_object *a = json_object_new_array();
+  for (uint32_t k = 0; k < r->caches.nlevels; k++) {
+    const ppt_calib_cache *c = &r->caches.levels[k];
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "level", json_object_new_int64(c->level));
+    json_object_object_add(e, "source",
+                           json_object_new_string(c->source >= 0 && c->source < 4 ? src[c->source] : "?"));
+    json_object_object_add(e, "where", json_object_new_string(c->where));
+    json_object_object_add(e, "size", json_object_new_int64((int64_t)c->size));
+    json_object_object_add(e, "ways", json_object_new_int64(c->assoc));
+    json_object_object_add(e, "ways_assumed", json_object_new_boolean(c->assoc_assumed));
+    json_object_object_add(e, "line", json_object_new_int64(c->line));
+    json_object_object_add(e, "shared_cpus", json_object_new_int64(c->shared_cpus));
+    json_object_object_add(e, "shared_cpu_list", json_object_new_string(c->shared_cpu_list));
+    json_object_array_add(a, e);
+  }
+  json_object_object_add(g, "levels", a);
+  if (r->discover_n) {
+    json_object *p = json_object_new_array();
+    for (uint32_t i = 0; i < r->discover_n; i++) {
+      json_object *e = json_object_new_object();
+      json_object_object_add(e, "bytes", json_object_new_int64((int64_t)r->discover_bytes[i]));
+      json_object_object_add(e, "latency_ns", json_object_new_double(r->discover_ns[i]));
+      json_object_array_add(p, e);
+    }
+    json_object_object_add(g, "sweep", p);
+  }
+  return g;
 }
 
 static json_object *measured_json(const ppt_calib_result *r) {
@@ -179,11 +245,13 @@ static json_object *measured_json(const ppt_calib_result *r) {
     if (k == n) {
       json_object_object_add(e, "core_bandwidth_bytes", json_object_new_int64((int64_t)r->dram_core_bytes));
       json_object_object_add(e, "core_bandwidth_cpu", json_object_new_int64(r->dram_core_cpu));
-      json_object_object_add(e, "core_bandwidth_bytes_per_s", json_object_new_double(r->dram_core_bytes_per_s));
+      json_object_object_add(e, "core_bandwidth_bytes_per_s",
+                             json_object_new_double(r->dram_core_bytes_per_s));
     }
     json_object_array_add(lv, e);
   }
   json_object_object_add(m, "levels", lv);
+  json_object_object_add(m, "geometry", geometry_json(r));
   json_object *ops = json_object_new_object();
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     json_object *e = json_object_new_object();
@@ -315,6 +383,7 @@ int ppt_cmd_calibrate(int argc, char **argv) {
                                        {"repeat", required_argument, 0, 'r'},
                                        {"best", no_argument, 0, 'b'},
                                        {"combine", no_argument, 0, 'c'},
+                                       {"geometry", required_argument, 0, 'g'},
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   optind = 1;
@@ -340,14 +409,25 @@ int ppt_cmd_calibrate(int argc, char **argv) {
         if (ppt_cli_parse_u64(optarg, &repeat) || repeat < 1 || repeat > 99)
           return ppt_cli_usage("calibrate", "--repeat wants a count from 1 to 99, not '%s'", optarg);
         break;
+      case 'g': {
+        static const char *const names[] = {"auto", "cpuid", "sysfs", "sweep"};
+        int g = -1;
+        for (int i = 0; i < 4; i++)
+          if (!strcmp(optarg, names[i])) g = i;
+        if (g < 0)
+          return ppt_cli_usage("calibrate", "--geometry wants auto, cpuid, sysfs or sweep, not '%s'", optarg);
+        cfg.geometry = g; /* enum ppt_calib_geo_choice, in that order */
+        break;
+      }
       case 'h': help(); return 0;
       default: return ppt_cli_usage("calibrate", "unknown option or missing value in '%s'", argv[optind - 1]);
     }
   }
   if (combine_specs) {
     if (optind == argc) return ppt_cli_usage("calibrate", "--combine wants the spec files to combine");
-    if (repeat > 1 || cfg.quick || cfg.best)
-      return ppt_cli_usage("calibrate", "--combine measures nothing: no --repeat, --quick or --best");
+    if (repeat > 1 || cfg.quick || cfg.best || cfg.geometry)
+      return ppt_cli_usage("calibrate",
+                           "--combine measures nothing: no --repeat, --quick, --best or --geometry");
     if (out_path && !strcmp(out_path, "-") && json)
       return ppt_cli_usage("calibrate", "--json and -o - both write to stdout; pick one");
     return combine(argv + optind, (size_t)(argc - optind), out_path, json);
@@ -373,8 +453,9 @@ int ppt_cmd_calibrate(int argc, char **argv) {
   ppt_err err;
   uint64_t seed = cfg.seed;
   for (uint64_t i = 0; i < repeat; i++) {
-    if (repeat > 1) fprintf(stderr, "ppt calibrate: run %llu of %llu\n", (unsigned long long)i + 1,
-                            (unsigned long long)repeat);
+    if (repeat > 1)
+      fprintf(stderr, "ppt calibrate: run %llu of %llu\n", (unsigned long long)i + 1,
+              (unsigned long long)repeat);
     cfg.seed = seed + i;
     if (ppt_calib_run(&cfg, name, date, r, &err)) {
       free(r);
@@ -391,8 +472,9 @@ int ppt_cmd_calibrate(int argc, char **argv) {
       return ppt_cli_fail("calibrate", &err);
     }
     size_t len = strlen(r->hw.source);
-    snprintf(r->hw.source + len, sizeof r->hw.source - len, "; per-figure medians of %llu runs, seeds %llu-%llu",
-             (unsigned long long)repeat, (unsigned long long)seed, (unsigned long long)(seed + repeat - 1));
+    snprintf(r->hw.source + len, sizeof r->hw.source - len,
+             "; per-figure medians of %llu runs, seeds %llu-%llu", (unsigned long long)repeat,
+             (unsigned long long)seed, (unsigned long long)(seed + repeat - 1));
   }
   int rc = out_path ? write_spec(out_path, &r->hw, &err) : 0;
   if (!rc && json) {

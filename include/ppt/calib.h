@@ -1,13 +1,15 @@
 /* ppt/calib.h — measure the host CPU and describe it as a hwspec (`ppt calibrate`).
  *
- * Cache geometry comes from Linux sysfs (what the kernel read from CPUID); the timing
+ * Cache geometry comes from CPUID (Intel leaf 4, AMD Fn8000_001D or its older leaves),
+ * else Linux sysfs, and what neither sizes from a pointer-chase sweep; topology from
+ * sysfs, else CPUID (docs/hwspec.md, "Where ppt calibrate gets the geometry"). The timing
  * figures are measured with small kernels:
  *   clock       a dependent chain of integer adds (one add per cycle on every core we
  *               know of), checked against /proc/cpuinfo "cpu MHz";
  *   latency     pointer chasing through a random cyclic permutation (seeded gsl_rng) of
  *               the lines of a buffer about half the size of each level, 8x the last
  *               level for DRAM, so hardware prefetchers cannot help;
- *   capacity    for a level that reads near DRAM at half its sysfs size, the same chase
+ *   capacity    for a level that reads near DRAM at half its described size, the same chase
  *               over doubling sizes: the largest that reads closer to the level than to
  *               DRAM is the spec's size;
  *   bandwidth   streaming reads (a sum) over a buffer per level, with as many threads as
@@ -109,7 +111,7 @@ int ppt_calib_read_sysfs(const char *dir, ppt_calib_caches *out, ppt_err *err);
  * malformed. */
 uint32_t ppt_calib_cpulist_count(const char *list);
 
-/* Turns sysfs geometry into valid hwspec levels: SMT siblings folded into one core,
+/* Turns the geometry read (any source) into valid hwspec levels: SMT siblings folded into one core,
  * shared_by made to divide `cores` and to cover the level above, and a non-power-of-two
  * set count (sliced L3s hashed over a non-power-of-two number of slices) rounded to the
  * nearest power of two below with the capacity kept by raising the ways (or, when that

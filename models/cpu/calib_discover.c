@@ -23,6 +23,8 @@
  * points counts once). Levels differ by 2x or more on every CPU we know (L1 ~1 ns, L2
  * ~3-5, L3 ~10-20, DRAM ~80-150); TLB misses and conflicts within a level add less. */
 #define RISE 1.4
+/* Two levels read at least this far apart (L2 to L3 is 2-5x on the CPUs we know). */
+#define LEVEL_GAP 1.8
 /* A stretch that reads this slow is memory, not a cache: rises beyond it (TLB misses of
  * a guest's memory in its host's page tables, remote NUMA nodes) end no level. */
 #define MEMORY_NS 60.0
@@ -60,6 +62,16 @@ uint32_t calib_discover_levels(const uint64_t *bytes, const double *ns, uint32_t
   cut[ncut++] = 0;
   for (uint32_t i = 1; i < n; i++)
     if (r[i] >= RISE && r[i] >= r[i - 1] && (i + 1 == n || r[i] > r[i + 1])) cut[ncut++] = i;
+  cut[ncut] = n;
+  /* A cut whose stretches differ by less than LEVEL_GAP (fastest against fastest) is a
+   * smeared slope within one level (a cache shared with other tenants reads that way),
+   * not two: those stretches are merged. */
+  uint32_t kept = 1;
+  for (uint32_t j = 1; j < ncut; j++) {
+    double before = fastest(ns, cut[kept - 1], cut[j]), after = fastest(ns, cut[j], cut[j + 1]);
+    if (after >= LEVEL_GAP * before) cut[kept++] = cut[j];
+  }
+  ncut = kept;
   cut[ncut] = n;
   uint32_t found = 0;
   for (uint32_t j = 0; j + 1 < ncut && found < max; j++) {

@@ -198,7 +198,8 @@ uint64_t calib_retention(uint64_t sysfs_bytes, double bw_in, double bw_out, cons
 /* ---- calib_discover.c ---- */
 /* The cache levels a chase sweep shows: bytes[0..n) growing, ns[i] the latency there.
  * The (median-of-3 smoothed) curve is cut where a step multiplies the latency by 1.4 or
- * more and by more than the steps beside it; each cut ends a level, until a stretch
+ * more and by more than the steps beside it (cuts between stretches whose fastest
+ * readings differ by less than 1.8x are dropped); each cut ends a level, until a stretch
  * reads 60 ns or slower (memory). A level's size (sizes[j]) is the largest point read at
  * most midway between the fastest readings of the stretches before and after the cut,
  * lat_ns[j] the one before. At most max levels; returns how many (0 when a point

@@ -543,6 +543,97 @@ START_TEST(sysfs_geometry_matches_host) {
 }
 END_TEST
 
+
+/* ---- geometry sources on this host ---- */
+
+/* Every cache level CPUID reports (deterministic leaf or AMD's legacy leaves, whose L3 is
+ * sized by the sweep) is in the calibrated spec, and every level cites where it came
+ * from. Where this host has no CPUID caches (not x86), the levels come from sysfs or the
+ * sweep and still cite it. */
+START_TEST(host_levels_cover_cpuid) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  calib_cpuid_regs regs;
+  ppt_calib_caches cp;
+  uint32_t ncp = calib_cpuid_read(&regs) ? calib_cpuid_caches(&regs, &cp) : 0;
+  fprintf(stderr, "host: %u cache level(s) from CPUID (%s)\n", ncp, regs.vendor);
+  for (uint32_t i = 0; i < ncp; i++) {
+    int found = 0;
+    for (uint32_t k = 0; k < g_res.hw.nlevels; k++) found |= g_res.caches.levels[k].level == cp.levels[i].level;
+    ck_assert_msg(found, "L%u (%s) missing from the calibrated spec", cp.levels[i].level, cp.levels[i].where);
+  }
+  ck_assert_uint_eq(g_res.caches.nlevels, g_res.hw.nlevels);
+  for (uint32_t k = 0; k < g_res.hw.nlevels; k++) {
+    const ppt_calib_cache *c = &g_res.caches.levels[k];
+    ck_assert_msg(c->where[0] != '\0', "level %u names no source", k);
+    char key[32];
+    snprintf(key, sizeof key, "levels[%u]", k);
+    ck_assert_msg(strstr(cite_text(&g_res.hw, key), c->where) != NULL, "%s: '%s' does not cite '%s'", key,
+                  cite_text(&g_res.hw, key), c->where);
+    /* A level CPUID describes whole keeps CPUID's geometry where the schema allows it. */
+    if (c->source == PPT_CALIB_GEO_CPUID || c->source == PPT_CALIB_GEO_LEGACY)
+      ck_assert_uint_eq(g_res.hw.levels[k].line, c->line);
+  }
+  ck_assert_msg(strstr(cite_text(&g_res.hw, "cores"), g_res.topology_source) != NULL, "%s",
+                cite_text(&g_res.hw, "cores"));
+}
+END_TEST
+
+/* Where this host has both, CPUID and sysfs describe the same caches (the kernel fills
+ * sysfs from CPUID): each path checked against the other. */
+START_TEST(host_cpuid_matches_sysfs) {
+  calib_cpuid_regs regs;
+  ppt_calib_caches cp, sy;
+  ppt_err err;
+  uint32_t ncp = calib_cpuid_read(&regs) ? calib_cpuid_caches(&regs, &cp) : 0;
+  int have_sy = ppt_calib_read_sysfs("/sys/devices/system/cpu/cpu0/cache", &sy, &err) == 0;
+  if (!ncp || !have_sy || cp.levels[0].source != PPT_CALIB_GEO_CPUID) {
+    fprintf(stderr, "CPUID caches: %u level(s)%s, sysfs: %s: CPUID-sysfs cross-check skipped\n", ncp,
+            ncp && cp.levels[0].source != PPT_CALIB_GEO_CPUID ? " (legacy leaves)" : "",
+            have_sy ? "present" : err.msg);
+    return;
+  }
+  char notes[1024] = "";
+  ck_assert_msg(calib_geo_compare(&cp, &sy, notes, sizeof notes) == 0, "%s", notes);
+  ck_assert_msg(calib_geo_compare(&sy, &cp, notes, sizeof notes) == 0, "%s", notes);
+}
+END_TEST
+
+/* Each source chosen alone gives a valid spec on this host, whatever it has: a source
+ * that says nothing falls back to the sweep, with a note, and never stops the run. */
+START_TEST(each_source_alone) {
+  static const int choice[] = {PPT_CALIB_GEO_ONLY_CPUID, PPT_CALIB_GEO_ONLY_SYSFS, PPT_CALIB_GEO_ONLY_SWEEP};
+  for (int i = 0; i < 3; i++) {
+    ppt_calib_config cfg;
+    ppt_calib_config_default(&cfg);
+    cfg.quick = 1;
+    cfg.geometry = choice[i];
+    cfg.max_threads = 1;
+    ppt_calib_result *r = calloc(1, sizeof *r);
+    ppt_err err;
+    int rc = ppt_calib_run(&cfg, "alone", NULL, r, &err);
+    ck_assert_msg(rc == 0, "geometry %d: %s", choice[i], err.msg);
+    ck_assert_uint_ge(r->hw.nlevels, 1);
+    for (uint32_t k = 0; k < r->caches.nlevels; k++) {
+      int src = r->caches.levels[k].source;
+      if (choice[i] == PPT_CALIB_GEO_ONLY_SWEEP) ck_assert_int_eq(src, PPT_CALIB_GEO_SWEEP);
+      if (choice[i] == PPT_CALIB_GEO_ONLY_SYSFS) ck_assert(src == PPT_CALIB_GEO_SYSFS || src == PPT_CALIB_GEO_SWEEP);
+      if (choice[i] == PPT_CALIB_GEO_ONLY_CPUID) ck_assert(src != PPT_CALIB_GEO_SYSFS);
+    }
+    if (choice[i] == PPT_CALIB_GEO_ONLY_SWEEP) {
+      /* The sweep finds an L1 that is no larger than what CPUID says, where it says. */
+      ck_assert_uint_gt(r->discover_n, 4);
+      calib_cpuid_regs regs;
+      ppt_calib_caches cp;
+      if (calib_cpuid_read(&regs) && calib_cpuid_caches(&regs, &cp) && cp.levels[0].size)
+        ck_assert_msg(r->hw.levels[0].size <= cp.levels[0].size && 2 * r->hw.levels[0].size >= cp.levels[0].size,
+                      "swept L1 %llu B, CPUID %llu B", (unsigned long long)r->hw.levels[0].size,
+                      (unsigned long long)cp.levels[0].size);
+    }
+    free(r);
+  }
+}
+END_TEST
+
 static void put(const char *root, const char *rel, const char *text) {
   char *p = path_join(root, rel);
   /* make the parent folders */
@@ -1021,6 +1112,8 @@ START_TEST(cli_writes_loadable_spec) {
     ck_assert_int_eq(run_ppt(rep0), 2);
     const char *repx[] = {"ppt", "calibrate", "--repeat", "x", NULL};
     ck_assert_int_eq(run_ppt(repx), 2);
+    const char *geo[] = {"ppt", "calibrate", "--geometry", "lscpu", NULL};
+    ck_assert_int_eq(run_ppt(geo), 2);
     /* an unwritable destination fails cleanly, leaving no file */
     char *nodir = path_join(root, "missing/dir/host.json");
     const char *unw[] = {"ppt", "calibrate", "--quick", "-o", nodir, NULL};
@@ -1099,12 +1192,15 @@ int main(void) {
   tcase_add_test(m, same_set_plausible);
   tcase_add_test(m, coherence_plausible);
   tcase_add_test(m, sysfs_geometry_matches_host);
+  tcase_add_test(m, host_levels_cover_cpuid);
+  tcase_add_test(m, host_cpuid_matches_sysfs);
   tcase_add_test(m, effective_size_applied);
   suite_add_tcase(s, m);
   TCase *f = tcase_create("sysfs");
   tcase_set_timeout(f, 60);
   tcase_add_test(f, fake_sysfs_haswell);
   tcase_add_test(f, fake_sysfs_errors);
+  tcase_add_test(f, each_source_alone);
   tcase_add_test(f, cpulist);
   tcase_add_test(f, coherence_bad_cpus);
   tcase_add_test(f, effective_size_rule);
