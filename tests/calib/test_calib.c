@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cpu/calib_impl.h"
+#include "fake_sysfs.h"
 #include "ppt/cachesim.h"
 #include "ppt/calib.h"
 #include "ppt/hwspec.h"
@@ -634,63 +635,15 @@ START_TEST(each_source_alone) {
 }
 END_TEST
 
-static void put(const char *root, const char *rel, const char *text) {
-  char *p = path_join(root, rel);
-  /* make the parent folders */
-  for (char *s = p + strlen(root) + 1; *s; s++)
-    if (*s == '/') {
-      *s = '\0';
-      mkdir(p, 0755);
-      *s = '/';
-    }
-  FILE *f = fopen(p, "w");
-  ck_assert_msg(f != NULL, "%s: %s", p, strerror(errno));
-  fprintf(f, "%s\n", text);
-  fclose(f);
-  free(p);
-}
-
-static void put_cache(const char *root, int idx, const char *level, const char *type, const char *size,
-                      const char *ways, const char *list) {
-  char rel[128];
-#define PUT(name, val)                                        \
-  snprintf(rel, sizeof rel, "cpu0/cache/index%d/" name, idx); \
-  put(root, rel, val);
-  PUT("level", level)
-  PUT("type", type)
-  PUT("size", size)
-  PUT("ways_of_associativity", ways)
-  PUT("coherency_line_size", "64")
-  PUT("shared_cpu_list", list)
-#undef PUT
-}
-
-static char *fake_root(void) {
-  char tmpl[] = "/tmp/ppt-calib-XXXXXX";
-  char *d = mkdtemp(tmpl);
-  ck_assert_ptr_nonnull(d);
-  return strdup(d);
-}
-
-static void rm_rf(const char *dir) {
-  pid_t pid = fork();
-  if (pid == 0) {
-    execlp("rm", "rm", "-rf", dir, (char *)NULL);
-    _exit(127);
-  }
-  int st;
-  waitpid(pid, &st, 0);
-}
-
 /* A Xeon E5-2650 v3 as Linux lists it: 10 cores, 2 threads each (siblings n and n+20 in
  * a 2-socket box), L3 25 MiB 20-way over 10 slices. */
 static void fake_haswell(const char *root) {
-  put_cache(root, 0, "1", "Data", "32K", "8", "0,20");
-  put_cache(root, 1, "1", "Instruction", "32K", "8", "0,20");
-  put_cache(root, 2, "2", "Unified", "256K", "8", "0,20");
-  put_cache(root, 3, "3", "Unified", "25600K", "20", "0-9,20-29");
-  put(root, "cpu0/topology/thread_siblings_list", "0,20");
-  put(root, "cpu0/topology/package_cpus_list", "0-9,20-29");
+  fake_put_cache(root, 0, "1", "Data", "32K", "8", "0,20");
+  fake_put_cache(root, 1, "1", "Instruction", "32K", "8", "0,20");
+  fake_put_cache(root, 2, "2", "Unified", "256K", "8", "0,20");
+  fake_put_cache(root, 3, "3", "Unified", "25600K", "20", "0-9,20-29");
+  fake_put(root, "cpu0/topology/thread_siblings_list", "0,20");
+  fake_put(root, "cpu0/topology/package_cpus_list", "0-9,20-29");
 }
 
 START_TEST(fake_sysfs_haswell) {
@@ -761,7 +714,7 @@ START_TEST(fake_sysfs_haswell) {
   ck_assert(strstr(r->hw.notes, "16384 sets x 25 ways") != NULL);
   free(r);
   free(dir);
-  rm_rf(root);
+  fake_rm_rf(root);
   free(root);
 }
 END_TEST
@@ -775,20 +728,20 @@ START_TEST(fake_sysfs_errors) {
   ck_assert_msg(strstr(err.msg, missing) != NULL, "%s", err.msg);
   free(missing);
   /* only an instruction cache: nothing usable */
-  put_cache(root, 0, "1", "Instruction", "32K", "8", "0");
+  fake_put_cache(root, 0, "1", "Instruction", "32K", "8", "0");
   char *dir = path_join(root, "cpu0/cache");
   ck_assert_int_eq(ppt_calib_read_sysfs(dir, &sys, &err), PPT_EINPUT);
   ck_assert_msg(strstr(err.msg, "no data or unified cache") != NULL, "%s", err.msg);
   /* a malformed size names the file */
-  put_cache(root, 1, "1", "Data", "32 kilobytes", "8", "0");
+  fake_put_cache(root, 1, "1", "Data", "32 kilobytes", "8", "0");
   ck_assert_int_eq(ppt_calib_read_sysfs(dir, &sys, &err), PPT_EINPUT);
   ck_assert_msg(strstr(err.msg, "index1/size") != NULL, "%s", err.msg);
   /* a malformed CPU list too */
-  put_cache(root, 1, "1", "Data", "32K", "8", "0-");
+  fake_put_cache(root, 1, "1", "Data", "32K", "8", "0-");
   ck_assert_int_eq(ppt_calib_read_sysfs(dir, &sys, &err), PPT_EINPUT);
   ck_assert_msg(strstr(err.msg, "index1/shared_cpu_list") != NULL, "%s", err.msg);
   free(dir);
-  rm_rf(root);
+  fake_rm_rf(root);
   free(root);
 }
 END_TEST
@@ -1122,7 +1075,7 @@ START_TEST(cli_writes_loadable_spec) {
     free(nodir);
   }
   free(out);
-  rm_rf(root);
+  fake_rm_rf(root);
   free(root);
 }
 END_TEST
@@ -1174,7 +1127,7 @@ START_TEST(cli_combine) {
   for (int i = 0; i < 3; i++) free(files[i]);
   free(out);
   free(src);
-  rm_rf(root);
+  fake_rm_rf(root);
   free(root);
 }
 END_TEST
