@@ -141,6 +141,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   if (rc) return rc;
   if (calib_discover_caches(out, cfg->seed + 1, &t_mem, cfg->quick, geo, sizeof geo))
     return ppt_err_set(err, PPT_ERUN, "calibrate: out of memory (cache sweep)");
+  calib_fill_cpu_lists(&out->caches, out->package_cpus, pkg_list); /* levels the sweep found */
   uint32_t cores = out->package_cpus / out->smt;
   if (cores == 0) cores = 1;
 

@@ -140,14 +140,14 @@ void calib_find_topology(const calib_cpuid_regs *regs, const char *cpu_dir, ppt_
   }
 }
 
-/* CPU lists for levels that came without one: a level shared by the whole package gets
- * the package's; the others stay unknown (their threads are not pinned). */
-static void fill_lists(ppt_calib_caches *c, const ppt_calib_result *out, const char *pkg_list) {
+void calib_fill_cpu_lists(ppt_calib_caches *c, uint32_t package_cpus, const char *pkg_list) {
   for (uint32_t k = 0; k < c->nlevels; k++) {
     ppt_calib_cache *lv = &c->levels[k];
-    if (lv->shared_cpu_list[0]) continue;
-    if (lv->shared_cpus >= out->package_cpus && strlen(pkg_list) < sizeof lv->shared_cpu_list)
+    if (lv->shared_cpu_list[0] || strlen(pkg_list) >= sizeof lv->shared_cpu_list) continue;
+    if (lv->shared_cpus >= package_cpus)
       snprintf(lv->shared_cpu_list, sizeof lv->shared_cpu_list, "%s", pkg_list);
+    else if (lv->shared_cpus == 1)
+      snprintf(lv->shared_cpu_list, sizeof lv->shared_cpu_list, "0");
   }
 }
 
@@ -195,6 +195,6 @@ int calib_find_caches(const ppt_calib_config *cfg, const calib_cpuid_regs *regs,
     if (choice == PPT_CALIB_GEO_ONLY_CPUID && !cp.nlevels)
       calib_note(notes, notes_size, "Cache geometry: CPUID describes no cache here; measured instead.");
   }
-  fill_lists(&out->caches, out, pkg_list);
+  calib_fill_cpu_lists(&out->caches, out->package_cpus, pkg_list);
   return 0;
 }

@@ -235,6 +235,10 @@ uint32_t calib_geo_compare(const ppt_calib_caches *a, const ppt_calib_caches *b,
  * pkg_list gets the package's CPU list (sysfs's, else "0-N" assumed). */
 void calib_find_topology(const calib_cpuid_regs *regs, const char *cpu_dir, ppt_calib_result *out, char *pkg_list,
                          size_t list_size, char *notes, size_t notes_size);
+/* CPU lists for levels that came without one (cpu0's instance): a level shared by the
+ * whole package gets pkg_list, one private to a single CPU "0"; the others stay
+ * unknown (their bandwidth threads are not pinned). */
+void calib_fill_cpu_lists(ppt_calib_caches *c, uint32_t package_cpus, const char *pkg_list);
 /* out->caches from the sources cfg->geometry allows (cfg->sysfs_dir set: that tree
  * alone, and an error reading it is returned): CPUID's deterministic leaf (regs),
  * compared with sysfs under cache_dir and given sysfs's CPU lists; else sysfs; else

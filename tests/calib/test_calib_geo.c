@@ -504,8 +504,9 @@ START_TEST(find_caches) {
   ck_assert_str_eq(out->caches.levels[2].shared_cpu_list, "0-3");
   ck_assert_str_eq(notes, "");
 
-  /* CPUID (d), no sysfs: the legacy levels and the L3 left to the sweep. With two CPUs
-   * in the package, the private L1 and L2 get no CPU list. */
+  /* CPUID (d), no sysfs: the legacy levels and the L3 left to the sweep. The private L1
+   * and L2 (one CPU each) get cpu0's own list, "0"; the L3 placeholder (sharing not
+   * known yet) none. */
   rec_ci(&r);
   memset(out, 0, sizeof *out);
   out->online_cpus = 2, out->smt = 1, out->package_cpus = 2;
@@ -513,7 +514,9 @@ START_TEST(find_caches) {
   ck_assert_uint_eq(out->caches.nlevels, 3);
   CHECK_LEVEL(&out->caches.levels[0], 1, 49152, 12, 64, 1, PPT_CALIB_GEO_LEGACY);
   CHECK_LEVEL(&out->caches.levels[1], 2, 1048576, 8, 64, 1, PPT_CALIB_GEO_LEGACY);
-  ck_assert_str_eq(out->caches.levels[0].shared_cpu_list, "");
+  ck_assert_str_eq(out->caches.levels[0].shared_cpu_list, "0");
+  ck_assert_str_eq(out->caches.levels[1].shared_cpu_list, "0");
+  ck_assert_str_eq(out->caches.levels[2].shared_cpu_list, "");
   ck_assert_uint_eq(out->caches.levels[2].level, 3);
   ck_assert_int_eq(out->caches.levels[2].source, PPT_CALIB_GEO_SWEEP);
   ck_assert_uint_eq(out->caches.levels[2].size, 0);
