@@ -14,8 +14,6 @@
 
 #include "cpu/calib_impl.h"
 
-#define DEFAULT_CPU_DIR "/sys/devices/system/cpu"
-#define DEFAULT_CACHE_DIR DEFAULT_CPU_DIR "/cpu0/cache"
 /* DRAM working set: 8x the last level, so (with random replacement, the worst case)
  * under 1/8 of the chase can hit in it; at least 64 MiB, at most 1 GiB or a quarter of
  * physical memory. */
@@ -126,22 +124,11 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   calib_timing t_clock = {t_ops.min_s, t_ops.trials < 21 ? 21 : t_ops.trials, typical};
 
   /* ---- geometry: topology, the caches' sources, then what none of them sized ---- */
-  const char *cache_dir = cfg->sysfs_dir ? cfg->sysfs_dir : DEFAULT_CACHE_DIR;
   char cpu_dir[4096], pkg_list[256] = "", geo[1024] = "";
-  if (cfg->sysfs_dir) snprintf(cpu_dir, sizeof cpu_dir, "%s/../..", cache_dir);
-  else snprintf(cpu_dir, sizeof cpu_dir, "%s", DEFAULT_CPU_DIR);
-  long online = sysconf(_SC_NPROCESSORS_ONLN);
-  out->online_cpus = online > 0 ? (uint32_t)online : 1;
   calib_cpuid_regs regs;
-  int have_cpuid = calib_cpuid_read(&regs);
-  /* A fake sysfs tree (tests) describes another machine: this CPU's CPUID is not it. */
-  const calib_cpuid_regs *geo_regs = have_cpuid && !cfg->sysfs_dir ? &regs : NULL;
-  calib_find_topology(geo_regs, cpu_dir, out, pkg_list, sizeof pkg_list, geo, sizeof geo);
-  int rc = calib_find_caches(cfg, geo_regs, cache_dir, pkg_list, out, geo, sizeof geo, err);
+  int rc = calib_find_geometry(cfg, &regs, &t_mem, out, cpu_dir, sizeof cpu_dir, pkg_list, sizeof pkg_list, geo,
+                               sizeof geo, err);
   if (rc) return rc;
-  if (calib_discover_caches(out, cfg->seed + 1, &t_mem, cfg->quick, geo, sizeof geo))
-    return ppt_err_set(err, PPT_ERUN, "calibrate: out of memory (cache sweep)");
-  calib_fill_cpu_lists(&out->caches, out->package_cpus, pkg_list); /* levels the sweep found */
   uint32_t cores = out->package_cpus / out->smt;
   if (cores == 0) cores = 1;
 

@@ -17,20 +17,17 @@
  * and a disagreement is noted. */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cpu/calib_impl.h"
 
-static const char *src_name(int source) {
+const char *calib_geo_source_name(int source) {
   switch (source) {
     case PPT_CALIB_GEO_CPUID: return "CPUID";
     case PPT_CALIB_GEO_LEGACY: return "CPUID (legacy leaves)";
     case PPT_CALIB_GEO_SYSFS: return "sysfs";
     default: return "measured";
   }
-}
-
-const char *calib_geo_source_name(int source) {
-  return src_name(source);
 }
 
 uint32_t calib_geo_compare(const ppt_calib_caches *a, const ppt_calib_caches *b, char *notes, size_t size) {
@@ -40,8 +37,8 @@ uint32_t calib_geo_compare(const ppt_calib_caches *a, const ppt_calib_caches *b,
     for (uint32_t j = 0; j < b->nlevels && !y; j++)
       if (b->levels[j].level == x->level) y = &b->levels[j];
     if (!y) {
-      calib_note(notes, size, "L%u: %s lists it, %s does not.", x->level, src_name(x->source),
-                 src_name(b->levels[0].source));
+      calib_note(notes, size, "L%u: %s lists it, %s does not.", x->level, calib_geo_source_name(x->source),
+                 b->nlevels ? calib_geo_source_name(b->levels[0].source) : "the other source");
       diffs++;
       continue;
     }
@@ -55,8 +52,9 @@ uint32_t calib_geo_compare(const ppt_calib_caches *a, const ppt_calib_caches *b,
       calib_note(
           notes, size,
           "L%u: %s says %llu B, %u-way, %u B lines, %u CPUs sharing; %s says %llu B, %u-way, %u B, %u.",
-          x->level, src_name(x->source), (unsigned long long)x->size, x->assoc, x->line, x->shared_cpus,
-          src_name(y->source), (unsigned long long)y->size, y->assoc, y->line, y->shared_cpus);
+          x->level, calib_geo_source_name(x->source), (unsigned long long)x->size, x->assoc, x->line,
+          x->shared_cpus, calib_geo_source_name(y->source), (unsigned long long)y->size, y->assoc, y->line,
+          y->shared_cpus);
       diffs++;
     }
   }
@@ -65,8 +63,8 @@ uint32_t calib_geo_compare(const ppt_calib_caches *a, const ppt_calib_caches *b,
     for (uint32_t i = 0; i < a->nlevels; i++) listed |= a->levels[i].level == b->levels[j].level;
     if (!listed) {
       calib_note(notes, size, "L%u: %s lists it, %s does not.", b->levels[j].level,
-                 src_name(b->levels[j].source),
-                 a->nlevels ? src_name(a->levels[0].source) : "the other source");
+                 calib_geo_source_name(b->levels[j].source),
+                 a->nlevels ? calib_geo_source_name(a->levels[0].source) : "the other source");
       diffs++;
     }
   }
@@ -196,5 +194,27 @@ int calib_find_caches(const ppt_calib_config *cfg, const calib_cpuid_regs *regs,
       calib_note(notes, notes_size, "Cache geometry: CPUID describes no cache here; measured instead.");
   }
   calib_fill_cpu_lists(&out->caches, out->package_cpus, pkg_list);
+  return 0;
+}
+
+int calib_find_geometry(const ppt_calib_config *cfg, calib_cpuid_regs *regs, const calib_timing *t,
+                        ppt_calib_result *out, char *cpu_dir, size_t cpu_dir_size, char *pkg_list,
+                        size_t list_size, char *notes, size_t notes_size, ppt_err *err) {
+  const char *cache_dir = cfg->sysfs_dir ? cfg->sysfs_dir : "/sys/devices/system/cpu/cpu0/cache";
+  if (cfg->sysfs_dir)
+    snprintf(cpu_dir, cpu_dir_size, "%s/../..", cache_dir);
+  else
+    snprintf(cpu_dir, cpu_dir_size, "/sys/devices/system/cpu");
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  out->online_cpus = online > 0 ? (uint32_t)online : 1;
+  int have_cpuid = calib_cpuid_read(regs);
+  /* A fake sysfs tree (tests) describes another machine: this CPU's CPUID is not it. */
+  const calib_cpuid_regs *geo_regs = have_cpuid && !cfg->sysfs_dir ? regs : NULL;
+  calib_find_topology(geo_regs, cpu_dir, out, pkg_list, list_size, notes, notes_size);
+  int rc = calib_find_caches(cfg, geo_regs, cache_dir, pkg_list, out, notes, notes_size, err);
+  if (rc) return rc;
+  if (calib_discover_caches(out, cfg->seed + 1, t, cfg->quick, notes, notes_size))
+    return ppt_err_set(err, PPT_ERUN, "calibrate: out of memory (cache sweep)");
+  calib_fill_cpu_lists(&out->caches, out->package_cpus, pkg_list); /* levels the sweep found */
   return 0;
 }

@@ -247,6 +247,16 @@ void calib_fill_cpu_lists(ppt_calib_caches *c, uint32_t package_cpus, const char
 int calib_find_caches(const ppt_calib_config *cfg, const calib_cpuid_regs *regs, const char *cache_dir,
                       const char *pkg_list, ppt_calib_result *out, char *notes, size_t notes_size, ppt_err *err);
 
+/* The whole geometry step of `ppt calibrate`: this CPU's CPUID into regs (also read for
+ * the TLBs later), out->online_cpus, the topology (calib_find_topology, from cpu_dir:
+ * /sys/devices/system/cpu, or above cfg->sysfs_dir), the caches (calib_find_caches),
+ * what no source sized (calib_discover_caches, timed with t) and the CPU lists of the
+ * levels found. pkg_list gets the package's CPUs; notes the sentences on the way. 0, or
+ * the error of calib_find_caches, or PPT_ERUN when the sweep runs out of memory. */
+int calib_find_geometry(const ppt_calib_config *cfg, calib_cpuid_regs *regs, const calib_timing *t,
+                        ppt_calib_result *out, char *cpu_dir, size_t cpu_dir_size, char *pkg_list, size_t list_size,
+                        char *notes, size_t notes_size, ppt_err *err);
+
 /* ---- calib_branch.c ---- */
 /* A branch on random bytes against the same loop on the same bytes sorted, 1 MiB drawn
  * from rng: seconds per iteration of each (best of two rounds of trials) and seconds per
