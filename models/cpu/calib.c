@@ -416,17 +416,24 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
 
   /* ---- ops ---- */
   /* Two rounds, each op's trials in one stretch: a burst of other load can cover one
-   * stretch but rarely both (calib_rounds combines them). */
+   * stretch but rarely both (calib_rounds combines them). Each trial is paired with an
+   * add-chain trial (calib_op_adds), so an op's cycles do not depend on the load or the
+   * clock at the moment the clock itself was timed. */
+  double thr_adds[PPT_HW_NOPCLASS], lat_adds[PPT_HW_NOPCLASS];
   for (int round = 0; round < (cfg->quick ? 1 : 2); round++)
     for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
       double thr, lat;
-      calib_op_s(op, &t_ops, &thr, &lat);
-      out->op_ns[op] = round == 0 ? thr * 1e9 : calib_rounds(out->op_ns[op], thr * 1e9, &t_ops);
-      out->op_lat_ns[op] = round == 0 ? lat * 1e9 : calib_rounds(out->op_lat_ns[op], lat * 1e9, &t_ops);
+      calib_op_adds(op, &t_ops, &thr, &lat);
+      thr_adds[op] = round == 0 ? thr : calib_rounds(thr_adds[op], thr, &t_ops);
+      lat_adds[op] = round == 0 ? lat : calib_rounds(lat_adds[op], lat, &t_ops);
     }
 
   /* ---- clock (second measurement) ---- */
   add_s = calib_rounds(add_s, calib_add_chain_s(&t_clock), &t_clock);
+  for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
+    out->op_ns[op] = thr_adds[op] * add_s * 1e9;
+    out->op_lat_ns[op] = lat_adds[op] * add_s * 1e9;
+  }
   out->clock_chain_hz = add_s > 0 ? 1.0 / add_s : 0;
   out->clock_cpuinfo_hz = mhz * 1e6;
   double clock = out->clock_chain_hz;
@@ -711,7 +718,7 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
        out->bw_threads[n], out->bw_bytes_per_s[n] / 1e9);
   cite(hw, "ops",
        "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "
-       "barriers; idiv = 32-bit div; branch = taken loop branch (latency 0, not measured); "
+       "barriers, each trial timed against an add-chain trial; idiv = 32-bit div; branch = taken loop branch (latency 0, not measured); "
        "loadst = L1 loads (latency: L1 chase)",
        when, 12);
 

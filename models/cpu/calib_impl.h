@@ -53,6 +53,11 @@ double calib_now(void);
  * fastest trial, or of the median one when t->typical. `unit` is the granularity n
  * must be a multiple of. */
 double calib_measure(calib_kernel k, void *arg, uint64_t unit, const calib_timing *t);
+/* Time per unit of k over time per unit of the reference kernel `ref` (with its own
+ * arg), from trials that time the two back to back: the median pair's ratio when
+ * t->typical, else fastest over fastest. 0 when out of memory. */
+double calib_measure_vs(calib_kernel k, void *arg, uint64_t unit, calib_kernel ref, void *ref_arg,
+                        uint64_t ref_unit, const calib_timing *t);
 /* The figure of n trial times: the smallest, or the median when t->typical (sorts
  * trials in place). 0 when n is 0. */
 double calib_statistic(double *trials, size_t n, const calib_timing *t);
@@ -98,7 +103,8 @@ int calib_cpuid_is_amd(const calib_cpuid_regs *r);
 /* Data and unified caches from the n sub-leaves of a deterministic cache leaf (`leaf` 4
  * or 0x8000001D, named in each level's `where`), by level; instruction caches left out.
  * Returns the number of levels. */
-uint32_t calib_cpuid_decode_caches(const uint32_t (*regs)[4], uint32_t n, uint32_t leaf, ppt_calib_caches *out);
+uint32_t calib_cpuid_decode_caches(const uint32_t (*regs)[4], uint32_t n, uint32_t leaf,
+                                   ppt_calib_caches *out);
 /* AMD's older leaves: ECX of Fn8000_0005 (L1 data), ECX and EDX of Fn8000_0006 (L2, L3).
  * L1 and L2 come whole (source PPT_CALIB_GEO_LEGACY, private); an L3 is listed with
  * source PPT_CALIB_GEO_SWEEP, size 0 and its reported size as size_bound. */
@@ -147,10 +153,12 @@ double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads,
 
 /* Seconds per op: the dependent integer-add chain (one cycle per add), 1/clock. */
 double calib_add_chain_s(const calib_timing *t);
-/* Seconds per op of op class `op` (enum ppt_hw_opclass): independent chains
- * (throughput) and one dependent chain (latency). PPT_HW_LOADST has no latency kernel
- * here (the L1 pointer chase gives it): *lat_s is 0. */
-void calib_op_s(int op, const calib_timing *t, double *thr_s, double *lat_s);
+/* Cycles per op of op class `op` (enum ppt_hw_opclass): independent chains
+ * (throughput) and one dependent chain (latency), each timed against the add chain
+ * (calib_measure_vs), so in adds, which are cycles where that chain runs at one add per
+ * cycle. PPT_HW_LOADST has no latency kernel here (the L1 pointer chase gives it):
+ * *lat is 0. */
+void calib_op_adds(int op, const calib_timing *t, double *thr, double *lat);
 /* Whether the kernels were compiled with optimisation (unoptimised code spills every
  * chain to the stack and times store forwarding instead). */
 int calib_optimised(void);
@@ -233,8 +241,8 @@ uint32_t calib_geo_compare(const ppt_calib_caches *a, const ppt_calib_caches *b,
  * cpu0/topology under cpu_dir (NULL: none), else from CPUID (regs; NULL: none; capped at
  * out->online_cpus, which must be set), else sysconf; out->topology_source says which.
  * pkg_list gets the package's CPU list (sysfs's, else "0-N" assumed). */
-void calib_find_topology(const calib_cpuid_regs *regs, const char *cpu_dir, ppt_calib_result *out, char *pkg_list,
-                         size_t list_size, char *notes, size_t notes_size);
+void calib_find_topology(const calib_cpuid_regs *regs, const char *cpu_dir, ppt_calib_result *out,
+                         char *pkg_list, size_t list_size, char *notes, size_t notes_size);
 /* CPU lists for levels that came without one (cpu0's instance): a level shared by the
  * whole package gets pkg_list, one private to a single CPU "0"; the others stay
  * unknown (their bandwidth threads are not pinned). */
@@ -245,7 +253,8 @@ void calib_fill_cpu_lists(ppt_calib_caches *c, uint32_t package_cpus, const char
  * AMD's legacy leaves; else nothing (calib_discover_caches then measures). Needs the
  * topology (calib_find_topology) for CPU lists. 0, or the error reading cfg->sysfs_dir. */
 int calib_find_caches(const ppt_calib_config *cfg, const calib_cpuid_regs *regs, const char *cache_dir,
-                      const char *pkg_list, ppt_calib_result *out, char *notes, size_t notes_size, ppt_err *err);
+                      const char *pkg_list, ppt_calib_result *out, char *notes, size_t notes_size,
+                      ppt_err *err);
 
 /* The whole geometry step of `ppt calibrate`: this CPU's CPUID into regs (also read for
  * the TLBs later), out->online_cpus, the topology (calib_find_topology, from cpu_dir:
@@ -254,8 +263,8 @@ int calib_find_caches(const ppt_calib_config *cfg, const calib_cpuid_regs *regs,
  * levels found. pkg_list gets the package's CPUs; notes the sentences on the way. 0, or
  * the error of calib_find_caches, or PPT_ERUN when the sweep runs out of memory. */
 int calib_find_geometry(const ppt_calib_config *cfg, calib_cpuid_regs *regs, const calib_timing *t,
-                        ppt_calib_result *out, char *cpu_dir, size_t cpu_dir_size, char *pkg_list, size_t list_size,
-                        char *notes, size_t notes_size, ppt_err *err);
+                        ppt_calib_result *out, char *cpu_dir, size_t cpu_dir_size, char *pkg_list,
+                        size_t list_size, char *notes, size_t notes_size, ppt_err *err);
 
 /* ---- calib_branch.c ---- */
 /* A branch on random bytes against the same loop on the same bytes sorted, 1 MiB drawn

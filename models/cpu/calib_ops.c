@@ -193,7 +193,7 @@ double calib_add_chain_s(const calib_timing *t) {
   return calib_measure(k_iadd_lat, NULL, 8, t);
 }
 
-void calib_op_s(int op, const calib_timing *t, double *thr_s, double *lat_s) {
+void calib_op_adds(int op, const calib_timing *t, double *thr_adds, double *lat_adds) {
   calib_kernel thr = NULL, lat = NULL;
   uint64_t unit = NCHAIN, words[LOAD_WORDS];
   void *arg = NULL;
@@ -230,6 +230,6 @@ void calib_op_s(int op, const calib_timing *t, double *thr_s, double *lat_s) {
       break;
     default: break;
   }
-  *thr_s = thr ? calib_measure(thr, arg, unit, t) : 0;
-  *lat_s = lat ? calib_measure(lat, NULL, 8, t) : 0;
+  *thr_adds = thr ? calib_measure_vs(thr, arg, unit, k_iadd_lat, NULL, 8, t) : 0;
+  *lat_adds = lat ? calib_measure_vs(lat, NULL, 8, k_iadd_lat, NULL, 8, t) : 0;
 }

@@ -15,34 +15,64 @@ double calib_now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double calib_measure(calib_kernel k, void *arg, uint64_t unit, const calib_timing *t) {
+/* Grows n until one run of k lasts min_s; *dt is that last run's seconds. */
+static uint64_t size_run(calib_kernel k, void *arg, uint64_t unit, double min_s, double *dt) {
   uint64_t n = unit * 16;
-  double dt;
-  /* Size the run: grow n until one run lasts min_s (scaling by the shortfall, at most
-   * 16x a step so a slow first run cannot overshoot wildly). */
+  /* Scale by the shortfall, at most 16x a step so a slow first run cannot overshoot. */
   for (;;) {
     double t0 = calib_now();
     k(arg, n);
-    dt = calib_now() - t0;
-    if (dt >= t->min_s || n >= (UINT64_C(1) << 40)) break;
-    double f = dt > 0 ? 1.25 * t->min_s / dt : 16;
+    *dt = calib_now() - t0;
+    if (*dt >= min_s || n >= (UINT64_C(1) << 40)) return n;
+    double f = *dt > 0 ? 1.25 * min_s / *dt : 16;
     if (f > 16) f = 16;
     if (f < 2) f = 2;
     n = ((uint64_t)((double)n * f) + unit - 1) / unit * unit;
   }
+}
+
+static double time_run(calib_kernel k, void *arg, uint64_t n) {
+  double t0 = calib_now();
+  k(arg, n);
+  return calib_now() - t0;
+}
+
+double calib_measure(calib_kernel k, void *arg, uint64_t unit, const calib_timing *t) {
+  double dt;
+  uint64_t n = size_run(k, arg, unit, t->min_s, &dt);
   /* The last sizing run ran at the final n: it is the first trial. */
   int trials = t->trials < 1 ? 1 : t->trials;
   double *d = malloc((size_t)trials * sizeof *d);
   if (!d) return 0;
   d[0] = dt;
-  for (int i = 1; i < trials; i++) {
-    double t0 = calib_now();
-    k(arg, n);
-    d[i] = calib_now() - t0;
-  }
+  for (int i = 1; i < trials; i++) d[i] = time_run(k, arg, n);
   double s = calib_statistic(d, (size_t)trials, t);
   free(d);
   return s / (double)n;
+}
+
+double calib_measure_vs(calib_kernel k, void *arg, uint64_t unit, calib_kernel ref, void *ref_arg,
+                        uint64_t ref_unit, const calib_timing *t) {
+  double dt, dr;
+  uint64_t n = size_run(k, arg, unit, t->min_s, &dt);
+  uint64_t nr = size_run(ref, ref_arg, ref_unit, t->min_s, &dr);
+  int trials = t->trials < 1 ? 1 : t->trials;
+  double *d = malloc(3 * (size_t)trials * sizeof *d);
+  if (!d) return 0;
+  double *dk = d + trials, *dref = d + 2 * trials;
+  /* Each trial times the reference right before the kernel: a burst of other load, or a
+   * clock change, that slows one usually slows both, and their ratio keeps. */
+  for (int i = 0; i < trials; i++) {
+    dref[i] = time_run(ref, ref_arg, nr) / (double)nr;
+    dk[i] = time_run(k, arg, n) / (double)n;
+    d[i] = dref[i] > 0 ? dk[i] / dref[i] : 0;
+  }
+  /* Typical: the median of the pairs' ratios. Best: the fastest kernel trial over the
+   * fastest reference trial (each at its own best). */
+  double r = t->typical ? calib_statistic(d, (size_t)trials, t)
+                        : calib_statistic(dk, (size_t)trials, t) / calib_statistic(dref, (size_t)trials, t);
+  free(d);
+  return r;
 }
 
 double calib_statistic(double *trials, size_t n, const calib_timing *t) {

@@ -151,8 +151,9 @@ START_TEST(clock_and_ops_plausible) {
   const ppt_hwspec *hw = &g_res.hw;
   ck_assert_msg(hw->clock_hz > 0.4e9 && hw->clock_hz < 7e9, "clock %g Hz", hw->clock_hz);
   if (g_res.clock_method == PPT_CALIB_CLOCK_CHAIN) {
-    /* The clock is the add chain's rate, so the ialu latency kernel (the same chain)
-     * must read one cycle, give or take the noise of a second timing. */
+    /* The clock is the add chain's rate and op trials are timed against add-chain
+     * trials, so the ialu latency kernel (the same chain) must read one cycle, give or
+     * take the noise between two adjacent trials. */
     ck_assert_msg(hw->ops[PPT_HW_IALU].latency > 0.8 && hw->ops[PPT_HW_IALU].latency < 1.25,
                   "ialu latency %g", hw->ops[PPT_HW_IALU].latency);
   }

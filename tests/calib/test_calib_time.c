@@ -2,7 +2,9 @@
  *
  * Oracles: brute force over the same numbers (a value is the median when as many trials
  * lie below it as above), and, end to end, a kernel whose trials last known multiples
- * of a busy-wait unit, so calib_measure's answer is known before it runs. */
+ * of a busy-wait unit, so calib_measure's answer is known before it runs; and a kernel
+ * whose time per unit is twice its reference's under any load, so calib_measure_vs must
+ * answer 2. */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -108,12 +110,47 @@ START_TEST(measure_keeps_the_statistic) {
 }
 END_TEST
 
+/* A load that changes from pair to pair: the reference call picks the next slowdown
+ * factor, and the kernel after it runs under the same one, twice the reference's work
+ * per unit. Measured apart, the two would see different slowdowns; paired, each ratio is
+ * 2 and so is the answer, however the factors fall. */
+typedef struct paired_load {
+  size_t pairs;
+  double slow;
+} paired_load;
+
+static void k_ref_spin(void *arg, uint64_t n) {
+  paired_load *l = arg;
+  l->slow = k_factors[l->pairs++ % NF];
+  double end = calib_now() + (double)n * UNIT_S * l->slow;
+  while (calib_now() < end) {
+  }
+}
+
+static void k_double_spin(void *arg, uint64_t n) {
+  const paired_load *l = arg;
+  double end = calib_now() + (double)n * UNIT_S * 2 * l->slow;
+  while (calib_now() < end) {
+  }
+}
+
+START_TEST(measure_vs_pairs_the_trials) {
+  for (int typical = 0; typical <= 1; typical++) {
+    paired_load l = {0, 1};
+    calib_timing t = {0.002, 9, typical};
+    double got = calib_measure_vs(k_double_spin, &l, 1, k_ref_spin, &l, 1, &t);
+    ck_assert_msg(got > 1.9 && got < 2.1, "%s: ratio %g, want 2", typical ? "median" : "best", got);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("calib_time");
   TCase *c = tcase_create("statistic");
   tcase_add_test(c, statistic_matches_brute_force);
   tcase_add_test(c, rounds_combine);
   tcase_add_test(c, measure_keeps_the_statistic);
+  tcase_add_test(c, measure_vs_pairs_the_trials);
   suite_add_tcase(s, c);
   return ppt_test_run(s);
 }
