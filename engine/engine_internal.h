@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "ppt/engine.h"
+#include "ppt/trace.h"
 
 struct ppt_node {
   ppt_hwspec hw;
@@ -17,13 +18,8 @@ struct ppt_node {
   uint32_t cores;
 };
 
-/* eng_region.parallel: 0 serial, 1 a parallel region's first part (forks), or
- * ENG_REGION_BARRIER: a later part of the same parallel region, after a barrier (the
- * threads are already running: no fork or join to pay). */
-#define ENG_REGION_BARRIER 2
-
 typedef struct eng_region {
-  int parallel;
+  ppt_region_kind kind;
   uint32_t nthreads;
   size_t first; /* index of thread 0's slot in ppt_program.tls */
 } eng_region;

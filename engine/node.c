@@ -227,7 +227,7 @@ static int collect(const ppt_node *node, const ppt_program *prog, const eng_dema
   for (size_t r = 0; r < prog->nregions; r++) {
     const eng_region *R = &prog->regions[r];
     double len = o->region_len[r];
-    res->regions[r] = (ppt_region_stats){.parallel = R->parallel != 0,
+    res->regions[r] = (ppt_region_stats){.parallel = R->kind != PPT_REGION_SERIAL,
                                          .nthreads = R->nthreads,
                                          .start_s = o->region_start[r] / hz,
                                          .seconds = len / hz};

@@ -22,8 +22,8 @@ size_t ppt_program_nregions(const ppt_program *prog) {
   return prog ? prog->nregions : 0;
 }
 
-static int add_region(ppt_program *prog, int parallel, size_t nthreads, const ppt_tasklist *const *tls,
-                      ppt_err *err) {
+static int add_region(ppt_program *prog, ppt_region_kind kind, size_t nthreads,
+                      const ppt_tasklist *const *tls, ppt_err *err) {
   if (!prog || !tls) return ppt_err_set(err, PPT_EINPUT, "program: NULL argument");
   if (nthreads == 0 || nthreads > UINT32_MAX)
     return ppt_err_set(err, PPT_EINPUT, "program: region %zu: %zu threads", prog->nregions, nthreads);
@@ -47,21 +47,21 @@ static int add_region(ppt_program *prog, int parallel, size_t nthreads, const pp
     prog->scap = cap;
   }
   prog->regions[prog->nregions++] =
-      (eng_region){.parallel = parallel, .nthreads = (uint32_t)nthreads, .first = prog->nslots};
+      (eng_region){.kind = kind, .nthreads = (uint32_t)nthreads, .first = prog->nslots};
   for (size_t t = 0; t < nthreads; t++) prog->tls[prog->nslots++] = tls[t];
   return 0;
 }
 
 int ppt_program_add_serial(ppt_program *prog, const ppt_tasklist *tl, ppt_err *err) {
-  return add_region(prog, 0, 1, &tl, err);
+  return add_region(prog, PPT_REGION_SERIAL, 1, &tl, err);
 }
 
 int ppt_program_add_parallel(ppt_program *prog, size_t nthreads, const ppt_tasklist *const *tls,
                              ppt_err *err) {
-  return add_region(prog, 1, nthreads, tls, err);
+  return add_region(prog, PPT_REGION_FORK, nthreads, tls, err);
 }
 
 int ppt_program_add_after_barrier(ppt_program *prog, size_t nthreads, const ppt_tasklist *const *tls,
                                   ppt_err *err) {
-  return add_region(prog, ENG_REGION_BARRIER, nthreads, tls, err);
+  return add_region(prog, PPT_REGION_BARRIER, nthreads, tls, err);
 }

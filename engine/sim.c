@@ -75,7 +75,7 @@ static void core_main(int argc, char **argv) {
       double tm = d->mem_private + ts;
       double t = s->stall ? fmax(d->compute, tm - d->mem_wait) + d->mem_wait
                           : d->compute + tm - s->f * fmin(d->compute, tm);
-      double busy = fmax(ts, (R->parallel == 1 ? s->overhead : 0.0) + t);
+      double busy = fmax(ts, (R->kind == PPT_REGION_FORK ? s->overhead : 0.0) + t);
       s->out->busy[slot] = busy;
       s->out->mem[slot] = tm;
       s->finish[a->core] = t0 + busy;

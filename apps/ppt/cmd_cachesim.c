@@ -62,13 +62,13 @@ static int print_json(const char *trace, const char *spec, const ppt_hwspec *hw,
   json_object_object_add(root, "hwspec", json_object_new_string(spec));
   json_object_object_add(root, "hwspec_name", json_object_new_string(hw->name));
   json_object_object_add(root, "interleave",
-                         json_object_new_string(ppt_tracesim_interleave_name(o->interleave)));
+                         json_object_new_string(ppt_interleave_name(o->interleave)));
   /* The seed only means something for the random interleaving or a random-replacement
    * level. */
   int random_repl = 0;
   for (uint32_t k = 0; k < hw->nlevels; k++) random_repl |= hw->levels[k].replacement == PPT_HW_REPL_RANDOM;
   json_object_object_add(root, "seed",
-                         o->interleave == PPT_TRACESIM_UNIFORM || random_repl ? json_object_new_uint64(o->seed) : NULL);
+                         o->interleave == PPT_INTERLEAVE_UNIFORM || random_repl ? json_object_new_uint64(o->seed) : NULL);
   json_object *only = NULL;
   if (o->nonly) {
     only = json_object_new_array();
@@ -94,7 +94,7 @@ static void print_table(const char *trace, const char *spec, const ppt_hwspec *h
   printf("trace       %s (%u thread%s, %llu references)\n", trace, r->threads, r->threads == 1 ? "" : "s",
          (unsigned long long)r->refs);
   printf("hwspec      %s (%s)\n", hw->name, spec);
-  if (o->interleave == PPT_TRACESIM_UNIFORM)
+  if (o->interleave == PPT_INTERLEAVE_UNIFORM)
     printf("interleave  uniform random, seed %llu\n", (unsigned long long)o->seed);
   else
     printf("interleave  round-robin by reference\n");
@@ -128,7 +128,7 @@ static void print_table(const char *trace, const char *spec, const ppt_hwspec *h
 int ppt_cmd_cachesim(int argc, char **argv) {
   const char *spec = NULL;
   int json = 0;
-  ppt_tracesim_opts o = {.interleave = PPT_TRACESIM_RR, .seed = 1};
+  ppt_tracesim_opts o = {.interleave = PPT_INTERLEAVE_RR, .seed = 1};
   const char *only[MAX_ONLY];
   char *only_buf[MAX_ONLY]; /* strdup'd --only arguments, split in place */
   size_t nbuf = 0, nonly = 0;
@@ -147,7 +147,7 @@ int ppt_cmd_cachesim(int argc, char **argv) {
     switch (c) {
       case 'w': spec = optarg; break;
       case 'i':
-        if (ppt_tracesim_interleave_parse(optarg, &o.interleave))
+        if (ppt_interleave_parse(optarg, &o.interleave))
           rc = ppt_cli_usage("cachesim", "--interleave wants 'rr' or 'uniform', not '%s'", optarg);
         break;
       case 's':

@@ -59,7 +59,8 @@ static void help(void) {
       "  --plot FILE.png       runtime and speedup against cores (gnuplot)\n"
       "  --json                machine-readable results on stdout\n"
       "  -h, --help\n",
-      ppt_tc_overlap_name(def.overlap), frac, ppt_tc_compute_name(def.compute), ppt_tc_memory_name(def.memory));
+      ppt_tc_overlap_name(def.overlap), frac, ppt_tc_compute_name(def.compute),
+      ppt_tc_memory_name(def.memory));
 }
 
 typedef struct point {
@@ -134,7 +135,8 @@ static int plot(const char *path, const point *pts, size_t np, const char *title
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", path, (long)getpid());
   FILE *d = fopen(tmp, "w");
   if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data", path);
-  for (size_t i = 0; i < np; i++) fprintf(d, "%u %.9g %.6g\n", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
+  for (size_t i = 0; i < np; i++)
+    fprintf(d, "%u %.9g %.6g\n", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
   fclose(d);
   char out[4096];
   snprintf(out, sizeof out, "%s.tmp%ld", path, (long)getpid());
@@ -148,7 +150,8 @@ static int plot(const char *path, const point *pts, size_t np, const char *title
           "set title 'ppt predict: %s'\nset xlabel 'cores'\nset logscale x 2\n"
           "set ylabel 'runtime (s)'\nset y2label 'speedup'\nset y2tics\nset ytics nomirror\nset grid\n"
           "set key top center\n"
-          "plot '%s' using 1:2 with linespoints lw 2 title 'runtime', '' using 1:3 axes x1y2 with linespoints lw 2 "
+          "plot '%s' using 1:2 with linespoints lw 2 title 'runtime', '' using 1:3 axes x1y2 with "
+          "linespoints lw 2 "
           "title 'speedup', '' using 1:1 axes x1y2 with lines dt 2 title 'ideal speedup'\n",
           out, title, tmp);
   int rc = pclose(g);
@@ -159,7 +162,6 @@ static int plot(const char *path, const point *pts, size_t np, const char *title
   }
   return 0;
 }
-
 
 int ppt_cmd_predict(int argc, char **argv) {
   const char *hwpath = NULL, *plotpath = NULL, *only = NULL;
@@ -175,16 +177,22 @@ int ppt_cmd_predict(int argc, char **argv) {
   ppt_sasmm_opts_default(&so);
   ppt_node_config cfg;
   ppt_node_config_default(&cfg);
-  static const struct option opts[] = {
-      {"hw", required_argument, 0, 'w'},         {"cores", required_argument, 0, 'c'},
-      {"overlap", required_argument, 0, 'v'},    {"schedule", required_argument, 0, 's'},
-      {"interleave", required_argument, 0, 'i'}, {"seed", required_argument, 0, 'S'},
-      {"fork-cycles", required_argument, 0, 'f'}, {"plot", required_argument, 0, 'p'},
-      {"json", no_argument, 0, 'j'},             {"help", no_argument, 0, 'h'},
-      {"only", required_argument, 0, 'O'},       {"compute", required_argument, 0, 'C'},
-      {"memory", required_argument, 0, 'M'},     {"models", required_argument, 0, 'm'},
-      {"coherence", no_argument, 0, 'K'},
-      {0, 0, 0, 0}};
+  static const struct option opts[] = {{"hw", required_argument, 0, 'w'},
+                                       {"cores", required_argument, 0, 'c'},
+                                       {"overlap", required_argument, 0, 'v'},
+                                       {"schedule", required_argument, 0, 's'},
+                                       {"interleave", required_argument, 0, 'i'},
+                                       {"seed", required_argument, 0, 'S'},
+                                       {"fork-cycles", required_argument, 0, 'f'},
+                                       {"plot", required_argument, 0, 'p'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {"only", required_argument, 0, 'O'},
+                                       {"compute", required_argument, 0, 'C'},
+                                       {"memory", required_argument, 0, 'M'},
+                                       {"models", required_argument, 0, 'm'},
+                                       {"coherence", no_argument, 0, 'K'},
+                                       {0, 0, 0, 0}};
   optind = 1;
   int ch;
   opterr = 0; /* one message line, ours */
@@ -192,28 +200,33 @@ int ppt_cmd_predict(int argc, char **argv) {
     switch (ch) {
       case 'w': hwpath = optarg; break;
       case 'c':
-        if (ppt_cli_parse_cores(optarg, cores, 64, &ncores)) return ppt_cli_usage("predict", "--cores wants a list like 1,2,4, not '%s'", optarg);
+        if (ppt_cli_parse_cores(optarg, cores, 64, &ncores))
+          return ppt_cli_usage("predict", "--cores wants a list like 1,2,4, not '%s'", optarg);
         break;
       case 'v':
-        if (ppt_tc_overlap_parse(optarg, &cfg.policy)) return ppt_cli_usage("predict", "--overlap wants sum, max, partial,F or stall, not '%s'", optarg);
+        if (ppt_tc_overlap_parse(optarg, &cfg.policy))
+          return ppt_cli_usage("predict", "--overlap wants sum, max, partial,F or stall, not '%s'", optarg);
         break;
       case 'C':
-        if (ppt_tc_compute_parse(optarg, &cfg.policy.compute)) return ppt_cli_usage("predict", "--compute wants sum or ports, not '%s'", optarg);
+        if (ppt_tc_compute_parse(optarg, &cfg.policy.compute))
+          return ppt_cli_usage("predict", "--compute wants sum or ports, not '%s'", optarg);
         break;
       case 'M':
-        if (ppt_tc_memory_parse(optarg, &cfg.policy.memory)) return ppt_cli_usage("predict", "--memory wants amm or miss, not '%s'", optarg);
+        if (ppt_tc_memory_parse(optarg, &cfg.policy.memory))
+          return ppt_cli_usage("predict", "--memory wants amm or miss, not '%s'", optarg);
         break;
       case 's':
         if (ppt_cli_parse_schedule(optarg, &so.sched, &so.chunk))
-          return ppt_cli_usage("predict", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
+          return ppt_cli_usage(
+              "predict", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
         break;
       case 'i':
-        if (!strcmp(optarg, "rr")) so.interleave = PPT_IL_RR;
-        else if (!strcmp(optarg, "uniform")) so.interleave = PPT_IL_UNIFORM;
-        else return ppt_cli_usage("predict", "--interleave wants rr or uniform, not '%s'", optarg);
+        if (ppt_interleave_parse(optarg, &so.interleave))
+          return ppt_cli_usage("predict", "--interleave wants rr or uniform, not '%s'", optarg);
         break;
       case 'S':
-        if (ppt_cli_parse_u64(optarg, &seed)) return ppt_cli_usage("predict", "--seed wants an integer, not '%s'", optarg);
+        if (ppt_cli_parse_u64(optarg, &seed))
+          return ppt_cli_usage("predict", "--seed wants an integer, not '%s'", optarg);
         break;
       case 'f':
         if (ppt_cli_parse_double(optarg, &fork_cycles) || fork_cycles < 0)
@@ -222,8 +235,8 @@ int ppt_cmd_predict(int argc, char **argv) {
         break;
       case 'm':
         if (parse_models(optarg, models, sizeof models / sizeof *models, &nmodels, bad, sizeof bad))
-          return ppt_cli_usage("predict", "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP, e.g. %s)", bad,
-                               "ports/miss/partial:0.25");
+          return ppt_cli_usage("predict", "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP, e.g. %s)",
+                               bad, "ports/miss/partial:0.25");
         break;
       case 'K': so.coherence = 1; break;
       case 'p': plotpath = optarg; break;
@@ -266,7 +279,8 @@ int ppt_cmd_predict(int argc, char **argv) {
     ppt_progmodel *m = NULL;
     ppt_node *node = NULL;
     ppt_node_result *res = NULL;
-    if (!(rc = ppt_progmodel_build(t, &hw, &so, &cfg.policy, counted, &m, &err)) && !(rc = ppt_node_create(&hw, &cfg, &node, &err)) &&
+    if (!(rc = ppt_progmodel_build(t, &hw, &so, &cfg.policy, counted, &m, &err)) &&
+        !(rc = ppt_node_create(&hw, &cfg, &node, &err)) &&
         !(rc = ppt_node_run(node, ppt_progmodel_program(m), &res, &err))) {
       pts[i].n = cores[i];
       pts[i].seconds = ppt_node_result_seconds(res);
@@ -282,7 +296,8 @@ int ppt_cmd_predict(int argc, char **argv) {
       node = NULL;
       ppt_node_config mc = cfg;
       mc.policy = models[j].pol;
-      if (!(rc = ppt_progmodel_set_policy(m, &mc.policy, &err)) && !(rc = ppt_node_create(&hw, &mc, &node, &err)) &&
+      if (!(rc = ppt_progmodel_set_policy(m, &mc.policy, &err)) &&
+          !(rc = ppt_node_create(&hw, &mc, &node, &err)) &&
           !(rc = ppt_node_run(node, ppt_progmodel_program(m), &res, &err)))
         mrt[j * ncores + i] = ppt_node_result_seconds(res);
     }
@@ -298,11 +313,13 @@ int ppt_cmd_predict(int argc, char **argv) {
   }
   const char *pol = ppt_tc_overlap_name(cfg.policy.overlap);
   if (json) {
-    json_object *o = json_object_new_object(), *arr = json_object_new_array(), *set = json_object_new_object();
+    json_object *o = json_object_new_object(), *arr = json_object_new_array(),
+                *set = json_object_new_object();
     json_object_object_add(o, "trace", json_object_new_string(argv[optind]));
     json_object_object_add(o, "hwspec", json_object_new_string(hwpath));
     json_object_object_add(set, "overlap", json_object_new_string(pol));
-    json_object_object_add(set, "overlap_fraction", json_object_new_double(ppt_tc_policy_fraction(&cfg.policy)));
+    json_object_object_add(set, "overlap_fraction",
+                           json_object_new_double(ppt_tc_policy_fraction(&cfg.policy)));
     json_object_object_add(set, "interleave", json_object_new_string(so.interleave ? "uniform" : "rr"));
     json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
     json_object_object_add(set, "coherence", json_object_new_boolean(so.coherence));
@@ -311,7 +328,8 @@ int ppt_cmd_predict(int argc, char **argv) {
     json_object_object_add(set, "memory", json_object_new_string(ppt_tc_memory_name(cfg.policy.memory)));
     json_object_object_add(o, "settings", set);
     for (size_t i = 0; i < ncores; i++) {
-      json_object *e = json_object_new_object(), *lv = json_object_new_array(), *bd = json_object_new_object();
+      json_object *e = json_object_new_object(), *lv = json_object_new_array(),
+                  *bd = json_object_new_object();
       json_object_object_add(e, "n", json_object_new_int((int)pts[i].n));
       json_object_object_add(e, "runtime_s", json_object_new_double(pts[i].seconds));
       json_object_object_add(e, "speedup", json_object_new_double(pts[0].seconds / pts[i].seconds));
@@ -347,7 +365,8 @@ int ppt_cmd_predict(int argc, char **argv) {
           json_object *l = json_object_new_object();
           miss -= q->tlb_served[j];
           json_object_object_add(l, "name", json_object_new_string(q->tlb_names[j]));
-          json_object_object_add(l, "miss_rate", json_object_new_double((double)miss / (double)q->counted_refs));
+          json_object_object_add(l, "miss_rate",
+                                 json_object_new_double((double)miss / (double)q->counted_refs));
           json_object_array_add(ta, l);
         }
         json_object_object_add(e, "tlb", ta);
@@ -375,13 +394,16 @@ int ppt_cmd_predict(int argc, char **argv) {
       }
       json_object_object_add(o, "models", ma);
     }
-    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    printf("%s\n",
+           json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
   } else {
-    printf("%s on %s (%s overlap %.2f, compute %s, memory %s, interleave %s, seed %llu, fork-join %.0f cycles)\n",
-           argv[optind], hw.name, pol, ppt_tc_policy_fraction(&cfg.policy), ppt_tc_compute_name(cfg.policy.compute),
-           ppt_tc_memory_name(cfg.policy.memory), so.interleave ? "uniform" : "rr", (unsigned long long)seed,
-           fork_cycles_n);
+    printf(
+        "%s on %s (%s overlap %.2f, compute %s, memory %s, interleave %s, seed %llu, fork-join %.0f "
+        "cycles)\n",
+        argv[optind], hw.name, pol, ppt_tc_policy_fraction(&cfg.policy),
+        ppt_tc_compute_name(cfg.policy.compute), ppt_tc_memory_name(cfg.policy.memory),
+        so.interleave ? "uniform" : "rr", (unsigned long long)seed, fork_cycles_n);
     printf("%6s %12s %8s", "cores", "runtime", "speedup");
     for (uint32_t k = 0; k < hw.nlevels; k++) printf(" %7s", hw.levels[k].name);
     printf(" %10s %10s %10s\n", "compute", "memory", "imbalance");

@@ -49,8 +49,8 @@ static void help(void) {
 
 typedef struct task {
   uint32_t n;
-  int il;              /* interleaving */
-  int shared_only;     /* the private profiles come from the rr task of the same n */
+  ppt_interleave il;
+  int shared_only; /* the private profiles come from the rr task of the same n */
   ppt_sasmm_profiles prof;
   ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
   ppt_tracesim_result sim;
@@ -94,9 +94,9 @@ static void *worker(void *arg) {
   }
 }
 
-
-
-static json_object *jrate(double v) { return isnan(v) ? NULL : json_object_new_double(v); }
+static json_object *jrate(double v) {
+  return isnan(v) ? NULL : json_object_new_double(v);
+}
 
 int ppt_cmd_sasmm(int argc, char **argv) {
   const char *hwpath = NULL, *profiles = NULL, *only = NULL, *il_list = "rr";
@@ -107,15 +107,22 @@ int ppt_cmd_sasmm(int argc, char **argv) {
   uint64_t seed = 1, threads = 2;
   ppt_sasmm_opts base;
   ppt_sasmm_opts_default(&base);
-  static const struct option opts[] = {
-      {"hw", required_argument, 0, 'w'},       {"cores", required_argument, 0, 'c'},
-      {"schedule", required_argument, 0, 's'}, {"split", required_argument, 0, 'p'},
-      {"interleave", required_argument, 0, 'i'}, {"mode", required_argument, 0, 'm'},
-      {"sample", required_argument, 0, 'r'},   {"seed", required_argument, 0, 'S'},
-      {"model", required_argument, 0, 'M'},    {"quantum", required_argument, 0, 'Q'},
-      {"only", required_argument, 0, 'O'},     {"threads", required_argument, 0, 't'},
-      {"profiles", required_argument, 0, 'o'}, {"json", no_argument, 0, 'j'},
-      {"help", no_argument, 0, 'h'},           {0, 0, 0, 0}};
+  static const struct option opts[] = {{"hw", required_argument, 0, 'w'},
+                                       {"cores", required_argument, 0, 'c'},
+                                       {"schedule", required_argument, 0, 's'},
+                                       {"split", required_argument, 0, 'p'},
+                                       {"interleave", required_argument, 0, 'i'},
+                                       {"mode", required_argument, 0, 'm'},
+                                       {"sample", required_argument, 0, 'r'},
+                                       {"seed", required_argument, 0, 'S'},
+                                       {"model", required_argument, 0, 'M'},
+                                       {"quantum", required_argument, 0, 'Q'},
+                                       {"only", required_argument, 0, 'O'},
+                                       {"threads", required_argument, 0, 't'},
+                                       {"profiles", required_argument, 0, 'o'},
+                                       {"json", no_argument, 0, 'j'},
+                                       {"help", no_argument, 0, 'h'},
+                                       {0, 0, 0, 0}};
   optind = 1;
   int ch;
   opterr = 0; /* one message line, ours */
@@ -123,16 +130,21 @@ int ppt_cmd_sasmm(int argc, char **argv) {
     switch (ch) {
       case 'w': hwpath = optarg; break;
       case 'c':
-        if (ppt_cli_parse_cores(optarg, cores, 64, &ncores)) return ppt_cli_usage("sasmm", "--cores wants a list like 1,2,4 (1..4095), not '%s'", optarg);
+        if (ppt_cli_parse_cores(optarg, cores, 64, &ncores))
+          return ppt_cli_usage("sasmm", "--cores wants a list like 1,2,4 (1..4095), not '%s'", optarg);
         break;
       case 's':
         if (ppt_cli_parse_schedule(optarg, &base.sched, &base.chunk))
-          return ppt_cli_usage("sasmm", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
+          return ppt_cli_usage(
+              "sasmm", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
         break;
       case 'p':
-        if (!strcmp(optarg, "iterations")) base.split = PPT_SPLIT_ITERATIONS;
-        else if (!strcmp(optarg, "instances")) base.split = PPT_SPLIT_INSTANCES;
-        else return ppt_cli_usage("sasmm", "--split wants iterations or instances, not '%s'", optarg);
+        if (!strcmp(optarg, "iterations"))
+          base.split = PPT_SPLIT_ITERATIONS;
+        else if (!strcmp(optarg, "instances"))
+          base.split = PPT_SPLIT_INSTANCES;
+        else
+          return ppt_cli_usage("sasmm", "--split wants iterations or instances, not '%s'", optarg);
         break;
       case 'i':
         if (strcmp(optarg, "rr") && strcmp(optarg, "uniform") && strcmp(optarg, "rr,uniform") &&
@@ -141,24 +153,32 @@ int ppt_cmd_sasmm(int argc, char **argv) {
         il_list = optarg;
         break;
       case 'm':
-        if (!strcmp(optarg, "exact")) mode = PPT_REUSE_EXACT;
-        else if (!strcmp(optarg, "sampled")) mode = PPT_REUSE_SAMPLED;
-        else return ppt_cli_usage("sasmm", "--mode wants exact or sampled, not '%s'", optarg);
+        if (!strcmp(optarg, "exact"))
+          mode = PPT_REUSE_EXACT;
+        else if (!strcmp(optarg, "sampled"))
+          mode = PPT_REUSE_SAMPLED;
+        else
+          return ppt_cli_usage("sasmm", "--mode wants exact or sampled, not '%s'", optarg);
         break;
       case 'Q':
-        if (ppt_cli_parse_u64(optarg, &base.quantum)) return ppt_cli_usage("sasmm", "--quantum wants a count, not '%s'", optarg);
+        if (ppt_cli_parse_u64(optarg, &base.quantum))
+          return ppt_cli_usage("sasmm", "--quantum wants a count, not '%s'", optarg);
         break;
       case 'M':
-        if (!strcmp(optarg, "sim")) model_sim = 1;
-        else if (!strcmp(optarg, "sdcm")) model_sim = 0;
-        else return ppt_cli_usage("sasmm", "--model wants sim or sdcm, not '%s'", optarg);
+        if (!strcmp(optarg, "sim"))
+          model_sim = 1;
+        else if (!strcmp(optarg, "sdcm"))
+          model_sim = 0;
+        else
+          return ppt_cli_usage("sasmm", "--model wants sim or sdcm, not '%s'", optarg);
         break;
       case 'r':
         if (ppt_cli_parse_double(optarg, &rate) || !(rate > 0 && rate <= 1))
           return ppt_cli_usage("sasmm", "--sample wants a fraction in (0, 1], not '%s'", optarg);
         break;
       case 'S':
-        if (ppt_cli_parse_u64(optarg, &seed)) return ppt_cli_usage("sasmm", "--seed wants an integer, not '%s'", optarg);
+        if (ppt_cli_parse_u64(optarg, &seed))
+          return ppt_cli_usage("sasmm", "--seed wants an integer, not '%s'", optarg);
         break;
       case 'O': only = optarg; break;
       case 't':
@@ -202,9 +222,10 @@ int ppt_cmd_sasmm(int argc, char **argv) {
   int want_rr = strstr(il_list, "rr") != NULL, want_uni = strstr(il_list, "uniform") != NULL;
   j.tasks = calloc(ncores * 2, sizeof *j.tasks);
   for (size_t i = 0; i < ncores; i++) {
-    if (want_rr) j.tasks[j.ntasks++] = (task){.n = cores[i], .il = PPT_IL_RR};
+    if (want_rr) j.tasks[j.ntasks++] = (task){.n = cores[i], .il = PPT_INTERLEAVE_RR};
     if (want_uni)
-      j.tasks[j.ntasks++] = (task){.n = cores[i], .il = PPT_IL_UNIFORM, .shared_only = want_rr && !model_sim};
+      j.tasks[j.ntasks++] =
+          (task){.n = cores[i], .il = PPT_INTERLEAVE_UNIFORM, .shared_only = want_rr && !model_sim};
   }
   pthread_t th[256];
   size_t nth = threads < j.ntasks ? threads : j.ntasks;
@@ -240,10 +261,16 @@ int ppt_cmd_sasmm(int argc, char **argv) {
   }
   const char *ilname[] = {"rr", "uniform"};
   if (!rc && json) {
-    json_object *o = json_object_new_object(), *arr = json_object_new_array(), *set = json_object_new_object();
+    json_object *o = json_object_new_object(), *arr = json_object_new_array(),
+                *set = json_object_new_object();
     json_object_object_add(o, "trace", json_object_new_string(argv[optind]));
     json_object_object_add(o, "hwspec", json_object_new_string(hwpath));
-    json_object_object_add(set, "schedule", json_object_new_string(base.sched < 0 ? "recorded" : base.sched == PPT_SCHED_STATIC ? "static" : base.sched == PPT_SCHED_STATIC_CHUNKED ? "static,C" : base.sched == PPT_SCHED_DYNAMIC ? "dynamic,C" : "guided,C"));
+    json_object_object_add(set, "schedule",
+                           json_object_new_string(base.sched < 0                           ? "recorded"
+                                                  : base.sched == PPT_SCHED_STATIC         ? "static"
+                                                  : base.sched == PPT_SCHED_STATIC_CHUNKED ? "static,C"
+                                                  : base.sched == PPT_SCHED_DYNAMIC        ? "dynamic,C"
+                                                                                           : "guided,C"));
     json_object_object_add(set, "chunk", json_object_new_int64(base.chunk));
     json_object_object_add(set, "split", json_object_new_string(base.split ? "instances" : "iterations"));
     json_object_object_add(set, "interleave", json_object_new_string(il_list));
@@ -279,16 +306,19 @@ int ppt_cmd_sasmm(int argc, char **argv) {
       json_object_array_add(arr, e);
     }
     json_object_object_add(o, "cores", arr);
-    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+    printf("%s\n",
+           json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
     json_object_put(o);
   } else if (!rc) {
-    printf("# %s on %s: model %s%s, split %s, interleave %s, quantum %llu, seed %llu%s%s\n", argv[optind], hw.name,
-           model_sim ? "sim" : "sdcm", model_sim ? "" : (mode ? " (sampled reuse)" : " (exact reuse)"),
+    printf("# %s on %s: model %s%s, split %s, interleave %s, quantum %llu, seed %llu%s%s\n", argv[optind],
+           hw.name, model_sim ? "sim" : "sdcm",
+           model_sim ? "" : (mode ? " (sampled reuse)" : " (exact reuse)"),
            base.split ? "instances" : "iterations", il_list, (unsigned long long)base.quantum,
            (unsigned long long)seed, only ? ", only " : "", only ? only : "");
     printf("%-6s %-8s", "cores", "il");
     for (uint32_t k = 0; k < hw.nlevels; k++)
-      printf(" %8s %s", hw.levels[k].name, hw.levels[k].shared_by > 1 ? "(shared,global/local)" : "(private)");
+      printf(" %8s %s", hw.levels[k].name,
+             hw.levels[k].shared_by > 1 ? "(shared,global/local)" : "(private)");
     printf("\n");
     for (size_t i = 0; i < j.ntasks; i++) {
       task *tk = &j.tasks[i];
@@ -322,7 +352,8 @@ int ppt_cmd_sasmm(int argc, char **argv) {
       json_object_array_add(arr, e);
     }
     json_object_object_add(o, "profiles", arr);
-    if (!rc) rc = ppt_io_write_file(profiles, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), &err);
+    if (!rc)
+      rc = ppt_io_write_file(profiles, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN), &err);
     if (rc) rc = ppt_cli_fail("sasmm", &err);
     json_object_put(o);
   }

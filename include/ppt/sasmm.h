@@ -20,45 +20,41 @@
 #include "ppt/trace.h"
 
 enum ppt_sasmm_split { PPT_SPLIT_ITERATIONS = 0, PPT_SPLIT_INSTANCES = 1 };
-enum ppt_sasmm_interleave { PPT_IL_RR = 0, PPT_IL_UNIFORM = 1 };
 
 typedef struct ppt_sasmm_opts {
-  uint32_t ncores;        /* mimicked cores, >= 1 */
-  int split;              /* ppt_sasmm_split */
-  int sched;              /* -1: the schedule each loop recorded; else a ppt_sched for all loops */
-  int64_t chunk;          /* chunk for an overriding schedule (0 = OpenMP's default) */
-  int interleave;         /* ppt_sasmm_interleave */
-  uint64_t seed;          /* PPT_IL_UNIFORM interleaving; victims of random-replacement levels */
-  uint64_t quantum;       /* interleaving turn: 0/1 = one reference (Algorithm 2); Q > 1 =
-                             Q block instances, a coarse time slice like Valgrind's */
-  int private_only;       /* skip building the shared stream */
-  int shared_only;        /* ppt_sasmm_measure: measure the CRD only (prd stays NULL) */
-  int coherence;          /* ppt_progmodel: write-invalidate coherence in the simulation
-                             (a core's store drops the line from the other cores' caches) */
+  uint32_t ncores; /* mimicked cores, >= 1 */
+  int split;       /* ppt_sasmm_split */
+  int sched;       /* -1: the schedule each loop recorded; else a ppt_sched for all loops */
+  int64_t chunk;   /* chunk for an overriding schedule (0 = OpenMP's default) */
+  ppt_interleave interleave;
+  uint64_t seed;    /* PPT_INTERLEAVE_UNIFORM interleaving; victims of random-replacement levels */
+  uint64_t quantum; /* interleaving turn: 0/1 = one reference (Algorithm 2); Q > 1 =
+                       Q block instances, a coarse time slice like Valgrind's */
+  int private_only; /* skip building the shared stream */
+  int shared_only;  /* ppt_sasmm_measure: measure the CRD only (prd stays NULL) */
+  int coherence;    /* ppt_progmodel: write-invalidate coherence in the simulation
+                       (a core's store drops the line from the other cores' caches) */
 } ppt_sasmm_opts;
 
 void ppt_sasmm_opts_default(ppt_sasmm_opts *o);
 
 /* Receives the mimicked streams in batches. Block-entry records are passed along so
  * per-block analyses work; event records are not. `cores[i]` is the core of shared[i]. */
-#define PPT_SASMM_FORK 1
-#define PPT_SASMM_BARRIER 2
-
 typedef struct ppt_sasmm_sink {
   void (*priv)(void *arg, uint32_t core, const ppt_trace_rec *recs, size_t n);
   void (*shared)(void *arg, const ppt_trace_rec *recs, const uint32_t *cores, size_t n);
-  /* After each phase, once all its records were delivered: parallel = 0 for serial code
-   * (core 0 alone); for parallel code PPT_SASMM_FORK when the phase is the first of its
-   * parallel region (the threads fork), PPT_SASMM_BARRIER when it follows an earlier
-   * phase of the same region (a worksharing loop ends at a barrier). Both are nonzero. */
-  void (*phase_end)(void *arg, int parallel);
+  /* After each phase, once all its records were delivered: PPT_REGION_SERIAL for serial
+   * code (core 0 alone); for parallel code PPT_REGION_FORK when the phase is the first
+   * of its parallel region (the threads fork), PPT_REGION_BARRIER when it follows an
+   * earlier phase of the same region (a worksharing loop ends at a barrier). */
+  void (*phase_end)(void *arg, ppt_region_kind kind);
   void *arg;
 } ppt_sasmm_sink;
 
 /* Statistics of one mimicking run. */
 typedef struct ppt_sasmm_stats {
   uint64_t phases, serial_phases, replicated_phases, loop_phases;
-  uint64_t loops_without_marker;  /* loops split by reference count (no iteration block found) */
+  uint64_t loops_without_marker; /* loops split by reference count (no iteration block found) */
   uint64_t iterations;
 } ppt_sasmm_stats;
 
@@ -80,9 +76,9 @@ struct ppt_hwspec;
 /* PRD of every mimicked core and CRD of the interleaved stream for one core count. */
 typedef struct ppt_sasmm_profiles {
   uint32_t ncores;
-  struct ppt_rdhist **prd;  /* [ncores] */
+  struct ppt_rdhist **prd;    /* [ncores] */
   struct ppt_rdhist *prd_all; /* sum over cores (SDCM of it = refs-weighted mean of the cores') */
-  struct ppt_rdhist *crd;   /* NULL when opts.private_only */
+  struct ppt_rdhist *crd;     /* NULL when opts.private_only */
   ppt_sasmm_stats stats;
 } ppt_sasmm_profiles;
 

@@ -24,32 +24,32 @@ enum { PPT_REC_STACK = 1 }; /* address lies on the executing thread's own stack 
  * (PPT_REC_EVENT), `size` is the event type and `addr` indexes the batch's event array
  * (ppt_trace_batch_events). */
 typedef struct ppt_trace_rec {
-  uint64_t addr;  /* memory records: byte address; block records: 0 */
-  uint32_t bb;    /* block id, 1..nbbs (0 = none yet) */
-  uint8_t kind;   /* PPT_REC_* */
-  uint8_t size;   /* access size in bytes (1,2,4,8,16); 0 for block records */
-  uint8_t flags;  /* PPT_REC_STACK */
+  uint64_t addr; /* memory records: byte address; block records: 0 */
+  uint32_t bb;   /* block id, 1..nbbs (0 = none yet) */
+  uint8_t kind;  /* PPT_REC_* */
+  uint8_t size;  /* access size in bytes (1,2,4,8,16); 0 for block records */
+  uint8_t flags; /* PPT_REC_STACK */
   uint8_t pad_;
 } ppt_trace_rec;
 
 /* Op-mix classes counted per basic block by ppt-cc from the LLVM IR it compiled
  * (what PPT's tasklists call iALU, fALU, fDIV, INTVEC, VECTOR and memory ops). */
 enum ppt_op {
-  PPT_OP_IALU,    /* integer add/sub/mul/logic/shift/compare/select */
-  PPT_OP_IDIV,    /* integer divide and remainder */
-  PPT_OP_FADD,    /* FP add/sub/compare/negate */
-  PPT_OP_FMUL,    /* FP multiply (fused multiply-add counts one FMUL and one FADD) */
-  PPT_OP_FDIV,    /* FP divide, remainder and square root */
-  PPT_OP_LOAD,    /* loads (including the read half of atomics) */
-  PPT_OP_STORE,   /* stores (including the write half of atomics) */
-  PPT_OP_BRANCH,  /* br/switch/indirectbr terminators */
-  PPT_OP_CALL,    /* calls other than instrumentation and debug intrinsics */
-  PPT_OP_VINT,    /* of the above, integer ops on vector types */
-  PPT_OP_VFP,     /* of the above, FP ops on vector types */
-  PPT_OP_VWIDTH,  /* widest vector used, in lanes (1 = scalar only) */
-  PPT_OP_OTHER,   /* every other non-PHI, non-debug instruction (casts, GEPs, ...) */
-  PPT_OP_XCALL,   /* of the calls, those to functions not defined in the module (libm, libc:
-                     code that is not traced; OpenMP runtime calls excluded) */
+  PPT_OP_IALU,      /* integer add/sub/mul/logic/shift/compare/select */
+  PPT_OP_IDIV,      /* integer divide and remainder */
+  PPT_OP_FADD,      /* FP add/sub/compare/negate */
+  PPT_OP_FMUL,      /* FP multiply (fused multiply-add counts one FMUL and one FADD) */
+  PPT_OP_FDIV,      /* FP divide, remainder and square root */
+  PPT_OP_LOAD,      /* loads (including the read half of atomics) */
+  PPT_OP_STORE,     /* stores (including the write half of atomics) */
+  PPT_OP_BRANCH,    /* br/switch/indirectbr terminators */
+  PPT_OP_CALL,      /* calls other than instrumentation and debug intrinsics */
+  PPT_OP_VINT,      /* of the above, integer ops on vector types */
+  PPT_OP_VFP,       /* of the above, FP ops on vector types */
+  PPT_OP_VWIDTH,    /* widest vector used, in lanes (1 = scalar only) */
+  PPT_OP_OTHER,     /* every other non-PHI, non-debug instruction (casts, GEPs, ...) */
+  PPT_OP_XCALL,     /* of the calls, those to functions not defined in the module (libm, libc:
+                       code that is not traced; OpenMP runtime calls excluded) */
   PPT_OP_CHAIN_FP,  /* loop-carried recurrence of a block that loops to itself: FP add/mul/fma
                        ops on the longest dependence cycle through one of its PHIs */
   PPT_OP_CHAIN_DIV, /* FP divides and square roots on that cycle */
@@ -68,11 +68,16 @@ enum ppt_event_type {
   PPT_EV_NTYPES
 };
 /* Schedules in PPT_EV_LOOP_BEGIN (libomp's sched_type values would leak ABI; these don't). */
-enum ppt_sched { PPT_SCHED_STATIC = 0, PPT_SCHED_STATIC_CHUNKED = 1, PPT_SCHED_DYNAMIC = 2,
-                 PPT_SCHED_GUIDED = 3, PPT_SCHED_OTHER = 4 };
+enum ppt_sched {
+  PPT_SCHED_STATIC = 0,
+  PPT_SCHED_STATIC_CHUNKED = 1,
+  PPT_SCHED_DYNAMIC = 2,
+  PPT_SCHED_GUIDED = 3,
+  PPT_SCHED_OTHER = 4
+};
 
 typedef struct ppt_trace_event {
-  uint32_t type;      /* ppt_event_type */
+  uint32_t type; /* ppt_event_type */
   uint32_t nvals;
   int64_t v[5];
 } ppt_trace_event;
@@ -80,24 +85,24 @@ typedef struct ppt_trace_event {
 /* Static description of one instrumented basic block. */
 enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2 };
 typedef struct ppt_trace_bb {
-  uint32_t id;            /* 1..nbbs */
-  uint32_t flags;         /* PPT_BB_* */
-  uint32_t line;          /* first source line in the block, 0 if unknown */
-  const char *func;       /* function (clang's name: ".omp_outlined." for parallel bodies) */
-  const char *file;       /* source file, "" if unknown */
+  uint32_t id;      /* 1..nbbs */
+  uint32_t flags;   /* PPT_BB_* */
+  uint32_t line;    /* first source line in the block, 0 if unknown */
+  const char *func; /* function (clang's name: ".omp_outlined." for parallel bodies) */
+  const char *file; /* source file, "" if unknown */
   uint16_t ops[PPT_OP_COUNT];
 } ppt_trace_bb;
 
 typedef struct ppt_trace_chunk_info {
-  uint64_t offset;     /* file offset of the compressed chunk */
-  uint32_t comp_size;  /* compressed bytes */
-  uint32_t raw_size;   /* encoded bytes before compression */
-  uint32_t thread;     /* 0-based thread index in order of first record */
-  uint32_t seq;        /* position of the chunk in its thread's stream */
-  uint64_t nrecs;      /* records of all kinds */
-  uint64_t nrefs;      /* loads + stores */
-  uint32_t start_bb;   /* block instance open when the chunk starts (0 = none) */
-  uint32_t start_k;    /* index of the next reference within that instance */
+  uint64_t offset;    /* file offset of the compressed chunk */
+  uint32_t comp_size; /* compressed bytes */
+  uint32_t raw_size;  /* encoded bytes before compression */
+  uint32_t thread;    /* 0-based thread index in order of first record */
+  uint32_t seq;       /* position of the chunk in its thread's stream */
+  uint64_t nrecs;     /* records of all kinds */
+  uint64_t nrefs;     /* loads + stores */
+  uint32_t start_bb;  /* block instance open when the chunk starts (0 = none) */
+  uint32_t start_k;   /* index of the next reference within that instance */
 } ppt_trace_chunk_info;
 
 typedef struct ppt_trace ppt_trace;
@@ -133,8 +138,8 @@ typedef struct ppt_trace_batch ppt_trace_batch;
 ppt_trace_batch *ppt_trace_batch_new(void);
 void ppt_trace_batch_free(ppt_trace_batch *b);
 /* Decodes chunk i into b; on success recs and n point into b (valid until b is reused). */
-int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b,
-                           const ppt_trace_rec **recs, size_t *n, ppt_err *err);
+int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, const ppt_trace_rec **recs,
+                           size_t *n, ppt_err *err);
 
 /* Events of the batch last decoded into b: record r with kind PPT_REC_EVENT refers to
  * ppt_trace_batch_events(b)[r.addr]. */
@@ -156,17 +161,39 @@ uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *pr
 /* Whole-trace totals in one streaming pass (what `ppt info` prints). */
 typedef struct ppt_trace_summary {
   uint64_t refs, loads, stores, stack_refs, bb_instances;
-  uint64_t parallel_refs;  /* references in blocks flagged PPT_BB_PARALLEL */
-  uint64_t lines64;        /* distinct 64-byte lines touched */
+  uint64_t parallel_refs;           /* references in blocks flagged PPT_BB_PARALLEL */
+  uint64_t lines64;                 /* distinct 64-byte lines touched */
   uint64_t parallel_regions, loops; /* PPT_EV_PAR_BEGIN and PPT_EV_LOOP_BEGIN events */
   uint32_t threads, bbs, parallel_bbs;
-  uint64_t *bb_count;      /* [nbbs + 1]: instances per block id */
-  uint64_t *bb_refs;       /* [nbbs + 1]: references per block id */
+  uint64_t *bb_count; /* [nbbs + 1]: instances per block id */
+  uint64_t *bb_refs;  /* [nbbs + 1]: references per block id */
 } ppt_trace_summary;
 
 /* progress(done_refs, arg) is called after each chunk when non-NULL. */
-int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
-                        void (*progress)(uint64_t done, void *arg), void *arg, ppt_err *err);
+int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progress)(uint64_t done, void *arg),
+                        void *arg, ppt_err *err);
 void ppt_trace_summary_free(ppt_trace_summary *s);
+
+/* How the threads' streams merge into the one stream a shared cache sees: round-robin
+ * by reference, or a uniformly random thread per reference, seeded (SASMM paper,
+ * Algorithm 2; `ppt cachesim` does the same with real threads' streams). */
+typedef enum ppt_interleave {
+  PPT_INTERLEAVE_RR = 0,
+  PPT_INTERLEAVE_UNIFORM = 1,
+} ppt_interleave;
+
+/* "rr" or "uniform"; NULL for a value out of range. */
+const char *ppt_interleave_name(ppt_interleave il);
+/* "rr" (or "round-robin"), "uniform" (or "random"): 0; else -1, *out untouched. */
+int ppt_interleave_parse(const char *s, ppt_interleave *out);
+
+/* What a stretch of the program between OpenMP events is: serial code (one thread), the
+ * first part of a parallel region (the threads fork), or a later part of the same
+ * region, after a worksharing loop's barrier (the threads already run: no fork or join). */
+typedef enum ppt_region_kind {
+  PPT_REGION_SERIAL = 0,
+  PPT_REGION_FORK = 1,
+  PPT_REGION_BARRIER = 2,
+} ppt_region_kind;
 
 #endif

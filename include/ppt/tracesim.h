@@ -35,14 +35,9 @@
 #include "ppt/hwspec.h"
 #include "ppt/trace.h"
 
-typedef enum ppt_tracesim_interleave {
-  PPT_TRACESIM_RR = 0,      /* round-robin by reference (default) */
-  PPT_TRACESIM_UNIFORM = 1, /* uniform random thread per reference, seeded */
-} ppt_tracesim_interleave;
-
 typedef struct ppt_tracesim_opts {
-  ppt_tracesim_interleave interleave;
-  uint64_t seed;           /* PPT_TRACESIM_UNIFORM: gsl_rng seed */
+  ppt_interleave interleave;
+  uint64_t seed;           /* PPT_INTERLEAVE_UNIFORM: gsl_rng seed */
   const char *const *only; /* function-name prefixes to count; NULL: count all */
   size_t nonly;
   /* Called now and then with the number of references simulated so far; may be NULL. */
@@ -100,8 +95,8 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
  * seeds the victim draws of random-replacement levels (ppt_cachesim_seed). When hw has
  * TLB levels, every reference is also looked up in its thread's TLB (result.tlb_*). */
 typedef struct ppt_tracesim_tally ppt_tracesim_tally;
-int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
-                           uint64_t seed, ppt_tracesim_tally **out, ppt_err *err);
+int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted,
+                           uint32_t nbbs, uint64_t seed, ppt_tracesim_tally **out, ppt_err *err);
 /* Loads and stores are simulated; block entries tell the prefetcher model which
  * instruction (site) the next references are (ppt/prefetch.h); other records are ignored. */
 void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
@@ -109,9 +104,6 @@ void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, pp
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t);
 /* Write-invalidate coherence in the tally's simulation (ppt_cachesim_set_coherence). */
 void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on);
-
-const char *ppt_tracesim_interleave_name(ppt_tracesim_interleave il);
-int ppt_tracesim_interleave_parse(const char *s, ppt_tracesim_interleave *out);
 
 struct json_object;
 

@@ -308,7 +308,7 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
                      ppt_tracesim_result *out, ppt_err *err) {
   static const ppt_tracesim_opts defaults = {0};
   const ppt_tracesim_opts *o = opts ? opts : &defaults;
-  if (o->interleave != PPT_TRACESIM_RR && o->interleave != PPT_TRACESIM_UNIFORM)
+  if (o->interleave != PPT_INTERLEAVE_RR && o->interleave != PPT_INTERLEAVE_UNIFORM)
     return ppt_err_set(err, PPT_EINPUT, "tracesim: unknown interleaving %d", (int)o->interleave);
   if (o->nonly && !o->only) return ppt_err_set(err, PPT_EINPUT, "tracesim: filter without prefixes");
   for (size_t p = 0; p < o->nonly; p++)
@@ -341,7 +341,7 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
       goto done;
     }
   }
-  if (o->interleave == PPT_TRACESIM_RR)
+  if (o->interleave == PPT_INTERLEAVE_RR)
     rc = run_rr(r, s, active, nthreads, err);
   else
     rc = run_uniform(r, s, active, nthreads, o->seed, err);
@@ -442,26 +442,6 @@ void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   free(t);
 }
 
-const char *ppt_tracesim_interleave_name(ppt_tracesim_interleave il) {
-  switch (il) {
-    case PPT_TRACESIM_RR: return "rr";
-    case PPT_TRACESIM_UNIFORM: return "uniform";
-  }
-  return NULL;
-}
-
-int ppt_tracesim_interleave_parse(const char *s, ppt_tracesim_interleave *out) {
-  if (!s) return -1;
-  if (!strcmp(s, "rr") || !strcmp(s, "round-robin")) {
-    *out = PPT_TRACESIM_RR;
-    return 0;
-  }
-  if (!strcmp(s, "uniform") || !strcmp(s, "random")) {
-    *out = PPT_TRACESIM_UNIFORM;
-    return 0;
-  }
-  return -1;
-}
 
 static int add_u64(json_object *o, const char *key, uint64_t v) {
   json_object *x = json_object_new_uint64(v);

@@ -15,11 +15,11 @@
 #include "sasmm/rangereader.h"
 
 typedef struct loop_info {
-  uint64_t begin, end;   /* record indices of LOOP_BEGIN and LOOP_END */
+  uint64_t begin, end; /* record indices of LOOP_BEGIN and LOOP_END */
   int sched;
   int64_t chunk;
   uint64_t trip;
-  uint32_t marker;       /* 0: none found */
+  uint32_t marker; /* 0: none found */
   uint64_t marker_count;
 } loop_info;
 
@@ -125,7 +125,7 @@ enum { OUTB = 4096 };
 typedef struct outbuf {
   const ppt_sasmm_sink *sink;
   uint32_t ncores;
-  ppt_trace_rec *priv;  /* ncores * OUTB */
+  ppt_trace_rec *priv; /* ncores * OUTB */
   size_t *npriv;
   ppt_trace_rec shared[OUTB];
   uint32_t cores[OUTB];
@@ -162,11 +162,11 @@ typedef struct mimic {
   gsl_rng *rng;
   ppt_sasmm_stats *st;
   /* per-phase scratch */
-  ppt_range **cr;       /* per core ranges */
+  ppt_range **cr; /* per core ranges */
   size_t *ncr, *capcr;
-  uint32_t *quota;      /* per block (per-instance split) */
+  uint32_t *quota; /* per block (per-instance split) */
   uint64_t *bcount;
-  int forked;           /* a parallel phase of the current region was streamed already */
+  int forked; /* a parallel phase of the current region was streamed already */
 } mimic;
 
 static int add_range(mimic *m, uint32_t c, uint64_t s, uint64_t e) {
@@ -203,7 +203,9 @@ static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *er
   if (rc == 0 && m->out.sink->phase_end) {
     for (uint32_t c = 0; c < n; c++) flush_priv(&m->out, c);
     flush_shared(&m->out);
-    m->out.sink->phase_end(m->out.sink->arg, !privatise ? 0 : m->forked ? PPT_SASMM_BARRIER : PPT_SASMM_FORK);
+    m->out.sink->phase_end(m->out.sink->arg, !privatise  ? PPT_REGION_SERIAL
+                                             : m->forked ? PPT_REGION_BARRIER
+                                                         : PPT_REGION_FORK);
     if (privatise) m->forked = 1;
   }
   return rc;
@@ -226,8 +228,10 @@ static int interleave_phase(mimic *m, int nact, ppt_err *err) {
   int k = 0;
   uint64_t q = m->o->quantum;
   while (nact > 0) {
-    if (m->o->interleave == PPT_IL_UNIFORM) k = (int)gsl_rng_uniform_int(m->rng, (unsigned long)nact);
-    else if (k >= nact) k = 0;
+    if (m->o->interleave == PPT_INTERLEAVE_UNIFORM)
+      k = (int)gsl_rng_uniform_int(m->rng, (unsigned long)nact);
+    else if (k >= nact)
+      k = 0;
     uint32_t c = (uint32_t)m->active[k];
     int rc;
     uint64_t blocks = 0;
@@ -256,8 +260,7 @@ static int run_loop(mimic *m, const loop_info *li, const uint64_t *b, uint64_t n
   if (m->o->split == PPT_SPLIT_INSTANCES) {
     /* Paper's split: every block's instances in this loop dealt evenly in chunks. */
     uint32_t nbbs = ppt_trace_nbbs(m->t);
-    for (uint32_t bb = 0; bb <= nbbs; bb++)
-      m->quota[bb] = (uint32_t)((m->bcount[bb] + n - 1) / n);
+    for (uint32_t bb = 0; bb <= nbbs; bb++) m->quota[bb] = (uint32_t)((m->bcount[bb] + n - 1) / n);
     for (uint32_t c = 0; c < n; c++)
       if (add_range(m, c, li->begin, li->end + 1)) return ppt_err_set(err, PPT_ERUN, "out of memory");
     int rc = run_phase(m, 1, m->quota, err);
@@ -315,8 +318,10 @@ static int phase_plain(mimic *m, uint64_t s, uint64_t e, int parallel, ppt_err *
   uint32_t n = parallel ? m->o->ncores : 1;
   for (uint32_t c = 0; c < n; c++)
     if (add_range(m, c, s, e)) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  if (parallel) m->st->replicated_phases++;
-  else m->st->serial_phases++;
+  if (parallel)
+    m->st->replicated_phases++;
+  else
+    m->st->serial_phases++;
   return run_phase(m, parallel, NULL, err);
 }
 

@@ -21,11 +21,11 @@ typedef struct counts {
   /* cycles by which recurrences outlast their blocks' throughput, per compute model
    * (ppt_compute_model): kept for both so that the simulation serves every policy */
   double chain_extra[NCOMPUTE];
-  double mispredicts;         /* branches the predictor model got wrong (ppt/bpred.h) */
+  double mispredicts; /* branches the predictor model got wrong (ppt/bpred.h) */
 } counts;
 
 typedef struct phase {
-  int parallel; /* 0, PPT_SASMM_FORK or PPT_SASMM_BARRIER */
+  ppt_region_kind kind;
   counts *c; /* [ncores] (serial phases: core 0 only is used) */
 } phase;
 
@@ -33,25 +33,25 @@ struct ppt_progmodel {
   uint32_t ncores, nlevels;
   phase *ph;
   size_t nph, cap;
-  counts *cur;            /* counters of the phase being streamed */
+  counts *cur; /* counters of the phase being streamed */
   const ppt_trace *t;
   const uint8_t *counted;
   ppt_tracesim_tally *tally;
   ppt_tracesim_result rates;
-  ppt_tasklist **tl;      /* all tasklists, nph * ncores (NULL where unused) */
+  ppt_tasklist **tl; /* all tasklists, nph * ncores (NULL where unused) */
   ppt_program *prog;
   double line, call_cycles;
   const ppt_hwspec *hw;
-  int fork_pending; /* a parallel region forked, and none of its phases was kept yet */
-  double *extra[NCOMPUTE]; /* per compute model, per block id: recurrence latency beyond
-                            * the block's throughput, cycles */
+  int fork_pending;          /* a parallel region forked, and none of its phases was kept yet */
+  double *extra[NCOMPUTE];   /* per compute model, per block id: recurrence latency beyond
+                              * the block's throughput, cycles */
   ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
   /* What the tasklists share, from the simulation (ppt_progmodel_set_policy remakes them). */
   double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
   double bunched_loads[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
   double transfers[PPT_HW_MAX_LEVELS + 1];
-  ppt_bpred *bp; /* each core's branch predictor, over its block sequence */
-  uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
+  ppt_bpred *bp;     /* each core's branch predictor, over its block sequence */
+  uint8_t *branchy;  /* per block id: it ends in a branch (the predictor judges its exits) */
   double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
   int failed;
 };
@@ -100,17 +100,18 @@ static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, 
   for (size_t i = 0; i < n; i++) ppt_tracesim_tally_access(m->tally, cores[i], &r[i]);
 }
 
-static void on_phase_end(void *arg, int parallel) {
+static void on_phase_end(void *arg, ppt_region_kind kind) {
   ppt_progmodel *m = arg;
   if (m->failed) return;
   int empty = 1;
-  for (uint32_t c = 0; c < m->ncores && empty; c++) empty = m->cur[c].refs == 0 && m->cur[c].ops[PPT_HW_IALU] == 0;
+  for (uint32_t c = 0; c < m->ncores && empty; c++)
+    empty = m->cur[c].refs == 0 && m->cur[c].ops[PPT_HW_IALU] == 0;
   /* The fork belongs to the region's first phase that is kept: an empty phase before a
    * loop must not turn the loop into a mere barrier. */
-  if (parallel == PPT_SASMM_FORK) m->fork_pending = 1;
+  if (kind == PPT_REGION_FORK) m->fork_pending = 1;
   if (empty) return;
-  if (parallel) {
-    parallel = m->fork_pending ? PPT_SASMM_FORK : PPT_SASMM_BARRIER;
+  if (kind != PPT_REGION_SERIAL) {
+    kind = m->fork_pending ? PPT_REGION_FORK : PPT_REGION_BARRIER;
     m->fork_pending = 0;
   }
   if (m->nph == m->cap) {
@@ -124,7 +125,7 @@ static void on_phase_end(void *arg, int parallel) {
     m->cap = nc;
   }
   phase *p = &m->ph[m->nph];
-  p->parallel = parallel;
+  p->kind = kind;
   p->c = malloc((size_t)m->ncores * sizeof *p->c);
   if (!p->c) {
     m->failed = 1;
@@ -144,7 +145,8 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist *
     if (c->ops[k] > 0) rc = ppt_tasklist_add_op(tl, (enum ppt_hw_opclass)k, c->ops[k], err);
   if (!rc && chain_extra > 0) rc = ppt_tasklist_add_cycles(tl, chain_extra, err);
   /* Untraced library code (libm): PPT's CPU item, at the spec's cost of a call. */
-  if (!rc && c->xcalls > 0 && m->call_cycles > 0) rc = ppt_tasklist_add_cycles(tl, c->xcalls * m->call_cycles, err);
+  if (!rc && c->xcalls > 0 && m->call_cycles > 0)
+    rc = ppt_tasklist_add_cycles(tl, c->xcalls * m->call_cycles, err);
   /* Mispredicted branches flush the pipeline: the spec's cost of one, a CPU item. */
   if (!rc && c->mispredicts > 0 && m->hw->branch_miss_cycles > 0)
     rc = ppt_tasklist_add_cycles(tl, c->mispredicts * m->hw->branch_miss_cycles, err);
@@ -202,12 +204,15 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
   for (size_t i = 0; i < m->nph && !rc; i++) {
     phase *p = &m->ph[i];
     ppt_tasklist **tl = &tls[i * m->ncores];
-    uint32_t nt = p->parallel ? m->ncores : 1;
+    uint32_t nt = p->kind != PPT_REGION_SERIAL ? m->ncores : 1;
     for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], &tl[c], err);
     if (rc) break;
-    if (p->parallel == PPT_SASMM_FORK) rc = ppt_program_add_parallel(prog, nt, (const ppt_tasklist *const *)tl, err);
-    else if (p->parallel) rc = ppt_program_add_after_barrier(prog, nt, (const ppt_tasklist *const *)tl, err);
-    else rc = ppt_program_add_serial(prog, tl[0], err);
+    if (p->kind == PPT_REGION_FORK)
+      rc = ppt_program_add_parallel(prog, nt, (const ppt_tasklist *const *)tl, err);
+    else if (p->kind == PPT_REGION_BARRIER)
+      rc = ppt_program_add_after_barrier(prog, nt, (const ppt_tasklist *const *)tl, err);
+    else
+      rc = ppt_program_add_serial(prog, tl[0], err);
   }
   if (rc) {
     m->compute = was;
@@ -227,7 +232,8 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
 }
 
 int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
-                        const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out, ppt_err *err) {
+                        const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out,
+                        ppt_err *err) {
   ppt_tc_policy defp;
   if (!policy) {
     ppt_tc_policy_default(&defp);
@@ -245,7 +251,8 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   m->cur = calloc(o->ncores, sizeof *m->cur);
   uint32_t nbbs = ppt_trace_nbbs(t);
   int got = 1;
-  for (int k = 0; k < NCOMPUTE; k++) got &= (m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k])) != NULL;
+  for (int k = 0; k < NCOMPUTE; k++)
+    got &= (m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k])) != NULL;
   m->bp = ppt_bpred_new(o->ncores, nbbs);
   m->branchy = calloc((size_t)nbbs + 1, 1);
   int rc = got && m->cur && m->bp && m->branchy ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -258,7 +265,8 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   for (uint32_t b = 1; !rc && b <= nbbs; b++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
     m->branchy[b] = bb->ops[PPT_OP_BRANCH] > 0;
-    double chain = bb->ops[PPT_OP_CHAIN_FP] * lat_fp + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
+    double chain =
+        bb->ops[PPT_OP_CHAIN_FP] * lat_fp + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
     if (chain <= 0) continue;
     counts one = {0};
     add_block(&one, bb);
@@ -287,7 +295,8 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     }
     /* Share of each level's (and DRAM's) accesses a stream prefetcher covered. */
     for (uint32_t k = 1; k <= m->nlevels; k++)
-      if (m->rates.served[k] > 0) m->prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
+      if (m->rates.served[k] > 0)
+        m->prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
     /* Share of each level's accesses whose first-level miss queued on one set. */
     for (uint32_t k = 1; k <= m->nlevels; k++)
       if (m->rates.served[k] > 0) {
@@ -331,15 +340,21 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m);
 }
 
-const ppt_program *ppt_progmodel_program(const ppt_progmodel *m) { return m->prog; }
-const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m) { return &m->rates; }
-size_t ppt_progmodel_nregions(const ppt_progmodel *m) { return m->nph; }
+const ppt_program *ppt_progmodel_program(const ppt_progmodel *m) {
+  return m->prog;
+}
+const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m) {
+  return &m->rates;
+}
+size_t ppt_progmodel_nregions(const ppt_progmodel *m) {
+  return m->nph;
+}
 
 void ppt_progmodel_totals(const ppt_progmodel *m, double ops[PPT_HW_NOPCLASS], double *refs) {
   memset(ops, 0, PPT_HW_NOPCLASS * sizeof *ops);
   *refs = 0;
   for (size_t i = 0; i < m->nph; i++)
-    for (uint32_t c = 0; c < (m->ph[i].parallel ? m->ncores : 1); c++) {
+    for (uint32_t c = 0; c < (m->ph[i].kind != PPT_REGION_SERIAL ? m->ncores : 1); c++) {
       for (int k = 0; k < PPT_HW_NOPCLASS; k++) ops[k] += m->ph[i].c[c].ops[k];
       *refs += m->ph[i].c[c].refs;
     }

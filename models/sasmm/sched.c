@@ -65,5 +65,5 @@ void ppt_sasmm_schedule(int sched, int64_t chunk, uint64_t trip, uint32_t n, con
 
 void ppt_sasmm_opts_default(ppt_sasmm_opts *o) {
   *o = (ppt_sasmm_opts){.ncores = 1, .split = PPT_SPLIT_ITERATIONS, .sched = -1, .chunk = 0,
-                        .interleave = PPT_IL_RR, .seed = 1, .private_only = 0};
+                        .interleave = PPT_INTERLEAVE_RR, .seed = 1, .private_only = 0};
 }

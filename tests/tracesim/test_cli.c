@@ -145,7 +145,7 @@ START_TEST(cachesim_json) {
   json_object_put(root);
 
   const char *only[] = {".omp_outlined."};
-  ppt_tracesim_opts o = {.interleave = PPT_TRACESIM_UNIFORM, .seed = 5, .only = only, .nonly = 1};
+  ppt_tracesim_opts o = {.interleave = PPT_INTERLEAVE_UNIFORM, .seed = 5, .only = only, .nonly = 1};
   ck_assert_int_eq(
       ppt("cachesim --interleave uniform --seed 5 --only .omp_outlined. '%s' --hw '%s' --json", trace, spec),
       0);

@@ -351,7 +351,7 @@ START_TEST(threads_rr_and_uniform_vs_brute_force) {
   ck_assert_uint_gt(rr.line_refs, rr.refs); /* some accesses straddle lines */
   ck_assert_uint_gt(rr.levels[2].misses, 0);
 
-  ppt_tracesim_opts uo = {.interleave = PPT_TRACESIM_UNIFORM, .seed = 9};
+  ppt_tracesim_opts uo = {.interleave = PPT_INTERLEAVE_UNIFORM, .seed = 9};
   ck_assert_msg(ppt_tracesim_run(t, &hw, &uo, &un, &err) == 0, "%s", err.msg);
   oracle_run(s, &hw, 1, 9, all, &o, 1);
   check_against(&un, &o, 1);
@@ -399,7 +399,7 @@ START_TEST(bad_inputs) {
   ppt_err err;
   ck_assert_int_eq(ppt_trace_open(path, &t, &err), 0);
   ppt_tracesim_result r;
-  ppt_tracesim_opts o = {.interleave = (ppt_tracesim_interleave)7};
+  ppt_tracesim_opts o = {.interleave = (ppt_interleave)7};
   ck_assert_int_eq(ppt_tracesim_run(t, &hw, &o, &r, &err), PPT_EINPUT);
   ppt_tracesim_opts o2 = {.nonly = 1};
   ck_assert_int_eq(ppt_tracesim_run(t, &hw, &o2, &r, &err), PPT_EINPUT);
@@ -410,13 +410,13 @@ START_TEST(bad_inputs) {
   ck_assert_uint_eq(r.levels[0].misses, 1);
   ppt_trace_close(t);
 
-  ppt_tracesim_interleave il;
-  ck_assert_int_eq(ppt_tracesim_interleave_parse("uniform", &il), 0);
-  ck_assert_int_eq(il, PPT_TRACESIM_UNIFORM);
-  ck_assert_int_eq(ppt_tracesim_interleave_parse("rr", &il), 0);
-  ck_assert_int_eq(il, PPT_TRACESIM_RR);
-  ck_assert_int_ne(ppt_tracesim_interleave_parse("zigzag", &il), 0);
-  ck_assert_str_eq(ppt_tracesim_interleave_name(PPT_TRACESIM_UNIFORM), "uniform");
+  ppt_interleave il;
+  ck_assert_int_eq(ppt_interleave_parse("uniform", &il), 0);
+  ck_assert_int_eq(il, PPT_INTERLEAVE_UNIFORM);
+  ck_assert_int_eq(ppt_interleave_parse("rr", &il), 0);
+  ck_assert_int_eq(il, PPT_INTERLEAVE_RR);
+  ck_assert_int_ne(ppt_interleave_parse("zigzag", &il), 0);
+  ck_assert_str_eq(ppt_interleave_name(PPT_INTERLEAVE_UNIFORM), "uniform");
 }
 END_TEST
 
@@ -474,7 +474,7 @@ START_TEST(transfer_counts) {
   ts_mem(&s[1], 0, B, 8);
   ts_mem(&s[1], 0, A, 8);
   ppt_tracesim_result r;
-  ppt_tracesim_opts o = {.interleave = PPT_TRACESIM_RR};
+  ppt_tracesim_opts o = {.interleave = PPT_INTERLEAVE_RR};
   run_trace("transfer", s, 2, one_func, 1, &hw, &o, &r);
   ck_assert_uint_eq(r.transfers[2], 2);
   ck_assert_uint_eq(r.transfers[0] + r.transfers[1] + r.transfers[3], 0);
