@@ -10,6 +10,7 @@
 #include <stdio.h>
 
 #include "ppt/engine.h"
+#include "ppt/program.h"
 #include "ppt/trace.h"
 
 struct ppt_node {
@@ -18,18 +19,25 @@ struct ppt_node {
   uint32_t cores;
 };
 
+/* A program as the engine walks it, read once per run through ppt/program.h's
+ * accessors: every (region, thread) pair is one slot, numbered region by region, and
+ * the results (eng_out, ppt_node_result) are indexed by slot. */
 typedef struct eng_region {
   ppt_region_kind kind;
   uint32_t nthreads;
-  size_t first; /* index of thread 0's slot in ppt_program.tls */
+  size_t first; /* index of thread 0's slot in eng_program.tls */
 } eng_region;
 
-struct ppt_program {
+typedef struct eng_program {
   eng_region *regions;
-  size_t nregions, rcap;
+  size_t nregions;
   const ppt_tasklist **tls; /* one slot per (region, thread) */
-  size_t nslots, scap;
-};
+  size_t nslots;
+} eng_program;
+
+/* Reads prog into *out (engine/progview.c); eng_program_free releases it. */
+int eng_program_read(const ppt_program *prog, eng_program *out, ppt_err *err);
+void eng_program_free(eng_program *p);
 
 /* A tasklist as the node sees it, in cycles and bytes (from ppt_time_compute). */
 typedef struct eng_demand {
@@ -60,7 +68,7 @@ uint32_t eng_level_instance(const ppt_node *node, uint32_t k, uint32_t c);
 
 /* Runs the simulation in the current (child) process; fills out. demand_of[slot] indexes
  * demands. Returns 0 or nonzero with out->msg set. */
-int eng_simulate(const ppt_node *node, const ppt_program *prog, const eng_demand *demands,
+int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand *demands,
                  const uint32_t *demand_of, eng_out *out);
 
 #endif

@@ -1,6 +1,7 @@
 /* engine/node.c — nodes and ppt_node_run (ppt/engine.h).
  *
- * A run has three steps:
+ * A run reads the program into the engine's slot view (engine/progview.c), then has
+ * three steps:
  *   1. every distinct tasklist of the program goes through the core model once
  *      (ppt_time_compute) and becomes an eng_demand: compute cycles, contention-free
  *      memory cycles, and bytes to stream from each shared level;
@@ -19,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/u64map.h"
 #include "engine_internal.h"
 
 struct ppt_node_result {
@@ -107,19 +109,17 @@ static int demand_of_tasklist(const ppt_node *node, const ppt_tasklist *tl, eng_
   return 0;
 }
 
-/* Distinct tasklists of the program, found with an open-addressing table keyed by
- * pointer: demands[demand_of[slot]] is the demand of slot `slot`. */
-static int build_demands(const ppt_node *node, const ppt_program *prog, eng_demand **demands_out,
+/* Distinct tasklists of the program, found with a map from pointer to demand index:
+ * demands[demand_of[slot]] is the demand of slot `slot`. */
+static int build_demands(const ppt_node *node, const eng_program *prog, eng_demand **demands_out,
                          uint32_t **demand_of_out, ppt_err *err) {
-  size_t cap = 16;
-  while (cap < 2 * prog->nslots) cap *= 2;
-  const ppt_tasklist **keys = calloc(cap, sizeof *keys);
-  uint32_t *vals = calloc(cap, sizeof *vals);
+  u64map seen;
+  u64map_init(&seen);
   uint32_t *demand_of = malloc(prog->nslots * sizeof *demand_of);
   eng_demand *demands = NULL;
   size_t ndem = 0, dcap = 0;
   int rc = 0;
-  if (!keys || !vals || !demand_of) {
+  if (!demand_of) {
     rc = ppt_err_set(err, PPT_ERUN, "engine: out of memory");
     goto done;
   }
@@ -128,9 +128,13 @@ static int build_demands(const ppt_node *node, const ppt_program *prog, eng_dema
     for (uint32_t t = 0; t < R->nthreads; t++) {
       size_t slot = R->first + t;
       const ppt_tasklist *tl = prog->tls[slot];
-      size_t h = ((uintptr_t)tl >> 4) * 0x9E3779B97F4A7C15ull & (cap - 1);
-      while (keys[h] && keys[h] != tl) h = (h + 1) & (cap - 1);
-      if (!keys[h]) {
+      int added;
+      size_t h = u64map_insert(&seen, (uintptr_t)tl, &added);
+      if (h == U64MAP_NONE) {
+        rc = ppt_err_set(err, PPT_ERUN, "engine: out of memory");
+        break;
+      }
+      if (added) {
         if (ndem == dcap) {
           dcap = dcap ? 2 * dcap : 16;
           eng_demand *nd = realloc(demands, dcap * sizeof *nd);
@@ -145,15 +149,13 @@ static int build_demands(const ppt_node *node, const ppt_program *prog, eng_dema
           rc = ppt_err_set(err, e2.status, "region %zu thread %u: %s", r, t, e2.msg);
           break;
         }
-        keys[h] = tl;
-        vals[h] = (uint32_t)ndem++;
+        seen.ents[h].val.u = ndem++;
       }
-      demand_of[slot] = vals[h];
+      demand_of[slot] = (uint32_t)seen.ents[h].val.u;
     }
   }
 done:
-  free(keys);
-  free(vals);
+  u64map_free(&seen);
   if (rc) {
     free(demands);
     free(demand_of);
@@ -171,7 +173,7 @@ typedef struct shm_block {
   size_t len;
 } shm_block;
 
-static int shared_out(const ppt_program *prog, shm_block *blk, eng_out **out) {
+static int shared_out(const eng_program *prog, shm_block *blk, eng_out **out) {
   size_t hdr = (sizeof(eng_out) + 63) & ~(size_t)63;
   size_t nd = 2 * prog->nregions + 2 * prog->nslots;
   blk->len = hdr + nd * sizeof(double);
@@ -188,7 +190,7 @@ static int shared_out(const ppt_program *prog, shm_block *blk, eng_out **out) {
   return 0;
 }
 
-static int simulate_in_child(const ppt_node *node, const ppt_program *prog, const eng_demand *demands,
+static int simulate_in_child(const ppt_node *node, const eng_program *prog, const eng_demand *demands,
                              const uint32_t *demand_of, eng_out *o, ppt_err *err) {
   fflush(NULL); /* buffered output would otherwise be written twice */
   pid_t pid = fork();
@@ -211,7 +213,7 @@ static int simulate_in_child(const ppt_node *node, const ppt_program *prog, cons
 
 /* ---- step 3: results ------------------------------------------------------------ */
 
-static int collect(const ppt_node *node, const ppt_program *prog, const eng_demand *demands,
+static int collect(const ppt_node *node, const eng_program *prog, const eng_demand *demands,
                    const uint32_t *demand_of, const eng_out *o, ppt_node_result **out, ppt_err *err) {
   double hz = node->hw.clock_hz;
   ppt_node_result *res = calloc(1, sizeof *res);
@@ -247,17 +249,20 @@ static int collect(const ppt_node *node, const ppt_program *prog, const eng_dema
   return 0;
 }
 
-int ppt_node_run(const ppt_node *node, const ppt_program *prog, ppt_node_result **out, ppt_err *err) {
-  if (!node || !prog || !out) return ppt_err_set(err, PPT_EINPUT, "engine: NULL argument");
+int ppt_node_run(const ppt_node *node, const ppt_program *program, ppt_node_result **out, ppt_err *err) {
+  if (!node || !program || !out) return ppt_err_set(err, PPT_EINPUT, "engine: NULL argument");
   *out = NULL;
-  for (size_t r = 0; r < prog->nregions; r++)
-    if (prog->regions[r].nthreads > node->cores)
-      return ppt_err_set(err, PPT_EINPUT, "region %zu: %u threads on a node of %u cores", r,
-                         prog->regions[r].nthreads, node->cores);
+  eng_program view;
+  int rc = eng_program_read(program, &view, err);
+  if (rc) return rc;
+  const eng_program *prog = &view;
   eng_demand *demands = NULL;
   uint32_t *demand_of = NULL;
-  int rc = build_demands(node, prog, &demands, &demand_of, err);
-  if (rc) return rc;
+  for (size_t r = 0; r < prog->nregions && !rc; r++)
+    if (prog->regions[r].nthreads > node->cores)
+      rc = ppt_err_set(err, PPT_EINPUT, "region %zu: %u threads on a node of %u cores", r,
+                       prog->regions[r].nthreads, node->cores);
+  if (rc || (rc = build_demands(node, prog, &demands, &demand_of, err))) goto done;
   shm_block blk = {0};
   eng_out *o = NULL;
   if (shared_out(prog, &blk, &o)) {
@@ -270,6 +275,7 @@ int ppt_node_run(const ppt_node *node, const ppt_program *prog, ppt_node_result 
 done:
   free(demands);
   free(demand_of);
+  eng_program_free(&view);
   return rc;
 }
 

@@ -38,7 +38,7 @@
 
 typedef struct sim_ctx {
   const ppt_node *node;
-  const ppt_program *prog;
+  const eng_program *prog;
   const eng_demand *demands;
   const uint32_t *demand_of;
   double f;        /* overlap fraction */
@@ -145,7 +145,7 @@ static void init_simgrid(void) {
 #endif
 #endif
 #ifdef PPT_ASAN
-    /* ASan cannot follow SimGrid's hand-made context switches (DESIGN.md). */
+    /* ASan cannot follow SimGrid's hand-made context switches (docs/design.md, "Engine notes"). */
     "--cfg=contexts/factory:thread",
 #endif
     NULL
@@ -154,7 +154,7 @@ static void init_simgrid(void) {
   simgrid_init(&argc, argv);
 }
 
-int eng_simulate(const ppt_node *node, const ppt_program *prog, const eng_demand *demands,
+int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand *demands,
                  const uint32_t *demand_of, eng_out *out) {
   uint32_t nmem = node->hw.nlevels + 1;
   sim_ctx s = {.node = node,

@@ -18,7 +18,7 @@
  * One k iteration touches, in order, A[i][k], B[k][j], C[i][j] (load), C[i][j] (store).
  *
  * Reuse distance D of each reference = distinct lines since the previous use of its
- * line (DESIGN.md), written S (lines of B: shared by all threads) + P (lines of the
+ * line (docs/design.md), written S (lines of B: shared by all threads) + P (lines of the
  * thread's own A and C rows); model.h turns that into the PRD (S + P) of private levels
  * and the CRD (S + q·P) of levels shared by q threads.
  *

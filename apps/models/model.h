@@ -114,7 +114,7 @@ typedef struct mdl_result {
   double compute_s, memory_s;
   double wait_s; /* mean barrier wait per region, summed: load imbalance */
   /* Hit rates over every reference of every thread: global (1 − misses at every level
-   * ≤ k / all references) and local (hits at k / references reaching k), DESIGN.md. */
+   * ≤ k / all references) and local (hits at k / references reaching k), docs/design.md. */
   uint32_t nlevels;
   double hit[PPT_HW_MAX_LEVELS], local_hit[PPT_HW_MAX_LEVELS];
   double accesses; /* memory references, all threads */

@@ -7,7 +7,7 @@
  * as slow in any process linked with it, even one that never calls it (measured: ~600 ns
  * per serialised region here, 1080-1400 ns with -lsimgrid). The programs ppt predicts
  * are plain executables, so their regions cost what this process measures. The kernel
- * and the timing loop are calibrate's own (models/cpu/calib_omp.c, calib_time.c),
+ * and the timing loop are calibrate's own (models/calib/calib_omp.c, calib_time.c),
  * compiled into this program. Output: one JSON object on stdout. */
 #include <errno.h>
 #include <getopt.h>
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 #define MAX_THREADS 4096
 
@@ -59,12 +59,10 @@ static int parse_int(const char *s, long lo, long hi, int *out) {
 int main(int argc, char **argv) {
   int threads = 0;
   calib_timing t = {0.002, 41, 0};
-  static const struct option opts[] = {{"threads", required_argument, 0, 'n'},
-                                       {"trials", required_argument, 0, 't'},
-                                       {"min-s", required_argument, 0, 's'},
-                                       {"median", no_argument, 0, 'm'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+  static const struct option opts[] = {
+      {"threads", required_argument, 0, 'n'}, {"trials", required_argument, 0, 't'},
+      {"min-s", required_argument, 0, 's'},   {"median", no_argument, 0, 'm'},
+      {"help", no_argument, 0, 'h'},          {0, 0, 0, 0}};
   opterr = 0; /* one message of our own, not getopt's */
   int c;
   while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {

@@ -1,9 +1,11 @@
-/* cli.c — shared helpers of the ppt subcommands. */
+/* cli.c — shared helpers of the ppt subcommands: option values, messages, output. */
 #include "cli.h"
 
 #include "ppt/sasmm.h"
 
 #include <errno.h>
+#include <json-c/json.h>
+#include <math.h>
 #include <string.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -53,8 +55,10 @@ int ppt_cli_parse_cores(const char *s, uint32_t *v, size_t max, size_t *n) {
     long c = strtol(s, &end, 10);
     if (end == s || errno || c < 1 || c > 4095 || *n == max) return -1;
     v[(*n)++] = (uint32_t)c;
-    if (*end == ',' && end[1]) end++;
-    else if (*end) return -1;
+    if (*end == ',' && end[1])
+      end++;
+    else if (*end)
+      return -1;
     s = end;
   }
   return *n ? 0 : -1;
@@ -70,12 +74,70 @@ int ppt_cli_parse_schedule(const char *s, int *sched, int64_t *chunk) {
     c = strtoll(comma + 1, &end, 10);
     if (end == comma + 1 || *end || errno || c <= 0) return -1;
   }
-  if (len == 6 && !strncmp(s, "static", 6)) *sched = comma ? PPT_SCHED_STATIC_CHUNKED : PPT_SCHED_STATIC;
-  else if (len == 7 && !strncmp(s, "dynamic", 7)) *sched = PPT_SCHED_DYNAMIC, c = c ? c : 1;
-  else if (len == 6 && !strncmp(s, "guided", 6)) *sched = PPT_SCHED_GUIDED, c = c ? c : 1;
-  else return -1;
+  if (len == 6 && !strncmp(s, "static", 6))
+    *sched = comma ? PPT_SCHED_STATIC_CHUNKED : PPT_SCHED_STATIC;
+  else if (len == 7 && !strncmp(s, "dynamic", 7))
+    *sched = PPT_SCHED_DYNAMIC, c = c ? c : 1;
+  else if (len == 6 && !strncmp(s, "guided", 6))
+    *sched = PPT_SCHED_GUIDED, c = c ? c : 1;
+  else
+    return -1;
   *chunk = c;
   return 0;
+}
+
+int ppt_cli_take_fraction(const char *cmd, const char *opt, const char *s, double *out) {
+  if (ppt_cli_parse_double(s, out) || !(*out > 0 && *out <= 1))
+    return ppt_cli_usage(cmd, "%s wants a fraction in (0, 1], not '%s'", opt, s);
+  return 0;
+}
+
+int ppt_cli_take_schedule(const char *cmd, const char *s, int *sched, int64_t *chunk) {
+  if (ppt_cli_parse_schedule(s, sched, chunk))
+    return ppt_cli_usage(cmd, "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", s);
+  return 0;
+}
+
+int ppt_cli_main(const ppt_cli_steps *s, int argc, char **argv, void *args, void *results) {
+  int rc = s->parse_args(argc, argv, args);
+  if (rc) return rc < 0 ? 0 : rc;
+  ppt_cli_common *c = args; /* the first member of every command's args */
+  int (*write)(void *, void *, ppt_err *) = c->json ? s->write_json : s->write_table;
+  ppt_err err;
+  ppt_err_clear(&err);
+  rc = s->run(args, results, &err);
+  if (!rc && write) rc = write(args, results, &err);
+  if (!rc && s->write_files) rc = s->write_files(args, results, &err);
+  if (rc) rc = ppt_cli_fail(s->cmd, &err);
+  if (s->release) s->release(results);
+  ppt_cli_common_free(c);
+  return rc;
+}
+
+int ppt_cli_put_json(json_object *o, int flags, ppt_err *err) {
+  if (!o) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  printf("%s\n", json_object_to_json_string_ext(o, flags));
+  json_object_put(o);
+  return 0;
+}
+
+json_object *ppt_cli_json_head(const ppt_cli_common *c, json_object *settings) {
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "trace", json_object_new_string(c->operand));
+  json_object_object_add(o, "hwspec", json_object_new_string(c->hw));
+  json_object_object_add(o, "settings", settings);
+  return o;
+}
+
+json_object *ppt_cli_json_rate(double v) {
+  return isnan(v) ? NULL : json_object_new_double(v);
+}
+
+void ppt_cli_put_rate(double x) {
+  if (isfinite(x))
+    printf(" %10.6f", x);
+  else
+    printf(" %10s", "-");
 }
 
 struct ppt_cli_progress {
@@ -111,19 +173,12 @@ void ppt_cli_progress_update(ppt_cli_progress *p, uint64_t done) {
   fprintf(stderr, "] %5.1f%%", 100.0 * f);
 }
 
+void ppt_cli_progress_cb(uint64_t done, void *arg) {
+  ppt_cli_progress_update(arg, done);
+}
+
 void ppt_cli_progress_end(ppt_cli_progress *p) {
   if (!p) return;
   if (p->tty) fprintf(stderr, "\r%*s\r", 60 + (int)0, "");
   free(p);
-}
-
-uint8_t *ppt_cli_counted_blocks(const ppt_trace *t, const char *prefixes) {
-  char *list = strdup(prefixes);
-  const char *v[64];
-  size_t n = 0;
-  if (!list) return NULL;
-  for (char *save = NULL, *p = strtok_r(list, ",", &save); p && n < 64; p = strtok_r(NULL, ",", &save)) v[n++] = p;
-  uint8_t *c = ppt_trace_blocks_of_functions(t, v, n);
-  free(list);
-  return c;
 }

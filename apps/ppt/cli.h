@@ -1,8 +1,10 @@
-/* cli.h — what every ppt subcommand shares: the command table, option parsing helpers,
- * error printing and the stderr progress bar. */
+/* cli.h — what every ppt subcommand shares: the command table, the options several
+ * commands take (parsed in one place, cli_opts.c), option-value helpers, error printing,
+ * output helpers and the stderr progress bar (cli.c). */
 #ifndef PPT_CLI_H
 #define PPT_CLI_H
 
+#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -29,6 +31,80 @@ int ppt_cmd_sasmm(int argc, char **argv);
 int ppt_cmd_predict(int argc, char **argv);
 int ppt_cmd_calibrate(int argc, char **argv);
 
+/* ---- options shared by several commands (cli_opts.c) ----
+ *
+ * Each is spelled, checked and reported in one place; a command names the ones it takes
+ * in its ppt_cli_spec and handles only its own options. */
+enum {
+  PPT_OPT_HW = 1u << 0,          /* --hw SPEC; required by every command that takes it */
+  PPT_OPT_CORES = 1u << 1,       /* --cores LIST: core counts 1..4095, default 1,2,4,8,16 */
+  PPT_OPT_ONLY = 1u << 2,        /* --only PREFIXES: repeatable, the prefixes add up */
+  PPT_OPT_INTERLEAVE = 1u << 3,  /* --interleave rr|uniform (default rr) */
+  PPT_OPT_INTERLEAVES = 1u << 4, /* --interleave LIST: rr, uniform or both, in order */
+  PPT_OPT_SEED = 1u << 5,        /* --seed S (default 1) */
+  PPT_OPT_JSON = 1u << 6,        /* --json */
+  PPT_OPT_OUTPUT = 1u << 7,      /* -o, --output FILE (non-empty) */
+  PPT_OPT_PLOT = 1u << 8,        /* --plot FILE */
+};
+
+#define PPT_CLI_MAX_CORES 64
+#define PPT_CLI_MAX_ONLY 64
+/* ppt_cli_parse's return after printing --help: the command exits 0. */
+#define PPT_CLI_HELP (-1)
+
+/* The shared settings, defaults filled in by ppt_cli_parse. */
+typedef struct ppt_cli_common {
+  const char *hw;                    /* --hw; never NULL after a successful parse */
+  uint32_t cores[PPT_CLI_MAX_CORES]; /* --cores */
+  size_t ncores;
+  const char *only[PPT_CLI_MAX_ONLY]; /* --only's prefixes, in the order given */
+  size_t nonly;
+  char *only_list;              /* --only's values as given, comma-joined; NULL if none */
+  ppt_interleave interleave[2]; /* --interleave, in the order given */
+  size_t ninterleave;           /* 1, or 2 with PPT_OPT_INTERLEAVES */
+  uint64_t seed;                /* --seed */
+  int json;                     /* --json */
+  const char *output;           /* -o; NULL if not given */
+  const char *plot;             /* --plot; NULL if not given */
+  const char *operand;          /* the one operand, when the spec names one */
+  char **rest;                  /* argv after the options (NULL-terminated) */
+  int nrest;
+  char *only_text[PPT_CLI_MAX_ONLY]; /* private: --only values, split in place */
+  size_t nonly_text;
+} ppt_cli_common;
+
+/* How a command reads its command line. */
+typedef struct ppt_cli_spec {
+  const char *cmd;          /* the name in messages: "ppt CMD: ..." */
+  unsigned shared;          /* the PPT_OPT_* it takes */
+  const struct option *own; /* its own long options, {0}-terminated, or NULL. Their val must
+                             * be below 256 and not 'h'; val 'o' is the shared -o under
+                             * another long name (sasmm's --profiles) */
+  const char *own_short;    /* its own short options for getopt ("t:"), or NULL */
+  /* Takes one of its own options (val, optarg); returns 0 or ppt_cli_usage's code.
+   * NULL when it has none. */
+  int (*take)(void *args, int val, const char *value);
+  void (*help)(void);
+  /* "TRACE": exactly one operand, anywhere among the options. NULL: the options end at
+   * the first operand, and the rest is the command's (ppt trace's PROGRAM ARGS). */
+  const char *operand;
+} ppt_cli_spec;
+
+/* Runs getopt over argv: shared options into *c, the command's own through spec->take
+ * (with args), then checks the operand count and that --hw was given. Returns 0,
+ * PPT_CLI_HELP after printing the help, or the exit code of a usage error, whose one
+ * line it printed. On 0, release *c with ppt_cli_common_free. */
+int ppt_cli_parse(const ppt_cli_spec *spec, int argc, char **argv, ppt_cli_common *c, void *args);
+void ppt_cli_common_free(ppt_cli_common *c);
+
+/* The --only selection of t's blocks (ppt_trace_blocks_of_functions): *out NULL when
+ * no --only was given. */
+int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, ppt_err *err);
+/* --interleave as text: the names of c->interleave joined by ',' ("rr,uniform"). */
+void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap);
+
+/* ---- option values and messages (cli.c) ---- */
+
 /* Prints "ppt CMD: message" on stderr and returns err->status (1 or 2). */
 int ppt_cli_fail(const char *cmd, const ppt_err *err);
 /* Prints a usage error ("ppt CMD: message; see 'ppt CMD --help'") and returns 2. */
@@ -41,14 +117,53 @@ int ppt_cli_parse_cores(const char *s, uint32_t *v, size_t max, size_t *n);
 /* "static", "static,C", "dynamic[,C]", "guided[,C]" to a ppt_sched and chunk. */
 int ppt_cli_parse_schedule(const char *s, int *sched, int64_t *chunk);
 
-/* counted[b] = 1 for the blocks b (1..nbbs) whose function starts with one of the
- * comma-separated prefixes; malloc'd, NULL when out of memory. */
-uint8_t *ppt_cli_counted_blocks(const ppt_trace *t, const char *prefixes);
+/* The same, checked and reported as a usage error of CMD: 0 or 2. */
+int ppt_cli_take_fraction(const char *cmd, const char *opt, const char *s, double *out);
+int ppt_cli_take_schedule(const char *cmd, const char *s, int *sched, int64_t *chunk);
+
+/* ---- a command's steps (cli.c) ----
+ *
+ * Every command is parse_args -> run -> write (table or JSON on stdout, then files) ->
+ * release. ppt_cli_main runs the steps, so that exit codes and the one error line on
+ * stderr come out the same way for all commands. A command's args struct starts with
+ * its ppt_cli_common (ppt_cli_main reads --json there and frees it). */
+typedef struct ppt_cli_steps {
+  const char *cmd;
+  /* 0, PPT_CLI_HELP or a usage error's exit code (its message printed). */
+  int (*parse_args)(int argc, char **argv, void *args);
+  /* The remaining steps return 0, or a ppt_err status with err saying why. */
+  int (*run)(void *args, void *results, ppt_err *err);
+  int (*write_table)(void *args, void *results, ppt_err *err); /* NULL: run printed it */
+  int (*write_json)(void *args, void *results, ppt_err *err);  /* with --json */
+  int (*write_files)(void *args, void *results, ppt_err *err); /* -o, --plot; may be NULL */
+  /* Frees what run left in results, also after a failure; may be NULL. */
+  void (*release)(void *results);
+} ppt_cli_steps;
+
+/* Runs the steps on args and results, both zeroed by the caller (parse_args and run
+ * fill in only what they set); returns the process exit code. */
+int ppt_cli_main(const ppt_cli_steps *s, int argc, char **argv, void *args, void *results);
+
+/* ---- output (cli.c) ---- */
+
+struct json_object;
+/* Prints o with json-c's FLAGS and a newline on stdout and releases it; o NULL (out of
+ * memory) sets err instead. Returns 0 or PPT_ERUN. */
+int ppt_cli_put_json(struct json_object *o, int flags, ppt_err *err);
+/* {"trace": c->operand, "hwspec": c->hw, "settings": settings}: how the JSON of the
+ * commands that run a trace on a spec starts. */
+struct json_object *ppt_cli_json_head(const ppt_cli_common *c, struct json_object *settings);
+/* A rate as JSON: null for NaN (a level no reference reached). */
+struct json_object *ppt_cli_json_rate(double v);
+/* A rate in a table column: " %10.6f", or " -" right-aligned when not finite. */
+void ppt_cli_put_rate(double x);
 
 /* Progress bar on stderr, drawn only when stderr is a terminal. */
 typedef struct ppt_cli_progress ppt_cli_progress;
 ppt_cli_progress *ppt_cli_progress_start(const char *label, uint64_t total);
 void ppt_cli_progress_update(ppt_cli_progress *p, uint64_t done);
 void ppt_cli_progress_end(ppt_cli_progress *p);
+/* ppt_cli_progress_update as a library progress callback (arg: the bar). */
+void ppt_cli_progress_cb(uint64_t done, void *arg);
 
 #endif

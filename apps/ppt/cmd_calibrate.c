@@ -1,4 +1,5 @@
-/* cmd_calibrate.c — `ppt calibrate`: measure this machine and write it as a hwspec. */
+/* cmd_calibrate.c — `ppt calibrate`: measure this machine and write it as a hwspec
+ * (docs/calibrate.md): parse_args -> run -> write_outputs. */
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
@@ -363,18 +364,34 @@ static int combine(char **files, size_t n, const char *out_path, int json) {
   return rc ? ppt_cli_fail("calibrate", &err) : 0;
 }
 
-int ppt_cmd_calibrate(int argc, char **argv) {
-  /* OpenMP threads bound to CPUs, as HPC runs (and validation/run) use them: unbound,
-   * libomp re-checks affinity in every region (a serialised region costs 0.8 µs instead
-   * of 0.55 on the validation host). Only when the user has not chosen; libomp reads it
-   * at its first use, which is later in this process. */
-  setenv("OMP_PROC_BIND", "true", 0);
-  const char *out_path = NULL, *name = "host";
-  int json = 0;
-  uint64_t repeat = 1;
-  int combine_specs = 0;
+/* The command line, parsed (parse_args). */
+typedef struct calib_args {
+  const char *out_path, *name;
+  int json;
+  int combine;     /* --combine: specs[0..nspecs) are the files */
+  uint64_t repeat; /* 1..99 */
   ppt_calib_config cfg;
-  ppt_calib_config_default(&cfg);
+  char **specs;
+  size_t nspecs;
+} calib_args;
+
+/* parse_args's return when the command goes on; any other is the exit code (0 after
+ * --help, PPT_EINPUT after a usage message). */
+#define CALIB_GO_ON (-1)
+
+/* --geometry SRC into cfg->geometry (enum ppt_calib_geo_choice, in the order of names). */
+static int parse_geometry(const char *s, ppt_calib_config *cfg) {
+  static const char *const names[] = {"auto", "cpuid", "sysfs", "sweep"};
+  int g = -1;
+  for (int i = 0; i < 4; i++)
+    if (!strcmp(s, names[i])) g = i;
+  if (g < 0) return ppt_cli_usage("calibrate", "--geometry wants auto, cpuid, sysfs or sweep, not '%s'", s);
+  cfg->geometry = g;
+  return CALIB_GO_ON;
+}
+
+/* The options, one at a time, in the order given: the first bad one is the message. */
+static int parse_options(int argc, char **argv, calib_args *a) {
   static const struct option opts[] = {{"output", required_argument, 0, 'o'},
                                        {"quick", no_argument, 0, 'q'},
                                        {"json", no_argument, 0, 'j'},
@@ -387,63 +404,126 @@ int ppt_cmd_calibrate(int argc, char **argv) {
                                        {"help", no_argument, 0, 'h'},
                                        {0, 0, 0, 0}};
   optind = 1;
-  int c;
+  int c, rc = CALIB_GO_ON;
   opterr = 0; /* one message line, ours */
-  while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+  while (rc == CALIB_GO_ON && (c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
     switch (c) {
-      case 'o': out_path = optarg; break;
-      case 'q': cfg.quick = 1; break;
-      case 'b': cfg.best = 1; break;
-      case 'c': combine_specs = 1; break;
-      case 'j': json = 1; break;
+      case 'o': a->out_path = optarg; break;
+      case 'q': a->cfg.quick = 1; break;
+      case 'b': a->cfg.best = 1; break;
+      case 'c': a->combine = 1; break;
+      case 'j': a->json = 1; break;
       case 's':
-        if (ppt_cli_parse_u64(optarg, &cfg.seed))
-          return ppt_cli_usage("calibrate", "--seed wants an unsigned integer, not '%s'", optarg);
+        if (ppt_cli_parse_u64(optarg, &a->cfg.seed))
+          rc = ppt_cli_usage("calibrate", "--seed wants an unsigned integer, not '%s'", optarg);
         break;
       case 'n':
         if (!*optarg || strlen(optarg) >= sizeof((ppt_hwspec *)0)->name)
-          return ppt_cli_usage("calibrate", "--name wants a non-empty name under 128 bytes");
-        name = optarg;
+          rc = ppt_cli_usage("calibrate", "--name wants a non-empty name under 128 bytes");
+        a->name = optarg;
         break;
       case 'r':
-        if (ppt_cli_parse_u64(optarg, &repeat) || repeat < 1 || repeat > 99)
-          return ppt_cli_usage("calibrate", "--repeat wants a count from 1 to 99, not '%s'", optarg);
+        if (ppt_cli_parse_u64(optarg, &a->repeat) || a->repeat < 1 || a->repeat > 99)
+          rc = ppt_cli_usage("calibrate", "--repeat wants a count from 1 to 99, not '%s'", optarg);
         break;
-      case 'g': {
-        static const char *const names[] = {"auto", "cpuid", "sysfs", "sweep"};
-        int g = -1;
-        for (int i = 0; i < 4; i++)
-          if (!strcmp(optarg, names[i])) g = i;
-        if (g < 0)
-          return ppt_cli_usage("calibrate", "--geometry wants auto, cpuid, sysfs or sweep, not '%s'", optarg);
-        cfg.geometry = g; /* enum ppt_calib_geo_choice, in that order */
-        break;
-      }
+      case 'g': rc = parse_geometry(optarg, &a->cfg); break;
       case 'h': help(); return 0;
-      default: return ppt_cli_usage("calibrate", "unknown option or missing value in '%s'", argv[optind - 1]);
+      default: rc = ppt_cli_usage("calibrate", "unknown option or missing value in '%s'", argv[optind - 1]);
     }
   }
-  if (combine_specs) {
+  return rc;
+}
+
+/* The command line into a: the options, then what may follow them and what may go
+ * together. */
+static int parse_args(int argc, char **argv, calib_args *a) {
+  memset(a, 0, sizeof *a);
+  a->name = "host";
+  a->repeat = 1;
+  ppt_calib_config_default(&a->cfg);
+  int rc = parse_options(argc, argv, a);
+  if (rc != CALIB_GO_ON) return rc;
+  int to_stdout = a->out_path && !strcmp(a->out_path, "-");
+  if (a->combine) {
     if (optind == argc) return ppt_cli_usage("calibrate", "--combine wants the spec files to combine");
-    if (repeat > 1 || cfg.quick || cfg.best || cfg.geometry)
+    if (a->repeat > 1 || a->cfg.quick || a->cfg.best || a->cfg.geometry)
       return ppt_cli_usage("calibrate",
                            "--combine measures nothing: no --repeat, --quick, --best or --geometry");
-    if (out_path && !strcmp(out_path, "-") && json)
-      return ppt_cli_usage("calibrate", "--json and -o - both write to stdout; pick one");
-    return combine(argv + optind, (size_t)(argc - optind), out_path, json);
+    a->specs = argv + optind;
+    a->nspecs = (size_t)(argc - optind);
+  } else if (optind != argc) {
+    return ppt_cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
   }
-  if (optind != argc) return ppt_cli_usage("calibrate", "unexpected argument '%s'", argv[optind]);
-  int spec_to_stdout = out_path && !strcmp(out_path, "-");
-  if (spec_to_stdout && json)
+  if (to_stdout && a->json)
     return ppt_cli_usage("calibrate", "--json and -o - both write to stdout; pick one");
+  return CALIB_GO_ON;
+}
 
+/* Calibrates a->repeat times (seeds S..S+N-1): runs[i] is run i's spec, r the last run,
+ * and with --repeat r->hw the per-figure medians of the runs. */
+static int run(calib_args *a, ppt_calib_result *r, ppt_hwspec *runs, ppt_err *err) {
   char date[32] = "";
   time_t now = time(NULL);
   struct tm tm;
   if (gmtime_r(&now, &tm)) strftime(date, sizeof date, "%Y-%m-%d", &tm);
+  uint64_t seed = a->cfg.seed, repeat = a->repeat;
+  for (uint64_t i = 0; i < repeat; i++) {
+    if (repeat > 1)
+      fprintf(stderr, "ppt calibrate: run %llu of %llu\n", (unsigned long long)i + 1,
+              (unsigned long long)repeat);
+    a->cfg.seed = seed + i;
+    if (ppt_calib_run(&a->cfg, a->name, date, r, err)) return 1;
+    runs[i] = r->hw;
+  }
+  /* The table and the measured figures below are the last run's; the spec is the medians. */
+  if (repeat > 1) {
+    if (ppt_calib_median_spec(runs, repeat, &r->hw, err)) return 1;
+    size_t len = strlen(r->hw.source);
+    snprintf(r->hw.source + len, sizeof r->hw.source - len,
+             "; per-figure medians of %llu runs, seeds %llu-%llu", (unsigned long long)repeat,
+             (unsigned long long)seed, (unsigned long long)(seed + repeat - 1));
+  }
+  return 0;
+}
 
+/* The table (stderr when the spec goes to stdout) with, after --repeat, the spread of
+ * the runs. */
+static void write_table(const calib_args *a, const ppt_calib_result *r, const ppt_hwspec *runs) {
+  FILE *f = a->out_path && !strcmp(a->out_path, "-") ? stderr : stdout;
+  print_table(f, r);
+  if (a->repeat > 1) {
+    fprintf(f, "\nspec: per-figure medians of %llu runs (the table above is the last run)\n",
+            (unsigned long long)a->repeat);
+    print_spread(f, runs, (size_t)a->repeat, &r->hw);
+  }
+}
+
+/* -o's spec, then --json's object or the table. */
+static int write_outputs(const calib_args *a, const ppt_calib_result *r, const ppt_hwspec *runs,
+                         ppt_err *err) {
+  int rc = a->out_path ? write_spec(a->out_path, &r->hw, err) : 0;
+  if (rc) return rc;
+  if (a->json) {
+    print_json(&r->hw, measured_json(r), a->repeat > 1 ? runs : NULL, (size_t)a->repeat);
+  } else {
+    write_table(a, r, runs);
+    if (a->out_path && strcmp(a->out_path, "-")) printf("wrote %s\n", a->out_path);
+  }
+  return 0;
+}
+
+int ppt_cmd_calibrate(int argc, char **argv) {
+  /* OpenMP threads bound to CPUs, as HPC runs (and validation/run) use them: unbound,
+   * libomp re-checks affinity in every region (a serialised region costs 0.8 µs instead
+   * of 0.55 on the validation host). Only when the user has not chosen; libomp reads it
+   * at its first use, which is later in this process. */
+  setenv("OMP_PROC_BIND", "true", 0);
+  calib_args a;
+  int rc = parse_args(argc, argv, &a);
+  if (rc != CALIB_GO_ON) return rc;
+  if (a.combine) return combine(a.specs, a.nspecs, a.out_path, a.json);
   ppt_calib_result *r = calloc(1, sizeof *r);
-  ppt_hwspec *runs = calloc(repeat, sizeof *runs);
+  ppt_hwspec *runs = calloc(a.repeat, sizeof *runs);
   if (!r || !runs) {
     free(r);
     free(runs);
@@ -451,44 +531,8 @@ int ppt_cmd_calibrate(int argc, char **argv) {
     return 1;
   }
   ppt_err err;
-  uint64_t seed = cfg.seed;
-  for (uint64_t i = 0; i < repeat; i++) {
-    if (repeat > 1)
-      fprintf(stderr, "ppt calibrate: run %llu of %llu\n", (unsigned long long)i + 1,
-              (unsigned long long)repeat);
-    cfg.seed = seed + i;
-    if (ppt_calib_run(&cfg, name, date, r, &err)) {
-      free(r);
-      free(runs);
-      return ppt_cli_fail("calibrate", &err);
-    }
-    runs[i] = r->hw;
-  }
-  /* The table and the measured figures below are the last run's; the spec is the medians. */
-  if (repeat > 1) {
-    if (ppt_calib_median_spec(runs, repeat, &r->hw, &err)) {
-      free(r);
-      free(runs);
-      return ppt_cli_fail("calibrate", &err);
-    }
-    size_t len = strlen(r->hw.source);
-    snprintf(r->hw.source + len, sizeof r->hw.source - len,
-             "; per-figure medians of %llu runs, seeds %llu-%llu", (unsigned long long)repeat,
-             (unsigned long long)seed, (unsigned long long)(seed + repeat - 1));
-  }
-  int rc = out_path ? write_spec(out_path, &r->hw, &err) : 0;
-  if (!rc && json) {
-    print_json(&r->hw, measured_json(r), repeat > 1 ? runs : NULL, (size_t)repeat);
-  } else if (!rc) {
-    print_table(spec_to_stdout ? stderr : stdout, r);
-    if (repeat > 1) {
-      FILE *f = spec_to_stdout ? stderr : stdout;
-      fprintf(f, "\nspec: per-figure medians of %llu runs (the table above is the last run)\n",
-              (unsigned long long)repeat);
-      print_spread(f, runs, (size_t)repeat, &r->hw);
-    }
-    if (out_path && !spec_to_stdout) printf("wrote %s\n", out_path);
-  }
+  rc = run(&a, r, runs, &err);
+  if (!rc) rc = write_outputs(&a, r, runs, &err);
   free(r);
   free(runs);
   return rc ? ppt_cli_fail("calibrate", &err) : 0;

@@ -5,9 +5,7 @@
  * The profile comes from a trace (thread 0's exact histogram, computed here) or from a
  * file written by `ppt reuse -o` — PPT's text lines or JSON, told apart by content. */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,6 +36,18 @@ static void help(void) {
 
 typedef enum kind { KIND_TRACE, KIND_TEXT, KIND_JSON } kind;
 static const char *kind_name[] = {"trace", "text profile", "JSON profile"};
+
+typedef struct args {
+  ppt_cli_common c; /* --hw, --json; c.operand: the trace or profile */
+  uint64_t line;    /* --line; 0: the spec's */
+} args;
+
+typedef struct results {
+  ppt_hwspec hw;
+  kind k;
+  ppt_rdhist *h; /* the profile */
+  ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
+} results;
 
 /* A trace starts with its magic (docs/trace-format.md); JSON with '{'; anything else is
  * read as PPT text, whose parser names the first bad line. */
@@ -130,14 +140,15 @@ static int to_profile(const ppt_rdhist *h, arrays *a, ppt_sdcm_profile *p, ppt_e
   return 0;
 }
 
-static void put_rate(double x) {
-  if (isfinite(x)) printf(" %10.6f", x);
-  else printf(" %10s", "-");
-}
-
-static void print_table(const char *src, kind k, const char *spec, const ppt_hwspec *hw, const ppt_rdhist *h,
-                        const ppt_sdcm_rates *r) {
+static int write_table(void *va, void *vr, ppt_err *err) {
+  const char *src = ((const args *)va)->c.operand, *spec = ((const args *)va)->c.hw;
+  const results *res = vr;
+  const ppt_hwspec *hw = &res->hw;
+  const ppt_rdhist *h = res->h;
+  const ppt_sdcm_rates *r = res->rates;
+  kind k = res->k;
   double refs = ppt_rdhist_total(h);
+  (void)err;
   printf("source   %s (%s%s)\n", src, kind_name[k], k == KIND_TRACE ? ", thread 0, exact" : "");
   printf("hwspec   %s (%s)\n", hw->name, spec);
   printf("profile  %.0f references, %.0f first touches, %u-byte lines\n", refs, ppt_rdhist_infinite(h),
@@ -148,23 +159,27 @@ static void print_table(const char *src, kind k, const char *spec, const ppt_hws
   for (uint32_t i = 0; i < hw->nlevels; i++) {
     const ppt_hw_level *lv = &hw->levels[i];
     char size[32];
-    if (lv->size % (1 << 20) == 0) snprintf(size, sizeof size, "%llu MiB", (unsigned long long)(lv->size >> 20));
-    else if (lv->size % 1024 == 0) snprintf(size, sizeof size, "%llu KiB", (unsigned long long)(lv->size >> 10));
-    else snprintf(size, sizeof size, "%llu B", (unsigned long long)lv->size);
+    if (lv->size % (1 << 20) == 0)
+      snprintf(size, sizeof size, "%llu MiB", (unsigned long long)(lv->size >> 20));
+    else if (lv->size % 1024 == 0)
+      snprintf(size, sizeof size, "%llu KiB", (unsigned long long)(lv->size >> 10));
+    else
+      snprintf(size, sizeof size, "%llu B", (unsigned long long)lv->size);
     printf("%-6s %10s %6u %16.1f %16.1f", lv->name, size, lv->assoc, refs * (1 - above),
            refs * (1 - r[i].hit_rate));
-    put_rate(r[i].hit_rate);
-    put_rate(r[i].local_hit_rate);
+    ppt_cli_put_rate(r[i].hit_rate);
+    ppt_cli_put_rate(r[i].local_hit_rate);
     printf("%s\n", r[i].clamped ? "  (clamped)" : "");
     above = r[i].hit_rate;
   }
   printf(
       "\nSDCM (SASMM Eq. 5-7) on one profile for every level: one thread, no sharing.\n"
       "hit rate = global, local = hits / accesses here; counts are expected values.\n");
+  return 0;
 }
 
-static json_object *to_json(const char *src, kind k, const char *spec, const ppt_hwspec *hw,
-                            const ppt_rdhist *h, const ppt_sdcm_rates *r) {
+static json_object *rates_json(const char *src, kind k, const char *spec, const ppt_hwspec *hw,
+                               const ppt_rdhist *h, const ppt_sdcm_rates *r) {
   const char *names[PPT_HW_MAX_LEVELS];
   for (uint32_t i = 0; i < hw->nlevels; i++) names[i] = hw->levels[i].name;
   json_object *root = ppt_sdcm_rates_json(names, r, hw->nlevels), *levels;
@@ -188,74 +203,78 @@ static json_object *to_json(const char *src, kind k, const char *spec, const ppt
   return root;
 }
 
-int ppt_cmd_hitrate(int argc, char **argv) {
-  const char *spec = NULL;
-  int json = 0, c, rc = 0;
-  uint64_t line = 0;
-  static const struct option opts[] = {{"hw", required_argument, 0, 'w'},
-                                       {"line", required_argument, 0, 'l'},
-                                       {"json", no_argument, 0, 'j'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-  optind = 1;
-  opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'w': spec = optarg; break;
-      case 'l':
-        if (ppt_cli_parse_u64(optarg, &line) || line < 1 || line > (1u << 20) || (line & (line - 1)))
-          rc = ppt_cli_usage("hitrate", "--line wants a power of two up to 1 MiB, not '%s'", optarg);
-        break;
-      case 'j': json = 1; break;
-      case 'h': help(); return 0;
-      default: rc = ppt_cli_usage("hitrate", "unknown option or missing value in '%s'", argv[optind - 1]); break;
-    }
-  }
-  if (rc) return rc;
-  if (optind + 1 != argc) return ppt_cli_usage("hitrate", "expected exactly one TRACE or PROFILE");
-  if (!spec) return ppt_cli_usage("hitrate", "--hw SPEC is required");
-  const char *src = argv[optind];
-  ppt_err err;
-  ppt_err_clear(&err);
-  ppt_hwspec hw;
-  kind k;
+static int take(void *arg, int val, const char *value) {
+  args *a = arg;
+  (void)val; /* --line, the only one */
+  if (ppt_cli_parse_u64(value, &a->line) || a->line < 1 || a->line > (1u << 20) || (a->line & (a->line - 1)))
+    return ppt_cli_usage("hitrate", "--line wants a power of two up to 1 MiB, not '%s'", value);
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, void *va) {
+  static const struct option own[] = {{"line", required_argument, 0, 'l'}, {0, 0, 0, 0}};
+  static const ppt_cli_spec spec = {.cmd = "hitrate",
+                                    .shared = PPT_OPT_HW | PPT_OPT_JSON,
+                                    .own = own,
+                                    .take = take,
+                                    .help = help,
+                                    .operand = "TRACE or PROFILE"};
+  args *a = va;
+  return ppt_cli_parse(&spec, argc, argv, &a->c, a);
+}
+
+/* The profile of the source, checked against the spec's line size. */
+static int load_profile(const args *a, results *r, ppt_err *err) {
+  const char *src = a->c.operand, *spec = a->c.hw;
+  unsigned hwline = r->hw.levels[0].line; /* one line size for all levels (hwspec_check.c) */
+  if (a->line && a->line != hwline)
+    return ppt_err_set(err, PPT_EINPUT, "%s: --line %llu differs from the spec's %u-byte lines", spec,
+                       (unsigned long long)a->line, hwline);
+  int rc;
+  if (r->k == KIND_TRACE)
+    rc = from_trace(src, hwline, &r->h, err);
+  else if (r->k == KIND_TEXT)
+    rc = from_text(src, hwline, &r->h, err);
+  else
+    rc = from_json(src, &r->h, err);
+  if (!rc && ppt_rdhist_line(r->h) != hwline)
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: the profile has %u-byte lines, %s has %u", src,
+                     ppt_rdhist_line(r->h), spec, hwline);
+  if (!rc && !(ppt_rdhist_total(r->h) > 0))
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: the profile is empty", src);
+  return rc;
+}
+
+static int run(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  results *r = vr;
   /* The spec first: it is small, and a typo in it should not wait for a trace. */
-  if (ppt_hwspec_load(spec, &hw, &err) || sniff(src, &k, &err)) return ppt_cli_fail("hitrate", &err);
-  unsigned hwline = hw.levels[0].line; /* one line size for all levels (hwspec_check.c) */
-  if (line && line != hwline) {
-    ppt_err_set(&err, PPT_EINPUT, "%s: --line %llu differs from the spec's %u-byte lines", spec,
-                (unsigned long long)line, hwline);
-    return ppt_cli_fail("hitrate", &err);
-  }
-  ppt_rdhist *h = NULL;
-  if (k == KIND_TRACE) rc = from_trace(src, hwline, &h, &err);
-  else if (k == KIND_TEXT) rc = from_text(src, hwline, &h, &err);
-  else rc = from_json(src, &h, &err);
-  if (!rc && ppt_rdhist_line(h) != hwline)
-    rc = ppt_err_set(&err, PPT_EINPUT, "%s: the profile has %u-byte lines, %s has %u", src, ppt_rdhist_line(h),
-                     spec, hwline);
-  if (!rc && !(ppt_rdhist_total(h) > 0)) rc = ppt_err_set(&err, PPT_EINPUT, "%s: the profile is empty", src);
-  arrays a = {0};
+  int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
+  if (!rc) rc = sniff(a->c.operand, &r->k, err);
+  if (!rc) rc = load_profile(a, r, err);
+  if (rc) return rc;
+  arrays arr = {0};
   ppt_sdcm_profile prof[PPT_HW_MAX_LEVELS];
-  ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
-  if (!rc) rc = to_profile(h, &a, &prof[0], &err);
-  for (uint32_t i = 1; !rc && i < hw.nlevels; i++) prof[i] = prof[0];
-  if (!rc) rc = ppt_sdcm_hierarchy_hw(&hw, prof, rates, &err);
-  if (!rc) {
-    if (json) {
-      json_object *o = to_json(src, k, spec, &hw, h, rates);
-      if (!o) {
-        rc = ppt_err_set(&err, PPT_ERUN, "out of memory");
-      } else {
-        printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-        json_object_put(o);
-      }
-    } else {
-      print_table(src, k, spec, &hw, h, rates);
-    }
-  }
-  free(a.d);
-  free(a.count);
-  ppt_rdhist_free(h);
-  return rc ? ppt_cli_fail("hitrate", &err) : 0;
+  rc = to_profile(r->h, &arr, &prof[0], err);
+  for (uint32_t i = 1; !rc && i < r->hw.nlevels; i++) prof[i] = prof[0];
+  if (!rc) rc = ppt_sdcm_hierarchy_hw(&r->hw, prof, r->rates, err);
+  free(arr.d);
+  free(arr.count);
+  return rc;
+}
+
+static int write_json(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const results *r = vr;
+  json_object *o = rates_json(a->c.operand, r->k, a->c.hw, &r->hw, r->h, r->rates);
+  return ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
+}
+
+static void release(void *vr) {
+  ppt_rdhist_free(((results *)vr)->h);
+}
+
+int ppt_cmd_hitrate(int argc, char **argv) {
+  static const ppt_cli_steps steps = {"hitrate", parse_args, run, write_table, write_json, NULL, release};
+  return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

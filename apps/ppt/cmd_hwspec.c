@@ -1,6 +1,5 @@
 /* cmd_hwspec.c — `ppt hwspec FILE`: validate a CPU spec sheet (docs/hwspec.md) and show
  * what the models will read from it, including the derived geometry (sets, instances). */
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,14 +40,17 @@ static void fmt_opt(char *buf, size_t cap, double v, const char *suffix) {
     snprintf(buf, cap, "-");
 }
 
-static void print_text(const char *path, const ppt_hwspec *hw, const char *timing_missing) {
-  char a[64], b[64];
-  printf("hwspec      %s (%s): valid\n", hw->name, path);
-  if (hw->source[0]) printf("source      %s\n", hw->source);
-  printf("cores       %u\n", hw->cores);
-  fmt_opt(a, sizeof a, hw->clock_hz / 1e9, " GHz");
-  printf("clock       %s\n", a);
-  if (hw->vector_bits) printf("vector      %u bits\n", hw->vector_bits);
+typedef struct args {
+  ppt_cli_common c; /* --json; c.operand: the spec file */
+} args;
+
+typedef struct results {
+  ppt_hwspec hw;
+  const char *missing; /* the first timing figure the spec lacks (points into terr); NULL: none */
+  ppt_err terr;
+} results;
+
+static void write_levels(const ppt_hwspec *hw) {
   printf("\n%-6s %10s %6s %5s %8s %9s %9s %9s %9s\n", "level", "size", "assoc", "line", "sets", "shared_by",
          "inclusive", "latency", "bandwidth");
   for (uint32_t k = 0; k < hw->nlevels; k++) {
@@ -62,6 +64,34 @@ static void print_text(const char *path, const ppt_hwspec *hw, const char *timin
            (unsigned long long)sets, lv->shared_by, lv->inclusive ? "yes" : "no", lat, bw,
            sets == 1 ? "  (fully associative)" : "");
   }
+}
+
+static void write_ops(const ppt_hwspec *hw) {
+  int any_op = 0;
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++) any_op |= hw->ops[k].per_cycle > 0;
+  if (any_op) {
+    printf("ops         %-8s %10s %8s\n", "class", "per cycle", "latency");
+    for (int k = 0; k < PPT_HW_NOPCLASS; k++)
+      if (hw->ops[k].per_cycle > 0)
+        printf("            %-8s %10g %8g\n", ppt_hwspec_opclass_name(k), hw->ops[k].per_cycle,
+               hw->ops[k].latency);
+  } else {
+    printf("ops         -\n");
+  }
+}
+
+static int write_table(void *va, void *vr, ppt_err *err) {
+  const char *path = ((const args *)va)->c.operand, *timing_missing = ((const results *)vr)->missing;
+  const ppt_hwspec *hw = &((const results *)vr)->hw;
+  (void)err;
+  char a[64], b[64];
+  printf("hwspec      %s (%s): valid\n", hw->name, path);
+  if (hw->source[0]) printf("source      %s\n", hw->source);
+  printf("cores       %u\n", hw->cores);
+  fmt_opt(a, sizeof a, hw->clock_hz / 1e9, " GHz");
+  printf("clock       %s\n", a);
+  if (hw->vector_bits) printf("vector      %u bits\n", hw->vector_bits);
+  write_levels(hw);
   fmt_opt(a, sizeof a, hw->dram_latency_ns, " ns");
   fmt_opt(b, sizeof b, hw->dram_bw_bytes_per_s / 1e9, " GB/s");
   printf("\nDRAM        latency %s, bandwidth %s", a, b);
@@ -74,25 +104,19 @@ static void print_text(const char *path, const ppt_hwspec *hw, const char *timin
       printf("; on one L1 set: %g loads, %g stores", hw->mlp_same_set_load, hw->mlp_same_set_store);
     printf("\n");
   }
-  if (hw->coherence_cycles > 0) printf("coherence   %g cycles per cache-to-cache transfer\n", hw->coherence_cycles);
+  if (hw->coherence_cycles > 0)
+    printf("coherence   %g cycles per cache-to-cache transfer\n", hw->coherence_cycles);
   if (hw->fork_join_cycles > 0 || hw->fork_join_serial_cycles > 0)
-    printf("regions     fork-join %g cycles (serialised %g)\n", hw->fork_join_cycles, hw->fork_join_serial_cycles);
+    printf("regions     fork-join %g cycles (serialised %g)\n", hw->fork_join_cycles,
+           hw->fork_join_serial_cycles);
   if (hw->branch_miss_cycles > 0 || hw->call_cycles > 0)
-    printf("events      branch mispredict %g cycles, libm call %g cycles\n", hw->branch_miss_cycles, hw->call_cycles);
+    printf("events      branch mispredict %g cycles, libm call %g cycles\n", hw->branch_miss_cycles,
+           hw->call_cycles);
   for (uint32_t j = 0; j < hw->ntlb; j++)
     printf("%s %-6s %u entries, %u ways, %u-byte pages, miss %g cycles\n", j ? "           " : "TLB        ",
-           hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].page_bytes, hw->tlb[j].miss_cycles);
-  int any_op = 0;
-  for (int k = 0; k < PPT_HW_NOPCLASS; k++) any_op |= hw->ops[k].per_cycle > 0;
-  if (any_op) {
-    printf("ops         %-8s %10s %8s\n", "class", "per cycle", "latency");
-    for (int k = 0; k < PPT_HW_NOPCLASS; k++)
-      if (hw->ops[k].per_cycle > 0)
-        printf("            %-8s %10g %8g\n", ppt_hwspec_opclass_name(k), hw->ops[k].per_cycle,
-               hw->ops[k].latency);
-  } else {
-    printf("ops         -\n");
-  }
+           hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].page_bytes,
+           hw->tlb[j].miss_cycles);
+  write_ops(hw);
   if (timing_missing)
     printf("timing      incomplete: %s is missing (fine for hit rates, not for runtime)\n", timing_missing);
   else
@@ -103,17 +127,19 @@ static void print_text(const char *path, const ppt_hwspec *hw, const char *timin
       printf("  %-28s %s\n", hw->sources[i].key, hw->sources[i].text);
   }
   if (hw->notes[0]) printf("\nnotes       %s\n", hw->notes);
+  return 0;
 }
 
-static int print_json(const char *path, const ppt_hwspec *hw, const char *timing_missing) {
+static int write_json(void *va, void *vr, ppt_err *err) {
+  const char *path = ((const args *)va)->c.operand, *timing_missing = ((const results *)vr)->missing;
+  const ppt_hwspec *hw = &((const results *)vr)->hw;
   json_object *root = json_object_new_object(), *spec = ppt_hwspec_to_json_object(hw);
   json_object *levels = json_object_new_array();
   if (!root || !spec || !levels) {
     json_object_put(root);
     json_object_put(spec);
     json_object_put(levels);
-    fprintf(stderr, "ppt hwspec: out of memory\n");
-    return PPT_ERUN;
+    return ppt_cli_put_json(NULL, 0, err);
   }
   json_object_object_add(root, "file", json_object_new_string(path));
   json_object_object_add(root, "valid", json_object_new_boolean(1));
@@ -134,41 +160,32 @@ static int print_json(const char *path, const ppt_hwspec *hw, const char *timing
   json_object_object_add(root, "timing_missing",
                          timing_missing ? json_object_new_string(timing_missing) : NULL);
   json_object_object_add(root, "spec", spec);
-  printf("%s\n",
-         json_object_to_json_string_ext(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-  json_object_put(root);
+  return ppt_cli_put_json(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
+}
+
+static int parse_args(int argc, char **argv, void *va) {
+  args *a = va;
+  static const ppt_cli_spec spec = {.cmd = "hwspec", .shared = PPT_OPT_JSON, .help = help, .operand = "FILE"};
+  return ppt_cli_parse(&spec, argc, argv, &a->c, a);
+}
+
+static int run(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  results *r = vr;
+  int rc = ppt_hwspec_load(a->c.operand, &r->hw, err);
+  if (rc) return rc;
+  /* has_timing names the first missing figure in its message, after "no timing data: " */
+  r->missing = NULL;
+  if (ppt_hwspec_has_timing(&r->hw, r->hw.name, &r->terr)) {
+    const char *m = strstr(r->terr.msg, "no timing data: ");
+    r->missing = m ? m + strlen("no timing data: ") : r->terr.msg;
+    char *cut = strstr(r->terr.msg, " is missing");
+    if (cut) *cut = '\0';
+  }
   return 0;
 }
 
 int ppt_cmd_hwspec(int argc, char **argv) {
-  int json = 0;
-  static const struct option opts[] = {
-      {"json", no_argument, 0, 'j'}, {"help", no_argument, 0, 'h'}, {0, 0, 0, 0}};
-  optind = 1;
-  opterr = 0; /* one message line, ours */
-  int c;
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'j': json = 1; break;
-      case 'h': help(); return 0;
-      default: return ppt_cli_usage("hwspec", "unknown option '%s'", argv[optind - 1]);
-    }
-  }
-  if (optind + 1 != argc) return ppt_cli_usage("hwspec", "expected exactly one FILE");
-  const char *path = argv[optind];
-  ppt_hwspec hw;
-  ppt_err err;
-  if (ppt_hwspec_load(path, &hw, &err)) return ppt_cli_fail("hwspec", &err);
-  /* has_timing names the first missing figure in its message, after "no timing data: " */
-  const char *missing = NULL;
-  ppt_err terr;
-  if (ppt_hwspec_has_timing(&hw, hw.name, &terr)) {
-    const char *m = strstr(terr.msg, "no timing data: ");
-    missing = m ? m + strlen("no timing data: ") : terr.msg;
-    char *cut = strstr(terr.msg, " is missing");
-    if (cut) *cut = '\0';
-  }
-  if (json) return print_json(path, &hw, missing);
-  print_text(path, &hw, missing);
-  return 0;
+  static const ppt_cli_steps steps = {"hwspec", parse_args, run, write_table, write_json, NULL, NULL};
+  return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

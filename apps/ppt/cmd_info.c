@@ -1,5 +1,4 @@
 /* cmd_info.c — `ppt info TRACE`: totals, biggest blocks and functions. */
-#include <getopt.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,11 @@ static void help(void) {
       "  -h, --help\n");
 }
 
+typedef struct args {
+  ppt_cli_common c; /* --json; c.operand: the trace */
+  uint64_t top;
+} args;
+
 typedef struct row {
   const char *name;
   const char *file;
@@ -30,7 +34,12 @@ static int by_refs(const void *a, const void *b) {
   return x->id < y->id ? -1 : x->id > y->id;
 }
 
-static void progress_cb(uint64_t done, void *arg) { ppt_cli_progress_update(arg, done); }
+typedef struct results {
+  ppt_trace *t;
+  ppt_trace_summary s;
+  row *blocks, *funcs; /* the first nb and nf are listed */
+  size_t nb, nf;
+} results;
 
 /* Aggregates blocks by function name (blocks of one function are contiguous ids in
  * practice, but nothing here relies on it). */
@@ -48,125 +57,153 @@ static size_t functions(const ppt_trace *t, const ppt_trace_summary *s, row *out
   return n;
 }
 
-int ppt_cmd_info(int argc, char **argv) {
-  int json = 0;
-  uint64_t top = 10;
-  static const struct option opts[] = {{"json", no_argument, 0, 'j'},
-                                       {"top", required_argument, 0, 'n'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-  optind = 1;
-  int c;
-  opterr = 0; /* one message line, ours */
-  while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'j': json = 1; break;
-      case 'n':
-        if (ppt_cli_parse_u64(optarg, &top)) return ppt_cli_usage("info", "--top wants a count, not '%s'", optarg);
-        break;
-      case 'h': help(); return 0;
-      default: return ppt_cli_usage("info", "unknown option or missing value in '%s'", argv[optind - 1]);
-    }
-  }
-  if (optind + 1 != argc) return ppt_cli_usage("info", "expected exactly one TRACE");
-  const char *path = argv[optind];
-  ppt_trace *t;
-  ppt_err err;
-  if (ppt_trace_open(path, &t, &err)) return ppt_cli_fail("info", &err);
-  ppt_trace_summary s;
-  ppt_cli_progress *p = ppt_cli_progress_start("reading", ppt_trace_nrecs(t, UINT32_MAX));
-  int rc = ppt_trace_summarize(t, &s, progress_cb, p, &err);
-  ppt_cli_progress_end(p);
-  if (rc) {
-    ppt_trace_close(t);
-    return ppt_cli_fail("info", &err);
-  }
-  row *blocks = calloc((size_t)s.bbs + 1, sizeof *blocks), *funcs = calloc((size_t)s.bbs + 1, sizeof *funcs);
-  if (!blocks || !funcs) {
-    fprintf(stderr, "ppt info: out of memory\n");
-    return 1;
-  }
-  for (uint32_t id = 1; id <= s.bbs; id++) {
-    const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
-    blocks[id - 1] = (row){bb->func, bb->file, id, bb->line, s.bb_refs[id], s.bb_count[id]};
-  }
-  qsort(blocks, s.bbs, sizeof *blocks, by_refs);
-  size_t nf = functions(t, &s, funcs);
-  size_t nb = s.bbs < top ? s.bbs : (size_t)top;
-  nf = nf < top ? nf : (size_t)top;
-  if (json) {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "trace", json_object_new_string(path));
-    json_object_object_add(o, "version", json_object_new_int((int)ppt_trace_version(t)));
-#define ADD(k, v) json_object_object_add(o, k, json_object_new_int64((int64_t)(v)))
-    ADD("refs", s.refs);
-    ADD("loads", s.loads);
-    ADD("stores", s.stores);
-    ADD("stack_refs", s.stack_refs);
-    ADD("bb_instances", s.bb_instances);
-    ADD("bbs", s.bbs);
-    ADD("parallel_bbs", s.parallel_bbs);
-    ADD("parallel_refs", s.parallel_refs);
-    ADD("threads", s.threads);
-    ADD("lines64", s.lines64);
-    ADD("file_bytes", ppt_trace_file_bytes(t));
-    ADD("chunks", ppt_trace_nchunks(t));
-    ADD("parallel_regions", s.parallel_regions);
-    ADD("omp_loops", s.loops);
-#undef ADD
-    json_object_object_add(o, "bytes_per_ref",
-                           json_object_new_double(s.refs ? (double)ppt_trace_file_bytes(t) / (double)s.refs : 0));
-    json_object *tb = json_object_new_array(), *tf = json_object_new_array();
-    for (size_t i = 0; i < nb; i++) {
-      json_object *e = json_object_new_object();
-      const ppt_trace_bb *bb = ppt_trace_bb_get(t, blocks[i].id);
-      json_object_object_add(e, "id", json_object_new_int64(blocks[i].id));
-      json_object_object_add(e, "function", json_object_new_string(blocks[i].name));
-      json_object_object_add(e, "file", json_object_new_string(blocks[i].file));
-      json_object_object_add(e, "line", json_object_new_int64(blocks[i].line));
-      json_object_object_add(e, "parallel", json_object_new_boolean(bb->flags & PPT_BB_PARALLEL));
-      json_object_object_add(e, "instances", json_object_new_int64((int64_t)blocks[i].count));
-      json_object_object_add(e, "refs", json_object_new_int64((int64_t)blocks[i].refs));
-      json_object_array_add(tb, e);
-    }
-    for (size_t i = 0; i < nf; i++) {
-      json_object *e = json_object_new_object();
-      json_object_object_add(e, "function", json_object_new_string(funcs[i].name));
-      json_object_object_add(e, "file", json_object_new_string(funcs[i].file));
-      json_object_object_add(e, "calls", json_object_new_int64((int64_t)funcs[i].count));
-      json_object_object_add(e, "refs", json_object_new_int64((int64_t)funcs[i].refs));
-      json_object_array_add(tf, e);
-    }
-    json_object_object_add(o, "top_blocks", tb);
-    json_object_object_add(o, "top_functions", tf);
-    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
-  } else {
-    double pr = s.refs ? 100.0 * (double)s.parallel_refs / (double)s.refs : 0;
-    printf("trace          %s (format v%u, %llu bytes, %.3f B/ref)\n", path, ppt_trace_version(t),
-           (unsigned long long)ppt_trace_file_bytes(t),
-           s.refs ? (double)ppt_trace_file_bytes(t) / (double)s.refs : 0.0);
-    printf("threads        %u\n", s.threads);
-    printf("references     %llu (%llu loads, %llu stores, %llu on own stack)\n", (unsigned long long)s.refs,
-           (unsigned long long)s.loads, (unsigned long long)s.stores, (unsigned long long)s.stack_refs);
-    printf("blocks         %u (%u in parallel regions), %llu instances\n", s.bbs, s.parallel_bbs,
-           (unsigned long long)s.bb_instances);
-    printf("parallel refs  %llu (%.1f%%) in %llu parallel regions, %llu worksharing loops\n",
-           (unsigned long long)s.parallel_refs, pr, (unsigned long long)s.parallel_regions,
-           (unsigned long long)s.loops);
-    printf("lines (64 B)   %llu (%.1f KiB footprint)\n", (unsigned long long)s.lines64, (double)s.lines64 / 16.0);
-    printf("\ntop blocks by references\n  %6s %12s %12s  %s\n", "id", "refs", "instances", "function (file:line)");
-    for (size_t i = 0; i < nb; i++)
-      printf("  %6u %12llu %12llu  %s (%s:%u)\n", blocks[i].id, (unsigned long long)blocks[i].refs,
-             (unsigned long long)blocks[i].count, blocks[i].name, blocks[i].file, blocks[i].line);
-    printf("\ntop functions by references\n  %12s %10s  %s\n", "refs", "calls", "function (file)");
-    for (size_t i = 0; i < nf; i++)
-      printf("  %12llu %10llu  %s (%s)\n", (unsigned long long)funcs[i].refs, (unsigned long long)funcs[i].count,
-             funcs[i].name, funcs[i].file);
-  }
-  free(blocks);
-  free(funcs);
-  ppt_trace_summary_free(&s);
-  ppt_trace_close(t);
+static int take(void *arg, int val, const char *value) {
+  args *a = arg;
+  (void)val; /* --top, the only one */
+  if (ppt_cli_parse_u64(value, &a->top)) return ppt_cli_usage("info", "--top wants a count, not '%s'", value);
   return 0;
+}
+
+static int parse_args(int argc, char **argv, void *va) {
+  args *a = va;
+  static const struct option own[] = {{"top", required_argument, 0, 'n'}, {0, 0, 0, 0}};
+  static const ppt_cli_spec spec = {
+      .cmd = "info", .shared = PPT_OPT_JSON, .own = own, .take = take, .help = help, .operand = "TRACE"};
+  a->top = 10;
+  return ppt_cli_parse(&spec, argc, argv, &a->c, a);
+}
+
+static int run(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  results *r = vr;
+  int rc = ppt_trace_open(a->c.operand, &r->t, err);
+  if (rc) return rc;
+  ppt_cli_progress *p = ppt_cli_progress_start("reading", ppt_trace_nrecs(r->t, UINT32_MAX));
+  rc = ppt_trace_summarize(r->t, &r->s, ppt_cli_progress_cb, p, err);
+  ppt_cli_progress_end(p);
+  if (rc) return rc;
+  const ppt_trace_summary *s = &r->s;
+  r->blocks = calloc((size_t)s->bbs + 1, sizeof *r->blocks);
+  r->funcs = calloc((size_t)s->bbs + 1, sizeof *r->funcs);
+  if (!r->blocks || !r->funcs) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (uint32_t id = 1; id <= s->bbs; id++) {
+    const ppt_trace_bb *bb = ppt_trace_bb_get(r->t, id);
+    r->blocks[id - 1] = (row){bb->func, bb->file, id, bb->line, s->bb_refs[id], s->bb_count[id]};
+  }
+  qsort(r->blocks, s->bbs, sizeof *r->blocks, by_refs);
+  size_t nf = functions(r->t, s, r->funcs);
+  r->nb = s->bbs < a->top ? s->bbs : (size_t)a->top;
+  r->nf = nf < a->top ? nf : (size_t)a->top;
+  return 0;
+}
+
+static json_object *blocks_json(const results *r) {
+  json_object *tb = json_object_new_array();
+  for (size_t i = 0; i < r->nb; i++) {
+    const row *b = &r->blocks[i];
+    json_object *e = json_object_new_object();
+    const ppt_trace_bb *bb = ppt_trace_bb_get(r->t, b->id);
+    json_object_object_add(e, "id", json_object_new_int64(b->id));
+    json_object_object_add(e, "function", json_object_new_string(b->name));
+    json_object_object_add(e, "file", json_object_new_string(b->file));
+    json_object_object_add(e, "line", json_object_new_int64(b->line));
+    json_object_object_add(e, "parallel", json_object_new_boolean(bb->flags & PPT_BB_PARALLEL));
+    json_object_object_add(e, "instances", json_object_new_int64((int64_t)b->count));
+    json_object_object_add(e, "refs", json_object_new_int64((int64_t)b->refs));
+    json_object_array_add(tb, e);
+  }
+  return tb;
+}
+
+static json_object *functions_json(const results *r) {
+  json_object *tf = json_object_new_array();
+  for (size_t i = 0; i < r->nf; i++) {
+    json_object *e = json_object_new_object();
+    json_object_object_add(e, "function", json_object_new_string(r->funcs[i].name));
+    json_object_object_add(e, "file", json_object_new_string(r->funcs[i].file));
+    json_object_object_add(e, "calls", json_object_new_int64((int64_t)r->funcs[i].count));
+    json_object_object_add(e, "refs", json_object_new_int64((int64_t)r->funcs[i].refs));
+    json_object_array_add(tf, e);
+  }
+  return tf;
+}
+
+static int write_json(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const results *r = vr;
+  const ppt_trace_summary *s = &r->s;
+  uint64_t bytes = ppt_trace_file_bytes(r->t);
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "trace", json_object_new_string(a->c.operand));
+  json_object_object_add(o, "version", json_object_new_int((int)ppt_trace_version(r->t)));
+  const struct {
+    const char *key;
+    uint64_t v;
+  } counts[] = {{"refs", s->refs},
+                {"loads", s->loads},
+                {"stores", s->stores},
+                {"stack_refs", s->stack_refs},
+                {"bb_instances", s->bb_instances},
+                {"bbs", s->bbs},
+                {"parallel_bbs", s->parallel_bbs},
+                {"parallel_refs", s->parallel_refs},
+                {"threads", s->threads},
+                {"lines64", s->lines64},
+                {"file_bytes", bytes},
+                {"chunks", ppt_trace_nchunks(r->t)},
+                {"parallel_regions", s->parallel_regions},
+                {"omp_loops", s->loops}};
+  for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
+    json_object_object_add(o, counts[i].key, json_object_new_int64((int64_t)counts[i].v));
+  json_object_object_add(o, "bytes_per_ref",
+                         json_object_new_double(s->refs ? (double)bytes / (double)s->refs : 0));
+  json_object_object_add(o, "top_blocks", blocks_json(r));
+  json_object_object_add(o, "top_functions", functions_json(r));
+  return ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
+}
+
+static int write_table(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const results *r = vr;
+  (void)err;
+  const ppt_trace_summary *s = &r->s;
+  uint64_t bytes = ppt_trace_file_bytes(r->t);
+  double pr = s->refs ? 100.0 * (double)s->parallel_refs / (double)s->refs : 0;
+  printf("trace          %s (format v%u, %llu bytes, %.3f B/ref)\n", a->c.operand, ppt_trace_version(r->t),
+         (unsigned long long)bytes, s->refs ? (double)bytes / (double)s->refs : 0.0);
+  printf("threads        %u\n", s->threads);
+  printf("references     %llu (%llu loads, %llu stores, %llu on own stack)\n", (unsigned long long)s->refs,
+         (unsigned long long)s->loads, (unsigned long long)s->stores, (unsigned long long)s->stack_refs);
+  printf("blocks         %u (%u in parallel regions), %llu instances\n", s->bbs, s->parallel_bbs,
+         (unsigned long long)s->bb_instances);
+  printf("parallel refs  %llu (%.1f%%) in %llu parallel regions, %llu worksharing loops\n",
+         (unsigned long long)s->parallel_refs, pr, (unsigned long long)s->parallel_regions,
+         (unsigned long long)s->loops);
+  printf("lines (64 B)   %llu (%.1f KiB footprint)\n", (unsigned long long)s->lines64,
+         (double)s->lines64 / 16.0);
+  printf("\ntop blocks by references\n  %6s %12s %12s  %s\n", "id", "refs", "instances",
+         "function (file:line)");
+  for (size_t i = 0; i < r->nb; i++) {
+    const row *b = &r->blocks[i];
+    printf("  %6u %12llu %12llu  %s (%s:%u)\n", b->id, (unsigned long long)b->refs,
+           (unsigned long long)b->count, b->name, b->file, b->line);
+  }
+  printf("\ntop functions by references\n  %12s %10s  %s\n", "refs", "calls", "function (file)");
+  for (size_t i = 0; i < r->nf; i++)
+    printf("  %12llu %10llu  %s (%s)\n", (unsigned long long)r->funcs[i].refs,
+           (unsigned long long)r->funcs[i].count, r->funcs[i].name, r->funcs[i].file);
+  return 0;
+}
+
+static void release(void *vr) {
+  results *r = vr;
+  free(r->blocks);
+  free(r->funcs);
+  ppt_trace_summary_free(&r->s);
+  ppt_trace_close(r->t);
+}
+
+int ppt_cmd_info(int argc, char **argv) {
+  static const ppt_cli_steps steps = {"info", parse_args, run, write_table, write_json, NULL, release};
+  return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

@@ -2,9 +2,7 @@
  * trace. For each core count: SASMM mimics the cores (ppt/sasmm.h), the program model
  * turns phases into fork-join regions of tasklists (ppt/progmodel.h), and the SimGrid
  * engine simulates them on a node of the hwspec (ppt/engine.h). */
-#include <getopt.h>
 #include <json-c/json.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +68,29 @@ typedef struct point {
   ppt_tracesim_result rates;
 } point;
 
+/* A core model of --models: its name as given and its policy. */
+typedef struct model {
+  char name[64];
+  ppt_tc_policy pol;
+} model;
+
+typedef struct args {
+  ppt_cli_common c; /* --hw, --cores, --interleave, --seed, --only, --plot, --json; c.operand: the trace */
+  ppt_sasmm_opts so;
+  ppt_node_config cfg;
+  model models[64]; /* --models */
+  size_t nmodels;
+  double fork_cycles; /* --fork-cycles, when fork_set */
+  int fork_set;
+} args;
+
+typedef struct results {
+  ppt_hwspec hw;
+  double fork_cycles; /* of a region on more than one thread: --fork-cycles, else the spec's */
+  point *pts;         /* one per core count */
+  double *mrt;        /* --models: runtime of model j on core count i at mrt[j * ncores + i] */
+} results;
+
 /* Critical-path breakdown: in every region, the thread that finished last. */
 static void breakdown(const ppt_node_result *r, uint32_t n, point *pt) {
   for (size_t g = 0; g < ppt_node_result_nregions(r); g++) {
@@ -89,12 +110,6 @@ static void breakdown(const ppt_node_result *r, uint32_t n, point *pt) {
     pt->wait_s += wait > 0 ? wait : 0; /* rounding can leave -1e-18 */
   }
 }
-
-/* A core model of --models: its name as given and its policy. */
-typedef struct model {
-  char name[64];
-  ppt_tc_policy pol;
-} model;
 
 /* One COMPUTE/MEMORY/OVERLAP item (OVERLAP partial:F is --overlap's partial,F, since
  * commas separate the items); 0 on success. */
@@ -130,7 +145,291 @@ static int parse_models(const char *list, model *models, size_t max, size_t *n, 
   }
 }
 
-static int plot(const char *path, const point *pts, size_t np, const char *title, ppt_err *err) {
+/* ---------------------------------------------------------------- options */
+
+static int take(void *arg, int val, const char *value) {
+  args *a = arg;
+  char bad[256];
+  switch (val) {
+    case 'v':
+      if (ppt_tc_overlap_parse(value, &a->cfg.policy))
+        return ppt_cli_usage("predict", "--overlap wants sum, max, partial,F or stall, not '%s'", value);
+      return 0;
+    case 'C':
+      if (ppt_tc_compute_parse(value, &a->cfg.policy.compute))
+        return ppt_cli_usage("predict", "--compute wants sum or ports, not '%s'", value);
+      return 0;
+    case 'M':
+      if (ppt_tc_memory_parse(value, &a->cfg.policy.memory))
+        return ppt_cli_usage("predict", "--memory wants amm or miss, not '%s'", value);
+      return 0;
+    case 's': return ppt_cli_take_schedule("predict", value, &a->so.sched, &a->so.chunk);
+    case 'f':
+      if (ppt_cli_parse_double(value, &a->fork_cycles) || a->fork_cycles < 0)
+        return ppt_cli_usage("predict", "--fork-cycles wants a number >= 0, not '%s'", value);
+      a->fork_set = 1;
+      return 0;
+    case 'm':
+      if (parse_models(value, a->models, sizeof a->models / sizeof *a->models, &a->nmodels, bad, sizeof bad))
+        return ppt_cli_usage("predict", "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP, e.g. %s)", bad,
+                             "ports/miss/partial:0.25");
+      return 0;
+    default: a->so.coherence = 1; return 0; /* --coherence */
+  }
+}
+
+static int parse_args(int argc, char **argv, void *va) {
+  static const struct option own[] = {
+      {"overlap", required_argument, 0, 'v'},     {"schedule", required_argument, 0, 's'},
+      {"fork-cycles", required_argument, 0, 'f'}, {"compute", required_argument, 0, 'C'},
+      {"memory", required_argument, 0, 'M'},      {"models", required_argument, 0, 'm'},
+      {"coherence", no_argument, 0, 'K'},         {0, 0, 0, 0}};
+  static const ppt_cli_spec spec = {.cmd = "predict",
+                                    .shared = PPT_OPT_HW | PPT_OPT_CORES | PPT_OPT_INTERLEAVE | PPT_OPT_SEED |
+                                              PPT_OPT_ONLY | PPT_OPT_PLOT | PPT_OPT_JSON,
+                                    .own = own,
+                                    .take = take,
+                                    .help = help,
+                                    .operand = "TRACE"};
+  args *a = va;
+  ppt_sasmm_opts_default(&a->so);
+  ppt_node_config_default(&a->cfg);
+  int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
+  a->so.interleave = a->c.interleave[0];
+  a->so.seed = a->c.seed;
+  return rc;
+}
+
+/* ---------------------------------------------------------------- run */
+
+/* Runs m's program on a node configured by cfg. */
+static int simulate(const ppt_hwspec *hw, const ppt_node_config *cfg, const ppt_progmodel *m,
+                    ppt_node_result **res, ppt_err *err) {
+  ppt_node *node = NULL;
+  int rc = ppt_node_create(hw, cfg, &node, err);
+  if (!rc) rc = ppt_node_run(node, ppt_progmodel_program(m), res, err);
+  ppt_node_free(node);
+  return rc;
+}
+
+/* The prediction for core count i, and the other core models' runtimes from the same
+ * cache simulation (only the tasklists change). */
+static int predict_point(const args *a, results *r, const ppt_trace *t, const uint8_t *counted, size_t i,
+                         ppt_err *err) {
+  uint32_t n = a->c.cores[i];
+  ppt_sasmm_opts so = a->so;
+  ppt_node_config cfg = a->cfg;
+  so.ncores = cfg.cores = n;
+  /* One thread runs a parallel region serialised: no threads to wake or join, but
+   * libomp still enters and leaves the region and sets up its loops (measured by
+   * ppt calibrate: fork_join_serial_cycles; 540 ns against ~1060 ns on 2 threads on
+   * the validation host). --fork-cycles sets the multi-thread figure only. */
+  cfg.fork_cycles = n > 1 ? r->fork_cycles : r->hw.fork_join_serial_cycles;
+  ppt_progmodel *m = NULL;
+  ppt_node_result *res = NULL;
+  point *pt = &r->pts[i];
+  int rc = ppt_progmodel_build(t, &r->hw, &so, &cfg.policy, counted, &m, err);
+  if (!rc && !(rc = simulate(&r->hw, &cfg, m, &res, err))) {
+    pt->n = n;
+    pt->seconds = ppt_node_result_seconds(res);
+    pt->regions = ppt_progmodel_nregions(m);
+    pt->rates = *ppt_progmodel_hitrates(m);
+    breakdown(res, n, pt);
+  }
+  for (size_t j = 0; j < a->nmodels && !rc; j++) {
+    ppt_node_result_free(res);
+    res = NULL;
+    cfg.policy = a->models[j].pol;
+    if (!(rc = ppt_progmodel_set_policy(m, &cfg.policy, err)) && !(rc = simulate(&r->hw, &cfg, m, &res, err)))
+      r->mrt[j * a->c.ncores + i] = ppt_node_result_seconds(res);
+  }
+  ppt_node_result_free(res);
+  ppt_progmodel_free(m);
+  return rc;
+}
+
+static int run(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  results *r = vr;
+  ppt_trace *t = NULL;
+  uint8_t *counted = NULL;
+  int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
+  if (!rc) rc = ppt_hwspec_has_timing(&r->hw, a->c.hw, err);
+  if (!rc) rc = ppt_trace_open(a->c.operand, &t, err);
+  if (!rc) rc = ppt_cli_counted(&a->c, t, &counted, err);
+  if (rc) {
+    ppt_trace_close(t);
+    return rc;
+  }
+  /* The fork-join cost of a region: --fork-cycles, else the spec's measured figure. */
+  r->fork_cycles = a->fork_set ? a->fork_cycles : r->hw.fork_join_cycles;
+  size_t nc = a->c.ncores;
+  r->pts = calloc(nc, sizeof *r->pts);
+  r->mrt = calloc(a->nmodels * nc + 1, sizeof *r->mrt);
+  if (!r->pts || !r->mrt) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  ppt_cli_progress *prog = ppt_cli_progress_start("predicting", nc);
+  for (size_t i = 0; i < nc && !rc; i++) {
+    rc = predict_point(a, r, t, counted, i, err);
+    ppt_cli_progress_update(prog, i + 1);
+  }
+  ppt_cli_progress_end(prog);
+  free(counted);
+  ppt_trace_close(t);
+  return rc;
+}
+
+/* ---------------------------------------------------------------- output */
+
+static json_object *settings_json(const args *a, const results *r) {
+  const ppt_tc_policy *pol = &a->cfg.policy;
+  json_object *set = json_object_new_object();
+  json_object_object_add(set, "overlap", json_object_new_string(ppt_tc_overlap_name(pol->overlap)));
+  json_object_object_add(set, "overlap_fraction", json_object_new_double(ppt_tc_policy_fraction(pol)));
+  json_object_object_add(set, "interleave", json_object_new_string(ppt_interleave_name(a->so.interleave)));
+  json_object_object_add(set, "seed", json_object_new_int64((int64_t)a->c.seed));
+  json_object_object_add(set, "coherence", json_object_new_boolean(a->so.coherence));
+  json_object_object_add(set, "fork_cycles", json_object_new_double(r->fork_cycles));
+  json_object_object_add(set, "compute", json_object_new_string(ppt_tc_compute_name(pol->compute)));
+  json_object_object_add(set, "memory", json_object_new_string(ppt_tc_memory_name(pol->memory)));
+  return set;
+}
+
+/* Per level: hit rates, and of the references the level served, the shares the
+ * prefetcher model covered, whose first-level miss queued on one set (ppt/missq.h) and
+ * that came from another core's cache. */
+static json_object *levels_json(const ppt_hwspec *hw, const ppt_tracesim_result *q) {
+  json_object *lv = json_object_new_array();
+  for (uint32_t k = 0; k < q->nlevels; k++) {
+    json_object *l = json_object_new_object();
+    json_object_object_add(l, "name", json_object_new_string(hw->levels[k].name));
+    json_object_object_add(l, "hit_rate", ppt_cli_json_rate(q->levels[k].ref_hit_rate));
+    json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(q->levels[k].ref_local_hit_rate));
+    if (k > 0) {
+      json_object_object_add(l, "prefetched", share(q->streamed[k], q->served[k]));
+      json_object_object_add(l, "same_set", share(q->bunched[k], q->served[k]));
+      json_object_object_add(l, "transfers", share(q->transfers[k], q->served[k]));
+    }
+    json_object_array_add(lv, l);
+  }
+  return lv;
+}
+
+static json_object *dram_json(const ppt_tracesim_result *q) {
+  uint32_t d = q->nlevels;
+  json_object *dr = json_object_new_object();
+  json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[d]));
+  json_object_object_add(dr, "prefetched", share(q->streamed[d], q->served[d]));
+  json_object_object_add(dr, "same_set", share(q->bunched[d], q->served[d]));
+  json_object_object_add(dr, "transfers", share(q->transfers[d], q->served[d]));
+  return dr;
+}
+
+/* Data TLB: the share of references missing every TLB level up to this one. */
+static json_object *tlb_json(const ppt_tracesim_result *q) {
+  json_object *ta = json_object_new_array();
+  uint64_t miss = q->counted_refs;
+  for (uint32_t j = 0; j < q->ntlb; j++) {
+    json_object *l = json_object_new_object();
+    miss -= q->tlb_served[j];
+    json_object_object_add(l, "name", json_object_new_string(q->tlb_names[j]));
+    json_object_object_add(l, "miss_rate", json_object_new_double((double)miss / (double)q->counted_refs));
+    json_object_array_add(ta, l);
+  }
+  return ta;
+}
+
+static json_object *point_json(const ppt_hwspec *hw, const point *pt, const point *first) {
+  json_object *e = json_object_new_object(), *bd = json_object_new_object();
+  const ppt_tracesim_result *q = &pt->rates;
+  json_object_object_add(e, "n", json_object_new_int((int)pt->n));
+  json_object_object_add(e, "runtime_s", json_object_new_double(pt->seconds));
+  json_object_object_add(e, "speedup", json_object_new_double(first->seconds / pt->seconds));
+  json_object_object_add(e, "regions", json_object_new_int64((int64_t)pt->regions));
+  json_object_object_add(e, "levels", levels_json(hw, q));
+  json_object_object_add(e, "dram", dram_json(q));
+  if (q->ntlb && q->counted_refs) json_object_object_add(e, "tlb", tlb_json(q));
+  json_object_object_add(bd, "compute_s", json_object_new_double(pt->compute_s));
+  json_object_object_add(bd, "memory_s", json_object_new_double(pt->memory_s));
+  json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pt->wait_s));
+  json_object_object_add(e, "breakdown", bd);
+  return e;
+}
+
+static json_object *models_json(const args *a, const results *r) {
+  json_object *ma = json_object_new_array();
+  for (size_t j = 0; j < a->nmodels; j++) {
+    json_object *me = json_object_new_object(), *ca = json_object_new_array();
+    json_object_object_add(me, "model", json_object_new_string(a->models[j].name));
+    for (size_t i = 0; i < a->c.ncores; i++) {
+      json_object *e = json_object_new_object();
+      json_object_object_add(e, "n", json_object_new_int((int)r->pts[i].n));
+      json_object_object_add(e, "runtime_s", json_object_new_double(r->mrt[j * a->c.ncores + i]));
+      json_object_array_add(ca, e);
+    }
+    json_object_object_add(me, "cores", ca);
+    json_object_array_add(ma, me);
+  }
+  return ma;
+}
+
+static int write_json(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const results *r = vr;
+  json_object *o = ppt_cli_json_head(&a->c, settings_json(a, r)), *arr = json_object_new_array();
+  for (size_t i = 0; i < a->c.ncores; i++)
+    json_object_array_add(arr, point_json(&r->hw, &r->pts[i], &r->pts[0]));
+  json_object_object_add(o, "cores", arr);
+  if (a->nmodels) json_object_object_add(o, "models", models_json(a, r));
+  return ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
+}
+
+static void write_models_table(const args *a, const results *r) {
+  printf("\n%-28s", "core model (runtime)");
+  for (size_t i = 0; i < a->c.ncores; i++) {
+    char h[32];
+    snprintf(h, sizeof h, "%u cores", r->pts[i].n);
+    printf(" %11s", h);
+  }
+  printf("\n");
+  for (size_t j = 0; j < a->nmodels; j++) {
+    printf("%-28s", a->models[j].name);
+    for (size_t i = 0; i < a->c.ncores; i++) printf(" %9.4f s", r->mrt[j * a->c.ncores + i]);
+    printf("\n");
+  }
+}
+
+static int write_table(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const results *r = vr;
+  (void)err;
+  const ppt_tc_policy *pol = &a->cfg.policy;
+  const ppt_hwspec *hw = &r->hw;
+  const point *pts = r->pts;
+  printf(
+      "%s on %s (%s overlap %.2f, compute %s, memory %s, interleave %s, seed %llu, fork-join %.0f cycles)\n",
+      a->c.operand, hw->name, ppt_tc_overlap_name(pol->overlap), ppt_tc_policy_fraction(pol),
+      ppt_tc_compute_name(pol->compute), ppt_tc_memory_name(pol->memory),
+      ppt_interleave_name(a->so.interleave), (unsigned long long)a->c.seed, r->fork_cycles);
+  printf("%6s %12s %8s", "cores", "runtime", "speedup");
+  for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %7s", hw->levels[k].name);
+  printf(" %10s %10s %10s\n", "compute", "memory", "imbalance");
+  for (size_t i = 0; i < a->c.ncores; i++) {
+    printf("%6u %10.4f s %7.2fx", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
+    for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %6.2f%%", 100 * pts[i].rates.levels[k].ref_hit_rate);
+    printf(" %8.4f s %8.4f s %8.4f s\n", pts[i].compute_s, pts[i].memory_s, pts[i].wait_s);
+  }
+  printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
+  if (a->nmodels) write_models_table(a, r);
+  return 0;
+}
+
+/* --plot: runtime and speedup against cores, by gnuplot; written atomically. */
+static int write_plot(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const char *path = a->c.plot, *title = a->c.operand;
+  const point *pts = ((const results *)vr)->pts;
+  size_t np = a->c.ncores;
+  if (!path) return 0;
   char tmp[4096];
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", path, (long)getpid());
   FILE *d = fopen(tmp, "w");
@@ -163,276 +462,14 @@ static int plot(const char *path, const point *pts, size_t np, const char *title
   return 0;
 }
 
+static void release(void *vr) {
+  results *r = vr;
+  free(r->pts);
+  free(r->mrt);
+}
+
 int ppt_cmd_predict(int argc, char **argv) {
-  const char *hwpath = NULL, *plotpath = NULL, *only = NULL;
-  uint32_t cores[64] = {1, 2, 4, 8, 16};
-  size_t ncores = 5;
-  int json = 0, fork_set = 0;
-  model models[64];
-  size_t nmodels = 0;
-  char bad[256];
-  uint64_t seed = 1;
-  double fork_cycles = 0;
-  ppt_sasmm_opts so;
-  ppt_sasmm_opts_default(&so);
-  ppt_node_config cfg;
-  ppt_node_config_default(&cfg);
-  static const struct option opts[] = {{"hw", required_argument, 0, 'w'},
-                                       {"cores", required_argument, 0, 'c'},
-                                       {"overlap", required_argument, 0, 'v'},
-                                       {"schedule", required_argument, 0, 's'},
-                                       {"interleave", required_argument, 0, 'i'},
-                                       {"seed", required_argument, 0, 'S'},
-                                       {"fork-cycles", required_argument, 0, 'f'},
-                                       {"plot", required_argument, 0, 'p'},
-                                       {"json", no_argument, 0, 'j'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {"only", required_argument, 0, 'O'},
-                                       {"compute", required_argument, 0, 'C'},
-                                       {"memory", required_argument, 0, 'M'},
-                                       {"models", required_argument, 0, 'm'},
-                                       {"coherence", no_argument, 0, 'K'},
-                                       {0, 0, 0, 0}};
-  optind = 1;
-  int ch;
-  opterr = 0; /* one message line, ours */
-  while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-    switch (ch) {
-      case 'w': hwpath = optarg; break;
-      case 'c':
-        if (ppt_cli_parse_cores(optarg, cores, 64, &ncores))
-          return ppt_cli_usage("predict", "--cores wants a list like 1,2,4, not '%s'", optarg);
-        break;
-      case 'v':
-        if (ppt_tc_overlap_parse(optarg, &cfg.policy))
-          return ppt_cli_usage("predict", "--overlap wants sum, max, partial,F or stall, not '%s'", optarg);
-        break;
-      case 'C':
-        if (ppt_tc_compute_parse(optarg, &cfg.policy.compute))
-          return ppt_cli_usage("predict", "--compute wants sum or ports, not '%s'", optarg);
-        break;
-      case 'M':
-        if (ppt_tc_memory_parse(optarg, &cfg.policy.memory))
-          return ppt_cli_usage("predict", "--memory wants amm or miss, not '%s'", optarg);
-        break;
-      case 's':
-        if (ppt_cli_parse_schedule(optarg, &so.sched, &so.chunk))
-          return ppt_cli_usage(
-              "predict", "--schedule wants static, static,C, dynamic,C or guided[,C], not '%s'", optarg);
-        break;
-      case 'i':
-        if (ppt_interleave_parse(optarg, &so.interleave))
-          return ppt_cli_usage("predict", "--interleave wants rr or uniform, not '%s'", optarg);
-        break;
-      case 'S':
-        if (ppt_cli_parse_u64(optarg, &seed))
-          return ppt_cli_usage("predict", "--seed wants an integer, not '%s'", optarg);
-        break;
-      case 'f':
-        if (ppt_cli_parse_double(optarg, &fork_cycles) || fork_cycles < 0)
-          return ppt_cli_usage("predict", "--fork-cycles wants a number >= 0, not '%s'", optarg);
-        fork_set = 1;
-        break;
-      case 'm':
-        if (parse_models(optarg, models, sizeof models / sizeof *models, &nmodels, bad, sizeof bad))
-          return ppt_cli_usage("predict", "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP, e.g. %s)",
-                               bad, "ports/miss/partial:0.25");
-        break;
-      case 'K': so.coherence = 1; break;
-      case 'p': plotpath = optarg; break;
-      case 'O': only = optarg; break;
-      case 'j': json = 1; break;
-      case 'h': help(); return 0;
-      default: return ppt_cli_usage("predict", "unknown option or missing value in '%s'", argv[optind - 1]);
-    }
-  }
-  if (optind + 1 != argc) return ppt_cli_usage("predict", "expected exactly one TRACE");
-  if (!hwpath) return ppt_cli_usage("predict", "--hw SPEC is required");
-  so.seed = seed;
-  ppt_err err;
-  ppt_hwspec hw;
-  if (ppt_hwspec_load(hwpath, &hw, &err)) return ppt_cli_fail("predict", &err);
-  if (ppt_hwspec_has_timing(&hw, hwpath, &err)) return ppt_cli_fail("predict", &err);
-  /* The fork-join cost of a region: --fork-cycles, else the spec's measured figure. */
-  double fork_cycles_n = fork_set ? fork_cycles : hw.fork_join_cycles;
-  ppt_trace *t;
-  if (ppt_trace_open(argv[optind], &t, &err)) return ppt_cli_fail("predict", &err);
-  uint8_t *counted = only ? ppt_cli_counted_blocks(t, only) : NULL;
-  if (only && !counted) {
-    fprintf(stderr, "ppt predict: out of memory\n");
-    ppt_trace_close(t);
-    return 1;
-  }
-  point *pts = calloc(ncores, sizeof *pts);
-  /* --models: runtime of model j on core count i at mrt[j * ncores + i]. */
-  double *mrt = calloc(nmodels * ncores + 1, sizeof *mrt);
-  int rc = pts && mrt ? 0 : 1;
-  ppt_cli_progress *prog = ppt_cli_progress_start("predicting", ncores);
-  for (size_t i = 0; i < ncores && !rc; i++) {
-    so.ncores = cores[i];
-    cfg.cores = cores[i];
-    /* One thread runs a parallel region serialised: no threads to wake or join, but
-     * libomp still enters and leaves the region and sets up its loops (measured by
-     * ppt calibrate: fork_join_serial_cycles; 540 ns against ~1060 ns on 2 threads on
-     * the validation host). --fork-cycles sets the multi-thread figure only. */
-    cfg.fork_cycles = cores[i] > 1 ? fork_cycles_n : hw.fork_join_serial_cycles;
-    ppt_progmodel *m = NULL;
-    ppt_node *node = NULL;
-    ppt_node_result *res = NULL;
-    if (!(rc = ppt_progmodel_build(t, &hw, &so, &cfg.policy, counted, &m, &err)) &&
-        !(rc = ppt_node_create(&hw, &cfg, &node, &err)) &&
-        !(rc = ppt_node_run(node, ppt_progmodel_program(m), &res, &err))) {
-      pts[i].n = cores[i];
-      pts[i].seconds = ppt_node_result_seconds(res);
-      pts[i].regions = ppt_progmodel_nregions(m);
-      pts[i].rates = *ppt_progmodel_hitrates(m);
-      breakdown(res, cores[i], &pts[i]);
-    }
-    /* The other core models from the same simulation: only the tasklists change. */
-    for (size_t j = 0; j < nmodels && !rc; j++) {
-      ppt_node_result_free(res);
-      ppt_node_free(node);
-      res = NULL;
-      node = NULL;
-      ppt_node_config mc = cfg;
-      mc.policy = models[j].pol;
-      if (!(rc = ppt_progmodel_set_policy(m, &mc.policy, &err)) &&
-          !(rc = ppt_node_create(&hw, &mc, &node, &err)) &&
-          !(rc = ppt_node_run(node, ppt_progmodel_program(m), &res, &err)))
-        mrt[j * ncores + i] = ppt_node_result_seconds(res);
-    }
-    ppt_node_result_free(res);
-    ppt_node_free(node);
-    ppt_progmodel_free(m);
-    ppt_cli_progress_update(prog, i + 1);
-  }
-  ppt_cli_progress_end(prog);
-  if (rc) {
-    rc = ppt_cli_fail("predict", &err);
-    goto out;
-  }
-  const char *pol = ppt_tc_overlap_name(cfg.policy.overlap);
-  if (json) {
-    json_object *o = json_object_new_object(), *arr = json_object_new_array(),
-                *set = json_object_new_object();
-    json_object_object_add(o, "trace", json_object_new_string(argv[optind]));
-    json_object_object_add(o, "hwspec", json_object_new_string(hwpath));
-    json_object_object_add(set, "overlap", json_object_new_string(pol));
-    json_object_object_add(set, "overlap_fraction",
-                           json_object_new_double(ppt_tc_policy_fraction(&cfg.policy)));
-    json_object_object_add(set, "interleave", json_object_new_string(so.interleave ? "uniform" : "rr"));
-    json_object_object_add(set, "seed", json_object_new_int64((int64_t)seed));
-    json_object_object_add(set, "coherence", json_object_new_boolean(so.coherence));
-    json_object_object_add(set, "fork_cycles", json_object_new_double(fork_cycles_n));
-    json_object_object_add(set, "compute", json_object_new_string(ppt_tc_compute_name(cfg.policy.compute)));
-    json_object_object_add(set, "memory", json_object_new_string(ppt_tc_memory_name(cfg.policy.memory)));
-    json_object_object_add(o, "settings", set);
-    for (size_t i = 0; i < ncores; i++) {
-      json_object *e = json_object_new_object(), *lv = json_object_new_array(),
-                  *bd = json_object_new_object();
-      json_object_object_add(e, "n", json_object_new_int((int)pts[i].n));
-      json_object_object_add(e, "runtime_s", json_object_new_double(pts[i].seconds));
-      json_object_object_add(e, "speedup", json_object_new_double(pts[0].seconds / pts[i].seconds));
-      json_object_object_add(e, "regions", json_object_new_int64((int64_t)pts[i].regions));
-      const ppt_tracesim_result *q = &pts[i].rates;
-      for (uint32_t k = 0; k < q->nlevels; k++) {
-        json_object *l = json_object_new_object();
-        double h = pts[i].rates.levels[k].ref_hit_rate, lh = pts[i].rates.levels[k].ref_local_hit_rate;
-        json_object_object_add(l, "name", json_object_new_string(hw.levels[k].name));
-        json_object_object_add(l, "hit_rate", isnan(h) ? NULL : json_object_new_double(h));
-        json_object_object_add(l, "local_hit_rate", isnan(lh) ? NULL : json_object_new_double(lh));
-        /* Of the references this level served, the shares the prefetcher model covered
-         * and whose first-level miss queued on one set (ppt/missq.h). */
-        if (k > 0) {
-          json_object_object_add(l, "prefetched", share(q->streamed[k], q->served[k]));
-          json_object_object_add(l, "same_set", share(q->bunched[k], q->served[k]));
-          json_object_object_add(l, "transfers", share(q->transfers[k], q->served[k]));
-        }
-        json_object_array_add(lv, l);
-      }
-      json_object_object_add(e, "levels", lv);
-      json_object *dr = json_object_new_object();
-      json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[q->nlevels]));
-      json_object_object_add(dr, "prefetched", share(q->streamed[q->nlevels], q->served[q->nlevels]));
-      json_object_object_add(dr, "same_set", share(q->bunched[q->nlevels], q->served[q->nlevels]));
-      json_object_object_add(dr, "transfers", share(q->transfers[q->nlevels], q->served[q->nlevels]));
-      json_object_object_add(e, "dram", dr);
-      if (q->ntlb && q->counted_refs) {
-        /* Data TLB: the share of references missing every TLB level up to this one. */
-        json_object *ta = json_object_new_array();
-        uint64_t miss = q->counted_refs;
-        for (uint32_t j = 0; j < q->ntlb; j++) {
-          json_object *l = json_object_new_object();
-          miss -= q->tlb_served[j];
-          json_object_object_add(l, "name", json_object_new_string(q->tlb_names[j]));
-          json_object_object_add(l, "miss_rate",
-                                 json_object_new_double((double)miss / (double)q->counted_refs));
-          json_object_array_add(ta, l);
-        }
-        json_object_object_add(e, "tlb", ta);
-      }
-      json_object_object_add(bd, "compute_s", json_object_new_double(pts[i].compute_s));
-      json_object_object_add(bd, "memory_s", json_object_new_double(pts[i].memory_s));
-      json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pts[i].wait_s));
-      json_object_object_add(e, "breakdown", bd);
-      json_object_array_add(arr, e);
-    }
-    json_object_object_add(o, "cores", arr);
-    if (nmodels) {
-      json_object *ma = json_object_new_array();
-      for (size_t j = 0; j < nmodels; j++) {
-        json_object *me = json_object_new_object(), *ca = json_object_new_array();
-        json_object_object_add(me, "model", json_object_new_string(models[j].name));
-        for (size_t i = 0; i < ncores; i++) {
-          json_object *e = json_object_new_object();
-          json_object_object_add(e, "n", json_object_new_int((int)pts[i].n));
-          json_object_object_add(e, "runtime_s", json_object_new_double(mrt[j * ncores + i]));
-          json_object_array_add(ca, e);
-        }
-        json_object_object_add(me, "cores", ca);
-        json_object_array_add(ma, me);
-      }
-      json_object_object_add(o, "models", ma);
-    }
-    printf("%s\n",
-           json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(o);
-  } else {
-    printf(
-        "%s on %s (%s overlap %.2f, compute %s, memory %s, interleave %s, seed %llu, fork-join %.0f "
-        "cycles)\n",
-        argv[optind], hw.name, pol, ppt_tc_policy_fraction(&cfg.policy),
-        ppt_tc_compute_name(cfg.policy.compute), ppt_tc_memory_name(cfg.policy.memory),
-        so.interleave ? "uniform" : "rr", (unsigned long long)seed, fork_cycles_n);
-    printf("%6s %12s %8s", "cores", "runtime", "speedup");
-    for (uint32_t k = 0; k < hw.nlevels; k++) printf(" %7s", hw.levels[k].name);
-    printf(" %10s %10s %10s\n", "compute", "memory", "imbalance");
-    for (size_t i = 0; i < ncores; i++) {
-      printf("%6u %10.4f s %7.2fx", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
-      for (uint32_t k = 0; k < hw.nlevels; k++) printf(" %6.2f%%", 100 * pts[i].rates.levels[k].ref_hit_rate);
-      printf(" %8.4f s %8.4f s %8.4f s\n", pts[i].compute_s, pts[i].memory_s, pts[i].wait_s);
-    }
-    printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
-    if (nmodels) {
-      printf("\n%-28s", "core model (runtime)");
-      for (size_t i = 0; i < ncores; i++) {
-        char h[32];
-        snprintf(h, sizeof h, "%u cores", pts[i].n);
-        printf(" %11s", h);
-      }
-      printf("\n");
-      for (size_t j = 0; j < nmodels; j++) {
-        printf("%-28s", models[j].name);
-        for (size_t i = 0; i < ncores; i++) printf(" %9.4f s", mrt[j * ncores + i]);
-        printf("\n");
-      }
-    }
-  }
-  if (plotpath && (rc = plot(plotpath, pts, ncores, argv[optind], &err))) rc = ppt_cli_fail("predict", &err);
-out:
-  free(pts);
-  free(mrt);
-  free(counted);
-  ppt_trace_close(t);
-  return rc;
+  static const ppt_cli_steps steps = {"predict",  parse_args, run,    write_table,
+                                      write_json, write_plot, release};
+  return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

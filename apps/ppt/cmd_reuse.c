@@ -6,7 +6,6 @@
  * independently, so the command hands them to ppt_reuse_feed_chunks with one decode
  * batch per worker; the engine guarantees the result equals the sequential feed. */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <pthread.h>
@@ -57,11 +56,25 @@ static void help(void) {
 }
 
 typedef struct args {
+  ppt_cli_common c; /* --seed, --json, -o; c.operand: the trace */
   ppt_reuse_opts o;
-  int per_bb, json, all_threads, seed_given;
+  int per_bb, all_threads, thread_given;
   uint64_t thread, workers;
-  const char *out, *ppt_text, *path;
+  const char *ppt_text;
 } args;
+
+/* One thread's analysis. */
+typedef struct analysis {
+  uint32_t thread;
+  ppt_reuse *r;
+  double secs;
+  ppt_rdhist *reg[2]; /* with --per-bb: serial and parallel regions */
+} analysis;
+
+typedef struct results {
+  ppt_trace *t;
+  json_object *j; /* with --json: the thread's object, or the array of all threads' */
+} results;
 
 static const char *mode_name(ppt_reuse_mode m) {
   return m == PPT_REUSE_SAMPLED ? "sampled" : m == PPT_REUSE_APPROX ? "approx" : "exact";
@@ -165,7 +178,9 @@ typedef struct bins {
   int64_t mode_d;
 } bins;
 
-static int bin_of(int64_t d) { return d == 0 ? 0 : 64 - __builtin_clzll((unsigned long long)d); }
+static int bin_of(int64_t d) {
+  return d == 0 ? 0 : 64 - __builtin_clzll((unsigned long long)d);
+}
 
 static int add_bin(int64_t d, double c, void *arg) {
   bins *b = arg;
@@ -180,10 +195,14 @@ static int add_bin(int64_t d, double c, void *arg) {
 }
 
 static void print_size(uint64_t bytes) {
-  if (bytes >= (1ull << 30)) printf("%7.4g GiB", (double)bytes / (1ull << 30));
-  else if (bytes >= (1ull << 20)) printf("%7.4g MiB", (double)bytes / (1ull << 20));
-  else if (bytes >= 1024) printf("%7.4g KiB", (double)bytes / 1024);
-  else printf("%7llu B  ", (unsigned long long)bytes);
+  if (bytes >= (1ull << 30))
+    printf("%7.4g GiB", (double)bytes / (1ull << 30));
+  else if (bytes >= (1ull << 20))
+    printf("%7.4g MiB", (double)bytes / (1ull << 20));
+  else if (bytes >= 1024)
+    printf("%7.4g KiB", (double)bytes / 1024);
+  else
+    printf("%7llu B  ", (unsigned long long)bytes);
 }
 
 static void print_bins(const ppt_rdhist *h) {
@@ -195,9 +214,12 @@ static void print_bins(const ppt_rdhist *h) {
   unsigned line = ppt_rdhist_line(h);
   for (int k = 0; k <= b.top; k++) {
     char range[48];
-    if (k == 0) snprintf(range, sizeof range, "0");
-    else if (k == 1) snprintf(range, sizeof range, "1");
-    else snprintf(range, sizeof range, "%llu-%llu", 1ull << (k - 1), (k == 64 ? ~0ull : (1ull << k) - 1));
+    if (k == 0)
+      snprintf(range, sizeof range, "0");
+    else if (k == 1)
+      snprintf(range, sizeof range, "1");
+    else
+      snprintf(range, sizeof range, "%llu-%llu", 1ull << (k - 1), (k == 64 ? ~0ull : (1ull << k) - 1));
     cum += b.count[k];
     printf("%-22s %16.0f %8.3f %8.3f  ", range, b.count[k], 100 * b.count[k] / total, 100 * cum / total);
     if (k < 44) {
@@ -248,7 +270,7 @@ static int by_refs(const void *x, const void *y) {
   return p->id < q->id ? -1 : p->id > q->id;
 }
 
-static int print_blocks(const ppt_trace *t, const ppt_reuse *r, ppt_rdhist *reg[2]) {
+static int print_blocks(const ppt_trace *t, const ppt_reuse *r, ppt_rdhist *const reg[2]) {
   const char *names[2] = {"serial", "parallel"};
   printf("\n%-10s %16s %12s %12s\n", "region", "refs", "infinite", "mean D");
   for (int g = 0; g < 2; g++)
@@ -272,7 +294,8 @@ static int print_blocks(const ppt_trace *t, const ppt_reuse *r, ppt_rdhist *reg[
            tot > 0 ? 100 * ppt_rdhist_infinite(h) / tot : 0.0);
     if (id >= 1 && id <= ppt_trace_nbbs(t)) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
-      printf("%s (%s:%u)%s\n", bb->func, bb->file, bb->line, bb->flags & PPT_BB_PARALLEL ? " [parallel]" : "");
+      printf("%s (%s:%u)%s\n", bb->func, bb->file, bb->line,
+             bb->flags & PPT_BB_PARALLEL ? " [parallel]" : "");
     } else {
       printf("(before any block)\n");
     }
@@ -296,8 +319,7 @@ static void take_hist(json_object *dst, json_object *h) {
   static const char *keys[] = {"infinite", "histogram", "mean"};
   for (size_t i = 0; i < 3; i++) {
     json_object *v;
-    if (json_object_object_get_ex(h, keys[i], &v))
-      json_object_object_add(dst, keys[i], json_object_get(v));
+    if (json_object_object_get_ex(h, keys[i], &v)) json_object_object_add(dst, keys[i], json_object_get(v));
   }
   json_object_put(h);
 }
@@ -341,7 +363,7 @@ static json_object *blocks_json(const ppt_trace *t, const ppt_reuse *r, ppt_err 
 }
 
 static json_object *thread_json(const ppt_trace *t, uint32_t thread, const args *a, const ppt_reuse *r,
-                                double secs, ppt_rdhist *reg[2], ppt_err *err) {
+                                double secs, ppt_rdhist *const *reg, ppt_err *err) {
   json_object *o = hist_json(ppt_reuse_hist(r), err);
   if (!o) return NULL;
   add_provenance(o, a, thread);
@@ -457,156 +479,166 @@ static int save_ppt_text(const char *base, int all, uint32_t thread, const ppt_r
 
 /* ---------------------------------------------------------------- options */
 
-static int parse_rate(const char *opt, const char *s, double *rate) {
-  if (ppt_cli_parse_double(s, rate) || !(*rate > 0 && *rate <= 1))
-    return ppt_cli_usage("reuse", "%s wants a fraction in (0, 1], not '%s'", opt, s);
-  return 0;
+/* --sample R / --approx R: one of them, a fraction in (0, 1]. */
+static int take_rate(args *a, int val, const char *value) {
+  if (a->o.mode != PPT_REUSE_EXACT) return ppt_cli_usage("reuse", "give one of --sample and --approx");
+  a->o.mode = val == 's' ? PPT_REUSE_SAMPLED : PPT_REUSE_APPROX;
+  int rc = ppt_cli_take_fraction("reuse", val == 's' ? "--sample" : "--approx", value, &a->o.rate);
+  /* gsl_ran_geometric's mean gap must stay far below 2^32 (reuse.h). */
+  if (!rc && val == 's' && a->o.rate < 1e-6)
+    rc = ppt_cli_usage("reuse", "--sample wants a fraction of at least 1e-6, not '%s'", value);
+  return rc;
 }
 
-/* Returns 0, -1 after --help, or the exit code of a usage error. */
-static int parse(int argc, char **argv, args *a) {
-  static const struct option opts[] = {{"line", required_argument, 0, 'l'},
-                                       {"per-bb", no_argument, 0, 'b'},
-                                       {"threads", required_argument, 0, 'T'},
-                                       {"sample", required_argument, 0, 's'},
-                                       {"approx", required_argument, 0, 'a'},
-                                       {"seed", required_argument, 0, 'S'},
-                                       {"thread", required_argument, 0, 'k'},
-                                       {"all-threads", no_argument, 0, 'A'},
-                                       {"json", no_argument, 0, 'j'},
-                                       {"output", required_argument, 0, 'o'},
-                                       {"ppt-text", required_argument, 0, 'p'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
+static int take(void *arg, int val, const char *value) {
+  args *a = arg;
+  uint64_t v;
+  switch (val) {
+    case 'l':
+      if (ppt_cli_parse_u64(value, &v) || v < 1 || v > (1u << 20) || (v & (v - 1)))
+        return ppt_cli_usage("reuse", "--line wants a power of two up to 1 MiB, not '%s'", value);
+      a->o.line = (unsigned)v;
+      return 0;
+    case 'b': a->per_bb = 1; return 0;
+    case 'T':
+      if (ppt_cli_parse_u64(value, &a->workers) || a->workers < 1 || a->workers > MAX_WORKERS)
+        return ppt_cli_usage("reuse", "--threads wants 1..%d, not '%s'", MAX_WORKERS, value);
+      return 0;
+    case 's':
+    case 'a': return take_rate(a, val, value);
+    case 'k':
+      if (ppt_cli_parse_u64(value, &a->thread) || a->thread >= UINT32_MAX)
+        return ppt_cli_usage("reuse", "--thread wants a thread index, not '%s'", value);
+      a->thread_given = 1;
+      return 0;
+    case 'A': a->all_threads = 1; return 0;
+    default: a->ppt_text = value; return 0; /* --ppt-text */
+  }
+}
+
+static int parse_args(int argc, char **argv, void *va) {
+  static const struct option own[] = {{"line", required_argument, 0, 'l'},
+                                      {"per-bb", no_argument, 0, 'b'},
+                                      {"threads", required_argument, 0, 'T'},
+                                      {"sample", required_argument, 0, 's'},
+                                      {"approx", required_argument, 0, 'a'},
+                                      {"thread", required_argument, 0, 'k'},
+                                      {"all-threads", no_argument, 0, 'A'},
+                                      {"ppt-text", required_argument, 0, 'p'},
+                                      {0, 0, 0, 0}};
+  static const ppt_cli_spec spec = {.cmd = "reuse",
+                                    .shared = PPT_OPT_SEED | PPT_OPT_JSON | PPT_OPT_OUTPUT,
+                                    .own = own,
+                                    .take = take,
+                                    .help = help,
+                                    .operand = "TRACE"};
+  args *a = va;
   ppt_reuse_opts_init(&a->o);
   a->workers = 1;
-  int thread_given = 0, c, rc = 0;
-  uint64_t v;
-  optind = 1;
-  opterr = 0;
-  while (!rc && (c = getopt_long(argc, argv, "ho:", opts, NULL)) != -1) {
-    switch (c) {
-      case 'l':
-        if (ppt_cli_parse_u64(optarg, &v) || v < 1 || v > (1u << 20) || (v & (v - 1)))
-          rc = ppt_cli_usage("reuse", "--line wants a power of two up to 1 MiB, not '%s'", optarg);
-        a->o.line = (unsigned)v;
-        break;
-      case 'b': a->per_bb = 1; break;
-      case 'T':
-        if (ppt_cli_parse_u64(optarg, &a->workers) || a->workers < 1 || a->workers > MAX_WORKERS)
-          rc = ppt_cli_usage("reuse", "--threads wants 1..%d, not '%s'", MAX_WORKERS, optarg);
-        break;
-      case 's':
-      case 'a':
-        if (a->o.mode != PPT_REUSE_EXACT) {
-          rc = ppt_cli_usage("reuse", "give one of --sample and --approx");
-          break;
-        }
-        a->o.mode = c == 's' ? PPT_REUSE_SAMPLED : PPT_REUSE_APPROX;
-        rc = parse_rate(c == 's' ? "--sample" : "--approx", optarg, &a->o.rate);
-        /* gsl_ran_geometric's mean gap must stay far below 2^32 (reuse.h). */
-        if (!rc && c == 's' && a->o.rate < 1e-6)
-          rc = ppt_cli_usage("reuse", "--sample wants a fraction of at least 1e-6, not '%s'", optarg);
-        break;
-      case 'S':
-        if (ppt_cli_parse_u64(optarg, &v)) rc = ppt_cli_usage("reuse", "--seed wants a non-negative integer, not '%s'", optarg);
-        a->o.seed = (unsigned long)v;
-        break;
-      case 'k':
-        if (ppt_cli_parse_u64(optarg, &a->thread) || a->thread >= UINT32_MAX)
-          rc = ppt_cli_usage("reuse", "--thread wants a thread index, not '%s'", optarg);
-        thread_given = 1;
-        break;
-      case 'A': a->all_threads = 1; break;
-      case 'j': a->json = 1; break;
-      case 'o': a->out = optarg; break;
-      case 'p': a->ppt_text = optarg; break;
-      case 'h': help(); return -1;
-      default: rc = ppt_cli_usage("reuse", "unknown option or missing value in '%s'", argv[optind - 1]); break;
-    }
-  }
+  int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
   if (rc) return rc;
-  if (thread_given && a->all_threads) return ppt_cli_usage("reuse", "give one of --thread and --all-threads");
-  if (optind + 1 != argc) return ppt_cli_usage("reuse", "expected exactly one TRACE");
-  if (a->out && !*a->out) return ppt_cli_usage("reuse", "-o wants a file name");
-  a->path = argv[optind];
+  a->o.seed = (unsigned long)a->c.seed;
+  if (a->thread_given && a->all_threads) {
+    ppt_cli_common_free(&a->c);
+    return ppt_cli_usage("reuse", "give one of --thread and --all-threads");
+  }
   return 0;
 }
 
 /* ---------------------------------------------------------------- main */
 
-/* Analyses one thread and emits everything asked for; JSON goes into *jout. */
-static int run_thread(const ppt_trace *t, uint32_t thread, const args *a, json_object **jout, ppt_err *err) {
-  ppt_reuse *r;
-  double secs = 0;
-  int rc = analyse(t, thread, a, &r, &secs, err);
-  if (rc) return rc;
-  ppt_rdhist *reg[2] = {NULL, NULL};
-  if (a->per_bb) rc = regions(t, r, reg, err);
-  if (!rc && a->out) {
-    char *p = per_thread_name(a->out, a->all_threads, thread);
-    rc = p ? save_hist(p, t, thread, a, r, err) : ppt_err_set(err, PPT_ERUN, "out of memory");
-    free(p);
-  }
-  if (!rc && a->ppt_text) rc = save_ppt_text(a->ppt_text, a->all_threads, thread, r, err);
-  if (!rc && a->json) {
-    *jout = thread_json(t, thread, a, r, secs, a->per_bb ? reg : NULL, err);
-    if (!*jout) rc = err->status ? (int)err->status : PPT_ERUN;
-  } else if (!rc) {
-    print_summary(t, thread, a, r, secs);
-    if (a->per_bb && print_blocks(t, r, reg)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-  }
-  ppt_rdhist_free(reg[0]);
-  ppt_rdhist_free(reg[1]);
-  ppt_reuse_free(r);
+/* Analyses one thread. */
+static int analyse_thread(const ppt_trace *t, uint32_t thread, const args *a, analysis *res, ppt_err *err) {
+  *res = (analysis){.thread = thread};
+  int rc = analyse(t, thread, a, &res->r, &res->secs, err);
+  if (!rc && a->per_bb) rc = regions(t, res->r, res->reg, err);
   return rc;
 }
 
-int ppt_cmd_reuse(int argc, char **argv) {
-  args a = {0};
-  int rc = parse(argc, argv, &a);
-  if (rc) return rc < 0 ? 0 : rc;
-  ppt_err err;
-  ppt_err_clear(&err);
-  ppt_trace *t;
-  if (ppt_trace_open(a.path, &t, &err)) return ppt_cli_fail("reuse", &err);
-  uint32_t nth = ppt_trace_nthreads(t);
-  if (!a.all_threads && a.thread >= nth) {
-    ppt_err_set(&err, PPT_EINPUT, "%s: no thread %llu (the trace has %u)", a.path, (unsigned long long)a.thread,
-                nth);
-    ppt_trace_close(t);
-    return ppt_cli_fail("reuse", &err);
+static void free_analysis(analysis *res) {
+  ppt_rdhist_free(res->reg[0]);
+  ppt_rdhist_free(res->reg[1]);
+  ppt_reuse_free(res->r);
+}
+
+/* -o and --ppt-text for one thread. */
+static int thread_files(const ppt_trace *t, const args *a, const analysis *res, ppt_err *err) {
+  int rc = 0;
+  if (a->c.output) {
+    char *p = per_thread_name(a->c.output, a->all_threads, res->thread);
+    rc = p ? save_hist(p, t, res->thread, a, res->r, err) : ppt_err_set(err, PPT_ERUN, "out of memory");
+    free(p);
   }
-  uint32_t first = a.all_threads ? 0 : (uint32_t)a.thread, last = a.all_threads ? nth : first + 1;
-  json_object *all = a.json && a.all_threads ? json_object_new_array() : NULL, *one = NULL;
-  for (uint32_t th = first; !rc && th < last; th++) {
-    if (!a.json && th > first) printf("\n");
-    json_object *j = NULL;
-    rc = run_thread(t, th, &a, &j, &err);
-    if (!rc && j) {
-      if (all) json_object_array_add(all, j);
-      else one = j;
-    }
-  }
-  if (rc) {
-    json_object_put(all);
-    json_object_put(one);
-    ppt_trace_close(t);
-    return ppt_cli_fail("reuse", &err);
-  }
-  if (a.json) {
-    if (all) {
-      one = json_object_new_object();
-      json_object_object_add(one, "trace", json_object_new_string(a.path));
-      json_object_object_add(one, "line", json_object_new_int64(a.o.line));
-      json_object_object_add(one, "mode", json_object_new_string(mode_name(a.o.mode)));
-      json_object_object_add(one, "threads", all);
-    } else {
-      json_object_object_add(one, "trace", json_object_new_string(a.path));
-    }
-    printf("%s\n", json_object_to_json_string_ext(one, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-    json_object_put(one);
-  }
-  ppt_trace_close(t);
+  if (!rc && a->ppt_text) rc = save_ppt_text(a->ppt_text, a->all_threads, res->thread, res->r, err);
+  return rc;
+}
+
+static int thread_table(const ppt_trace *t, const args *a, const analysis *res, ppt_err *err) {
+  if (res->thread > (a->all_threads ? 0 : a->thread)) printf("\n");
+  print_summary(t, res->thread, a, res->r, res->secs);
+  if (a->per_bb && print_blocks(t, res->r, res->reg)) return ppt_err_set(err, PPT_ERUN, "out of memory");
   return 0;
+}
+
+/* One thread's JSON, into the array of all threads' or as the one object. */
+static int thread_json_add(const ppt_trace *t, const args *a, const analysis *res, json_object **out,
+                           ppt_err *err) {
+  json_object *j = thread_json(t, res->thread, a, res->r, res->secs, a->per_bb ? res->reg : NULL, err);
+  if (!j) return err->status ? (int)err->status : PPT_ERUN;
+  if (!a->all_threads)
+    *out = j;
+  else
+    json_object_array_add(*out, j);
+  return 0;
+}
+
+/* Every thread asked for, one at a time: analysed, written (files, and the table or
+ * JSON), freed, so that only one thread's analysis is held at once. */
+static int run(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  results *r = vr;
+  int rc = ppt_trace_open(a->c.operand, &r->t, err);
+  if (rc) return rc;
+  uint32_t nth = ppt_trace_nthreads(r->t);
+  if (!a->all_threads && a->thread >= nth)
+    return ppt_err_set(err, PPT_EINPUT, "%s: no thread %llu (the trace has %u)", a->c.operand,
+                       (unsigned long long)a->thread, nth);
+  uint32_t first = a->all_threads ? 0 : (uint32_t)a->thread, last = a->all_threads ? nth : first + 1;
+  if (a->c.json && a->all_threads) r->j = json_object_new_array();
+  for (uint32_t th = first; !rc && th < last; th++) {
+    analysis res;
+    rc = analyse_thread(r->t, th, a, &res, err);
+    if (!rc) rc = thread_files(r->t, a, &res, err);
+    if (!rc) rc = a->c.json ? thread_json_add(r->t, a, &res, &r->j, err) : thread_table(r->t, a, &res, err);
+    free_analysis(&res);
+  }
+  return rc;
+}
+
+static int write_json(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  results *r = vr;
+  json_object *j = r->j, *one = j;
+  r->j = NULL; /* ppt_cli_put_json releases it */
+  if (a->all_threads) {
+    one = json_object_new_object();
+    json_object_object_add(one, "trace", json_object_new_string(a->c.operand));
+    json_object_object_add(one, "line", json_object_new_int64(a->o.line));
+    json_object_object_add(one, "mode", json_object_new_string(mode_name(a->o.mode)));
+    json_object_object_add(one, "threads", j);
+  } else {
+    json_object_object_add(one, "trace", json_object_new_string(a->c.operand));
+  }
+  return ppt_cli_put_json(one, JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, err);
+}
+
+static void release(void *vr) {
+  results *r = vr;
+  json_object_put(r->j);
+  ppt_trace_close(r->t);
+}
+
+int ppt_cmd_reuse(int argc, char **argv) {
+  static const ppt_cli_steps steps = {"reuse", parse_args, run, NULL, write_json, NULL, release};
+  return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

@@ -4,7 +4,6 @@
  * program has exited and the trace opens cleanly is it renamed to the requested output,
  * so a crash never leaves a half-written trace under the user's name. */
 #include <errno.h>
-#include <getopt.h>
 #include <json-c/json.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -30,99 +29,136 @@ static void help(void) {
       "Exit status: PROGRAM's failure or a lost trace gives 1; bad usage gives 2.\n");
 }
 
-int ppt_cmd_trace(int argc, char **argv) {
-  const char *out = "ppt.trace";
-  uint64_t threads = 1;
-  int json = 0;
-  static const struct option opts[] = {{"output", required_argument, 0, 'o'},
-                                       {"threads", required_argument, 0, 't'},
-                                       {"json", no_argument, 0, 'j'},
-                                       {"help", no_argument, 0, 'h'},
-                                       {0, 0, 0, 0}};
-  optind = 1;
-  int c;
-  opterr = 0; /* one message line, ours */
-  while ((c = getopt_long(argc, argv, "+o:t:h", opts, NULL)) != -1) {
-    switch (c) {
-      case 'o': out = optarg; break;
-      case 't':
-        if (ppt_cli_parse_u64(optarg, &threads) || threads < 1 || threads > 4096)
-          return ppt_cli_usage("trace", "--threads wants a number from 1 to 4096, not '%s'", optarg);
-        break;
-      case 'j': json = 1; break;
-      case 'h': help(); return 0;
-      default: return ppt_cli_usage("trace", "unknown option or missing value in '%s'", argv[optind - 1]);
-    }
-  }
-  if (optind >= argc) return ppt_cli_usage("trace", "no program given (ppt trace [options] -- PROGRAM ARGS...)");
-  char **prog = argv + optind;
+typedef struct args {
+  ppt_cli_common c; /* -o, --json; c.rest: PROGRAM ARGS */
+  uint64_t threads;
+  const char *out;
+} args;
 
-  size_t n = strlen(out) + 16;
-  char *tmp = malloc(n);
-  char tbuf[32];
-  if (!tmp) return 1;
-  snprintf(tmp, n, "%s.tmp%ld", out, (long)getpid());
-  snprintf(tbuf, sizeof tbuf, "%llu", (unsigned long long)threads);
+typedef struct results {
+  int status; /* PROGRAM's exit status */
+  uint64_t refs, bytes;
+  uint32_t threads;
+} results;
+
+static int take(void *arg, int val, const char *value) {
+  args *a = arg;
+  (void)val; /* --threads, the only one */
+  if (ppt_cli_parse_u64(value, &a->threads) || a->threads < 1 || a->threads > 4096)
+    return ppt_cli_usage("trace", "--threads wants a number from 1 to 4096, not '%s'", value);
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, void *va) {
+  static const struct option own[] = {{"threads", required_argument, 0, 't'}, {0, 0, 0, 0}};
+  static const ppt_cli_spec spec = {.cmd = "trace",
+                                    .shared = PPT_OPT_OUTPUT | PPT_OPT_JSON,
+                                    .own = own,
+                                    .own_short = "t:",
+                                    .take = take,
+                                    .help = help};
+  args *a = va;
+  a->threads = 1;
+  int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
+  if (!rc && !a->c.nrest) {
+    ppt_cli_common_free(&a->c);
+    return ppt_cli_usage("trace", "no program given (ppt trace [options] -- PROGRAM ARGS...)");
+  }
+  a->out = a->c.output ? a->c.output : "ppt.trace";
+  return rc;
+}
+
+/* Runs PROGRAM with the runtime writing its trace to tmp; *st: its wait status. */
+static int spawn(const args *a, const char *tmp, int *st, ppt_err *err) {
+  char **prog = a->c.rest, tbuf[32];
+  snprintf(tbuf, sizeof tbuf, "%llu", (unsigned long long)a->threads);
   setenv("PPT_TRACE_FILE", tmp, 1);
   setenv("OMP_NUM_THREADS", tbuf, 1);
   pid_t pid;
   int rc = posix_spawnp(&pid, prog[0], NULL, NULL, prog, environ);
   unsetenv("PPT_TRACE_FILE");
-  if (rc != 0) {
-    fprintf(stderr, "ppt trace: %s: cannot run: %s\n", prog[0], strerror(rc));
-    free(tmp);
-    return 2;
-  }
-  int st;
-  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFSIGNALED(st)) {
-    fprintf(stderr, "ppt trace: %s: killed by signal %d; no trace written\n", prog[0], WTERMSIG(st));
-    unlink(tmp);
-    free(tmp);
-    return 1;
-  }
-  if (access(tmp, F_OK) != 0) {
-    fprintf(stderr, "ppt trace: %s: no trace was written (was it built with ppt-cc?)\n", prog[0]);
-    free(tmp);
-    return WEXITSTATUS(st) ? 1 : 2;
-  }
-  ppt_trace *t;
-  ppt_err err;
-  if (ppt_trace_open(tmp, &t, &err)) {
-    fprintf(stderr, "ppt trace: %s: the trace is unusable: %s\n", prog[0], err.msg);
-    unlink(tmp);
-    free(tmp);
-    return 1;
-  }
-  uint64_t refs = ppt_trace_nrefs(t, UINT32_MAX), bytes = ppt_trace_file_bytes(t);
-  uint32_t nth = ppt_trace_nthreads(t);
-  ppt_trace_close(t);
-  if (rename(tmp, out) != 0) {
-    fprintf(stderr, "ppt trace: %s: cannot rename into place: %s\n", out, strerror(errno));
-    unlink(tmp);
-    free(tmp);
-    return 1;
-  }
-  free(tmp);
-  double bpr = refs ? (double)bytes / (double)refs : 0;
-  if (json) {
-    json_object *o = json_object_new_object();
-    json_object_object_add(o, "trace", json_object_new_string(out));
-    json_object_object_add(o, "refs", json_object_new_int64((int64_t)refs));
-    json_object_object_add(o, "threads", json_object_new_int64(nth));
-    json_object_object_add(o, "file_bytes", json_object_new_int64((int64_t)bytes));
-    json_object_object_add(o, "bytes_per_ref", json_object_new_double(bpr));
-    json_object_object_add(o, "exit_status", json_object_new_int(WEXITSTATUS(st)));
-    printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
-    json_object_put(o);
-  } else {
-    fprintf(stderr, "ppt trace: wrote %s: %llu references, %u thread%s, %llu bytes (%.3f B/ref)\n", out,
-            (unsigned long long)refs, nth, nth == 1 ? "" : "s", (unsigned long long)bytes, bpr);
-  }
-  if (WEXITSTATUS(st) != 0) {
-    fprintf(stderr, "ppt trace: %s exited with status %d (trace kept)\n", prog[0], WEXITSTATUS(st));
-    return 1;
+  if (rc != 0) return ppt_err_set(err, PPT_EINPUT, "%s: cannot run: %s", prog[0], strerror(rc));
+  while (waitpid(pid, st, 0) < 0 && errno == EINTR) {
   }
   return 0;
+}
+
+/* Checks the trace PROGRAM left in tmp and renames it to the output (tmp removed on a
+ * failure). */
+static int keep(const args *a, const char *tmp, int st, results *r, ppt_err *err) {
+  const char *prog = a->c.rest[0];
+  int rc = 0;
+  ppt_trace *t;
+  if (WIFSIGNALED(st)) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: killed by signal %d; no trace written", prog, WTERMSIG(st));
+  } else if (access(tmp, F_OK) != 0) {
+    /* A program that failed may have died before its first reference; one that exited
+     * cleanly without a trace was not built with ppt-cc, bad input. */
+    return ppt_err_set(err, WEXITSTATUS(st) ? PPT_ERUN : PPT_EINPUT,
+                       "%s: no trace was written (was it built with ppt-cc?)", prog);
+  } else if (ppt_trace_open(tmp, &t, err)) {
+    ppt_err e = *err;
+    rc = ppt_err_set(err, PPT_ERUN, "%s: the trace is unusable: %s", prog, e.msg);
+  } else {
+    r->refs = ppt_trace_nrefs(t, UINT32_MAX);
+    r->bytes = ppt_trace_file_bytes(t);
+    r->threads = ppt_trace_nthreads(t);
+    r->status = WEXITSTATUS(st);
+    ppt_trace_close(t);
+    if (rename(tmp, a->out) != 0)
+      rc = ppt_err_set(err, PPT_ERUN, "%s: cannot rename into place: %s", a->out, strerror(errno));
+  }
+  if (rc) unlink(tmp);
+  return rc;
+}
+
+static int run(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  size_t n = strlen(a->out) + 16;
+  char *tmp = malloc(n);
+  if (!tmp) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  snprintf(tmp, n, "%s.tmp%ld", a->out, (long)getpid());
+  int st, rc = spawn(a, tmp, &st, err);
+  if (!rc) rc = keep(a, tmp, st, vr, err);
+  free(tmp);
+  return rc;
+}
+
+static double bytes_per_ref(const results *r) {
+  return r->refs ? (double)r->bytes / (double)r->refs : 0;
+}
+
+/* The trace is kept when PROGRAM failed, but the failure is ppt trace's too. */
+static int exit_status(const args *a, const results *r, ppt_err *err) {
+  if (!r->status) return 0;
+  return ppt_err_set(err, PPT_ERUN, "%s exited with status %d (trace kept)", a->c.rest[0], r->status);
+}
+
+static int write_json(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const results *r = vr;
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "trace", json_object_new_string(a->out));
+  json_object_object_add(o, "refs", json_object_new_int64((int64_t)r->refs));
+  json_object_object_add(o, "threads", json_object_new_int64(r->threads));
+  json_object_object_add(o, "file_bytes", json_object_new_int64((int64_t)r->bytes));
+  json_object_object_add(o, "bytes_per_ref", json_object_new_double(bytes_per_ref(r)));
+  json_object_object_add(o, "exit_status", json_object_new_int(r->status));
+  int rc = ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY, err);
+  return rc ? rc : exit_status(a, r, err);
+}
+
+/* The summary goes to stderr: stdout stays the traced program's. */
+static int write_table(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const results *r = vr;
+  fprintf(stderr, "ppt trace: wrote %s: %llu references, %u thread%s, %llu bytes (%.3f B/ref)\n", a->out,
+          (unsigned long long)r->refs, r->threads, r->threads == 1 ? "" : "s", (unsigned long long)r->bytes,
+          bytes_per_ref(r));
+  return exit_status(a, r, err);
+}
+
+int ppt_cmd_trace(int argc, char **argv) {
+  static const ppt_cli_steps steps = {"trace", parse_args, run, write_table, write_json, NULL, NULL};
+  return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

@@ -38,14 +38,13 @@ typedef struct ppt_cachesim_counts {
   uint64_t misses;         /* of those, misses = line accesses missing at every level <= this */
   uint64_t store_accesses; /* the stores among accesses */
   uint64_t store_misses;
-  uint64_t invalidations;  /* lines removed here by back-invalidation from an inclusive level,
-                              or by another thread's store (ppt_cachesim_set_coherence) */
+  uint64_t invalidations; /* lines removed here by back-invalidation from an inclusive level,
+                             or by another thread's store (ppt_cachesim_set_coherence) */
 } ppt_cachesim_counts;
 
 /* A simulator with empty caches for `nthreads` threads (1..65536). The hwspec must be
  * valid (ppt_hwspec_validate); PPT_EINPUT otherwise, PPT_ERUN when out of memory. */
-int ppt_cachesim_create(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out,
-                        ppt_err *err);
+int ppt_cachesim_create(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out, ppt_err *err);
 void ppt_cachesim_free(ppt_cachesim *sim);
 /* Restarts the victim draws of random-replacement levels from `seed` (the simulator
  * starts from PPT_CACHESIM_DEFAULT_SEED). No effect when every level is LRU. */
@@ -57,11 +56,9 @@ void ppt_cachesim_set_coherence(ppt_cachesim *sim, int on);
 /* Simulates one access of `size` bytes (0 counts as 1) at `addr` by `thread`. Returns the
  * deepest level that served one of its lines: 0 = all hit in L1, nlevels = some line
  * came from memory; -1 when thread >= nthreads (nothing simulated). */
-int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint32_t size,
-                        int is_store);
+int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint32_t size, int is_store);
 
 uint32_t ppt_cachesim_nlevels(const ppt_cachesim *sim);
-uint32_t ppt_cachesim_nthreads(const ppt_cachesim *sim);
 uint32_t ppt_cachesim_instances(const ppt_cachesim *sim, uint32_t level);
 const char *ppt_cachesim_level_name(const ppt_cachesim *sim, uint32_t level);
 /* Number of ppt_cachesim_access calls simulated (references, not line accesses). */

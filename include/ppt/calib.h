@@ -2,7 +2,7 @@
  *
  * Cache geometry comes from CPUID (Intel leaf 4, AMD Fn8000_001D or its older leaves),
  * else Linux sysfs, and what neither sizes from a pointer-chase sweep; topology from
- * sysfs, else CPUID (docs/hwspec.md, "Where ppt calibrate gets the geometry"). The timing
+ * sysfs, else CPUID (docs/calibrate.md, "Where ppt calibrate gets the geometry"). The timing
  * figures are measured with small kernels:
  *   clock       a dependent chain of integer adds (one add per cycle on every core we
  *               know of), checked against /proc/cpuinfo "cpu MHz";
@@ -94,7 +94,7 @@ typedef struct ppt_calib_cache {
    * 0: no bound). The sweep sets size and assumes the ways (assoc_assumed). */
   uint64_t size_bound;
   int assoc_assumed;
-  char where[48];            /* the leaf and sub-leaf, or sysfs folder, it was read from */
+  char where[48]; /* the leaf and sub-leaf, or sysfs folder, it was read from */
 } ppt_calib_cache;
 
 typedef struct ppt_calib_caches {
@@ -123,11 +123,11 @@ int ppt_calib_geometry(const ppt_calib_caches *sys, uint32_t cores, uint32_t smt
 /* Everything measured, in the units of the measurement (the hwspec holds the same in
  * its own units). Index k < nlevels is cache level k; k == nlevels is DRAM. */
 typedef struct ppt_calib_result {
-  ppt_hwspec hw;                             /* the spec written (validated) */
-  ppt_calib_caches caches;                   /* geometry as read (each level names its source) */
-  uint32_t online_cpus, smt;                 /* sysconf and threads per core */
-  uint32_t package_cpus;                     /* logical CPUs of the package modelled */
-  char topology_source[200];                 /* where smt and package_cpus came from */
+  ppt_hwspec hw;             /* the spec written (validated) */
+  ppt_calib_caches caches;   /* geometry as read (each level names its source) */
+  uint32_t online_cpus, smt; /* sysconf and threads per core */
+  uint32_t package_cpus;     /* logical CPUs of the package modelled */
+  char topology_source[200]; /* where smt and package_cpus came from */
   /* The chase sweep for levels no source sized (calib_discover.c): discover_n points
    * (0: not run), and the levels it found after those the sources gave. */
   uint32_t discover_n;
@@ -191,8 +191,8 @@ typedef struct ppt_calib_result {
   char tlb_source[96];
   double op_ns[PPT_HW_NOPCLASS];     /* ns per op, independent chains */
   double op_lat_ns[PPT_HW_NOPCLASS]; /* ns per op, dependent chain */
-  int huge_pages;       /* transparent huge pages were requested for buffers */
-  double mlp;           /* misses in flight (chases over DRAM: best speedup of k chains) */
+  int huge_pages;                    /* transparent huge pages were requested for buffers */
+  double mlp;                        /* misses in flight (chases over DRAM: best speedup of k chains) */
   /* Misses queued on one first-level set (calib_par.c): column walks over
    * same_set_bufs matrices of same_set_rows rows of same_set_row_bytes (L1 size / ways,
    * so a column maps to one L1 set), served by the last cache level; ns per line stored
@@ -203,14 +203,14 @@ typedef struct ppt_calib_result {
   uint32_t same_set_rows, same_set_bufs;
   double same_set_load_ns, same_set_store_ns;
   int same_set_capped;
-  double call_ns;       /* one libm call (exp/log) */
+  double call_ns; /* one libm call (exp/log) */
   /* Cache-to-cache transfers (calib_par.c): threads pinned to c2c_cpus[0] and [1] (the
    * first two cores of the package, SMT siblings skipped) take turns writing one 64 B
    * line; ns per round trip, two transfers. The spec's coherence_cycles is half of it.
    * 0: not measured (one core, or the threads could not be pinned: see notes). */
   int c2c_cpus[2];
   double c2c_round_trip_ns;
-  double fork_join_ns;  /* one OpenMP region on fork_join_threads (all CPUs) */
+  double fork_join_ns;        /* one OpenMP region on fork_join_threads (all CPUs) */
   double fork_join_serial_ns; /* the same region run by one thread (serialised) */
   uint32_t fork_join_threads;
   /* Where both fork-join figures were timed: 1 by ppt-ompcost (next to the running
@@ -226,8 +226,8 @@ typedef struct ppt_calib_result {
    * the difference was not positive (then not in the spec). */
   double branch_random_ns, branch_sorted_ns;
   double branch_miss_ns;
-  int optimised;        /* the kernels were compiled with optimisation */
-  double seconds;       /* wall time of the whole calibration */
+  int optimised;  /* the kernels were compiled with optimisation */
+  double seconds; /* wall time of the whole calibration */
 } ppt_calib_result;
 
 /* Measures this machine. The result's hw passes ppt_hwspec_validate and carries every

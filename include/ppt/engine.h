@@ -3,7 +3,7 @@
  * A node is built from a hwspec and a core count: one SimGrid host and actor per core,
  * one SimGrid link per instance of every shared cache level (shared_by > 1) and one for
  * DRAM, so cores that stream from the same shared level at the same time split its
- * bandwidth (SimGrid's max-min sharing). A program is a sequence of regions: a serial
+ * bandwidth (SimGrid's max-min sharing). It runs a program (ppt/program.h): a serial
  * region runs one tasklist on core 0; a parallel region runs one tasklist per thread
  * on cores 0..n−1, fork-join, ending at a barrier. Each thread's time is the core
  * model's (ppt/tasklist.h: AMM Eq. 4–5 plus the overlap policy) with the streamed bytes
@@ -20,10 +20,10 @@
 
 #include "ppt/err.h"
 #include "ppt/hwspec.h"
+#include "ppt/program.h"
 #include "ppt/tasklist.h"
 
 typedef struct ppt_node ppt_node;
-typedef struct ppt_program ppt_program;
 typedef struct ppt_node_result ppt_node_result;
 
 typedef struct ppt_node_config {
@@ -44,24 +44,10 @@ int ppt_node_create(const ppt_hwspec *hw, const ppt_node_config *cfg, ppt_node *
 void ppt_node_free(ppt_node *node);
 uint32_t ppt_node_cores(const ppt_node *node);
 
-/* Programs hold pointers to the caller's tasklists, which must outlive the program
- * (the same tasklist may appear in many regions and threads: it is evaluated once per
- * run). NULL when out of memory. */
-ppt_program *ppt_program_create(void);
-void ppt_program_free(ppt_program *prog);
-int ppt_program_add_serial(ppt_program *prog, const ppt_tasklist *tl, ppt_err *err);
-/* Thread t of the region runs tls[t] on core t; nthreads >= 1. */
-int ppt_program_add_parallel(ppt_program *prog, size_t nthreads, const ppt_tasklist *const *tls,
-                             ppt_err *err);
-/* The next part of the parallel region before it, after a barrier (a worksharing loop's
- * end): the same threads go on, so the part pays no fork/join overhead. */
-int ppt_program_add_after_barrier(ppt_program *prog, size_t nthreads, const ppt_tasklist *const *tls,
-                                  ppt_err *err);
-size_t ppt_program_nregions(const ppt_program *prog);
-
-/* Simulates. Errors: PPT_EINPUT (a region wants more threads than the node has cores,
- * a tasklist the core model rejects: the message names region and thread); PPT_ERUN
- * (fork, memory, or the simulation failed). */
+/* Simulates prog, reading it through ppt/program.h; each distinct tasklist of the
+ * program goes through the core model once per run. Errors: PPT_EINPUT (a region wants
+ * more threads than the node has cores, a tasklist the core model rejects: the message
+ * names region and thread); PPT_ERUN (fork, memory, or the simulation failed). */
 int ppt_node_run(const ppt_node *node, const ppt_program *prog, ppt_node_result **out, ppt_err *err);
 
 typedef struct ppt_region_stats {

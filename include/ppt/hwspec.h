@@ -89,8 +89,9 @@ typedef struct ppt_hwspec {
    * file key "mlp_same_set": {"load": x, "store": y}. 0 = unknown: mlp applies. */
   double mlp_same_set_load, mlp_same_set_store;
   /* Cycles a core waits for a line another core holds modified (a cache-to-cache
-   * transfer: false sharing, data written by one thread and read by another); such
-   * transfers do not overlap. 0 = unknown: priced like a hit in the level serving them. */
+   * transfer: false sharing, data written by one thread and read by another). Misses in
+   * flight overlap transfers like any other miss (divided by mlp; docs/engine.md).
+   * 0 = unknown: priced like a hit in the level serving them. */
   double coherence_cycles;
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];

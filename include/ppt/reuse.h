@@ -1,6 +1,6 @@
 /* ppt/reuse.h — reuse-distance histograms of a memory trace (issue 3).
  *
- * Definitions (docs: DESIGN.md "Definitions that must be right"):
+ * Definitions (docs/design.md, "Definitions every module must agree on"):
  *  - A memory reference touches the cache line addr >> log2(line). An access that
  *    straddles two lines counts for its first line only (the traced programs' accesses
  *    are at most 16 bytes and almost always aligned, so this changes very few refs).
@@ -64,8 +64,8 @@ int ppt_rdhist_add(ppt_rdhist *h, int64_t d, double count);
 /* dst += weight * src. Returns 0 or -1 (out of memory). */
 int ppt_rdhist_merge(ppt_rdhist *dst, const ppt_rdhist *src, double weight);
 
-double ppt_rdhist_total(const ppt_rdhist *h);    /* all references, infinite included */
-double ppt_rdhist_infinite(const ppt_rdhist *h); /* first touches */
+double ppt_rdhist_total(const ppt_rdhist *h);            /* all references, infinite included */
+double ppt_rdhist_infinite(const ppt_rdhist *h);         /* first touches */
 double ppt_rdhist_count(const ppt_rdhist *h, int64_t d); /* d = PPT_RD_INF allowed */
 /* P(D = d) = count(d) / total (0 for an empty histogram). */
 double ppt_rdhist_prob(const ppt_rdhist *h, int64_t d);
@@ -79,8 +79,7 @@ double ppt_rdhist_below(const ppt_rdhist *h, uint64_t c);
 size_t ppt_rdhist_nbins(const ppt_rdhist *h);
 /* Calls fn for every finite distance with a nonzero count, in increasing order; stops
  * early and returns fn's value when it is nonzero. Returns -1 if out of memory. */
-int ppt_rdhist_foreach(const ppt_rdhist *h, int (*fn)(int64_t d, double count, void *arg),
-                       void *arg);
+int ppt_rdhist_foreach(const ppt_rdhist *h, int (*fn)(int64_t d, double count, void *arg), void *arg);
 /* Exactly the same counts (bitwise-equal doubles) and line size. */
 int ppt_rdhist_equal(const ppt_rdhist *a, const ppt_rdhist *b);
 
@@ -89,12 +88,10 @@ int ppt_rdhist_equal(const ppt_rdhist *a, const ppt_rdhist *b);
 int ppt_rdhist_write_text(const ppt_rdhist *h, FILE *f, ppt_err *err);
 /* Reads that format (lines starting with '#' and blank lines are skipped; the p column
  * is optional and ignored). `name` is used in error messages. */
-int ppt_rdhist_read_text(FILE *f, const char *name, unsigned line, ppt_rdhist **out,
-                         ppt_err *err);
+int ppt_rdhist_read_text(FILE *f, const char *name, unsigned line, ppt_rdhist **out, ppt_err *err);
 /* {"line":64,"refs":N,"infinite":I,"histogram":[[d,count],...]} (finite bins only). */
 int ppt_rdhist_to_json(const ppt_rdhist *h, struct json_object **out, ppt_err *err);
-int ppt_rdhist_from_json(struct json_object *j, const char *name, ppt_rdhist **out,
-                         ppt_err *err);
+int ppt_rdhist_from_json(struct json_object *j, const char *name, ppt_rdhist **out, ppt_err *err);
 /* Writes the text (json = 0) or JSON (json = 1) form to path atomically ("-" = stdout). */
 int ppt_rdhist_save(const ppt_rdhist *h, const char *path, int json, ppt_err *err);
 
@@ -107,12 +104,12 @@ typedef enum ppt_reuse_mode {
 } ppt_reuse_mode;
 
 typedef struct ppt_reuse_opts {
-  unsigned line;        /* line size in bytes, a power of two; default 64 */
-  ppt_reuse_mode mode;  /* default PPT_REUSE_EXACT */
-  double rate;          /* SAMPLED: fraction of block instances, in [1e-6, 1];
-                           APPROX: fraction of lines, in (0, 1]; default 0.01 */
-  unsigned long seed;   /* SAMPLED: gsl_rng (mt19937) seed; APPROX: hash salt */
-  size_t piece;         /* parallel analysis: memory refs per piece; default 1<<20 */
+  unsigned line;       /* line size in bytes, a power of two; default 64 */
+  ppt_reuse_mode mode; /* default PPT_REUSE_EXACT */
+  double rate;         /* SAMPLED: fraction of block instances, in [1e-6, 1];
+                          APPROX: fraction of lines, in (0, 1]; default 0.01 */
+  unsigned long seed;  /* SAMPLED: gsl_rng (mt19937) seed; APPROX: hash salt */
+  size_t piece;        /* parallel analysis: memory refs per piece; default 1<<20 */
 } ppt_reuse_opts;
 
 void ppt_reuse_opts_init(ppt_reuse_opts *o);
@@ -131,8 +128,7 @@ int ppt_reuse_feed(ppt_reuse *r, const ppt_trace_rec *recs, size_t n, ppt_err *e
 
 /* Source of batches for the parallel analysis: same contract as
  * ppt_trace_cursor_next (0 with *n > 0: a batch; 0 with *n == 0: end; else error). */
-typedef int (*ppt_reuse_next_fn)(void *arg, const ppt_trace_rec **recs, size_t *n,
-                                 ppt_err *err);
+typedef int (*ppt_reuse_next_fn)(void *arg, const ppt_trace_rec **recs, size_t *n, ppt_err *err);
 
 /* Feeds the whole rest of a stream using `nthreads` threads: the stream is cut into
  * contiguous pieces of opts.piece references, analysed concurrently, and each piece's
@@ -142,8 +138,7 @@ typedef int (*ppt_reuse_next_fn)(void *arg, const ppt_trace_rec **recs, size_t *
  * sequentially. Works in every mode. The merge costs O(distinct lines per piece), so
  * this only pays when pieces revisit their lines; trace files should use
  * ppt_reuse_feed_chunks, whose pieces are as long as the stream allows. */
-int ppt_reuse_feed_parallel(ppt_reuse *r, unsigned nthreads, ppt_reuse_next_fn next,
-                            void *arg, ppt_err *err);
+int ppt_reuse_feed_parallel(ppt_reuse *r, unsigned nthreads, ppt_reuse_next_fn next, void *arg, ppt_err *err);
 
 /* A stream whose chunks decode independently (a trace file: ppt_trace_chunk_decode over
  * ppt_trace_thread_chunk(t, thread, 0..n-1)). */
@@ -153,8 +148,7 @@ typedef struct ppt_reuse_chunks {
   uint64_t (*size)(void *arg, size_t i);
   /* Decodes chunk i for worker `slot` (0 .. nthreads-1). Called concurrently for
    * distinct slots; the records stay valid until the next call with the same slot. */
-  int (*decode)(void *arg, unsigned slot, size_t i, const ppt_trace_rec **recs, size_t *n,
-                ppt_err *err);
+  int (*decode)(void *arg, unsigned slot, size_t i, const ppt_trace_rec **recs, size_t *n, ppt_err *err);
   void *arg;
 } ppt_reuse_chunks;
 
@@ -164,8 +158,7 @@ typedef struct ppt_reuse_chunks {
  * lines), whatever the stream length; the speed-up approaches nthreads when references
  * outnumber distinct lines. Identical results to ppt_reuse_feed. SAMPLED mode (whose
  * window sampling follows the stream order) decodes and feeds sequentially. */
-int ppt_reuse_feed_chunks(ppt_reuse *r, unsigned nthreads, const ppt_reuse_chunks *src,
-                          ppt_err *err);
+int ppt_reuse_feed_chunks(ppt_reuse *r, unsigned nthreads, const ppt_reuse_chunks *src, ppt_err *err);
 
 /* Ends the stream: scales APPROX histograms, builds the whole-trace histogram. No feed
  * afterwards. The getters below need a finished context. */
@@ -190,8 +183,7 @@ const ppt_rdhist *ppt_reuse_hist(const ppt_reuse *r);
  * reference count. Blocks without any sampled reference are left out and the weights
  * of the others renormalised (as SASMM, which skips blocks without windows). Other
  * modes: a copy of ppt_reuse_hist. */
-int ppt_reuse_estimate(const ppt_reuse *r, ppt_reuse_weighting w, ppt_rdhist **out,
-                       ppt_err *err);
+int ppt_reuse_estimate(const ppt_reuse *r, ppt_reuse_weighting w, ppt_rdhist **out, ppt_err *err);
 /* Per-block histogram (owned by the context), NULL if the block has none. EXACT: exact
  * counts (they sum to the whole histogram). SAMPLED: counts of the sampled references
  * only (normalise for P(D|BB)). APPROX: scaled by 1/rate (the SHARDS_adj correction
@@ -213,7 +205,7 @@ uint64_t ppt_reuse_lines(const ppt_reuse *r);
  * new histogram per group, each block weighted as in ppt_reuse_hist (SAMPLED: scaled
  * by refs/sampled refs of the block). Serial/parallel regions: group = the block's
  * PPT_BB_PARALLEL flag. */
-int ppt_reuse_group_hists(const ppt_reuse *r, const uint32_t *group_of_bb, size_t nbb,
-                          uint32_t ngroups, ppt_rdhist **out, ppt_err *err);
+int ppt_reuse_group_hists(const ppt_reuse *r, const uint32_t *group_of_bb, size_t nbb, uint32_t ngroups,
+                          ppt_rdhist **out, ppt_err *err);
 
 #endif

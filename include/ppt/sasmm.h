@@ -71,7 +71,6 @@ void ppt_sasmm_schedule(int sched, int64_t chunk, uint64_t trip, uint32_t ncores
 /* ---- profiles and hit rates (SASMM §3.3-3.6) ---- */
 struct ppt_rdhist;
 struct ppt_reuse_opts;
-struct ppt_hwspec;
 
 /* PRD of every mimicked core and CRD of the interleaved stream for one core count. */
 typedef struct ppt_sasmm_profiles {
@@ -90,22 +89,8 @@ int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const struct 
                       const uint8_t *counted, ppt_sasmm_profiles *out, ppt_err *err);
 void ppt_sasmm_profiles_free(ppt_sasmm_profiles *p);
 
-/* Hit rates of every level of hw: private levels (shared_by == 1) from the PRD, shared
- * levels from the CRD (a shared level is taken as shared by all mimicked cores). rates
- * holds hw->nlevels entries; per_core (optional, ncores x nlevels) gets each core's own
- * private-level rates (shared levels: the common value). */
-struct ppt_sdcm_rates;
-int ppt_sasmm_hitrates(const struct ppt_hwspec *hw, const ppt_sasmm_profiles *p, struct ppt_sdcm_rates *rates,
-                       double *per_core, ppt_err *err);
-
-/* The alternative to SDCM: the mimicked cores' interleaved stream goes through an exact
- * simulation of hw (private levels per core, shared levels shared), so set conflicts,
- * which SDCM's random-placement assumption cannot see, are counted. Rates are per
- * reference (Cachegrind's unit). `counted` as in ppt_sasmm_measure. */
-struct ppt_tracesim_result;
-int ppt_sasmm_simulate(const ppt_trace *t, const ppt_sasmm_opts *o, const struct ppt_hwspec *hw,
-                       const uint8_t *counted, struct ppt_tracesim_result *out, ppt_sasmm_stats *stats,
-                       ppt_err *err);
+/* Their hit rates are the cache models': ppt_sdcm_sasmm_hitrates (ppt/sdcm.h) and, by
+ * exact simulation of the mimicked stream, ppt_tracesim_sasmm (ppt/tracesim.h). */
 
 /* Stack privatisation of SASMM §3.1 (see above). */
 static inline uint64_t ppt_sasmm_private_addr(uint64_t addr, uint32_t core) {

@@ -36,12 +36,11 @@ typedef struct ppt_sdcm_profile {
 /* P(h), SASMM Eq. 7: Σ P(D_i) P(h|D_i), with P(D_i) = count[i] / (Σ count + infinite).
  * PPT_EINPUT for a negative or non-finite weight, an empty profile (total weight 0), or
  * an impossible geometry (assoc 0 or > blocks). */
-int ppt_sdcm_hit_rate(const ppt_sdcm_profile *p, uint64_t assoc, uint64_t blocks, double *hit,
-                      ppt_err *err);
+int ppt_sdcm_hit_rate(const ppt_sdcm_profile *p, uint64_t assoc, uint64_t blocks, double *hit, ppt_err *err);
 
 /* One level of a hierarchy: its geometry and the profile of the stream it sees — the
  * private-stack (PRD) profile for a private level, the concurrent (CRD) profile of the
- * interleaved stream for a shared one (DESIGN.md; SASMM §3.4–3.6). */
+ * interleaved stream for a shared one (docs/design.md, "PRD / CRD"; SASMM §3.4–3.6). */
 typedef struct ppt_sdcm_level {
   uint64_t assoc;
   uint64_t blocks;
@@ -69,19 +68,26 @@ typedef struct ppt_sdcm_rates {
  *
  * local_k = (global_k − global_{k−1}) / (1 − global_{k−1}), with global_0 = 0 — the
  * probability AMM's nested Eq. 5 needs at each level. */
-int ppt_sdcm_hierarchy(const ppt_sdcm_level *levels, size_t n, ppt_sdcm_rates *out,
-                       ppt_err *err);
+int ppt_sdcm_hierarchy(const ppt_sdcm_level *levels, size_t n, ppt_sdcm_rates *out, ppt_err *err);
 
 /* Same with the geometry of hw's levels: profiles[k] is the profile level k sees. */
-int ppt_sdcm_hierarchy_hw(const ppt_hwspec *hw, const ppt_sdcm_profile *profiles,
-                          ppt_sdcm_rates *out, ppt_err *err);
+int ppt_sdcm_hierarchy_hw(const ppt_hwspec *hw, const ppt_sdcm_profile *profiles, ppt_sdcm_rates *out,
+                          ppt_err *err);
+
+/* SASMM's hit rates (§3.6) from the profiles of its mimicked cores (ppt/sasmm.h):
+ * private levels (shared_by == 1) from the PRD, shared levels from the CRD (a shared
+ * level is taken as shared by all mimicked cores). rates holds hw->nlevels entries;
+ * per_core (optional, ncores x nlevels) gets each core's own private-level rates (shared
+ * levels: the common value). PPT_EINPUT when hw has a shared level and p no CRD. */
+struct ppt_sasmm_profiles;
+int ppt_sdcm_sasmm_hitrates(const ppt_hwspec *hw, const struct ppt_sasmm_profiles *p, ppt_sdcm_rates *rates,
+                            double *per_core, ppt_err *err);
 
 struct json_object;
 
 /* {"levels": [{"name", "hit_rate", "local_hit_rate"[, "raw_hit_rate", "clamped"]}, ...]}
  * — the shape ppt_cache_levels_json (ppt/cachesim.h) uses, without counters since a model
  * has none. NaN is written as null. NULL when out of memory. */
-struct json_object *ppt_sdcm_rates_json(const char *const *names, const ppt_sdcm_rates *r,
-                                        size_t n);
+struct json_object *ppt_sdcm_rates_json(const char *const *names, const ppt_sdcm_rates *r, size_t n);
 
 #endif

@@ -43,20 +43,20 @@ typedef struct ppt_mem_access {
   double writeback[PPT_HW_MAX_LEVELS + 1];
   /* MISS memory model only: per memory level k >= 1, the fraction of the accesses
    * served there whose first-level miss queued on one set behind the thread's earlier
-   * misses (ppt/missq.h), loads and stores apart (their sum <= 1): they wait out the
+   * misses (models/cache/missq.h), loads and stores apart (their sum <= 1): they wait out the
    * latency with hwspec mlp_same_set_load / _store misses in flight instead of mlp
    * (ppt_tracesim_result's bunched counts). All 0 (the default): none. */
   double bunched_loads[PPT_HW_MAX_LEVELS + 1];
   double bunched_stores[PPT_HW_MAX_LEVELS + 1];
   /* MISS memory model only: per memory level k >= 1, the fraction of the accesses served
    * there that were cache-to-cache transfers (a line another core held modified,
-   * ppt/owner.h). With hwspec coherence_cycles that is their latency instead of level
+   * models/cache/owner.h). With hwspec coherence_cycles that is their latency instead of level
    * k's (misses in flight and prefetchers overlap them as any other); without it they
    * are priced like the rest. All 0 (the default): none. */
   double transfers[PPT_HW_MAX_LEVELS + 1];
 } ppt_mem_access;
 
-/* A reuse-distance histogram (distances in cache lines; see DESIGN.md): count[i]
+/* A reuse-distance histogram (distances in cache lines; see docs/design.md): count[i]
  * references at distance dist[i], plus inf_count first touches (distance ∞). The
  * tasklist copies the arrays. */
 typedef struct ppt_rd_profile {

@@ -24,7 +24,7 @@
  *    if one of its lines missed every level up to k).
  *  - misses at level k = counted accesses missing at every level <= k, so the global
  *    hit rate of level k is 1 − misses_k / accesses_0 and the local one
- *    1 − misses_k / accesses_k (DESIGN.md "Hit rates in a hierarchy"). */
+ *    1 − misses_k / accesses_k (docs/design.md, "Global and local hit rates"). */
 #ifndef PPT_TRACESIM_H
 #define PPT_TRACESIM_H
 
@@ -62,14 +62,14 @@ typedef struct ppt_tracesim_result {
   uint64_t counted_refs; /* references counted (= refs without a filter) */
   uint64_t counted_loads, counted_stores;
   /* Counted references by the level that served them (index nlevels: DRAM), and of
-   * those beyond the first level, how many a stream prefetcher covered (ppt/prefetch.h:
+   * those beyond the first level, how many a stream prefetcher covered (models/cache/prefetch.h:
    * misses continuing a sequential stream within a 4 KiB page). */
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1]; /* of `served`, the stores */
   /* Of `served` beyond the first level, the references whose first-level miss queued on
-   * one set behind the thread's earlier misses (ppt/missq.h), and of those the stores. */
+   * one set behind the thread's earlier misses (models/cache/missq.h), and of those the stores. */
   uint64_t bunched[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
-  /* Of `served`, the cache-to-cache transfers (ppt/owner.h): references that missed
+  /* Of `served`, the cache-to-cache transfers (models/cache/owner.h): references that missed
    * every private level on a line another thread had stored last and still held. */
   uint64_t transfers[PPT_HW_MAX_LEVELS + 1];
   /* Data TLB (hwspec "tlb"; ntlb 0: the spec has none and nothing was simulated): each
@@ -87,7 +87,6 @@ typedef struct ppt_tracesim_result {
 int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesim_opts *opts,
                      ppt_tracesim_result *out, ppt_err *err);
 
-/* Name of an interleaving ("rr", "uniform") and back (0 on success, -1 unknown). */
 /* The counting core of ppt_tracesim_run, for any producer of per-thread references (e.g.
  * SASMM's mimicked cores): references go through an exact simulation of hw with
  * `nthreads` threads; counted (NULL = all; else [nbbs + 1], nonzero = counted) selects
@@ -98,12 +97,23 @@ typedef struct ppt_tracesim_tally ppt_tracesim_tally;
 int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted,
                            uint32_t nbbs, uint64_t seed, ppt_tracesim_tally **out, ppt_err *err);
 /* Loads and stores are simulated; block entries tell the prefetcher model which
- * instruction (site) the next references are (ppt/prefetch.h); other records are ignored. */
+ * instruction (site) the next references are (models/cache/prefetch.h); other records are ignored. */
 void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out);
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t);
 /* Write-invalidate coherence in the tally's simulation (ppt_cachesim_set_coherence). */
 void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on);
+
+/* The alternative to SDCM for SASMM (ppt/sasmm.h): the mimicked cores' interleaved
+ * stream goes through an exact simulation of hw (private levels per core, shared levels
+ * shared), so set conflicts, which SDCM's random-placement assumption cannot see, are
+ * counted. Rates are per reference (Cachegrind's unit). `counted` as in
+ * ppt_sasmm_measure; stats (may be NULL) gets the mimic's statistics. */
+struct ppt_sasmm_opts;
+struct ppt_sasmm_stats;
+int ppt_tracesim_sasmm(const ppt_trace *t, const struct ppt_sasmm_opts *o, const ppt_hwspec *hw,
+                       const uint8_t *counted, ppt_tracesim_result *out, struct ppt_sasmm_stats *stats,
+                       ppt_err *err);
 
 struct json_object;
 

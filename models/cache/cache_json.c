@@ -1,6 +1,6 @@
 /* cache_json.c — hit-rate results as JSON, one shape for simulated counters and modelled
  * rates: {"levels": [{"name", ["accesses", "misses",] "hit_rate", "local_hit_rate"}, ...]}.
- * Rates are fractions; hit_rate is global (DESIGN.md "Hit rates in a hierarchy"). */
+ * Rates are fractions; hit_rate is global (docs/design.md, "Global and local hit rates"). */
 #include <json-c/json.h>
 #include <math.h>
 
@@ -8,7 +8,9 @@
 #include "ppt/sdcm.h"
 
 /* A rate, or null when undefined (JSON has no NaN). */
-static json_object *rate(double x) { return isfinite(x) ? json_object_new_double(x) : NULL; }
+static json_object *rate(double x) {
+  return isfinite(x) ? json_object_new_double(x) : NULL;
+}
 
 /* Adds key → val; returns -1 if val was wanted but could not be made. A NULL val from
  * rate() is a real null and is added as such. */
@@ -79,8 +81,7 @@ json_object *ppt_cachesim_json(const ppt_cachesim *sim) {
       ppt_cachesim_instance_counts(sim, k, i, &c, NULL);
       json_object *o = json_object_new_object();
       int rc = !o || add(o, "accesses", json_object_new_uint64(c.accesses), 0) ||
-               add(o, "misses", json_object_new_uint64(c.misses), 0) ||
-               json_object_array_add(insts, o);
+               add(o, "misses", json_object_new_uint64(c.misses), 0) || json_object_array_add(insts, o);
       if (rc) {
         json_object_put(o);
         json_object_put(insts);

@@ -35,9 +35,9 @@ struct ppt_cachesim {
   int inclusive[PPT_HW_MAX_LEVELS];
   char name[PPT_HW_MAX_LEVELS][16];
   inst *insts[PPT_HW_MAX_LEVELS];
-  inst **tmap; /* [thread * nlevels + level]: the instance that thread uses */
+  inst **tmap;  /* [thread * nlevels + level]: the instance that thread uses */
   gsl_rng *rng; /* victims of random-replacement levels; NULL when every level is LRU */
-  int coherent;  /* a store invalidates the line in every other thread's instances */
+  int coherent; /* a store invalidates the line in every other thread's instances */
 };
 
 void ppt_cachesim_free(ppt_cachesim *sim) {
@@ -52,13 +52,12 @@ void ppt_cachesim_free(ppt_cachesim *sim) {
   free(sim);
 }
 
-int ppt_cachesim_create(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out,
-                        ppt_err *err) {
+int ppt_cachesim_create(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out, ppt_err *err) {
   int rc = ppt_hwspec_validate(hw, hw->name[0] ? hw->name : "<hwspec>", err);
   if (rc) return rc;
   if (nthreads == 0 || nthreads > MAX_THREADS)
-    return ppt_err_set(err, PPT_EINPUT, "%s: cachesim: %u threads (1 to %u allowed)", hw->name,
-                       nthreads, MAX_THREADS);
+    return ppt_err_set(err, PPT_EINPUT, "%s: cachesim: %u threads (1 to %u allowed)", hw->name, nthreads,
+                       MAX_THREADS);
   ppt_cachesim *sim = calloc(1, sizeof *sim);
   if (!sim) goto oom;
   sim->nthreads = nthreads;
@@ -118,8 +117,8 @@ static void invalidate(inst *c, uint64_t line) {
 /* Level k's instance j evicted `line`: remove it from every instance above that j
  * serves. Sharing nests (validate() checks shared_by[k] is a multiple of shared_by[m]),
  * so those are the instances j*r .. j*r + r − 1 of level m, r = shared_by[k]/shared_by[m]. */
-__attribute__((noinline, cold)) static void back_invalidate(ppt_cachesim *sim, uint32_t k,
-                                                            uint32_t j, uint64_t line) {
+__attribute__((noinline, cold)) static void back_invalidate(ppt_cachesim *sim, uint32_t k, uint32_t j,
+                                                            uint64_t line) {
   for (uint32_t m = 0; m < k; m++) {
     uint32_t r = sim->shared_by[k] / sim->shared_by[m];
     uint64_t lo = (uint64_t)j * r, hi = lo + r;
@@ -155,8 +154,7 @@ static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line
     if (pos < a) return k;
     c->c.misses++;
     c->c.store_misses += (unsigned)is_store;
-    if (victim != EMPTY && sim->inclusive[k])
-      back_invalidate(sim, k, (uint32_t)(c - sim->insts[k]), victim);
+    if (victim != EMPTY && sim->inclusive[k]) back_invalidate(sim, k, (uint32_t)(c - sim->insts[k]), victim);
   }
   return n;
 }
@@ -174,10 +172,11 @@ __attribute__((noinline)) static void invalidate_others(ppt_cachesim *sim, uint3
   }
 }
 
-void ppt_cachesim_set_coherence(ppt_cachesim *sim, int on) { sim->coherent = on != 0; }
+void ppt_cachesim_set_coherence(ppt_cachesim *sim, int on) {
+  sim->coherent = on != 0;
+}
 
-int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint32_t size,
-                        int is_store) {
+int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint32_t size, int is_store) {
   if (thread >= sim->nthreads) return -1;
   inst **path = sim->tmap + (size_t)thread * sim->nlevels;
   is_store = is_store != 0;
@@ -200,9 +199,12 @@ void ppt_cachesim_seed(ppt_cachesim *sim, uint64_t seed) {
   if (sim->rng) gsl_rng_set(sim->rng, (unsigned long)seed);
 }
 
-uint32_t ppt_cachesim_nlevels(const ppt_cachesim *sim) { return sim->nlevels; }
-uint32_t ppt_cachesim_nthreads(const ppt_cachesim *sim) { return sim->nthreads; }
-uint64_t ppt_cachesim_refs(const ppt_cachesim *sim) { return sim->refs; }
+uint32_t ppt_cachesim_nlevels(const ppt_cachesim *sim) {
+  return sim->nlevels;
+}
+uint64_t ppt_cachesim_refs(const ppt_cachesim *sim) {
+  return sim->refs;
+}
 
 uint32_t ppt_cachesim_instances(const ppt_cachesim *sim, uint32_t level) {
   return level < sim->nlevels ? sim->ninst[level] : 0;
@@ -222,8 +224,7 @@ int ppt_cachesim_instance_counts(const ppt_cachesim *sim, uint32_t level, uint32
 
 int ppt_cachesim_level_counts(const ppt_cachesim *sim, uint32_t level, ppt_cachesim_counts *out,
                               ppt_err *err) {
-  if (level >= sim->nlevels)
-    return ppt_err_set(err, PPT_EINPUT, "cachesim: no level %u", level);
+  if (level >= sim->nlevels) return ppt_err_set(err, PPT_EINPUT, "cachesim: no level %u", level);
   ppt_cachesim_counts s = {0};
   for (uint32_t i = 0; i < sim->ninst[level]; i++) {
     const ppt_cachesim_counts *c = &sim->insts[level][i].c;
@@ -250,6 +251,5 @@ int ppt_cachesim_contains(const ppt_cachesim *sim, uint32_t level, uint32_t i, u
 void ppt_cachesim_reset_counts(ppt_cachesim *sim) {
   sim->refs = 0;
   for (uint32_t k = 0; k < sim->nlevels; k++)
-    for (uint32_t i = 0; i < sim->ninst[k]; i++)
-      memset(&sim->insts[k][i].c, 0, sizeof(ppt_cachesim_counts));
+    for (uint32_t i = 0; i < sim->ninst[k]; i++) memset(&sim->insts[k][i].c, 0, sizeof(ppt_cachesim_counts));
 }

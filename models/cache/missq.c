@@ -1,7 +1,7 @@
-/* missq.c — the last few first-level miss sets of each thread (ppt/missq.h). A ring of
+/* missq.c — the last few first-level miss sets of each thread (cache/missq.h). A ring of
  * PPT_MISSQ_WINDOW set numbers per thread, scanned on every miss: misses are rare next
  * to hits, and eight compares cost less than keeping per-set counts up to date. */
-#include "ppt/missq.h"
+#include "cache/missq.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
-/* owner.c — last writer of each stored line (ppt/owner.h): a direct-mapped table of
+/* owner.c — last writer of each stored line (cache/owner.h): a direct-mapped table of
  * (line, writer + 1) pairs, writer 0 meaning nobody. */
-#include "ppt/owner.h"
+#include "cache/owner.h"
 
 #include <stdlib.h>
 

@@ -1,6 +1,6 @@
-/* prefetch.c — the prefetcher model of ppt/prefetch.h. Tables are tiny and fixed, so
+/* prefetch.c — the prefetcher model of cache/prefetch.h. Tables are tiny and fixed, so
  * the stream table is scanned linearly and the site table is direct mapped. */
-#include "ppt/prefetch.h"
+#include "cache/prefetch.h"
 
 #include <stdlib.h>
 
@@ -10,8 +10,8 @@ typedef struct stream {
 } stream;
 
 typedef struct site {
-  uint64_t key;  /* (bb << 16 | k) + 1; 0: unused */
-  uint64_t line; /* last line */
+  uint64_t key;   /* (bb << 16 | k) + 1; 0: unused */
+  uint64_t line;  /* last line */
   int64_t stride; /* last stride in lines (0: none yet) */
   int confirmed;  /* the last two strides were equal */
 } site;

@@ -7,9 +7,9 @@
  * filtered counts be kept here, per level, in the same line-access unit as the
  * simulator's own counters (which count every reference, filtered or not). */
 #include "ppt/tracesim.h"
-#include "ppt/missq.h"
-#include "ppt/owner.h"
-#include "ppt/prefetch.h"
+#include "cache/missq.h"
+#include "cache/owner.h"
+#include "cache/prefetch.h"
 
 #include <gsl/gsl_rng.h>
 #include <json-c/json.h>
@@ -30,9 +30,9 @@ typedef struct stream {
   ppt_trace_cursor *cur; /* NULL once the stream has ended */
   const ppt_trace_rec *recs;
   size_t n, pos;
-  uint64_t loop_ends;    /* worksharing loops finished (each ends with a barrier) */
-  int in_par;            /* thread 0 only: inside a parallel region */
-  int forkjoin;          /* thread 0 only: the trace records parallel regions */
+  uint64_t loop_ends; /* worksharing loops finished (each ends with a barrier) */
+  int in_par;         /* thread 0 only: inside a parallel region */
+  int forkjoin;       /* thread 0 only: the trace records parallel regions */
   int done;
 } stream;
 
@@ -47,12 +47,12 @@ typedef struct ppt_tracesim_tally {
   uint64_t refs, line_refs, counted_refs, loads, stores;
   uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1];
-  /* Of `served`, the references whose first-level miss queued on one set (ppt/missq.h),
+  /* Of `served`, the references whose first-level miss queued on one set (cache/missq.h),
    * and of those the stores. */
   uint64_t bunched[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
   ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
   ppt_missq *mq;    /* each thread's recent first-level miss sets */
-  /* Cache-to-cache transfers (ppt/owner.h): counted references served at level k whose
+  /* Cache-to-cache transfers (cache/owner.h): counted references served at level k whose
    * line another thread had stored and still held in its private levels. own is NULL
    * with one thread; first_shared is the first level with shared_by > 1 (nlevels:
    * none, memory). */
@@ -392,8 +392,8 @@ static int tlb_create(run *r, const ppt_hwspec *hw, uint32_t nthreads, ppt_err *
   return 0;
 }
 
-int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted, uint32_t nbbs,
-                           uint64_t seed, ppt_tracesim_tally **out, ppt_err *err) {
+int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted,
+                           uint32_t nbbs, uint64_t seed, ppt_tracesim_tally **out, ppt_err *err) {
   run *r = calloc(1, sizeof *r);
   if (!r) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   int rc = ppt_cachesim_create(hw, nthreads ? nthreads : 1, &r->sim, err);
@@ -423,8 +423,10 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
 }
 
 void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec) {
-  if (rec->kind == PPT_REC_LOAD || rec->kind == PPT_REC_STORE) simulate(t, thread, rec);
-  else if (rec->kind == PPT_REC_BB) ppt_prefetch_block(t->pf, thread, rec->bb);
+  if (rec->kind == PPT_REC_LOAD || rec->kind == PPT_REC_STORE)
+    simulate(t, thread, rec);
+  else if (rec->kind == PPT_REC_BB)
+    ppt_prefetch_block(t->pf, thread, rec->bb);
 }
 
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out) {
@@ -441,7 +443,6 @@ void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   ppt_cachesim_free(t->sim);
   free(t);
 }
-
 
 static int add_u64(json_object *o, const char *key, uint64_t v) {
   json_object *x = json_object_new_uint64(v);
@@ -490,4 +491,6 @@ json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
   return root;
 }
 
-void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on) { ppt_cachesim_set_coherence(t->sim, on); }
+void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on) {
+  ppt_cachesim_set_coherence(t->sim, on);
+}

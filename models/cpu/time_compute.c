@@ -39,7 +39,7 @@ typedef struct tc_ctx {
   double local_num[PPT_HW_MAX_LEVELS], local_den[PPT_HW_MAX_LEVELS];
   double served[PPT_TC_MAX_MEM];
   double lambda_sum, beta_sum;
-  double mlp; /* misses in flight, >= 1 */
+  double mlp;                         /* misses in flight, >= 1 */
   double mlp_set_load, mlp_set_store; /* the same for misses queued on one set (>= 1) */
   double coherence;                   /* cycles per cache-to-cache transfer; 0: unknown */
   ppt_memory_model memory;
@@ -111,7 +111,7 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
          * cycles, its bandwidth one every bk; the slower bound is the cost, charged as
          * the transfer (the engine shares it between cores) plus what the waiting adds. */
         double moved = w * n + m->writeback[k] * n; /* lines in and out of level k */
-        /* Misses queued on one first-level set overlap less (ppt/missq.h): theirs is
+        /* Misses queued on one first-level set overlap less (cache/missq.h): theirs is
          * the hwspec's mlp_same_set, loads and stores apart. */
         double bl = m->bunched_loads[k], bs = m->bunched_stores[k];
         double per_miss = (1.0 - bl - bs) / c->mlp + bl / c->mlp_set_load + bs / c->mlp_set_store;
@@ -252,7 +252,8 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
    * misses in flight); the engine shares the instance's bandwidth between cores. */
   for (uint32_t k = 0; k < hw->nlevels; k++)
     c.lv[k] = (mem_level){hw->levels[k].latency_cycles, ppt_hwspec_core_bw(hw, k)};
-  c.lv[hw->nlevels] = (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz, ppt_hwspec_core_bw(hw, hw->nlevels)};
+  c.lv[hw->nlevels] =
+      (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz, ppt_hwspec_core_bw(hw, hw->nlevels)};
   out->nlevels = hw->nlevels;
 
   double footprint = 0;

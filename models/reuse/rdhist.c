@@ -7,50 +7,27 @@
 
 ppt_rdhist *ppt_rdhist_new(unsigned line) {
   ppt_rdhist *h = calloc(1, sizeof *h);
-  if (h) h->line = line ? line : 64;
+  if (!h) return NULL;
+  h->line = line ? line : 64;
+  u64map_init(&h->sparse);
   return h;
 }
 
 void ppt_rdhist_free(ppt_rdhist *h) {
   if (!h) return;
   free(h->dense);
-  free(h->skey);
-  free(h->sval);
+  u64map_free(&h->sparse);
   free(h);
 }
 
 unsigned ppt_rdhist_line(const ppt_rdhist *h) { return h->line; }
 
-static inline size_t sparse_slot(uint64_t d, size_t mask) {
-  return (size_t)((d * 0x9E3779B97F4A7C15ull) >> 32) & mask; /* tables < 2^32 slots */
+/* The sparse bins are walked slot by slot: for i < sparse_cap(h), if sparse_bin(h, i). */
+static inline size_t sparse_cap(const ppt_rdhist *h) { return u64map_cap(&h->sparse); }
+static inline int sparse_bin(const ppt_rdhist *h, size_t i) {
+  return h->sparse.ents[i].key != U64MAP_EMPTY;
 }
 
-static int sparse_grow(ppt_rdhist *h) {
-  size_t n = h->smask ? 2 * (h->smask + 1) : 64;
-  uint64_t *k = malloc(n * sizeof *k);
-  double *v = malloc(n * sizeof *v);
-  if (!k || !v) {
-    free(k);
-    free(v);
-    return -1;
-  }
-  memset(k, 0xff, n * sizeof *k);
-  for (size_t i = 0; h->smask && i <= h->smask; i++) {
-    if (h->skey[i] == RD_INF) continue;
-    size_t s = sparse_slot(h->skey[i], n - 1);
-    while (k[s] != RD_INF) s = (s + 1) & (n - 1);
-    k[s] = h->skey[i];
-    v[s] = h->sval[i];
-  }
-  free(h->skey);
-  free(h->sval);
-  h->skey = k;
-  h->sval = v;
-  h->smask = n - 1;
-  return 0;
-}
-
-static double *sparse_find(const ppt_rdhist *h, uint64_t d);
 static int sparse_add(ppt_rdhist *h, uint64_t d, double c);
 
 /* Grows the dense part to n bins and moves the sparse bins it now covers into it. */
@@ -60,35 +37,30 @@ static int dense_grow(ppt_rdhist *h, uint64_t n) {
   memset(nd + h->ndense, 0, (n - h->ndense) * sizeof *nd);
   h->dense = nd;
   h->ndense = n;
-  if (!h->scount) return 0;
+  if (!h->sparse.count) return 0;
   size_t moved = 0;
-  for (size_t i = 0; i <= h->smask; i++)
-    if (h->skey[i] != RD_INF && h->skey[i] < n) {
-      nd[h->skey[i]] += h->sval[i];
+  const u64map_ent *e = h->sparse.ents;
+  for (size_t i = 0; i < sparse_cap(h); i++)
+    if (sparse_bin(h, i) && e[i].key < n) {
+      nd[e[i].key] += e[i].val.d;
       moved++;
     }
   if (!moved) return 0;
-  /* Rebuild the table without them (deleting in place would break probe chains). */
-  uint64_t *ok = h->skey;
-  double *ov = h->sval;
-  size_t omask = h->smask;
-  h->skey = NULL;
-  h->sval = NULL;
-  h->smask = h->scount = 0;
+  /* Rebuild the table without them: erasing while scanning would let backward shifts
+   * move entries past the scan. */
+  u64map old = h->sparse;
+  u64map_init(&h->sparse);
   int rc = 0;
-  for (size_t i = 0; i <= omask && rc == 0; i++)
-    if (ok[i] != RD_INF && ok[i] >= n) rc = sparse_add(h, ok[i], ov[i]);
-  free(ok);
-  free(ov);
+  for (size_t i = 0; i < u64map_cap(&old) && rc == 0; i++)
+    if (old.ents[i].key != U64MAP_EMPTY && old.ents[i].key >= n)
+      rc = sparse_add(h, old.ents[i].key, old.ents[i].val.d);
+  u64map_free(&old);
   return rc;
 }
 
-static double *sparse_find(const ppt_rdhist *h, uint64_t d) {
-  if (!h->smask) return NULL;
-  for (size_t s = sparse_slot(d, h->smask);; s = (s + 1) & h->smask) {
-    if (h->skey[s] == d) return &h->sval[s];
-    if (h->skey[s] == RD_INF) return NULL;
-  }
+static const double *sparse_find(const ppt_rdhist *h, uint64_t d) {
+  size_t i = u64map_find(&h->sparse, d);
+  return i == U64MAP_NONE ? NULL : &h->sparse.ents[i].val.d;
 }
 
 int rdh_add_slow(ppt_rdhist *h, uint64_t d, double c) {
@@ -114,18 +86,10 @@ int rdh_add_slow(ppt_rdhist *h, uint64_t d, double c) {
 
 /* Adds c to the sparse bin d (total unchanged). */
 static int sparse_add(ppt_rdhist *h, uint64_t d, double c) {
-  double *v = sparse_find(h, d);
-  if (!v) {
-    /* Keep the load factor at most 1/2 so probes stay short. */
-    if (2 * (h->scount + 1) > (h->smask ? h->smask + 1 : 0) && sparse_grow(h) != 0) return -1;
-    size_t s = sparse_slot(d, h->smask);
-    while (h->skey[s] != RD_INF) s = (s + 1) & h->smask;
-    h->skey[s] = d;
-    h->sval[s] = 0;
-    h->scount++;
-    v = &h->sval[s];
-  }
-  *v += c;
+  /* A new bin starts at 0.0 and is added to, like an old one: 0.0 + -0.0 is +0.0. */
+  size_t i = u64map_insert(&h->sparse, d, NULL);
+  if (i == U64MAP_NONE) return -1;
+  h->sparse.ents[i].val.d += c;
   return 0;
 }
 
@@ -147,8 +111,8 @@ ppt_rdhist *ppt_rdhist_clone(const ppt_rdhist *h) {
 int ppt_rdhist_merge(ppt_rdhist *dst, const ppt_rdhist *src, double weight) {
   for (uint64_t d = 0; d < src->ndense; d++)
     if (src->dense[d] != 0 && rdh_add(dst, d, weight * src->dense[d]) != 0) return -1;
-  for (size_t i = 0; src->smask && i <= src->smask; i++)
-    if (src->skey[i] != RD_INF && rdh_add(dst, src->skey[i], weight * src->sval[i]) != 0)
+  for (size_t i = 0; i < sparse_cap(src); i++)
+    if (sparse_bin(src, i) && rdh_add(dst, src->sparse.ents[i].key, weight * src->sparse.ents[i].val.d) != 0)
       return -1;
   if (src->inf != 0) rdh_add(dst, RD_INF, weight * src->inf);
   return 0;
@@ -175,10 +139,10 @@ double ppt_rdhist_mean(const ppt_rdhist *h) {
     s += (double)d * h->dense[d];
     n += h->dense[d];
   }
-  for (size_t i = 0; h->smask && i <= h->smask; i++)
-    if (h->skey[i] != RD_INF) {
-      s += (double)h->skey[i] * h->sval[i];
-      n += h->sval[i];
+  for (size_t i = 0; i < sparse_cap(h); i++)
+    if (sparse_bin(h, i)) {
+      s += (double)h->sparse.ents[i].key * h->sparse.ents[i].val.d;
+      n += h->sparse.ents[i].val.d;
     }
   return n != 0 ? s / n : 0;
 }
@@ -187,25 +151,24 @@ int64_t ppt_rdhist_max(const ppt_rdhist *h) {
   int64_t m = -1;
   for (uint64_t d = 0; d < h->ndense; d++)
     if (h->dense[d] != 0) m = (int64_t)d;
-  for (size_t i = 0; h->smask && i <= h->smask; i++)
-    if (h->skey[i] != RD_INF && h->sval[i] != 0 && (int64_t)h->skey[i] > m)
-      m = (int64_t)h->skey[i];
+  for (size_t i = 0; i < sparse_cap(h); i++)
+    if (sparse_bin(h, i) && h->sparse.ents[i].val.d != 0 && (int64_t)h->sparse.ents[i].key > m)
+      m = (int64_t)h->sparse.ents[i].key;
   return m;
 }
 
 double ppt_rdhist_below(const ppt_rdhist *h, uint64_t c) {
   double s = 0;
   for (uint64_t d = 0; d < h->ndense && d < c; d++) s += h->dense[d];
-  for (size_t i = 0; h->smask && i <= h->smask; i++)
-    if (h->skey[i] != RD_INF && h->skey[i] < c) s += h->sval[i];
+  for (size_t i = 0; i < sparse_cap(h); i++)
+    if (sparse_bin(h, i) && h->sparse.ents[i].key < c) s += h->sparse.ents[i].val.d;
   return s;
 }
 
 size_t ppt_rdhist_nbins(const ppt_rdhist *h) {
   size_t n = 0;
   for (uint64_t d = 0; d < h->ndense; d++) n += h->dense[d] != 0;
-  for (size_t i = 0; h->smask && i <= h->smask; i++)
-    n += h->skey[i] != RD_INF && h->sval[i] != 0;
+  for (size_t i = 0; i < sparse_cap(h); i++) n += sparse_bin(h, i) && h->sparse.ents[i].val.d != 0;
   return n;
 }
 
@@ -229,8 +192,8 @@ long rdh_bins(const ppt_rdhist *h, uint64_t **keys, double **vals) {
   for (uint64_t d = 0; d < h->ndense; d++)
     if (h->dense[d] != 0) k[j++] = d;
   nd = j;
-  for (size_t i = 0; h->smask && i <= h->smask; i++)
-    if (h->skey[i] != RD_INF && h->sval[i] != 0) k[j++] = h->skey[i];
+  for (size_t i = 0; i < sparse_cap(h); i++)
+    if (sparse_bin(h, i) && h->sparse.ents[i].val.d != 0) k[j++] = h->sparse.ents[i].key;
   /* Dense keys are already sorted and all below the sparse ones. */
   qsort(k + nd, n - nd, sizeof *k, cmp_u64);
   for (size_t i = 0; i < n; i++) v[i] = i < nd ? h->dense[k[i]] : *sparse_find(h, k[i]);

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/u64map.h"
 #include "ppt/reuse.h"
 
 /* Internal distance of a first touch (the API's PPT_RD_INF). */
@@ -25,10 +26,7 @@ struct ppt_rdhist {
   double total, inf;
   double *dense;   /* counts for d < ndense */
   uint64_t ndense;
-  uint64_t *skey;  /* sparse: distance keys, RD_INF = empty slot */
-  double *sval;
-  size_t smask;    /* table size - 1; 0 when no table */
-  size_t scount;
+  u64map sparse; /* the other bins: distance -> count (val.d); no table until needed */
 };
 
 /* Slow path of rdh_add: infinite, growth of the dense part, sparse table. */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define RD_INIT_HBITS 12
+#define RD_INIT_LINES ((size_t)1 << 11) /* lines before the first growth */
 #define RD_INIT_CAP ((size_t)1 << 12)
 #define BLK_SHIFT 12 /* flat counts: bits per block */
 #define SUP_SHIFT 18 /* flat counts: bits per super-block */
@@ -83,10 +83,8 @@ static int axis_alloc(rd_stack *s, size_t cap) {
 int rd_stack_init(rd_stack *s, int flat) {
   memset(s, 0, sizeof *s);
   s->flat = flat;
-  s->hbits = RD_INIT_HBITS;
-  s->hmask = ((size_t)1 << s->hbits) - 1;
-  s->slots = malloc((s->hmask + 1) * sizeof *s->slots);
-  if (!s->slots || axis_alloc(s, RD_INIT_CAP) != 0) {
+  u64map_init(&s->map);
+  if (u64map_reserve(&s->map, RD_INIT_LINES, NULL, NULL) < 0 || axis_alloc(s, RD_INIT_CAP) != 0) {
     rd_stack_free(s);
     return -1;
   }
@@ -95,7 +93,7 @@ int rd_stack_init(rd_stack *s, int flat) {
 }
 
 void rd_stack_free(rd_stack *s) {
-  free(s->slots);
+  u64map_free(&s->map);
   free(s->bits);
   free(s->owner);
   free(s->fen);
@@ -105,8 +103,7 @@ void rd_stack_free(rd_stack *s) {
 }
 
 void rd_stack_reset(rd_stack *s) {
-  memset(s->slots, 0xff, (s->hmask + 1) * sizeof *s->slots);
-  s->hcount = 0;
+  u64map_clear(&s->map);
   memset(s->bits, 0, ((s->cap >> 6) + 1) * sizeof *s->bits);
   s->now = s->nlive = 0;
   counts_rebuild(s);
@@ -117,41 +114,27 @@ void rd_stack_reset(rd_stack *s) {
 
 /* ------------------------------------------------------------ hash table */
 
-static size_t hash_find(const rd_stack *s, uint64_t line) {
-  size_t i = rd_slot_of(line, s->hbits);
-  while (s->slots[i].line != line && s->slots[i].line != RD_EMPTY) i = (i + 1) & s->hmask;
-  return i;
+/* A line moved to another hash slot while the table grew: its mark, if it has one,
+ * follows it. */
+static void slot_moved(void *arg, size_t from, size_t to) {
+  rd_stack *s = arg;
+  (void)from;
+  uint32_t t = s->map.ents[to].val.u32;
+  if (t != RD_TNONE) s->owner[t] = (uint32_t)to;
 }
 
-/* Doubles the table; slot numbers change, so the owner array and the front's slots
- * are refreshed. */
+/* Doubles the table; slot numbers change, so the owner array (as each line moves) and
+ * the front's slots (after) are renewed. */
 static int hash_grow(rd_stack *s) {
-  unsigned nb = s->hbits + 1;
-  size_t n = (size_t)1 << nb;
-  rd_slot *ns = malloc(n * sizeof *ns);
-  if (!ns) return -1;
-  memset(ns, 0xff, n * sizeof *ns);
-  for (size_t i = 0; i <= s->hmask; i++) {
-    rd_slot e = s->slots[i];
-    if (e.line == RD_EMPTY) continue;
-    size_t j = rd_slot_of(e.line, nb);
-    while (ns[j].line != RD_EMPTY) j = (j + 1) & (n - 1);
-    ns[j] = e;
-    if (e.time != RD_TNONE) s->owner[e.time] = (uint32_t)j;
-  }
-  free(s->slots);
-  s->slots = ns;
-  s->hbits = nb;
-  s->hmask = n - 1;
-  for (unsigned p = 0; p < s->nfront; p++) s->fslot[p] = (uint32_t)hash_find(s, s->fline[p]);
+  /* Slot indices and times are 32-bit. */
+  if (s->map.bits >= 32 || u64map_reserve(&s->map, s->map.count + 1, slot_moved, s) < 0) return -1;
+  for (unsigned p = 0; p < s->nfront; p++) s->fslot[p] = (uint32_t)u64map_probe(&s->map, s->fline[p]);
   return 0;
 }
 
+/* Room for one more line. */
 static inline int hash_room(rd_stack *s) {
-  if (2 * (s->hcount + 1) <= s->hmask + 1) return 0;
-  /* Slot indices and times are 32-bit. */
-  if (s->hbits >= 32 || hash_grow(s) != 0) return -1;
-  return 0;
+  return u64map_full(&s->map) ? hash_grow(s) : 0;
 }
 
 /* ------------------------------------------------------------ time axis */
@@ -170,13 +153,17 @@ static int compact(rd_stack *s) {
     }
   }
   size_t nw_old = cap >> 6, j = 0;
+  /* Local copies: a store into the map's value union may alias any field of s for the
+   * compiler, which would reload both pointers on every mark. */
+  uint32_t *owner = s->owner;
+  u64map_ent *ents = s->map.ents;
   for (size_t w = 0; w < nw_old; w++) {
     uint64_t x = s->bits[w];
     while (x) {
       size_t t = (w << 6) | (size_t)__builtin_ctzll(x);
-      uint32_t sl = s->owner[t];
-      s->owner[j] = sl;
-      s->slots[sl].time = (uint32_t)j;
+      uint32_t sl = owner[t];
+      owner[j] = sl;
+      ents[sl].val.u32 = (uint32_t)j;
       j++;
       x &= x - 1;
     }
@@ -220,7 +207,7 @@ static inline int mark_append(rd_stack *s, uint32_t slot) {
   }
   s->bits[w] |= 1ull << (t & 63);
   s->owner[t] = slot;
-  s->slots[slot].time = (uint32_t)t;
+  s->map.ents[slot].val.u32 = (uint32_t)t;
   s->nlive++;
   return 0;
 }
@@ -251,18 +238,18 @@ static uint64_t suffix(const rd_stack *s, size_t t) {
 
 uint64_t rd_stack_miss(rd_stack *s, uint64_t line, int want) {
   if (s->broken || hash_room(s) != 0) return RD_ERR;
-  size_t i = hash_find(s, line);
+  size_t i = u64map_probe(&s->map, line);
+  u64map_ent *e = &s->map.ents[i];
   uint64_t d;
-  if (s->slots[i].line == line) {
-    uint32_t t = s->slots[i].time;
+  if (e->key == line) {
+    uint32_t t = e->val.u32;
     d = want ? s->nfront + suffix(s, t) : 0;
     mark_clear(s, t);
   } else {
-    s->slots[i].line = line;
-    s->hcount++;
+    u64map_claim(&s->map, i, line);
     d = RD_INF;
   }
-  s->slots[i].time = RD_TNONE;
+  e->val.u32 = RD_TNONE;
   /* The least recent front line moves into the axis as its newest mark: it is more
    * recent than every line already there. */
   if (s->nfront == RD_FRONT) {
@@ -296,22 +283,22 @@ int rd_stack_flush_front(rd_stack *s) {
 }
 
 uint64_t rd_stack_take(rd_stack *s, uint64_t line) {
-  size_t i = hash_find(s, line);
-  if (s->slots[i].line != line) return RD_INF;
-  uint32_t t = s->slots[i].time;
+  size_t i = u64map_probe(&s->map, line);
+  u64map_ent *e = &s->map.ents[i];
+  if (e->key != line) return RD_INF;
+  uint32_t t = e->val.u32;
   uint64_t d = suffix(s, t);
   mark_clear(s, t);
-  s->slots[i].time = RD_TNONE;
+  e->val.u32 = RD_TNONE;
   return d;
 }
 
 int rd_stack_append(rd_stack *s, uint64_t line) {
   if (hash_room(s) != 0) return -1;
-  size_t i = hash_find(s, line);
-  if (s->slots[i].line != line) {
-    s->slots[i].line = line;
-    s->slots[i].time = RD_TNONE;
-    s->hcount++;
+  size_t i = u64map_probe(&s->map, line);
+  if (s->map.ents[i].key != line) {
+    u64map_claim(&s->map, i, line);
+    s->map.ents[i].val.u32 = RD_TNONE;
   }
   if (mark_append(s, (uint32_t)i) != 0) {
     s->broken = 1;
@@ -326,7 +313,7 @@ size_t rd_stack_recency(const rd_stack *s, uint64_t *out) {
     uint64_t x = s->bits[w];
     while (x) {
       size_t t = (w << 6) | (size_t)__builtin_ctzll(x);
-      out[j++] = s->slots[s->owner[t]].line;
+      out[j++] = s->map.ents[s->owner[t]].key;
       x &= x - 1;
     }
   }

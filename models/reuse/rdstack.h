@@ -5,7 +5,8 @@
  *    reference to the line at front position p has distance p; the immediate re-touch
  *    (p = 0) costs one compare and no state change. Loops that stream a few arrays
  *    hit here almost always.
- *  - the rest: a hash table line -> "time" of its latest access, and a time axis with
+ *  - the rest: a hash table line -> "time" of its latest access (a u64map, see
+ *    common/u64map.h, whose slot indices the time axis keeps), and a time axis with
  *    a mark at the latest access of every line not in the front. The distance of a
  *    line with mark t is (front size) + (marks after t): the marks after t are exactly
  *    the distinct lines touched since (Bennett & Kruskal's counting view of Mattson's
@@ -22,18 +23,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/u64map.h"
 #include "rdhist_impl.h"
 
 #define RD_FRONT 8
-#define RD_EMPTY UINT64_MAX          /* empty hash slot / unused front entry */
-#define RD_ERR (UINT64_MAX - 1)      /* out of memory (stack unusable afterwards) */
-#define RD_TNONE UINT32_MAX          /* line has no mark (in the front, or taken) */
-
-typedef struct rd_slot {
-  uint64_t line;
-  uint32_t time;
-  uint32_t pad_;
-} rd_slot;
+#define RD_EMPTY U64MAP_EMPTY   /* unused front entry (never a line) */
+#define RD_ERR (UINT64_MAX - 1) /* out of memory (stack unusable afterwards) */
+#define RD_TNONE UINT32_MAX     /* line has no mark (in the front, or taken) */
 
 typedef struct rd_stack {
   uint64_t fline[RD_FRONT]; /* front, most recent first; RD_EMPTY beyond nfront */
@@ -41,10 +37,9 @@ typedef struct rd_stack {
   unsigned nfront;
   int flat;   /* flat block counts instead of the Fenwick tree */
   int broken; /* an allocation failed mid-update */
-  /* hash: line -> time, open addressing, linear probing, load <= 1/2 */
-  rd_slot *slots;
-  unsigned hbits;
-  size_t hmask, hcount;
+  /* line -> time (val.u32; RD_TNONE while in the front). Grown only by hash_room,
+   * which renews the slot numbers kept in owner[] and fslot[] as it does. */
+  u64map map;
   /* time axis */
   uint64_t *bits;  /* cap/64 + 1 words (the extra word keeps the open-word read in range) */
   uint32_t *owner; /* time -> hash slot of the line whose mark it is */
@@ -63,16 +58,11 @@ void rd_stack_free(rd_stack *s);
 /* Empties the stack, keeping its allocations. */
 void rd_stack_reset(rd_stack *s);
 
-/* Fibonacci hashing: consecutive lines (the common case) spread over the table. */
-static inline size_t rd_slot_of(uint64_t line, unsigned hbits) {
-  return (size_t)((line * 0x9E3779B97F4A7C15ull) >> (64 - hbits));
-}
-
 /* Starts loading the hash slot a future reference to `line` will probe first: the
  * feed loops call it some references ahead, so that on large working sets the table's
  * cache misses overlap instead of stalling one after the other. */
 static inline void rd_stack_prefetch(const rd_stack *s, uint64_t line) {
-  __builtin_prefetch(&s->slots[rd_slot_of(line, s->hbits)]);
+  __builtin_prefetch(&s->map.ents[u64map_home(&s->map, line)]);
 }
 
 /* How far ahead the loops prefetch. */
@@ -103,7 +93,7 @@ static inline uint64_t rd_touch(rd_stack *s, uint64_t line, int want) {
 }
 
 /* Distinct lines seen. */
-static inline size_t rd_stack_lines(const rd_stack *s) { return s->hcount; }
+static inline size_t rd_stack_lines(const rd_stack *s) { return s->map.count; }
 
 /* --- operations of the parallel merge (see reuse_par.c) --- */
 /* Moves the front into the time axis (least recent first); the front becomes empty. */

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/u64map.h"
 #include "ppt/trace.h"
-#include "ppt/u64set.h"
 
 int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
                         void (*progress)(uint64_t done, void *arg), void *arg, ppt_err *err) {
@@ -13,10 +13,14 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
   s->bbs = nbbs;
   s->bb_count = calloc((size_t)nbbs + 1, sizeof *s->bb_count);
   s->bb_refs = calloc((size_t)nbbs + 1, sizeof *s->bb_refs);
-  ppt_u64set *lines = ppt_u64set_new();
+  /* Distinct 64-byte lines, as a map from each run of 64 lines (4 KiB) to a bitmap of
+   * the lines seen in it: programs touch lines in runs, so the table holds far fewer
+   * entries than lines and stays in cache where a set of lines would not. */
+  u64map runs;
+  u64map_init(&runs);
   ppt_trace_batch *b = ppt_trace_batch_new();
   int rc = 0;
-  if (!s->bb_count || !s->bb_refs || !lines || !b) {
+  if (!s->bb_count || !s->bb_refs || !b) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
     goto out;
   }
@@ -42,11 +46,15 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
         if (r[i].kind == PPT_REC_LOAD) s->loads++;
         else s->stores++;
         s->stack_refs += r[i].flags & PPT_REC_STACK;
-        /* Most references re-touch the previous line: skip the set for those. */
+        /* Most references re-touch the previous line: skip the map for those. */
         uint64_t line = r[i].addr >> 6;
-        if (line != last_line && ppt_u64set_add(lines, line) < 0) {
-          rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
-          break;
+        if (line != last_line) {
+          size_t k = u64map_insert(&runs, line >> 6, NULL);
+          if (k == U64MAP_NONE) {
+            rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
+            break;
+          }
+          runs.ents[k].val.u |= 1ull << (line & 63);
         }
         last_line = line;
       }
@@ -59,9 +67,10 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
     s->bb_instances += s->bb_count[id];
     if (ppt_trace_bb_get(t, id)->flags & PPT_BB_PARALLEL) s->parallel_refs += s->bb_refs[id];
   }
-  s->lines64 = lines ? ppt_u64set_size(lines) : 0;
+  for (size_t k = 0; k < u64map_cap(&runs); k++)
+    if (runs.ents[k].key != U64MAP_EMPTY) s->lines64 += (uint64_t)__builtin_popcountll(runs.ents[k].val.u);
 out:
-  ppt_u64set_free(lines);
+  u64map_free(&runs);
   ppt_trace_batch_free(b);
   if (rc) ppt_trace_summary_free(s);
   return rc;

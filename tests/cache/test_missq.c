@@ -1,4 +1,4 @@
-/* test_missq.c — misses queued on one first-level set (ppt/missq.h).
+/* test_missq.c — misses queued on one first-level set (cache/missq.h).
  *
  * Oracles: a brute-force replay that keeps every miss of every thread and counts, for
  * each new one, how many of that thread's last PPT_MISSQ_WINDOW went to its set; and
@@ -10,7 +10,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 
-#include "ppt/missq.h"
+#include "cache/missq.h"
 
 START_TEST(matches_brute_force) {
   enum { THREADS = 3, N = 20000 };

@@ -1,4 +1,4 @@
-/* test_owner.c — last writer of each line (ppt/owner.h), against a brute-force replay
+/* test_owner.c — last writer of each line (cache/owner.h), against a brute-force replay
  * that keeps every line's owner in a plain array (lines below the table size, so the
  * direct-mapped table never has to forget one), and a collision worked out by hand. */
 #include <check.h>
@@ -7,7 +7,7 @@
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 
-#include "ppt/owner.h"
+#include "cache/owner.h"
 
 START_TEST(matches_brute_force) {
   enum { BITS = 10, LINES = 1 << BITS, THREADS = 4, N = 50000 };

@@ -1,7 +1,7 @@
-/* test_prefetch.c — the prefetcher model (ppt/prefetch.h) on access patterns whose
+/* test_prefetch.c — the prefetcher model (cache/prefetch.h) on access patterns whose
  * covered misses can be counted by hand, and the served/streamed counts the trace
  * simulator derives from it. */
-#include "ppt/prefetch.h"
+#include "cache/prefetch.h"
 
 #include <stdint.h>
 

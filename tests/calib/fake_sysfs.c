@@ -33,8 +33,8 @@ void fake_put(const char *root, const char *rel, const char *text) {
 
 void fake_put_cache(const char *root, int idx, const char *level, const char *type, const char *size,
                     const char *ways, const char *list) {
-  static const char *const names[] = {"level", "type", "size", "ways_of_associativity", "coherency_line_size",
-                                      "shared_cpu_list"};
+  static const char *const names[] = {
+      "level", "type", "size", "ways_of_associativity", "coherency_line_size", "shared_cpu_list"};
   const char *values[] = {level, type, size, ways, "64", list};
   for (int i = 0; i < 6; i++) {
     char rel[128];

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 #include "fake_sysfs.h"
 #include "ppt/cachesim.h"
 #include "ppt/calib.h"
@@ -139,8 +139,8 @@ START_TEST(bandwidth_falls_outwards) {
    * share of the socket (it competes with no one; half, for noise between the runs). */
   double core = r->dram_core_bytes_per_s;
   ck_assert_msg(core < r->bw_bytes_per_s[0], "DRAM one core %g, L1 %g B/s", core, r->bw_bytes_per_s[0]);
-  ck_assert_msg(core > 0.5 * r->bw_bytes_per_s[n] / r->bw_threads[n], "DRAM one core %g, all %u threads %g B/s",
-                core, r->bw_threads[n], r->bw_bytes_per_s[n]);
+  ck_assert_msg(core > 0.5 * r->bw_bytes_per_s[n] / r->bw_threads[n],
+                "DRAM one core %g, all %u threads %g B/s", core, r->bw_threads[n], r->bw_bytes_per_s[n]);
   /* the whole DRAM-sized buffer, which the all-core run splits between its threads */
   ck_assert_uint_ge(r->dram_core_bytes, r->bw_bytes[n]);
 }
@@ -242,8 +242,9 @@ START_TEST(coherence_plausible) {
   }
   ck_assert_msg(r->c2c_round_trip_ns > 0 && isfinite(r->c2c_round_trip_ns), "%g ns", r->c2c_round_trip_ns);
   double cyc = 0.5 * r->c2c_round_trip_ns * hw->clock_hz * 1e-9;
-  ck_assert_msg(fabs(hw->coherence_cycles - cyc) <= 0.005 * cyc + 1e-12, "%g cycles, %g ns per round trip at %g Hz",
-                hw->coherence_cycles, r->c2c_round_trip_ns, hw->clock_hz);
+  ck_assert_msg(fabs(hw->coherence_cycles - cyc) <= 0.005 * cyc + 1e-12,
+                "%g cycles, %g ns per round trip at %g Hz", hw->coherence_cycles, r->c2c_round_trip_ns,
+                hw->clock_hz);
   double dram_cyc = hw->dram_latency_ns * hw->clock_hz * 1e-9;
   ck_assert_msg(hw->coherence_cycles > hw->levels[0].latency_cycles && hw->coherence_cycles < 10 * dram_cyc,
                 "%g cycles per transfer (L1 %g, DRAM %g cycles)", hw->coherence_cycles,
@@ -351,7 +352,8 @@ START_TEST(effective_size_applied) {
     /* The stream's sweeps: the sysfs size and twice it, shares in [0, 1] (or -1). */
     ck_assert_uint_eq(r->ret_bytes[k][0], r->caches.levels[k].size);
     ck_assert_uint_eq(r->ret_bytes[k][1], 2 * r->caches.levels[k].size);
-    for (int i = 0; i < 2; i++) ck_assert(r->ret_share[k][i] == -1 || (r->ret_share[k][i] >= 0 && r->ret_share[k][i] <= 1));
+    for (int i = 0; i < 2; i++)
+      ck_assert(r->ret_share[k][i] == -1 || (r->ret_share[k][i] >= 0 && r->ret_share[k][i] <= 1));
     if (lv->replacement == PPT_HW_REPL_RANDOM) {
       /* The stream's capacity won: its size, rounded to whole ways of a power-of-two
        * set count, between the level above and sysfs. */
@@ -428,8 +430,12 @@ START_TEST(stream_capacity_rule) {
   strcpy(hw.name, "t");
   hw.cores = 1;
   hw.nlevels = 1;
-  hw.levels[0] = (ppt_hw_level){.name = "L1", .size = C * 64, .assoc = (uint32_t)C, .line = 64,
-                                .shared_by = 1, .replacement = PPT_HW_REPL_RANDOM};
+  hw.levels[0] = (ppt_hw_level){.name = "L1",
+                                .size = C * 64,
+                                .assoc = (uint32_t)C,
+                                .line = 64,
+                                .shared_by = 1,
+                                .replacement = PPT_HW_REPL_RANDOM};
   const double ws[] = {1.25, 2.0, 3.0};
   for (int i = 0; i < 3; i++) {
     uint64_t W = (uint64_t)(ws[i] * C);
@@ -545,7 +551,6 @@ START_TEST(sysfs_geometry_matches_host) {
 }
 END_TEST
 
-
 /* ---- geometry sources on this host ---- */
 
 /* Every cache level CPUID reports (deterministic leaf or AMD's legacy leaves, whose L3 is
@@ -560,7 +565,8 @@ START_TEST(host_levels_cover_cpuid) {
   fprintf(stderr, "host: %u cache level(s) from CPUID (%s)\n", ncp, regs.vendor);
   for (uint32_t i = 0; i < ncp; i++) {
     int found = 0;
-    for (uint32_t k = 0; k < g_res.hw.nlevels; k++) found |= g_res.caches.levels[k].level == cp.levels[i].level;
+    for (uint32_t k = 0; k < g_res.hw.nlevels; k++)
+      found |= g_res.caches.levels[k].level == cp.levels[i].level;
     ck_assert_msg(found, "L%u (%s) missing from the calibrated spec", cp.levels[i].level, cp.levels[i].where);
   }
   ck_assert_uint_eq(g_res.caches.nlevels, g_res.hw.nlevels);
@@ -618,7 +624,8 @@ START_TEST(each_source_alone) {
     for (uint32_t k = 0; k < r->caches.nlevels; k++) {
       int src = r->caches.levels[k].source;
       if (choice[i] == PPT_CALIB_GEO_ONLY_SWEEP) ck_assert_int_eq(src, PPT_CALIB_GEO_SWEEP);
-      if (choice[i] == PPT_CALIB_GEO_ONLY_SYSFS) ck_assert(src == PPT_CALIB_GEO_SYSFS || src == PPT_CALIB_GEO_SWEEP);
+      if (choice[i] == PPT_CALIB_GEO_ONLY_SYSFS)
+        ck_assert(src == PPT_CALIB_GEO_SYSFS || src == PPT_CALIB_GEO_SWEEP);
       if (choice[i] == PPT_CALIB_GEO_ONLY_CPUID) ck_assert(src != PPT_CALIB_GEO_SYSFS);
     }
     if (choice[i] == PPT_CALIB_GEO_ONLY_SWEEP) {
@@ -627,9 +634,10 @@ START_TEST(each_source_alone) {
       calib_cpuid_regs regs;
       ppt_calib_caches cp;
       if (calib_cpuid_read(&regs) && calib_cpuid_caches(&regs, &cp) && cp.levels[0].size)
-        ck_assert_msg(r->hw.levels[0].size <= cp.levels[0].size && 2 * r->hw.levels[0].size >= cp.levels[0].size,
-                      "swept L1 %llu B, CPUID %llu B", (unsigned long long)r->hw.levels[0].size,
-                      (unsigned long long)cp.levels[0].size);
+        ck_assert_msg(
+            r->hw.levels[0].size <= cp.levels[0].size && 2 * r->hw.levels[0].size >= cp.levels[0].size,
+            "swept L1 %llu B, CPUID %llu B", (unsigned long long)r->hw.levels[0].size,
+            (unsigned long long)cp.levels[0].size);
     }
     free(r);
   }
@@ -710,8 +718,10 @@ START_TEST(fake_sysfs_haswell) {
   ck_assert_uint_eq(r->smt, 2);
   /* The ways stay the fake tree's unless the L3 was sized by streaming (this host's L3
    * behaves smaller, and then the ways fill the measured size). */
-  if (r->hw.levels[2].replacement == PPT_HW_REPL_LRU) ck_assert_uint_eq(r->hw.levels[2].assoc, 25);
-  else ck_assert_uint_ge(r->hw.levels[2].assoc, 25);
+  if (r->hw.levels[2].replacement == PPT_HW_REPL_LRU)
+    ck_assert_uint_eq(r->hw.levels[2].assoc, 25);
+  else
+    ck_assert_uint_ge(r->hw.levels[2].assoc, 25);
   ck_assert(strstr(r->hw.notes, "16384 sets x 25 ways") != NULL);
   free(r);
   free(dir);
@@ -985,7 +995,8 @@ START_TEST(repeat_medians) {
   for (int i = 0; i < 2; i++) {
     solo[i].coherence_cycles = 0;
     for (uint32_t j = 0; j < solo[i].nsources; j++)
-      if (!strcmp(solo[i].sources[j].key, "coherence_cycles")) solo[i].sources[j--] = solo[i].sources[--solo[i].nsources];
+      if (!strcmp(solo[i].sources[j].key, "coherence_cycles"))
+        solo[i].sources[j--] = solo[i].sources[--solo[i].nsources];
   }
   ck_assert_msg(ppt_calib_median_spec(solo, 3, &out, &err) == 0, "%s", err.msg);
   ck_assert(out.coherence_cycles == 0);

@@ -1,5 +1,5 @@
 /* test_calib_geo.c — where `ppt calibrate` gets the cache geometry and topology from
- * (models/cpu/calib_cpuid.c, calib_geo.c, calib_discover.c).
+ * (models/calib/calib_cpuid.c, calib_geo.c, calib_discover.c).
  *
  * Oracles, none of them the code under test:
  *  - CPUID register values recorded on real CPUs, decoded here by hand from the field
@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 #include "fake_sysfs.h"
 #include "ppt/calib.h"
 
@@ -125,15 +125,15 @@ static void rec_ci(calib_cpuid_regs *r) {
 }
 
 /* One level's fields, checked at the caller's line. */
-#define CHECK_LEVEL(c, lv, sz, ways, ln, shr, src)     \
-  do {                                                 \
-    const ppt_calib_cache *c_ = (c);                   \
-    ck_assert_uint_eq(c_->level, (lv));                \
-    ck_assert_uint_eq(c_->size, (sz));                 \
-    ck_assert_uint_eq(c_->assoc, (ways));              \
-    ck_assert_uint_eq(c_->line, (ln));                 \
-    ck_assert_uint_eq(c_->shared_cpus, (shr));         \
-    ck_assert_int_eq(c_->source, (src));               \
+#define CHECK_LEVEL(c, lv, sz, ways, ln, shr, src) \
+  do {                                             \
+    const ppt_calib_cache *c_ = (c);               \
+    ck_assert_uint_eq(c_->level, (lv));            \
+    ck_assert_uint_eq(c_->size, (sz));             \
+    ck_assert_uint_eq(c_->assoc, (ways));          \
+    ck_assert_uint_eq(c_->line, (ln));             \
+    ck_assert_uint_eq(c_->shared_cpus, (shr));     \
+    ck_assert_int_eq(c_->source, (src));           \
   } while (0)
 
 /* ---- 1. the deterministic cache leaf ---- */
@@ -245,10 +245,8 @@ START_TEST(cpuid_decode_order) {
   /* Listed L3, L2, L1: kept by level number. Then a type-0 sub-leaf ends the list (the
    * L2 after it is not read). */
   const uint32_t reversed[5][4] = {
-      {0x1C03C163, 0x02C0003F, 0x00000FFF, 0},
-      {0x1C004143, 0x00C0003F, 0x000003FF, 0},
-      {0x1C004121, 0x01C0003F, 0x0000003F, 0},
-      {0, 0, 0, 0},
+      {0x1C03C163, 0x02C0003F, 0x00000FFF, 0}, {0x1C004143, 0x00C0003F, 0x000003FF, 0},
+      {0x1C004121, 0x01C0003F, 0x0000003F, 0}, {0, 0, 0, 0},
       {0x1C004143, 0x01C0003F, 0x000001FF, 0},
   };
   ck_assert_uint_eq(calib_cpuid_decode_caches(reversed, 5, 4, &c), 3);
@@ -541,9 +539,9 @@ END_TEST
  * 46340.95 B = 724.08 lines -> 724 x 64 = 46336; i = 15: 741455.2 / 64 = 11585.24 ->
  * 741440; i = 19: 2965820.9 / 64 = 46340.95 -> 46341 x 64 = 2965824. */
 static const uint64_t sweep_bytes[35] = {
-    4096,     5824,     8192,     11584,    16384,     23168,     32768,     46336,     65536,
-    92672,    131072,   185344,   262144,   370752,    524288,    741440,    1048576,   1482880,
-    2097152,  2965824,  4194304,  5931648,  8388608,   11863296,  16777216,  23726592,  33554432,
+    4096,     5824,     8192,     11584,     16384,     23168,     32768,     46336,     65536,
+    92672,    131072,   185344,   262144,    370752,    524288,    741440,    1048576,   1482880,
+    2097152,  2965824,  4194304,  5931648,   8388608,   11863296,  16777216,  23726592,  33554432,
     47453120, 67108864, 94906240, 134217728, 189812544, 268435456, 379625088, 536870912,
 };
 
@@ -586,8 +584,7 @@ START_TEST(discover_model) {
   /* Memory that rises again (90 ns to 64 MiB, i = 28; 200 ns beyond): a cut at i = 29
    * (200 / 90 = 2.2), but the stretch before it reads 90 >= 60 ns: still three levels,
    * and the L3's midpoint (12 + 90) / 2 = 51 is unchanged. */
-  for (int i = 0; i < 33; i++)
-    ns[i] = sweep_bytes[i] <= 67108864 ? model_ns(sweep_bytes[i], 90.0) : 200.0;
+  for (int i = 0; i < 33; i++) ns[i] = sweep_bytes[i] <= 67108864 ? model_ns(sweep_bytes[i], 90.0) : 200.0;
   ck_assert_uint_eq(calib_discover_levels(sweep_bytes, ns, 33, sizes, lat, 8), 3);
   ck_assert_uint_eq(sizes[0], 32768);
   ck_assert_uint_eq(sizes[1], 262144);

@@ -12,7 +12,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 /* The median by counting: the value with at most half the others strictly below and at
  * most half strictly above; for an even count the mean of the two middle ones, found the
@@ -86,22 +86,31 @@ static void k_spin(void *arg, uint64_t n) {
   }
 }
 
-/* The trials are the last t->trials calls (the last sizing run is the first of them). */
-static void check_measure(int typical) {
+/* The trials are the last t->trials calls (the last sizing run is the first of them).
+ * Returns whether calib_measure's answer is the statistic of the factors it ran. */
+static int measure_once(int typical, double *got, double *want) {
   calib_timing t = {0.002, 9, typical};
   spin_arg a = {0};
-  double got = calib_measure(k_spin, &a, 1, &t);
+  *got = calib_measure(k_spin, &a, 1, &t);
   ck_assert_uint_le(a.calls, 256);
   ck_assert_uint_ge(a.calls, 9);
   const double *f = &a.factor[a.calls - 9];
   double lo = INFINITY;
   for (int i = 0; i < 9; i++)
     if (f[i] < lo) lo = f[i];
-  double want = (typical ? brute_median(f, 9) : lo) * UNIT_S;
+  *want = (typical ? brute_median(f, 9) : lo) * UNIT_S;
   /* Busy-waiting only ever overshoots, by a clock read or a preemption; the median
    * shrugs off a preempted trial, the minimum is the shortest one. */
-  ck_assert_msg(got >= want * 0.999 && got <= want * 1.25, "%s: %g s per unit, want %g",
-                typical ? "median" : "best", got, want);
+  return *got >= *want * 0.999 && *got <= *want * 1.25;
+}
+
+/* On a loaded 2-CPU host the one or two fastest trials can all be preempted; a wrong
+ * statistic misses every time, so three tries tell the two apart. */
+static void check_measure(int typical) {
+  double got = 0, want = 0;
+  int ok = 0;
+  for (int attempt = 0; attempt < 3 && !ok; attempt++) ok = measure_once(typical, &got, &want);
+  ck_assert_msg(ok, "%s: %g s per unit, want %g", typical ? "median" : "best", got, want);
 }
 
 START_TEST(measure_keeps_the_statistic) {
@@ -136,9 +145,15 @@ static void k_double_spin(void *arg, uint64_t n) {
 
 START_TEST(measure_vs_pairs_the_trials) {
   for (int typical = 0; typical <= 1; typical++) {
-    paired_load l = {0, 1};
-    calib_timing t = {0.002, 9, typical};
-    double got = calib_measure_vs(k_double_spin, &l, 1, k_ref_spin, &l, 1, &t);
+    /* Busy-waiting only overshoots, when the machine preempts a spin; on a loaded
+     * 2-CPU host both factor-1 kernel trials can be hit, and best-of then reads 4. A
+     * wrong pairing or statistic misses 2 every time, so three tries tell them apart. */
+    double got = 0;
+    for (int attempt = 0; attempt < 3 && !(got > 1.9 && got < 2.1); attempt++) {
+      paired_load l = {0, 1};
+      calib_timing t = {0.002, 9, typical};
+      got = calib_measure_vs(k_double_spin, &l, 1, k_ref_spin, &l, 1, &t);
+    }
     ck_assert_msg(got > 1.9 && got < 2.1, "%s: ratio %g, want 2", typical ? "median" : "best", got);
   }
 }

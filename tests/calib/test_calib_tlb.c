@@ -1,4 +1,4 @@
-/* test_calib_tlb.c — the data-TLB probe of `ppt calibrate` (models/cpu/calib_tlb.c).
+/* test_calib_tlb.c — the data-TLB probe of `ppt calibrate` (models/calib/calib_tlb.c).
  *
  * Oracles: CPUID register values of known CPUs with the TLBs their vendors document
  *  - AMD Zen 3 (EPYC 7003, family 19h; the values this validation host returns):
@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 START_TEST(amd_zen3) {
   calib_tlb_geo g;
@@ -58,18 +58,18 @@ END_TEST
 /* EBX: bit 0 4 KiB, bit 1 2 MiB, bit 2 4 MiB, bit 3 1 GiB, ways in 31:16; ECX sets;
  * EDX: type 4:0, level 7:5, fully associative bit 8. */
 #define SUB(pages, ways, sets, type, level, fa) \
-  {0, (pages) | ((uint32_t)(ways) << 16), (sets), (type) | ((level) << 5) | ((uint32_t)(fa) << 8)}
+  { 0, (pages) | ((uint32_t)(ways) << 16), (sets), (type) | ((level) << 5) | ((uint32_t)(fa) << 8) }
 
 START_TEST(intel_ice_lake) {
   const uint32_t regs[8][4] = {
-      {7, 0, 0, 0},               /* sub-leaf 0: max sub-leaf 7, no TLB described */
-      SUB(0x7, 8, 1, 2, 1, 1),    /* instruction TLB */
-      SUB(0xF, 16, 1, 5, 1, 1),   /* store-only, all page sizes */
-      SUB(0x1, 4, 16, 4, 1, 0),   /* load-only, 4 KiB */
-      SUB(0x6, 4, 8, 4, 1, 0),    /* load-only, 2/4 MiB */
-      SUB(0x8, 8, 1, 4, 1, 1),    /* load-only, 1 GiB */
-      SUB(0x7, 8, 128, 3, 2, 0),  /* STLB, 4 KiB/2 MiB/4 MiB */
-      SUB(0x9, 8, 128, 3, 2, 0),  /* STLB, 4 KiB/1 GiB */
+      {7, 0, 0, 0},              /* sub-leaf 0: max sub-leaf 7, no TLB described */
+      SUB(0x7, 8, 1, 2, 1, 1),   /* instruction TLB */
+      SUB(0xF, 16, 1, 5, 1, 1),  /* store-only, all page sizes */
+      SUB(0x1, 4, 16, 4, 1, 0),  /* load-only, 4 KiB */
+      SUB(0x6, 4, 8, 4, 1, 0),   /* load-only, 2/4 MiB */
+      SUB(0x8, 8, 1, 4, 1, 1),   /* load-only, 1 GiB */
+      SUB(0x7, 8, 128, 3, 2, 0), /* STLB, 4 KiB/2 MiB/4 MiB */
+      SUB(0x9, 8, 128, 3, 2, 0), /* STLB, 4 KiB/1 GiB */
   };
   calib_tlb_geo g;
   ck_assert_uint_eq(calib_tlb_decode_intel(regs, 8, &g), 2);

@@ -465,7 +465,7 @@ static ppt_tasklist *miss_item(const ppt_hwspec *hw, const ppt_mem_access *m, pp
   return tl;
 }
 
-/* Misses queued on one first-level set (ppt_mem_access.bunched_*, ppt/missq.h): mlp 4,
+/* Misses queued on one first-level set (ppt_mem_access.bunched_*, cache/missq.h): mlp 4,
  * but hwspec mlp_same_set 2 for loads and 1 for stores. MISS memory, no prefetching,
  * h = (0.9, 0.5, 0.6) on 1000 accesses: served L2 50, L3 30, DRAM 20. Of L3's, half are
  * bunched loads and a quarter bunched stores:

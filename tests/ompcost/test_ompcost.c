@@ -1,5 +1,5 @@
 /* test_ompcost.c — ppt-ompcost (apps/ompcost), the OpenMP region probe, and the side of
- * `ppt calibrate` that runs it (models/cpu/calib_ompcost.c).
+ * `ppt calibrate` that runs it (models/calib/calib_ompcost.c).
  *
  * Oracles: the probe's output read here with json-c directly (not through the runner);
  * the CPUs this process may run on (sched_getaffinity), which libomp's default thread
@@ -21,7 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 #include "ppt/calib.h"
 #include "ppt_test.h"
 

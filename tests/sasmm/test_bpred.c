@@ -1,6 +1,6 @@
-/* test_bpred.c — the branch predictor model (ppt/bpred.h) on block sequences whose
+/* test_bpred.c — the branch predictor model (progmodel/bpred.h) on block sequences whose
  * mispredictions can be counted by hand, and on a seeded random branch. */
-#include "ppt/bpred.h"
+#include "progmodel/bpred.h"
 
 #include <gsl/gsl_rng.h>
 

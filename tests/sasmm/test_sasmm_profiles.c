@@ -168,11 +168,11 @@ START_TEST(working_set_drops_below_l1) {
     ppt_sasmm_profiles p;
     ck_assert_msg(ppt_sasmm_measure(t, &o, &ro, counted, &p, &err) == 0, "%s", err.msg);
     ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
-    ck_assert_msg(ppt_sasmm_hitrates(&hw, &p, rates, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(ppt_sdcm_sasmm_hitrates(&hw, &p, rates, NULL, &err) == 0, "%s", err.msg);
     sdcm[i] = rates[0].hit_rate;
     ppt_sasmm_profiles_free(&p);
     ppt_tracesim_result r;
-    ck_assert_msg(ppt_sasmm_simulate(t, &o, &hw, counted, &r, NULL, &err) == 0, "%s", err.msg);
+    ck_assert_msg(ppt_tracesim_sasmm(t, &o, &hw, counted, &r, NULL, &err) == 0, "%s", err.msg);
     sim[i] = r.levels[0].ref_hit_rate;
   }
   /* The outlined function's few stack references count too: allow a little slack. */

@@ -420,7 +420,7 @@ START_TEST(bad_inputs) {
 }
 END_TEST
 
-/* Misses queued on one first-level set (ppt/missq.h) as tracesim counts them. An L1 of
+/* Misses queued on one first-level set (cache/missq.h) as tracesim counts them. An L1 of
  * 8 sets (4 KiB, 8-way: lines 512 B apart share a set). A sequential sweep of 64 lines
  * never has 4 of its last 8 misses in one set; a column walk of 64 lines 512 B apart
  * that follows it has all of them there from its fifth miss on (its first four find 1,
@@ -448,7 +448,7 @@ START_TEST(same_set_counts) {
 END_TEST
 
 
-/* Cache-to-cache transfers (ppt/owner.h) as tracesim counts them. Two threads, private
+/* Cache-to-cache transfers (cache/owner.h) as tracesim counts them. Two threads, private
  * L1 and L2, an L3 both share; round-robin. Thread 0 stores lines A and B; thread 1 loads
  * Z, A, B, A. Its loads of A and B miss its private levels and find the lines in the L3,
  * stored last by thread 0, whose L1 still holds them: two transfers at the L3. Its second

@@ -120,7 +120,8 @@ int ppt_calib_median_spec(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt
   if (n == 0) return ppt_err_set(err, PPT_EINPUT, "calibrate: no runs to take medians of");
   for (size_t i = 1; i < n; i++)
     if (runs[i].nlevels != runs[0].nlevels || runs[i].cores != runs[0].cores || runs[i].ntlb != runs[0].ntlb)
-      return ppt_err_set(err, PPT_EINPUT, "calibrate: run %zu saw another machine (levels, TLB levels or cores differ)",
+      return ppt_err_set(err, PPT_EINPUT,
+                         "calibrate: run %zu saw another machine (levels, TLB levels or cores differ)",
                          i + 1);
   ppt_hwspec *copy = malloc(n * sizeof *copy);
   double *x = malloc(n * sizeof *x);

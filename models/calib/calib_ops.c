@@ -10,7 +10,7 @@
  * loop itself (calib_measure) is in calib_time.c. */
 #include <stdint.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 /* Operands are read once through local volatiles, so their values are unknown at
  * compile time; results go to a volatile sink so the chains are not dead code.

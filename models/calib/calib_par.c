@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 /* ---- memory-level parallelism ---- */
 typedef struct chains {
@@ -53,8 +53,10 @@ double calib_mlp(size_t bytes, gsl_rng *rng, const calib_timing *t) {
     c.k = k;
     for (int j = 0; j < k; j++) c.start[j] = perm[(lines / (size_t)k) * (size_t)j] * 8;
     double s = calib_measure(run_chains, &c, (uint64_t)k, t);
-    if (k == 1) one = s;
-    else if (s > 0 && one / s > best) best = one / s;
+    if (k == 1)
+      one = s;
+    else if (s > 0 && one / s > best)
+      best = one / s;
   }
   free(buf);
   free(perm);

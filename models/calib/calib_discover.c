@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 /* A boundary between levels: a step of the smoothed curve that multiplies the latency
  * by at least RISE and more than the steps beside it (a transition spread over two

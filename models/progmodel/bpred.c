@@ -1,16 +1,17 @@
-/* bpred.c — the bimodal target predictor of ppt/bpred.h. One entry per (thread, block):
- * the table is small (blocks of one program) and indexed directly, no aliasing. */
-#include "ppt/bpred.h"
+/* models/progmodel/bpred.c — the bimodal target predictor of progmodel/bpred.h. One
+ * entry per (thread, block): the table is small (blocks of one program) and indexed
+ * directly, no aliasing. */
+#include "progmodel/bpred.h"
 
 #include <stdlib.h>
 
 typedef struct entry {
-  uint32_t target; /* predicted successor block; 0: none yet */
-  uint32_t conf;   /* 0..3 */
-  uint32_t other;  /* the successor that last broke a run of `target` (a loop's exit) */
-  uint32_t run;    /* `target`s in a row since then */
+  uint32_t target;   /* predicted successor block; 0: none yet */
+  uint32_t conf;     /* 0..3 */
+  uint32_t other;    /* the successor that last broke a run of `target` (a loop's exit) */
+  uint32_t run;      /* `target`s in a row since then */
   uint32_t last_run; /* length of the run before */
-  uint32_t loop;   /* two runs in a row had the same length: a counted loop */
+  uint32_t loop;     /* two runs in a row had the same length: a counted loop */
 } entry;
 
 struct ppt_bpred {
@@ -55,8 +56,10 @@ int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged) {
     e->run = 0;
     e->other = bb;
   }
-  if (e->conf > 0) e->conf--;
-  else e->target = bb;
+  if (e->conf > 0)
+    e->conf--;
+  else
+    e->target = bb;
   if (e->target == 0) e->target = bb;
   return missed;
 }

@@ -1,4 +1,4 @@
-/* ppt/missq.h — do a thread's cache misses queue on one first-level set?
+/* models/cache/missq.h — do a thread's cache misses queue on one first-level set?
  *
  * A core keeps several misses in flight (hwspec `mlp`), but the lines they bring in all
  * go into their sets: when a thread's misses keep landing in the same first-level set,

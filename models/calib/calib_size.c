@@ -13,7 +13,7 @@
  * host does. */
 #include <math.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 int calib_effective_index(const uint64_t *sizes, const double *ns, size_t n, double near_ns, double dram_ns) {
   double mid = 0.5 * (near_ns + dram_ns);

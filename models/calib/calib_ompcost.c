@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 #include "ppt/io.h"
 
 #define PROBE_NAME "ppt-ompcost"

@@ -7,7 +7,7 @@
  * being predicted are plain executables. In-process timing is the fallback (calib.c). */
 #include <omp.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 typedef struct region {
   int threads;

@@ -1,11 +1,25 @@
-/* engine/program.c — programs: sequences of serial and parallel regions (ppt/engine.h).
+/* models/progmodel/program.c — programs: sequences of serial and parallel regions of
+ * tasklists (ppt/program.h), what the program model builds and the engine runs.
  *
- * A program only records which tasklist each thread of each region runs; tasklists are
- * borrowed, so a 1000-region program that repeats one loop body costs one pointer per
- * thread per region, and the core model evaluates each distinct tasklist once. */
+ * Every (region, thread) pair is one slot of a single array of tasklist pointers, so a
+ * region is its kind, its thread count and the index of its thread 0's slot; readers
+ * get the region's threads as one contiguous run of that array. */
+#include "ppt/program.h"
+
 #include <stdlib.h>
 
-#include "engine_internal.h"
+typedef struct region {
+  ppt_region_kind kind;
+  uint32_t nthreads;
+  size_t first; /* index of thread 0's slot in ppt_program.tls */
+} region;
+
+struct ppt_program {
+  region *regions;
+  size_t nregions, rcap;
+  const ppt_tasklist **tls; /* one slot per (region, thread) */
+  size_t nslots, scap;
+};
 
 ppt_program *ppt_program_create(void) {
   return calloc(1, sizeof(ppt_program));
@@ -22,6 +36,13 @@ size_t ppt_program_nregions(const ppt_program *prog) {
   return prog ? prog->nregions : 0;
 }
 
+int ppt_program_region(const ppt_program *prog, size_t r, ppt_region *out) {
+  if (!prog || !out || r >= prog->nregions) return PPT_EINPUT;
+  const region *R = &prog->regions[r];
+  *out = (ppt_region){.kind = R->kind, .nthreads = R->nthreads, .tls = &prog->tls[R->first]};
+  return 0;
+}
+
 static int add_region(ppt_program *prog, ppt_region_kind kind, size_t nthreads,
                       const ppt_tasklist *const *tls, ppt_err *err) {
   if (!prog || !tls) return ppt_err_set(err, PPT_EINPUT, "program: NULL argument");
@@ -33,7 +54,7 @@ static int add_region(ppt_program *prog, ppt_region_kind kind, size_t nthreads,
                          t);
   if (prog->nregions == prog->rcap) {
     size_t cap = prog->rcap ? 2 * prog->rcap : 16;
-    eng_region *r = realloc(prog->regions, cap * sizeof *r);
+    region *r = realloc(prog->regions, cap * sizeof *r);
     if (!r) return ppt_err_set(err, PPT_ERUN, "program: out of memory");
     prog->regions = r;
     prog->rcap = cap;
@@ -47,7 +68,7 @@ static int add_region(ppt_program *prog, ppt_region_kind kind, size_t nthreads,
     prog->scap = cap;
   }
   prog->regions[prog->nregions++] =
-      (eng_region){.kind = kind, .nthreads = (uint32_t)nthreads, .first = prog->nslots};
+      (region){.kind = kind, .nthreads = (uint32_t)nthreads, .first = prog->nslots};
   for (size_t t = 0; t < nthreads; t++) prog->tls[prog->nslots++] = tls[t];
   return 0;
 }

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 const char *calib_geo_source_name(int source) {
   switch (source) {

@@ -1,15 +1,18 @@
-/* progmodel.c — trace → regions × cores → tasklists (see ppt/progmodel.h). One pass of
- * the mimic collects, per phase and core, the block instances and references, while the
- * interleaved stream runs through the exact cache simulation for the hit rates; the
- * tasklists are written once the rates are known. */
+/* models/progmodel/progmodel.c — trace → regions × cores → tasklists (ppt/progmodel.h).
+ * One pass of the mimic collects, per phase and core, the block instances and
+ * references, while the interleaved stream runs through the exact cache simulation for
+ * the hit rates; the tasklists are written once the rates are known, and the program
+ * (ppt/program.h) strings them into regions. */
 #include "ppt/progmodel.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "ppt/bpred.h"
+#include "ppt/program.h"
 #include "ppt/tasklist.h"
+#include "ppt/tracesim.h"
+#include "progmodel/bpred.h"
 
 /* The compute models (ppt_compute_model) a block's recurrence extra is kept for. */
 #define NCOMPUTE (PPT_COMPUTE_PORTS + 1)
@@ -21,7 +24,7 @@ typedef struct counts {
   /* cycles by which recurrences outlast their blocks' throughput, per compute model
    * (ppt_compute_model): kept for both so that the simulation serves every policy */
   double chain_extra[NCOMPUTE];
-  double mispredicts; /* branches the predictor model got wrong (ppt/bpred.h) */
+  double mispredicts; /* branches the predictor model got wrong (progmodel/bpred.h) */
 } counts;
 
 typedef struct phase {
@@ -348,14 +351,4 @@ const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m) {
 }
 size_t ppt_progmodel_nregions(const ppt_progmodel *m) {
   return m->nph;
-}
-
-void ppt_progmodel_totals(const ppt_progmodel *m, double ops[PPT_HW_NOPCLASS], double *refs) {
-  memset(ops, 0, PPT_HW_NOPCLASS * sizeof *ops);
-  *refs = 0;
-  for (size_t i = 0; i < m->nph; i++)
-    for (uint32_t c = 0; c < (m->ph[i].kind != PPT_REGION_SERIAL ? m->ncores : 1); c++) {
-      for (int k = 0; k < PPT_HW_NOPCLASS; k++) ops[k] += m->ph[i].c[c].ops[k];
-      *refs += m->ph[i].c[c].refs;
-    }
 }

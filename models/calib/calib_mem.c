@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 #define HUGE_PAGE (2u << 20)
 

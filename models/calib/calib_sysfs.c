@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 /* Reads the first line of DIR/SUB/NAME into buf, without the newline. */
 static int read_line(const char *dir, const char *sub, const char *name, char *buf, size_t size, char *path,

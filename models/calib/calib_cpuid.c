@@ -27,7 +27,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

@@ -31,7 +31,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 #define PAGE 4096u
 #define LINE 64u
@@ -108,7 +108,8 @@ double calib_tlb_miss_ns(size_t pages, int *huge, gsl_rng *rng, const calib_timi
   if (dense && perm) {
     for (size_t i = 0; i < pages; i++) {
       size_t j = perm[i];
-      *(void **)(sparse + i * PAGE + (i % (PAGE / LINE)) * LINE) = sparse + j * PAGE + (j % (PAGE / LINE)) * LINE;
+      *(void **)(sparse + i * PAGE + (i % (PAGE / LINE)) * LINE) =
+          sparse + j * PAGE + (j % (PAGE / LINE)) * LINE;
       *(void **)(dense + i * LINE) = dense + j * LINE;
     }
     /* Interleaved rounds: a slow spell of the host (other tenants) hits both chases. */

@@ -1,4 +1,4 @@
-/* ppt/owner.h — which thread wrote a cache line last, for cache-to-cache transfers.
+/* models/cache/owner.h — which thread wrote a cache line last, for cache-to-cache transfers.
  *
  * With write-invalidate coherence (ppt_cachesim_set_coherence) a store leaves the line
  * only in its writer's caches, modified. The next thread to touch it misses its own

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 #define BRANCH_BYTES ((size_t)1 << 20)
 

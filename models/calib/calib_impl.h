@@ -6,7 +6,8 @@
  * probe run by calib_ompcost.c;
  * calib_sysfs.c reads the cache geometry, calib_tlb.c the data TLB's (CPUID) and times
  * its misses, calib_size.c finds the effective capacity of a level smaller than sysfs
- * says, and calib.c puts it all together into a hwspec (include/ppt/calib.h). */
+ * says, and calib.c puts it all together (calib_spec.c writes the hwspec and its
+ * citations; calib_run.h is what the two share; include/ppt/calib.h). */
 #ifndef PPT_CALIB_IMPL_H
 #define PPT_CALIB_IMPL_H
 

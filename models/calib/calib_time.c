@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cpu/calib_impl.h"
+#include "calib/calib_impl.h"
 
 double calib_now(void) {
   struct timespec ts;

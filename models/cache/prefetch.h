@@ -1,4 +1,4 @@
-/* ppt/prefetch.h — which cache misses a core's hardware prefetchers would have covered.
+/* models/cache/prefetch.h — which cache misses a core's hardware prefetchers would have covered.
  *
  * Out-of-order cores hide the latency of predictable misses with two kinds of
  * prefetcher (Intel's optimization manual §2.x "Data prefetching"; AMD's software

@@ -1,5 +1,6 @@
-/* ppt/bpred.h — branch mispredictions of a traced run, by simulating a predictor over
- * each thread's sequence of basic blocks.
+/* models/progmodel/bpred.h — branch mispredictions of a traced run, by simulating a
+ * predictor over each thread's sequence of basic blocks. Internal to the program model
+ * (progmodel.c charges each core's mispredicts to its tasklists), not installed.
  *
  * A conditional branch that the core's predictor gets wrong flushes the pipeline; for
  * code that branches on data (graph traversals, sparse frontiers, searches) that, not
@@ -11,10 +12,11 @@
  * predictor (as in TAGE-SC-L): when two runs of the predicted target in a row had the
  * same length, the branch is predicted to leave the run after that many again. So a
  * loop's back edge is predicted, its exit too when its trip count repeats (missed once
- * per loop otherwise), and a data-dependent 50/50 branch is missed about half the time. Only blocks that end in a branch instruction are judged (a
- * block ending in a return goes back to its caller, which the core's return stack
- * predicts); hardware predictors with global history (TAGE) do better on patterned
- * branches, so this is an upper bound for those and about right for random ones. */
+ * per loop otherwise), and a data-dependent 50/50 branch is missed about half the
+ * time. Only blocks that end in a branch instruction are judged (a block ending in a
+ * return goes back to its caller, which the core's return stack predicts); hardware
+ * predictors with global history (TAGE) do better on patterned branches, so this is an
+ * upper bound for those and about right for random ones. */
 #ifndef PPT_BPRED_H
 #define PPT_BPRED_H
 

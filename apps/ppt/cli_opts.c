@@ -1,0 +1,180 @@
+/* cli_opts.c — the options several ppt subcommands share (--hw, --cores, --only,
+ * --interleave, --seed, --json, -o, --plot) and the getopt loop every command runs:
+ * each shared option has one spelling, one check and one message, whichever command
+ * takes it; a command adds only its own options (ppt_cli_spec). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Codes of the shared options without a short form: above any char, so that they never
+ * meet a command's own option codes. */
+enum { OPT_HW = 0x100, OPT_CORES, OPT_ONLY, OPT_INTERLEAVE, OPT_SEED, OPT_JSON, OPT_PLOT };
+
+static const struct {
+  unsigned bits; /* the PPT_OPT_* that take this spelling */
+  struct option opt;
+} shared_opts[] = {
+    {PPT_OPT_HW, {"hw", required_argument, 0, OPT_HW}},
+    {PPT_OPT_CORES, {"cores", required_argument, 0, OPT_CORES}},
+    {PPT_OPT_ONLY, {"only", required_argument, 0, OPT_ONLY}},
+    {PPT_OPT_INTERLEAVE | PPT_OPT_INTERLEAVES, {"interleave", required_argument, 0, OPT_INTERLEAVE}},
+    {PPT_OPT_SEED, {"seed", required_argument, 0, OPT_SEED}},
+    {PPT_OPT_JSON, {"json", no_argument, 0, OPT_JSON}},
+    {PPT_OPT_OUTPUT, {"output", required_argument, 0, 'o'}},
+    {PPT_OPT_PLOT, {"plot", required_argument, 0, OPT_PLOT}},
+};
+#define NSHARED (sizeof shared_opts / sizeof shared_opts[0])
+#define MAX_OPTS 40 /* shared + a command's own + --help + the terminator */
+
+/* --only PREFIXES: the value is kept (split in place) for c->only to point into, and
+ * appended to c->only_list for the commands that print the selection as given. */
+static int take_only(const char *cmd, const char *s, ppt_cli_common *c) {
+  size_t before = c->nonly, had = c->only_list ? strlen(c->only_list) + 1 : 0, n = strlen(s);
+  char *copy = c->nonly_text < PPT_CLI_MAX_ONLY ? strdup(s) : NULL;
+  if (!copy) return ppt_cli_usage(cmd, "too many --only options");
+  c->only_text[c->nonly_text++] = copy;
+  for (char *save = NULL, *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    if (c->nonly == PPT_CLI_MAX_ONLY)
+      return ppt_cli_usage(cmd, "--only: at most %d prefixes", PPT_CLI_MAX_ONLY);
+    c->only[c->nonly++] = tok;
+  }
+  if (c->nonly == before) return ppt_cli_usage(cmd, "--only wants function-name prefixes, not '%s'", s);
+  char *list = realloc(c->only_list, had + n + 1);
+  if (!list) return ppt_cli_usage(cmd, "too many --only options");
+  if (had) list[had - 1] = ',';
+  memcpy(list + had, s, n + 1);
+  c->only_list = list;
+  return 0;
+}
+
+/* --interleave: up to max distinct interleavings, comma-separated, each as
+ * ppt_interleave_parse reads it. */
+static int take_interleave(const char *cmd, const char *s, size_t max, ppt_cli_common *c) {
+  size_t n = 0;
+  int ok = 1;
+  for (const char *p = s; ok; p++) {
+    size_t len = strcspn(p, ",");
+    char item[32];
+    ppt_interleave il;
+    snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item ? len : sizeof item - 1), p);
+    ok = len < sizeof item && n < max && !ppt_interleave_parse(item, &il) && !(n && il == c->interleave[0]);
+    if (ok) c->interleave[n++] = il;
+    p += len;
+    if (!*p) break;
+  }
+  if (!ok)
+    return ppt_cli_usage(cmd, "--interleave wants %s, not '%s'",
+                         max > 1 ? "rr, uniform or rr,uniform" : "rr or uniform", s);
+  c->ninterleave = n;
+  return 0;
+}
+
+/* One shared option (its code is in the command's table, so the command takes it). */
+static int take_shared(const char *cmd, unsigned bits, int code, const char *s, ppt_cli_common *c) {
+  switch (code) {
+    case OPT_HW: c->hw = s; return 0;
+    case OPT_CORES:
+      if (ppt_cli_parse_cores(s, c->cores, PPT_CLI_MAX_CORES, &c->ncores))
+        return ppt_cli_usage(cmd, "--cores wants a list like 1,2,4 (1..4095), not '%s'", s);
+      return 0;
+    case OPT_ONLY: return take_only(cmd, s, c);
+    case OPT_INTERLEAVE: return take_interleave(cmd, s, bits & PPT_OPT_INTERLEAVES ? 2 : 1, c);
+    case OPT_SEED:
+      if (ppt_cli_parse_u64(s, &c->seed))
+        return ppt_cli_usage(cmd, "--seed wants a non-negative integer, not '%s'", s);
+      return 0;
+    case OPT_JSON: c->json = 1; return 0;
+    case 'o':
+      if (!*s) return ppt_cli_usage(cmd, "-o wants a file name");
+      c->output = s;
+      return 0;
+    default: c->plot = s; return 0; /* OPT_PLOT */
+  }
+}
+
+/* getopt's tables for spec: the shared options it takes, its own, and --help. */
+static void build_tables(const ppt_cli_spec *spec, struct option *opts, char *shorts, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; i < NSHARED; i++)
+    if (shared_opts[i].bits & spec->shared) opts[n++] = shared_opts[i].opt;
+  for (const struct option *o = spec->own; o && o->name && n < MAX_OPTS - 2; o++) opts[n++] = *o;
+  opts[n++] = (struct option){"help", no_argument, 0, 'h'};
+  opts[n] = (struct option){0, 0, 0, 0};
+  /* Without an operand name the command takes the rest of the line: stop at its first
+   * word ('+'), so that `ppt trace -- prog -o x` leaves -o to prog. */
+  snprintf(shorts, cap, "%sh%s%s", spec->operand ? "" : "+", spec->shared & PPT_OPT_OUTPUT ? "o:" : "",
+           spec->own_short ? spec->own_short : "");
+}
+
+static void defaults(ppt_cli_common *c) {
+  static const uint32_t cores[] = {1, 2, 4, 8, 16};
+  memset(c, 0, sizeof *c);
+  memcpy(c->cores, cores, sizeof cores);
+  c->ncores = sizeof cores / sizeof cores[0];
+  c->interleave[0] = PPT_INTERLEAVE_RR;
+  c->ninterleave = 1;
+  c->seed = 1;
+}
+
+/* The getopt loop; 0, PPT_CLI_HELP or a usage error's code. */
+static int options(const ppt_cli_spec *spec, int argc, char **argv, ppt_cli_common *c, void *args) {
+  struct option opts[MAX_OPTS];
+  char shorts[64];
+  build_tables(spec, opts, shorts, sizeof shorts);
+  optind = 1;
+  opterr = 0; /* one message line, ours */
+  int code, rc = 0;
+  while (!rc && (code = getopt_long(argc, argv, shorts, opts, NULL)) != -1) {
+    if (code == 'h') {
+      spec->help();
+      return PPT_CLI_HELP;
+    }
+    if (code == '?' || code == ':')
+      rc = ppt_cli_usage(spec->cmd, "unknown option or missing value in '%s'", argv[optind - 1]);
+    else if (code >= 0x100 || (code == 'o' && (spec->shared & PPT_OPT_OUTPUT)))
+      rc = take_shared(spec->cmd, spec->shared, code, optarg, c);
+    else
+      rc = spec->take(args, code, optarg); /* only its own options' codes are left */
+  }
+  return rc;
+}
+
+int ppt_cli_parse(const ppt_cli_spec *spec, int argc, char **argv, ppt_cli_common *c, void *args) {
+  defaults(c);
+  int rc = options(spec, argc, argv, c, args);
+  c->rest = argv + optind;
+  c->nrest = argc - optind;
+  if (!rc && spec->operand) {
+    if (c->nrest != 1)
+      rc = ppt_cli_usage(spec->cmd, "expected exactly one %s", spec->operand);
+    else
+      c->operand = c->rest[0];
+  }
+  if (!rc && (spec->shared & PPT_OPT_HW) && !c->hw) rc = ppt_cli_usage(spec->cmd, "--hw SPEC is required");
+  if (rc) ppt_cli_common_free(c);
+  return rc;
+}
+
+void ppt_cli_common_free(ppt_cli_common *c) {
+  for (size_t i = 0; i < c->nonly_text; i++) free(c->only_text[i]);
+  free(c->only_list);
+  c->nonly_text = c->nonly = 0;
+  c->only_list = NULL;
+}
+
+int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, ppt_err *err) {
+  *out = NULL;
+  if (!c->nonly) return 0;
+  if (!(*out = ppt_trace_blocks_of_functions(t, c->only, c->nonly)))
+    return ppt_err_set(err, PPT_ERUN, "out of memory");
+  return 0;
+}
+
+void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < c->ninterleave && used < cap; i++)
+    used +=
+        (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "," : "", ppt_interleave_name(c->interleave[i]));
+}

@@ -1,0 +1,523 @@
+/* calib.c — `ppt calibrate`: measure the host and describe it as a hwspec.
+ *
+ * Order of work: geometry (CPUID, sysfs or a chase sweep: calib_geo.c) -> clock -> latency per level and DRAM
+ * -> bandwidth per level and DRAM -> op throughputs and latencies -> hwspec with a citation for every figure
+ * (calib_spec.c). Everything measured in seconds is turned into cycles with the measured clock, so a wrong
+ * clock would scale every cycle figure; that is why the clock's method and the /proc/cpuinfo figure are both
+ * kept in the result. Each stage below is one function of ppt_calib_run, in the order it runs them; they
+ * share a calib_run (calib_run.h). */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "calib/calib_run.h"
+
+/* The DRAM working set's bounds (CALIB_DRAM_FACTOR x the last level in between). */
+#define DRAM_MIN_BYTES (UINT64_C(64) << 20)
+#define DRAM_MAX_BYTES (UINT64_C(1) << 30)
+/* Same-set column walk (mlp_same_set): matrices of 512 rows of one L1 set stride, 4 of
+ * them by default (8 MiB with 4 KiB rows: the walk of docs/hwspec.md's experiment),
+ * more when that is under 4x the level inside the last, fewer when over half the last. */
+#define SAME_SET_ROWS 512
+#define SAME_SET_BUFS 4
+#define SAME_SET_MAX_BUFS 64
+
+void ppt_calib_config_default(ppt_calib_config *cfg) {
+  memset(cfg, 0, sizeof *cfg);
+  cfg->seed = 1;
+}
+
+/* "cpu MHz" and "model name" of the first CPU in /proc/cpuinfo (0 / "" when absent). */
+static double cpuinfo(char *model, size_t model_size) {
+  double mhz = 0;
+  model[0] = '\0';
+  FILE *f = fopen("/proc/cpuinfo", "r");
+  if (!f) return 0;
+  char line[512];
+  while (fgets(line, sizeof line, f)) {
+    char *colon = strchr(line, ':');
+    if (!colon) continue;
+    char *val = colon + 1 + strspn(colon + 1, " \t");
+    val[strcspn(val, "\n")] = '\0';
+    if (mhz == 0 && !strncmp(line, "cpu MHz", 7)) mhz = strtod(val, NULL);
+    if (!model[0] && !strncmp(line, "model name", 10)) snprintf(model, model_size, "%s", val);
+    if (mhz > 0 && model[0]) break;
+  }
+  fclose(f);
+  return mhz > 0 && isfinite(mhz) ? mhz : 0;
+}
+
+static uint32_t min_u32(uint32_t a, uint32_t b) {
+  return a < b ? a : b;
+}
+
+/* The sysfs CPU folder to read SMT siblings from when picking CPUs (none with a fake
+ * sysfs tree: its CPUs are not this machine's). */
+static const char *sibling_dir(const calib_run *r) {
+  return r->cfg->sysfs_dir ? NULL : r->cpu_dir;
+}
+
+/* The call's arguments and the trials' policy. */
+static void run_init(calib_run *r, const ppt_calib_config *cfg, const char *name, const char *date,
+                     ppt_calib_result *out, ppt_err *err) {
+  memset(r, 0, sizeof *r);
+  r->cfg = cfg;
+  r->out = out;
+  r->hw = &out->hw;
+  r->err = err;
+  r->name = name && *name ? name : "host";
+  r->date = date ? date : "";
+  /* Many short trials rather than a few long ones. The median trial by default: the
+   * runtimes ppt predicts are a program's usual ones, and on a shared host (a virtual
+   * machine whose neighbours come and go) the usual speed is well below the best one;
+   * docs/calibrate.md ("Which trial") has the figures. --best keeps the fastest trial instead. */
+  int typical = !cfg->best;
+  r->t_ops = cfg->quick ? (calib_timing){0.001, 11, typical} : (calib_timing){0.002, 41, typical};
+  r->t_mem = cfg->quick ? (calib_timing){0.001, 7, typical} : (calib_timing){0.002, 41, typical};
+  /* Every cycle figure scales with the clock: measure it with more trials, now and
+   * again at the end, and combine the two (calib_rounds). */
+  r->t_clock = (calib_timing){r->t_ops.min_s, r->t_ops.trials < 21 ? 21 : r->t_ops.trials, typical};
+}
+
+/* ---- geometry: topology, the caches' sources, then what none of them sized ---- */
+static int stage_geometry(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  int rc = calib_find_geometry(r->cfg, &r->regs, &r->t_mem, out, r->cpu_dir, sizeof r->cpu_dir, r->pkg_list,
+                               sizeof r->pkg_list, r->geo, sizeof r->geo, r->err);
+  if (rc) return rc;
+  r->cores = out->package_cpus / out->smt;
+  if (r->cores == 0) r->cores = 1;
+  r->mhz = cpuinfo(r->model, sizeof r->model);
+  ppt_calib_geometry(&out->caches, r->cores, out->smt, r->hw, r->geo, sizeof r->geo);
+  snprintf(r->hw->name, sizeof r->hw->name, "%s", r->name);
+  r->n = r->hw->nlevels;
+  uint32_t max_threads = r->cfg->max_threads ? r->cfg->max_threads : out->online_cpus;
+  r->max_threads = min_u32(max_threads, out->online_cpus);
+  return 0;
+}
+
+/* The DRAM working set: CALIB_DRAM_FACTOR x the last level, within DRAM_MIN_BYTES,
+ * DRAM_MAX_BYTES and a quarter of physical memory. */
+static void dram_working_set(calib_run *r) {
+  r->llc = r->hw->levels[r->n - 1].size;
+  uint64_t dram_bytes = r->llc * CALIB_DRAM_FACTOR;
+  if (dram_bytes < DRAM_MIN_BYTES) dram_bytes = DRAM_MIN_BYTES;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  uint64_t phys = pages > 0 && page > 0 ? (uint64_t)pages * (uint64_t)page : 0;
+  if (dram_bytes > DRAM_MAX_BYTES) dram_bytes = DRAM_MAX_BYTES;
+  if (phys && dram_bytes > phys / 4) dram_bytes = phys / 4;
+  r->dram_bytes = dram_bytes;
+}
+
+/* ---- latency: a chase over half of each level (and 4x the level above, when the level
+ * is over 8x that), and over the DRAM working set ---- */
+static int stage_latencies(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  const ppt_hwspec *hw = r->hw;
+  uint32_t n = r->n;
+  int rc = 0, huge = 0;
+  for (uint32_t k = 0; k <= n && !rc; k++) {
+    uint64_t sizes[2] = {k < n ? hw->levels[k].size / 2 : r->dram_bytes, 0};
+    if (k > 0 && k < n && sizes[0] > 8 * hw->levels[k - 1].size) sizes[1] = 4 * hw->levels[k - 1].size;
+    for (int w = 0; w < 2 && sizes[w] && !rc; w++) {
+      /* Two lines per pointer for DRAM: adjacent-line prefetchers fetch a line's buddy,
+       * which would otherwise turn some misses into hits. */
+      size_t stride = k < n ? hw->levels[0].line : 2 * (size_t)hw->levels[0].line;
+      void *b = calib_buffer(sizes[w], &huge);
+      r->any_huge |= huge;
+      double ns = b ? calib_chase_ns(b, sizes[w], stride, k < n, r->rng, &r->t_mem) : 0;
+      /* Cache levels get a second round (a fresh permutation) unless quick, as the ops
+       * do: a burst of other load can spoil one stretch of trials but rarely both. */
+      if (b && ns > 0 && k < n && !r->cfg->quick) {
+        ns = calib_rounds(ns, calib_chase_ns(b, sizes[w], stride, 1, r->rng, &r->t_mem), &r->t_mem);
+      }
+      calib_buffer_free(b);
+      if (!(ns > 0))
+        rc = ppt_err_set(r->err, PPT_ERUN,
+                         "calibrate: out of memory (%llu bytes for the %s "
+                         "latency)",
+                         (unsigned long long)sizes[w], k < n ? hw->levels[k].name : "DRAM");
+      if (w == 0) {
+        out->lat_bytes[k] = sizes[w];
+        out->lat_ns[k] = ns;
+      } else {
+        out->lat_near_bytes[k] = sizes[w];
+        out->lat_near_ns[k] = ns;
+      }
+    }
+  }
+  return rc;
+}
+
+/* Misses in flight: independent chases over the DRAM-sized buffer (calib_par.c). */
+static void stage_mlp(calib_run *r) {
+  calib_timing t_mlp = {r->t_mem.min_s, r->cfg->quick ? 3 : 7, r->t_mem.typical};
+  r->out->mlp = calib_mlp(r->cfg->quick ? (size_t)16 << 20 : (size_t)r->dram_bytes, r->rng, &t_mlp);
+}
+
+/* One level smaller than its source says (level k, whose near latency is the level's):
+ * a sweep of the chase finds how much it holds (calib_size.c), said in lat_notes. */
+static int size_level(calib_run *r, uint32_t k) {
+  ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  double half = out->lat_ns[k], near = out->lat_near_ns[k], dram = out->lat_ns[r->n];
+  char sz[32], sz2[32];
+  out->near[k] = 1;
+  calib_note(r->lat_notes, sizeof r->lat_notes,
+             "%s behaves smaller than %s says: %.3g ns at %s "
+             "(half of it), near DRAM's %.3g ns, but %.3g ns at %s, the latency the spec uses (a "
+             "cache shared with other tenants?).",
+             hw->levels[k].name, calib_geo_source_name(out->caches.levels[k].source), half,
+             calib_human_bytes(out->lat_bytes[k], sz, sizeof sz), dram, near,
+             calib_human_bytes(out->lat_near_bytes[k], sz2, sizeof sz2));
+  uint64_t oom = 0, top = hw->levels[k].size;
+  int huge = 0;
+  uint32_t m =
+      calib_size_sweep(out->lat_near_bytes[k], near, top, hw->levels[0].line, !r->cfg->quick, r->rng,
+                       &r->t_mem, out->sweep_bytes[k], out->sweep_ns[k], PPT_CALIB_MAX_SWEEP, &huge, &oom);
+  r->any_huge |= huge;
+  if (m == 0)
+    return ppt_err_set(r->err, PPT_ERUN, "calibrate: out of memory (%llu bytes for the %s capacity sweep)",
+                       (unsigned long long)oom, hw->levels[k].name);
+  out->sweep_n[k] = m;
+  uint64_t eff = calib_effective_size(out->sweep_bytes[k], out->sweep_ns[k], m, near, dram,
+                                      hw->levels[k].line, hw->levels[k].assoc);
+  /* Point 0 (the near set, read at the near latency) always qualifies, and it is 4x the
+   * level above: only a degenerate sweep could leave the levels out of order. */
+  if (eff == 0 || eff > top || eff < hw->levels[k - 1].size) return 0;
+  out->eff_bytes[k] = eff;
+  hw->levels[k].size = eff;
+  char pts[256] = "";
+  for (uint32_t i = 0; i < m; i++)
+    snprintf(pts + strlen(pts), sizeof pts - strlen(pts), "%s%.3g ns at %s", i ? ", " : "",
+             out->sweep_ns[k][i], calib_human_bytes(out->sweep_bytes[k][i], sz, sizeof sz));
+  calib_note(r->lat_notes, sizeof r->lat_notes,
+             "Chase sweep: %s; %s is modelled as %s (%s: %s), the largest set read at most %.3g ns, "
+             "midway between %.3g ns and DRAM's %.3g ns.",
+             pts, hw->levels[k].name, calib_human_bytes(eff, sz, sizeof sz),
+             calib_geo_source_name(out->caches.levels[k].source),
+             calib_human_bytes(out->caches.levels[k].size, sz2, sizeof sz2), 0.5 * (near + dram), near, dram);
+  return 0;
+}
+
+/* Levels smaller than their source says: the near latency is the level's, and a sweep of the
+ * chase finds how much it holds (calib_size.c). After the MLP chases, so that their
+ * permutations are the same whether or not a level needs a sweep. */
+static int stage_level_sizes(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  int rc = 0;
+  for (uint32_t k = 1; k < r->n && !rc; k++) {
+    double half = out->lat_ns[k], near = out->lat_near_ns[k], dram = out->lat_ns[r->n];
+    if (!(near > 0 && half > 2 * near && half > 0.5 * dram)) continue;
+    rc = size_level(r, k);
+  }
+  return rc;
+}
+
+/* Branch mispredictions: the last draws from rng, so that adding them changed none of
+ * the permutations above. */
+static int stage_branch(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  int rc = 0;
+  if (calib_branch_miss_s(r->rng, &r->t_ops, &out->branch_random_ns, &out->branch_sorted_ns,
+                          &out->branch_miss_ns))
+    rc = ppt_err_set(r->err, PPT_ERUN, "calibrate: out of memory (2 MiB for the branch kernel)");
+  out->branch_random_ns *= 1e9;
+  out->branch_sorted_ns *= 1e9;
+  out->branch_miss_ns *= 1e9;
+  return rc;
+}
+
+/* Data TLB: geometry from CPUID, then the cost of a miss at each level. After the
+ * branch kernel, so that the permutations drawn above stay what they were. Twice
+ * (calib_rounds): a page walk's figure moves most with other load. */
+static void stage_tlb(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  calib_tlb_geo tg;
+  if (calib_tlb_geometry(&r->regs, &tg) <= 0) return;
+  uint64_t l2 = out->caches.levels[r->n >= 2 ? 1 : 0].size;
+  double ns[PPT_HW_MAX_TLB], ns2[PPT_HW_MAX_TLB];
+  uint64_t pg[PPT_HW_MAX_TLB];
+  if (calib_tlb_measure(&tg, l2, r->rng, &r->t_mem, ns, pg) != 0) return;
+  int again = !r->cfg->quick && calib_tlb_measure(&tg, l2, r->rng, &r->t_mem, ns2, pg) == 0;
+  out->tlb_n = tg.nlevels;
+  snprintf(out->tlb_source, sizeof out->tlb_source, "%s", tg.source);
+  for (uint32_t j = 0; j < tg.nlevels; j++) {
+    out->tlb_entries[j] = tg.entries[j];
+    out->tlb_assoc[j] = tg.assoc[j];
+    out->tlb_pages[j] = pg[j];
+    out->tlb_miss_ns[j] = again ? calib_rounds(ns[j], ns2[j], &r->t_mem) : ns[j];
+  }
+}
+
+/* Everything that draws from the seeded rng, in the order that keeps the permutations
+ * of each what they were: latencies, misses in flight, level sizes, branches, TLB. */
+static int stage_chases(calib_run *r) {
+  r->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!r->rng) return ppt_err_set(r->err, PPT_ERUN, "calibrate: out of memory");
+  gsl_rng_set(r->rng, (unsigned long)r->cfg->seed);
+  dram_working_set(r);
+  int rc = stage_latencies(r);
+  if (!rc) stage_mlp(r);
+  if (!rc) rc = stage_level_sizes(r);
+  if (!rc) rc = stage_branch(r);
+  if (!rc) stage_tlb(r);
+  gsl_rng_free(r->rng);
+  r->rng = NULL;
+  return rc;
+}
+
+/* Cache-to-cache transfers: two cores of the package, as the bandwidth threads are
+ * picked (SMT siblings share a core's caches, so a line would never leave it). Short
+ * trials: a round trip is ~100 ns, and 1 ms trials keep the probe under ~0.1 s. */
+static void stage_c2c(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  out->c2c_cpus[0] = out->c2c_cpus[1] = -1;
+  if (calib_cpus_primary(r->pkg_list, sibling_dir(r), out->c2c_cpus, 2) != 2) {
+    snprintf(r->c2c_note, sizeof r->c2c_note,
+             "coherence_cycles not measured: one core only (%s), no cache-to-cache transfers.", r->pkg_list);
+    return;
+  }
+  calib_timing t_c2c = {0.001, r->cfg->quick ? 11 : 41, r->t_ops.typical};
+  out->c2c_round_trip_ns = calib_c2c_round_trip_s(out->c2c_cpus, &t_c2c) * 1e9;
+  double dram_ns = out->lat_ns[r->n];
+  if (!(out->c2c_round_trip_ns > 0)) {
+    snprintf(r->c2c_note, sizeof r->c2c_note,
+             "coherence_cycles not measured: the ping-pong threads could not be pinned to CPUs %d and %d.",
+             out->c2c_cpus[0], out->c2c_cpus[1]);
+  } else if (dram_ns > 0 && 0.5 * out->c2c_round_trip_ns > 10 * dram_ns) {
+    /* No transfer takes ten memory accesses: a thread was waiting for its CPU (other
+     * load on it), and the figure would be the scheduler's, not the caches'. */
+    snprintf(r->c2c_note, sizeof r->c2c_note,
+             "coherence_cycles not measured: %.3g ns per round trip on CPUs %d and %d, over 10x DRAM's "
+             "latency per transfer (the CPUs were busy; calibrate an idle machine).",
+             out->c2c_round_trip_ns, out->c2c_cpus[0], out->c2c_cpus[1]);
+    out->c2c_round_trip_ns = 0;
+  }
+}
+
+/* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
+ * why); here, as a fallback, when the probe cannot be run. Before the bandwidth
+ * threads, and without libomp started in this process, so nothing of ours competes
+ * with the probe for the CPUs. */
+static void stage_fork_join(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  char probe[4096];
+  calib_ompcost oc;
+  ppt_err perr;
+  if (!calib_ompcost_path(probe, sizeof probe, &perr) &&
+      !calib_ompcost_run(probe, 0, &r->t_ops, 60, &oc, &perr)) {
+    out->fork_join_probe = 1;
+    out->fork_join_threads = (uint32_t)oc.threads;
+    out->fork_join_ns = oc.fork_join_s * 1e9;
+    out->fork_join_serial_ns = oc.fork_join_serial_s * 1e9;
+  } else {
+    snprintf(out->fork_join_note, sizeof out->fork_join_note, "%s", perr.msg);
+    out->fork_join_threads = (uint32_t)calib_omp_threads(0);
+    out->fork_join_ns = calib_fork_join_s(0, &r->t_ops) * 1e9;
+    out->fork_join_serial_ns = calib_fork_join_s(1, &r->t_ops) * 1e9;
+  }
+}
+
+/* DRAM again, one core alone: its misses in flight bound what it streams, often far
+ * below the socket's figure (this VM: ~20-25 of ~45-49 GB/s), and without this the
+ * models would let one core take the whole socket. The same buffer (all of it, one
+ * thread) read in the same 1 MiB chunks, on the first core of the package. With one
+ * thread above (nt, on cpus when pinned, at bw), that figure already is this one. */
+static int dram_one_core(calib_run *r, uint32_t nt, const int *cpus, int pinned, double bw) {
+  ppt_calib_result *out = r->out;
+  int rc = 0, huge = 0, one = -1;
+  if (calib_cpus_primary(r->pkg_list, sibling_dir(r), &one, 1) != 1) one = -1;
+  size_t all = (size_t)r->dram_bytes / 64 * 64;
+  size_t chunk1 = all > ((size_t)1 << 20) ? (size_t)1 << 20 : all;
+  double core = nt == 1 ? bw : calib_stream_bw(all, chunk1, 1, one >= 0 ? &one : NULL, &r->t_mem, &huge);
+  r->any_huge |= huge;
+  if (!(core > 0))
+    rc = ppt_err_set(r->err, PPT_ERUN,
+                     "calibrate: cannot measure the one-core DRAM bandwidth (out of "
+                     "memory)");
+  out->dram_core_bytes = nt == 1 ? out->bw_bytes[r->n] : all;
+  out->dram_core_cpu = nt == 1 ? (pinned ? cpus[0] : -1) : one;
+  out->dram_core_bytes_per_s = core;
+  return rc;
+}
+
+/* ---- bandwidth: per level (k < n) and DRAM (k == n) ---- */
+static int bandwidth(calib_run *r, uint32_t k) {
+  ppt_calib_result *out = r->out;
+  const ppt_hwspec *hw = r->hw;
+  uint32_t n = r->n;
+  int cpus[1024];
+  int rc = 0, huge = 0;
+  /* One thread per core that shares the instance (every core, for DRAM), capped by
+   * what is online and by the config, pinned to those cores when the list names them. */
+  uint32_t nt = min_u32(k < n ? hw->levels[k].shared_by : r->cores, r->max_threads);
+  nt = min_u32(nt, (uint32_t)(sizeof cpus / sizeof cpus[0]));
+  const char *list = k < n ? out->caches.levels[k].shared_cpu_list : r->pkg_list;
+  int pinned = calib_cpus_primary(list, sibling_dir(r), cpus, nt) == nt;
+  if (!pinned && nt > 1) snprintf(r->pinned_note, sizeof r->pinned_note, " (threads not pinned)");
+  /* Half a cache level (its effective capacity when swept); the near set when a level
+   * that behaves smaller could not be sized. */
+  uint64_t total = k == n                               ? r->dram_bytes
+                   : out->near[k] && !out->eff_bytes[k] ? out->lat_near_bytes[k]
+                                                        : hw->levels[k].size / 2;
+  size_t each = (size_t)(total / nt) / 64 * 64;
+  /* DRAM is read 1 MiB at a time round the buffer so trials stay short. */
+  size_t chunk = k == n && each > ((size_t)1 << 20) ? (size_t)1 << 20 : each;
+  double bw = calib_stream_bw(each, chunk, nt, pinned ? cpus : NULL, &r->t_mem, &huge);
+  r->any_huge |= huge;
+  if (!(bw > 0))
+    rc = ppt_err_set(r->err, PPT_ERUN,
+                     "calibrate: cannot measure the %s bandwidth (out of "
+                     "memory or threads)",
+                     k < n ? hw->levels[k].name : "DRAM");
+  out->bw_bytes[k] = (uint64_t)each * nt;
+  out->bw_chunk[k] = chunk;
+  out->bw_threads[k] = nt;
+  out->bw_bytes_per_s[k] = bw;
+  if (k < n && nt > 1 && !rc) {
+    /* A shared level read by one core alone: like DRAM below, one core's misses in
+     * flight cap what it draws (this VM's L3: ~75 of ~155 GB/s), and the models would
+     * otherwise give one core the whole instance. The same buffer, one thread. */
+    double one_bw = calib_stream_bw(each * nt, 0, 1, pinned ? cpus : NULL, &r->t_mem, &huge);
+    r->any_huge |= huge;
+    out->core_bw_bytes_per_s[k] = one_bw > 0 ? one_bw : 0;
+  }
+  if (k < n || rc) return rc;
+  return dram_one_core(r, nt, cpus, pinned, bw);
+}
+
+/* Levels that behave smaller: the capacity a stream sees (calib_size.c says why it is
+ * not the chase's), from sweeps of the sysfs size and twice it, read by one core. */
+static void stage_retention(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  for (uint32_t k = 1; k < r->n; k++) {
+    if (!out->near[k]) continue;
+    double in = out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k];
+    int cpu = -1, huge = 0;
+    if (calib_cpus_primary(out->caches.levels[k].shared_cpu_list, sibling_dir(r), &cpu, 1) != 1) cpu = -1;
+    out->ret_capacity[k] =
+        calib_retention(out->caches.levels[k].size, in, out->dram_core_bytes_per_s, cpu >= 0 ? &cpu : NULL,
+                        &r->t_mem, out->ret_bytes[k], out->ret_bw[k], out->ret_share[k], &huge);
+    r->any_huge |= huge;
+  }
+}
+
+/* Misses queued on one first-level set (calib_par.c): column walks whose rows are the
+ * L1 set stride, so every line of a column maps to one L1 set. The matrices together
+ * are at least 4x the level inside the last (a column, revisited one whole walk
+ * later, has left it) and at most half of what the last level holds, as the spec will
+ * say (a stream's capacity when that replaces the size below): the last level serves
+ * every miss, and its latency is the one the figure is set against. */
+static int stage_same_set(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  uint32_t n = r->n;
+  if (n < 2) return 0;
+  const ppt_hw_level *l1 = &r->hw->levels[0];
+  uint64_t row = l1->size / l1->assoc, mat = row * SAME_SET_ROWS;
+  uint64_t inner = r->hw->levels[n - 2].size, last = r->hw->levels[n - 1].size;
+  uint64_t cap = out->ret_capacity[n - 1];
+  if (cap > inner && cap < out->caches.levels[n - 1].size) last = cap;
+  uint32_t nb = SAME_SET_BUFS;
+  while ((uint64_t)nb * mat < 4 * inner && nb < SAME_SET_MAX_BUFS) nb++;
+  while (nb > 1 && (uint64_t)nb * mat > last / 2) nb--;
+  out->same_set_row_bytes = row;
+  out->same_set_rows = SAME_SET_ROWS;
+  out->same_set_bufs = nb;
+  int rc = 0, huge = 0;
+  if (calib_same_set_ns(row, l1->line, SAME_SET_ROWS, nb, &r->t_mem, &out->same_set_load_ns,
+                        &out->same_set_store_ns, &huge))
+    rc = ppt_err_set(r->err, PPT_ERUN, "calibrate: out of memory (%llu bytes for the same-set column walk)",
+                     (unsigned long long)((uint64_t)nb * mat));
+  r->any_huge |= huge;
+  return rc;
+}
+
+/* Everything that runs threads, after the chases: coherence, fork-join, bandwidths,
+ * a stream's capacity, the same-set walk. */
+static int stage_threads(calib_run *r) {
+  stage_c2c(r);
+  stage_fork_join(r);
+  int rc = 0;
+  for (uint32_t k = 0; k <= r->n && !rc; k++) rc = bandwidth(r, k);
+  if (!rc) stage_retention(r);
+  if (!rc) rc = stage_same_set(r);
+  return rc;
+}
+
+/* ---- ops, then the clock again ---- */
+static int stage_ops_and_clock(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  /* Two rounds, each op's trials in one stretch: a burst of other load can cover one
+   * stretch but rarely both (calib_rounds combines them). Each trial is paired with an
+   * add-chain trial (calib_op_adds), so an op's cycles do not depend on the load or the
+   * clock at the moment the clock itself was timed. */
+  double thr_adds[PPT_HW_NOPCLASS], lat_adds[PPT_HW_NOPCLASS];
+  for (int round = 0; round < (r->cfg->quick ? 1 : 2); round++)
+    for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
+      double thr, lat;
+      calib_op_adds(op, &r->t_ops, &thr, &lat);
+      thr_adds[op] = round == 0 ? thr : calib_rounds(thr_adds[op], thr, &r->t_ops);
+      lat_adds[op] = round == 0 ? lat : calib_rounds(lat_adds[op], lat, &r->t_ops);
+    }
+
+  /* ---- clock (second measurement) ---- */
+  double add_s = calib_rounds(r->add_s, calib_add_chain_s(&r->t_clock), &r->t_clock);
+  r->add_s = add_s;
+  for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
+    out->op_ns[op] = thr_adds[op] * add_s * 1e9;
+    out->op_lat_ns[op] = lat_adds[op] * add_s * 1e9;
+  }
+  out->clock_chain_hz = add_s > 0 ? 1.0 / add_s : 0;
+  out->clock_cpuinfo_hz = r->mhz * 1e6;
+  r->clock = out->clock_chain_hz;
+  out->clock_method = PPT_CALIB_CLOCK_CHAIN;
+  if (!out->optimised || !(r->clock >= 2e8 && r->clock <= 1e10)) {
+    if (!(out->clock_cpuinfo_hz > 0))
+      return ppt_err_set(r->err, PPT_ERUN,
+                         "calibrate: add chain gives an implausible clock "
+                         "(%.3g Hz) and /proc/cpuinfo has no 'cpu MHz'",
+                         r->clock);
+    r->clock = out->clock_cpuinfo_hz;
+    out->clock_method = PPT_CALIB_CLOCK_CPUINFO;
+  }
+  return 0;
+}
+
+int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *date, ppt_calib_result *out,
+                  ppt_err *err) {
+  ppt_calib_config def;
+  if (!cfg) {
+    ppt_calib_config_default(&def);
+    cfg = &def;
+  }
+  memset(out, 0, sizeof *out);
+  calib_run run, *r = &run;
+  run_init(r, cfg, name, date, out, err);
+  r->t_start = calib_now();
+  int rc = stage_geometry(r);
+  if (rc) return rc;
+  /* ---- clock (first measurement) ---- */
+  out->optimised = calib_optimised();
+  r->add_s = calib_add_chain_s(&r->t_clock);
+  rc = stage_chases(r);
+  if (rc) return rc;
+  out->call_ns = calib_call_s(&r->t_ops) * 1e9;
+  rc = stage_threads(r);
+  if (rc) return rc;
+  out->huge_pages = r->any_huge;
+  rc = stage_ops_and_clock(r);
+  if (rc) return rc;
+  calib_spec_build(r);
+  out->seconds = calib_now() - r->t_start;
+  rc = ppt_hwspec_validate(r->hw, r->name, err);
+  if (!rc) rc = ppt_hwspec_has_timing(r->hw, r->name, err);
+  if (rc) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return ppt_err_set(err, PPT_ERUN, "calibrate: measured spec is invalid: %s", why);
+  }
+  return 0;
+}

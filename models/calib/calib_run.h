@@ -1,0 +1,52 @@
+/* calib_run.h — what `ppt calibrate` carries from one stage to the next: calib.c
+ * measures (geometry, latencies, bandwidths, ops, clock) into it, calib_spec.c turns the
+ * measurements into the hwspec, its notes and a citation for every figure. */
+#ifndef PPT_CALIB_RUN_H
+#define PPT_CALIB_RUN_H
+
+#include "calib/calib_impl.h"
+
+/* DRAM working set: 8x the last level, so (with random replacement, the worst case)
+ * under 1/8 of the chase can hit in it; at least 64 MiB, at most 1 GiB or a quarter of
+ * physical memory. */
+#define CALIB_DRAM_FACTOR 8
+
+typedef struct calib_run {
+  /* ---- the call ---- */
+  const ppt_calib_config *cfg;
+  const char *name, *date; /* the spec's name; the date for citations ("" for none) */
+  ppt_calib_result *out;
+  ppt_hwspec *hw; /* &out->hw */
+  ppt_err *err;
+  double t_start;
+  calib_timing t_ops, t_mem, t_clock;
+  /* ---- what the geometry step found ---- */
+  calib_cpuid_regs regs; /* read once: the caches, later the TLBs */
+  char cpu_dir[4096], pkg_list[256];
+  char geo[1024];  /* the geometry step's notes */
+  char model[128]; /* /proc/cpuinfo "model name" and "cpu MHz" (0: absent) */
+  double mhz;
+  uint32_t n;           /* cache levels */
+  uint32_t cores;       /* cores of the package */
+  uint32_t max_threads; /* bandwidth threads at most */
+  /* ---- measuring ---- */
+  gsl_rng *rng;
+  uint64_t llc;        /* the last level's size as the geometry gave it */
+  uint64_t dram_bytes; /* the DRAM working set */
+  double add_s;        /* seconds per add of the clock chain */
+  double clock;        /* the clock the spec uses, Hz */
+  int any_huge;        /* some buffer got huge pages */
+  char lat_notes[640], c2c_note[160], pinned_note[64];
+  /* ---- the spec (calib_spec.c) ---- */
+  double cyc_ns; /* cycles per ns at clock */
+  const char *vec_what;
+  char notes[1024];
+  char when[64];    /* " on DATE", or "" */
+  const char *stat; /* "median" or "best" */
+} calib_run;
+
+/* Fills r->hw from the measurements in r->out and r (clock, caches, DRAM, ops, mlp,
+ * scalar figures, TLBs), then its source, notes and citations (calib_spec.c). */
+void calib_spec_build(calib_run *r);
+
+#endif

@@ -1,0 +1,427 @@
+/* calib_spec.c — the last stage of `ppt calibrate`: the measurements of calib.c as a
+ * hwspec in cycles of the measured clock, its notes, and a citation for every figure
+ * (docs/hwspec.md, `sources`; how each is measured: docs/calibrate.md). */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calib/calib_run.h"
+
+/* Three significant digits: measurements are not more precise, and the spec reads
+ * better. */
+static double sig3(double x) {
+  if (!(x > 0) || !isfinite(x)) return x;
+  double p = pow(10.0, 2 - floor(log10(x)));
+  return round(x * p) / p;
+}
+
+static void cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) {
+  if (hw->nsources >= PPT_HW_MAX_SOURCES) return;
+  ppt_hw_source *s = &hw->sources[hw->nsources++];
+  snprintf(s->key, sizeof s->key, "%s", key);
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(s->text, sizeof s->text, fmt, ap);
+  va_end(ap);
+}
+
+/* The sources the levels came from, in order of first use ("CPUID and measured"). */
+static const char *geo_sources(const ppt_calib_caches *c, char *buf, size_t size) {
+  buf[0] = '\0';
+  int seen[4] = {0};
+  for (uint32_t k = 0; k < c->nlevels; k++) {
+    int src = c->levels[k].source;
+    if (src < 0 || src > 3 || seen[src]) continue;
+    seen[src] = 1;
+    snprintf(buf + strlen(buf), size - strlen(buf), "%s%s", buf[0] ? " and " : "",
+             calib_geo_source_name(src));
+  }
+  return buf;
+}
+
+static int vector_bits(const char **what) {
+#if defined(__x86_64__) && (defined(__clang__) || defined(__GNUC__))
+  if (__builtin_cpu_supports("avx512f")) return *what = "avx512f", 512;
+  if (__builtin_cpu_supports("avx")) return *what = "avx", 256;
+  return *what = "sse2 (x86-64 baseline)", 128;
+#elif defined(__aarch64__)
+  return *what = "AArch64 Advanced SIMD", 128;
+#else
+  *what = NULL;
+  return 0;
+#endif
+}
+
+/* ---- the spec's figures ---- */
+
+/* Level k's latency, bandwidths and (when a stream's view replaces it) size. */
+static void spec_level(calib_run *r, uint32_t k) {
+  ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  double clock = r->clock;
+  double lat = sig3((out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]) * r->cyc_ns);
+  /* Noise (another process on the core) can invert two close levels; the schema wants
+   * latencies to grow outwards, so a level never reads faster than the one above. */
+  if (k > 0 && lat < hw->levels[k - 1].latency_cycles) {
+    calib_note(r->notes, sizeof r->notes, "%s latency measured %.3g cycles, below %s; set equal.",
+               hw->levels[k].name, lat, hw->levels[k - 1].name);
+    lat = hw->levels[k - 1].latency_cycles;
+  }
+  hw->levels[k].latency_cycles = lat;
+  hw->levels[k].bw_bytes_per_cycle = sig3(out->bw_bytes_per_s[k] / clock);
+  if (out->core_bw_bytes_per_s[k] > 0 && out->core_bw_bytes_per_s[k] < out->bw_bytes_per_s[k])
+    hw->levels[k].core_bw_bytes_per_cycle = sig3(out->core_bw_bytes_per_s[k] / clock);
+  /* A stream's capacity below sysfs and above the level above: the spec's size, with
+   * random replacement (the share of sweeps larger than it the level still serves). */
+  uint64_t cap = out->ret_capacity[k];
+  if (!(k > 0 && cap > hw->levels[k - 1].size && cap < out->caches.levels[k].size)) return;
+  uint32_t ways = hw->levels[k].assoc; /* the ways of the spec's geometry, at least */
+  uint64_t size = calib_round_ways(cap, hw->levels[k].line, &ways);
+  if (!(size > hw->levels[k - 1].size && size <= out->caches.levels[k].size)) return;
+  hw->levels[k].size = size;
+  hw->levels[k].assoc = ways;
+  hw->levels[k].replacement = PPT_HW_REPL_RANDOM;
+  char sz[32], sz2[32];
+  calib_note(r->notes, sizeof r->notes,
+             "%s: one core still streams part of sweeps larger than the chase says it holds; "
+             "the spec takes the stream's view, %s with random replacement (chase: %s).",
+             hw->levels[k].name, calib_human_bytes(size, sz, sizeof sz),
+             out->eff_bytes[k] ? calib_human_bytes(out->eff_bytes[k], sz2, sizeof sz2) : "not sized");
+}
+
+/* mlp_same_set: the last level serves the column walk's misses, so the latency the
+ * spec gives it over the cycles per line is how many of them overlap. Never more than
+ * mlp (a walk queued on one set is no better than random misses: above it is noise)
+ * nor less than 1. */
+static void spec_same_set(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  if (!(out->same_set_load_ns > 0 && out->same_set_store_ns > 0)) return;
+  const double ns[2] = {out->same_set_load_ns, out->same_set_store_ns};
+  double *fig[2] = {&hw->mlp_same_set_load, &hw->mlp_same_set_store};
+  for (int i = 0; i < 2; i++) {
+    double x = hw->levels[r->n - 1].latency_cycles / (ns[i] * r->cyc_ns);
+    if (x > hw->mlp) {
+      calib_note(r->notes, sizeof r->notes, "mlp_same_set.%s measured %.3g, above mlp; capped at mlp.",
+                 i ? "store" : "load", x);
+      x = hw->mlp;
+      out->same_set_capped = 1;
+    }
+    if (x < 1) x = 1;
+    x = sig3(x);
+    *fig[i] = x > hw->mlp ? hw->mlp : x;
+  }
+}
+
+/* The TLB levels. Only a page walk (a miss in the last level) is charged: an L1 DTLB
+ * miss that hits the next level costs a dependent chase its few cycles, but in running
+ * code it overlaps with the independent loads around it (on the validation host, huge
+ * pages sped adi up by 0.2-0.3 ms where charging those misses predicted 2.3 ms, and
+ * jacobi by ~1 ms, what its page walks predict). So the upper levels' miss_cycles are
+ * 0, and a walk costs everything the chase measured through every level. */
+static void spec_tlb(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  hw->ntlb = out->tlb_n;
+  double walk_ns = 0;
+  for (uint32_t j = 0; j < out->tlb_n; j++) walk_ns += out->tlb_miss_ns[j] > 0 ? out->tlb_miss_ns[j] : 0;
+  for (uint32_t j = 0; j < out->tlb_n; j++) {
+    ppt_hw_tlb *tl = &hw->tlb[j];
+    snprintf(tl->name, sizeof tl->name, "DTLB%u", j + 1);
+    tl->entries = out->tlb_entries[j];
+    tl->assoc = out->tlb_assoc[j];
+    tl->page_bytes = 4096;
+    tl->miss_cycles = j + 1 == out->tlb_n ? sig3(walk_ns * r->cyc_ns) : 0;
+  }
+}
+
+/* Every figure in cycles of r->clock, three significant digits. */
+static void spec_figures(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  double cyc_ns = r->cyc_ns;
+  hw->clock_hz = sig3(r->clock);
+  hw->vector_bits = (uint32_t)vector_bits(&r->vec_what);
+  for (uint32_t k = 0; k < r->n; k++) spec_level(r, k);
+  hw->dram_latency_ns = sig3(out->lat_ns[r->n]);
+  hw->dram_bw_bytes_per_s = sig3(out->bw_bytes_per_s[r->n] / 1e9) * 1e9;
+  hw->dram_core_bw_bytes_per_s = sig3(out->dram_core_bytes_per_s / 1e9) * 1e9;
+  for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
+    hw->ops[op].per_cycle = out->op_ns[op] > 0 ? sig3(1.0 / (out->op_ns[op] * cyc_ns)) : 0;
+    hw->ops[op].latency = sig3(out->op_lat_ns[op] * cyc_ns);
+  }
+  /* Load-to-use latency is what the L1 pointer chase measured; a taken branch has no
+   * result to wait for (0 = free, per docs/hwspec.md). */
+  hw->ops[PPT_HW_LOADST].latency = hw->levels[0].latency_cycles;
+  hw->mlp = sig3(out->mlp);
+  spec_same_set(r);
+  hw->call_cycles = out->call_ns > 0 ? sig3(out->call_ns * cyc_ns) : 0;
+  /* A round trip is two transfers, one each way. */
+  hw->coherence_cycles = out->c2c_round_trip_ns > 0 ? sig3(0.5 * out->c2c_round_trip_ns * cyc_ns) : 0;
+  hw->fork_join_cycles = out->fork_join_ns > 0 ? sig3(out->fork_join_ns * cyc_ns) : 0;
+  hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
+  hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
+  spec_tlb(r);
+  hw->ops[PPT_HW_BRANCH].latency = 0;
+}
+
+/* The spec's source line and notes: the figures' own notes first, then the CPU, the
+ * geometry's, the latencies', coherence's and fork-join's, then what every spec says. */
+static void spec_source_and_notes(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  char gsrc[96];
+  snprintf(hw->source, sizeof hw->source,
+           "measured on this machine by `ppt calibrate%s` (ppt 0.1.0)%s%s; cache geometry "
+           "from %s",
+           r->cfg->quick ? " --quick" : "", *r->date ? " on " : "", r->date,
+           geo_sources(&out->caches, gsrc, sizeof gsrc));
+  calib_note(r->notes, sizeof r->notes, "CPU: %s, %u online logical CPUs, %u per core.",
+             r->model[0] ? r->model : "unknown", out->online_cpus, out->smt);
+  if (r->geo[0]) calib_note(r->notes, sizeof r->notes, "%s", r->geo);
+  if (r->lat_notes[0]) calib_note(r->notes, sizeof r->notes, "%s", r->lat_notes);
+  if (r->c2c_note[0]) calib_note(r->notes, sizeof r->notes, "%s", r->c2c_note);
+  if (!out->fork_join_probe)
+    calib_note(r->notes, sizeof r->notes,
+               "Fork-join costs timed in this process, which links SimGrid and runs OpenMP regions up to "
+               "~2x slower than the programs predicted (the ppt-ompcost probe failed: %s).",
+               out->fork_join_note);
+  calib_note(r->notes, sizeof r->notes,
+             "Bandwidths are read-only streams, all threads of an "
+             "instance together (shared levels, DRAM), so one core alone gets less; "
+             "dram.core_bandwidth_gbs is one core streaming DRAM alone. "
+             "No level is marked inclusive. Only page walks are charged: an "
+             "L1 DTLB miss that hits the L2 DTLB overlaps with independent loads in running code.%s%s",
+             r->any_huge ? "" : " Huge pages were not available: latencies include TLB misses.",
+             out->optimised ? "" : " Built without optimisation: op figures are unreliable.");
+  snprintf(hw->notes, sizeof hw->notes, "%s", r->notes);
+}
+
+/* ---- citations, in the order the spec lists them ---- */
+
+/* The clock, the cores, the misses in flight. */
+static void cite_clock_cores_mlp(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  const char *when = r->when, *stat = r->stat;
+  if (out->clock_method == PPT_CALIB_CLOCK_CHAIN)
+    cite(hw, "clock_ghz",
+         "ppt calibrate%s: timed dependent 64-bit add chain, 1 add per cycle, %s of %d trials, twice "
+         "(%.4g GHz; /proc/cpuinfo cpu MHz: %.0f)",
+         when, stat, r->t_clock.trials, out->clock_chain_hz / 1e9, r->mhz);
+  else
+    cite(hw, "clock_ghz", "/proc/cpuinfo cpu MHz%s (add chain gave %.4g GHz%s)", when,
+         out->clock_chain_hz / 1e9, out->optimised ? ", implausible" : " in an unoptimised build");
+  cite(hw, "cores", "%s; %u logical CPUs, %u per core, modelled", out->topology_source, out->package_cpus,
+       out->smt);
+  cite(hw, "mlp",
+       "independent random pointer chases beyond the caches: k chains run %.3gx as many accesses/s as one "
+       "(best k "
+       "of 2..32)",
+       out->mlp);
+  for (int i = 0; i < 2 && hw->mlp_same_set_load > 0; i++) {
+    char l1s[32], tot[32];
+    double ns = i ? out->same_set_store_ns : out->same_set_load_ns;
+    cite(hw, i ? "mlp_same_set.store" : "mlp_same_set.load",
+         "ppt calibrate%s: column walk %s, %u x %u rows of %s (%s set stride: a column is one set; %s), "
+         "%s of %d trials: %.3g ns per line (%s %.3g); %s latency %.3g ns",
+         when, i ? "storing" : "loading", out->same_set_bufs, out->same_set_rows,
+         calib_human_bytes(out->same_set_row_bytes, l1s, sizeof l1s), hw->levels[0].name,
+         calib_human_bytes((uint64_t)out->same_set_bufs * out->same_set_rows * out->same_set_row_bytes, tot,
+                           sizeof tot),
+         stat, r->t_mem.trials, ns, i ? "loaded" : "stored",
+         i ? out->same_set_load_ns : out->same_set_store_ns, hw->levels[r->n - 1].name,
+         hw->levels[r->n - 1].latency_cycles / r->cyc_ns);
+  }
+}
+
+/* Calls, coherence, fork-join, branches, vectors. */
+static void cite_scalars(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  if (hw->call_cycles > 0)
+    cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call",
+         out->call_ns);
+  if (hw->coherence_cycles > 0)
+    cite(hw, "coherence_cycles",
+         "ppt calibrate%s: two threads pinned to CPUs %d and %d hand one 64 B line back and forth (atomic "
+         "counter), %s of %d trials: %.3g ns per round trip, half of it per transfer",
+         r->when, out->c2c_cpus[0], out->c2c_cpus[1], r->stat, r->cfg->quick ? 11 : 41,
+         out->c2c_round_trip_ns);
+  const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";
+  const char *fj_how = out->fork_join_probe
+                           ? "timed by ppt-ompcost (no SimGrid in the process)"
+                           : "timed in the ppt process, which links SimGrid (ppt-ompcost failed, "
+                             "see notes; up to ~2x high)";
+  if (hw->fork_join_cycles > 0)
+    cite(hw, "fork_join_cycles",
+         "%s: empty OpenMP parallel-for regions on %u threads (OMP_PROC_BIND=%s): %.3g ns per region", fj_how,
+         out->fork_join_threads, bind, out->fork_join_ns);
+  if (hw->fork_join_serial_cycles > 0)
+    cite(hw, "fork_join_serial_cycles",
+         "%s: empty OpenMP parallel-for regions on 1 thread (serialised, OMP_PROC_BIND=%s): %.3g ns per "
+         "region",
+         fj_how, bind, out->fork_join_serial_ns);
+  if (hw->branch_miss_cycles > 0)
+    cite(hw, "branch_miss_cycles",
+         "timed a loop branching on random vs predictable bytes: 1 MiB of random bytes %.3g ns per "
+         "branch, the same sorted %.3g ns, half the random ones mispredicted: %.3g ns per mispredict",
+         out->branch_random_ns, out->branch_sorted_ns, out->branch_miss_ns);
+  if (hw->vector_bits)
+    cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
+         r->vec_what, hw->vector_bits);
+}
+
+/* What level k's geometry citation adds when the spec's size is not its source's:
+ * into eff (size bytes), "" when it is. */
+static void level_size_said(const calib_run *r, uint32_t k, char *eff, size_t size) {
+  const ppt_calib_result *out = r->out;
+  const ppt_calib_cache *s = &out->caches.levels[k];
+  uint32_t n = r->n;
+  eff[0] = '\0';
+  if (r->hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
+    snprintf(eff, size, "; size and ways from streaming sweeps (levels[%u].size), see notes", k);
+  } else if (out->eff_bytes[k] && out->eff_bytes[k] < s->size) {
+    /* The swept sizes on either side of the cut (the rule itself is in the notes). */
+    int i = calib_effective_index(out->sweep_bytes[k], out->sweep_ns[k], out->sweep_n[k], out->lat_near_ns[k],
+                                  out->lat_ns[n]);
+    int up = -1;
+    for (uint32_t j = 0; i >= 0 && j < out->sweep_n[k]; j++)
+      if (out->sweep_bytes[k][j] > out->sweep_bytes[k][i] &&
+          (up < 0 || out->sweep_bytes[k][j] < out->sweep_bytes[k][up]))
+        up = (int)j;
+    char s1[32], s2[32], s3[32];
+    if (i >= 0 && up >= 0)
+      snprintf(eff, size, "; size %s measured: chase %.3g ns at %s, %.3g ns at %s (cut %.3g ns), see notes",
+               calib_human_bytes(out->eff_bytes[k], s1, sizeof s1), out->sweep_ns[k][i],
+               calib_human_bytes(out->sweep_bytes[k][i], s2, sizeof s2), out->sweep_ns[k][up],
+               calib_human_bytes(out->sweep_bytes[k][up], s3, sizeof s3),
+               0.5 * (out->lat_near_ns[k] + out->lat_ns[n]));
+    else
+      snprintf(eff, size, "; size %s measured, see notes",
+               calib_human_bytes(out->eff_bytes[k], s1, sizeof s1));
+  } else if (r->hw->levels[k].size != s->size || r->hw->levels[k].assoc != s->assoc) {
+    snprintf(eff, size, "; adjusted, see notes");
+  }
+}
+
+/* Level k: its geometry, latency, bandwidths and (random replacement) size. */
+static void cite_level(calib_run *r, uint32_t k) {
+  const ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  const ppt_calib_cache *s = &out->caches.levels[k];
+  const char *when = r->when, *stat = r->stat;
+  int trials = r->t_mem.trials;
+  char key[64], eff[160], sz[32], sz2[32];
+  level_size_said(r, k, eff, sizeof eff);
+  snprintf(key, sizeof key, "levels[%u]", k);
+  cite(hw, key, "%s: level %u, %s, %u-way%s, %u B lines, shared by %s (%u CPU%s)%s", s->where, s->level,
+       calib_human_bytes(s->size, sz, sizeof sz), s->assoc, s->assoc_assumed ? " (assumed)" : "", s->line,
+       s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s", eff);
+  snprintf(key, sizeof key, "levels[%u].latency_cycles", k);
+  cite(hw, key,
+       "ppt calibrate%s: pointer chase, random cyclic permutation of %u B lines over "
+       "%s (%s), %s of %d: %.3g ns",
+       when, hw->levels[0].line,
+       calib_human_bytes(out->near[k] ? out->lat_near_bytes[k] : out->lat_bytes[k], sz, sizeof sz),
+       out->near[k] ? "4x the level above; see notes" : "1/2 of the level", stat, trials,
+       out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]);
+  snprintf(key, sizeof key, "levels[%u].bandwidth_bytes_per_cycle", k);
+  cite(hw, key,
+       "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s%s, %s of %d: "
+       "%.4g GB/s",
+       when, out->bw_threads[k], calib_human_bytes(out->bw_bytes[k] / out->bw_threads[k], sz, sizeof sz),
+       r->pinned_note, stat, trials, out->bw_bytes_per_s[k] / 1e9);
+  if (hw->levels[k].core_bw_bytes_per_cycle > 0) {
+    snprintf(key, sizeof key, "levels[%u].core_bandwidth_bytes_per_cycle", k);
+    cite(hw, key, "ppt calibrate%s: the same stream, 1 thread alone x %s, %s of %d: %.4g GB/s", when,
+         calib_human_bytes(out->bw_bytes[k], sz, sizeof sz), stat, trials, out->core_bw_bytes_per_s[k] / 1e9);
+  }
+  if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
+    snprintf(key, sizeof key, "levels[%u].size", k);
+    cite(hw, key,
+         "ppt calibrate%s: 1 thread sweeping %s and %s: %.3g and %.3g GB/s (level %.3g, DRAM %.3g), "
+         "so it served %.2f and %.2f; a random-replacement cache of %.3g MiB keeps that",
+         when, calib_human_bytes(out->ret_bytes[k][0], sz, sizeof sz),
+         calib_human_bytes(out->ret_bytes[k][1], sz2, sizeof sz2), out->ret_bw[k][0] / 1e9,
+         out->ret_bw[k][1] / 1e9,
+         (out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k]) / 1e9,
+         out->dram_core_bytes_per_s / 1e9, out->ret_share[k][0], out->ret_share[k][1],
+         (double)out->ret_capacity[k] / (1 << 20));
+  }
+}
+
+/* The TLB levels and the walk's cost. */
+static void cite_tlb(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  if (!hw->ntlb) return;
+  char tl[192] = "";
+  for (uint32_t j = 0; j < hw->ntlb; j++)
+    snprintf(tl + strlen(tl), sizeof tl - strlen(tl), "%s%s %u entries, %u ways", j ? "; " : "",
+             hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc);
+  cite(hw, "tlb", "%s: %s (4 KiB pages)", out->tlb_source, tl);
+  char tm[192] = "";
+  for (uint32_t j = 0; j < hw->ntlb; j++)
+    snprintf(tm + strlen(tm), sizeof tm - strlen(tm), "%s%.3g ns over %llu pages", j ? ", " : "",
+             out->tlb_miss_ns[j], (unsigned long long)out->tlb_pages[j]);
+  char tkey[32];
+  snprintf(tkey, sizeof tkey, "tlb[%u].miss_cycles", hw->ntlb - 1);
+  cite(hw, tkey,
+       "ppt calibrate%s: chase, one line per 4 KiB page, minus the same lines on huge pages, per level "
+       "beyond the one above: %s; a walk pays their sum (upper levels: 0, see notes)",
+       r->when, tm);
+}
+
+/* DRAM's three figures and the ops. */
+static void cite_dram_ops(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  ppt_hwspec *hw = r->hw;
+  const char *when = r->when, *stat = r->stat;
+  uint32_t n = r->n;
+  int trials = r->t_mem.trials;
+  char sz[32], sz2[32];
+  cite(hw, "dram.latency_ns",
+       "ppt calibrate%s: pointer chase over %s (%dx %s), random order, "
+       "%u B stride, %s pages, %s of %d",
+       when, calib_human_bytes(out->lat_bytes[n], sz, sizeof sz), CALIB_DRAM_FACTOR,
+       calib_human_bytes(r->llc, sz2, sizeof sz2), 2 * hw->levels[0].line, r->any_huge ? "huge" : "4 KiB",
+       stat, trials);
+  cite(hw, "dram.bandwidth_gbs",
+       "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s read "
+       "1 MiB at a time%s, %s of %d",
+       when, out->bw_threads[n], calib_human_bytes(out->bw_bytes[n] / out->bw_threads[n], sz, sizeof sz),
+       r->pinned_note, stat, trials);
+  char pin1[32] = "not pinned";
+  if (out->dram_core_cpu >= 0) snprintf(pin1, sizeof pin1, "pinned to CPU %d", out->dram_core_cpu);
+  cite(hw, "dram.core_bandwidth_gbs",
+       "ppt calibrate%s: streaming 64-bit sum, 1 thread (%s) x %s read 1 MiB at a time, "
+       "%s of %d: %.4g GB/s (all %u threads: %.4g GB/s)",
+       when, pin1, calib_human_bytes(out->dram_core_bytes, sz, sizeof sz), stat, trials,
+       out->dram_core_bytes_per_s / 1e9, out->bw_threads[n], out->bw_bytes_per_s[n] / 1e9);
+  cite(hw, "ops",
+       "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "
+       "barriers, each trial timed against an add-chain trial; idiv = 32-bit div; branch = taken loop branch "
+       "(latency 0, not measured); "
+       "loadst = L1 loads (latency: L1 chase)",
+       when, 12);
+}
+
+void calib_spec_build(calib_run *r) {
+  r->cyc_ns = r->clock * 1e-9;
+  r->notes[0] = '\0';
+  r->vec_what = NULL;
+  spec_figures(r);
+  spec_source_and_notes(r);
+  r->when[0] = '\0';
+  if (*r->date) snprintf(r->when, sizeof r->when, " on %s", r->date);
+  r->stat = r->t_mem.typical ? "median" : "best";
+  cite_clock_cores_mlp(r);
+  cite_scalars(r);
+  for (uint32_t k = 0; k < r->n; k++) cite_level(r, k);
+  cite_tlb(r);
+  cite_dram_ops(r);
+}
