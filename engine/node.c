@@ -40,7 +40,7 @@ static const char *hwname(const ppt_hwspec *hw) {
   return hw->name[0] ? hw->name : "hwspec";
 }
 
-int ppt_node_create(const ppt_hwspec *hw, const ppt_node_config *cfg, ppt_node **out, ppt_err *err) {
+int ppt_node_new(const ppt_hwspec *hw, const ppt_node_config *cfg, ppt_node **out, ppt_err *err) {
   if (!hw || !out) return ppt_err_set(err, PPT_EINPUT, "engine: NULL argument");
   *out = NULL;
   ppt_node_config def;

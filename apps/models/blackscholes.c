@@ -74,7 +74,7 @@ int mdl_bs_tasklist(const ppt_hwspec *hw, uint32_t threads, uint64_t options, ui
   double L = mdl_lines(e * VALUE_BYTES, line), chunk = e * VALUE_BYTES;
   mdl_bs_ops o;
   mdl_bs_ops_per_option(&o);
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   mdl_refs *r = mdl_refs_create();
   int rc = tl && r ? 0 : ppt_err_set(err, PPT_ERUN, "model: out of memory");
   if (!rc && options > 0 && !(rc = ppt_tasklist_add_op(tl, PPT_HW_FMUL, e * o.fmul, err)) &&

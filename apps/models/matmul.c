@@ -143,7 +143,7 @@ int mdl_ijk_tasklist(const mdl_ctx *c, const mdl_ijk *k, ppt_tasklist **out, ppt
       return ppt_err_set(err, PPT_EINPUT, "ijk: a_first has %g references, the rows have %g lines",
                          mdl_refs_count(k->a_first), want);
   }
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   mdl_refs *r = mdl_refs_create();
   if (!tl || !r) {
     ppt_tasklist_free(tl);

@@ -28,7 +28,7 @@ struct mdl_prog {
 mdl_prog *mdl_prog_create(void) {
   mdl_prog *p = calloc(1, sizeof *p);
   if (!p) return NULL;
-  p->prog = ppt_program_create();
+  p->prog = ppt_program_new();
   if (!p->prog) {
     free(p);
     return NULL;
@@ -189,7 +189,7 @@ int mdl_prog_run(const mdl_prog *p, const ppt_hwspec *hw, uint32_t cores, const 
   if (rc) return rc;
   ppt_node *node = NULL;
   ppt_node_result *res = NULL;
-  if ((rc = ppt_node_create(hw, &c, &node, err)) || (rc = ppt_node_run(node, p->prog, &res, err))) {
+  if ((rc = ppt_node_new(hw, &c, &node, err)) || (rc = ppt_node_run(node, p->prog, &res, err))) {
     ppt_node_free(node);
     return rc;
   }

@@ -154,7 +154,7 @@ int mdl_stream_tasklist(const ppt_hwspec *hw, const mdl_stream_params *sp, uint3
   mdl_ctx c = {hw, threads};
   double e = (double)elems;
   double v = (double)sp->vector_bits / 64.0;
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   mdl_refs *r = mdl_refs_create();
   int rc = tl && r ? 0 : ppt_err_set(err, PPT_ERUN, "model: out of memory");
   if (!rc && elems > 0) {

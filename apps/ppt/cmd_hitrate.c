@@ -75,7 +75,7 @@ static int from_trace(const char *path, unsigned line, ppt_rdhist **out, ppt_err
   int rc = ppt_trace_open(path, &t, err);
   if (rc) return rc;
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   o.line = line;
   ppt_reuse *r = NULL;
   ppt_trace_cursor *c = NULL;

@@ -206,7 +206,7 @@ static int parse_args(int argc, char **argv, void *va) {
 static int simulate(const ppt_hwspec *hw, const ppt_node_config *cfg, const ppt_progmodel *m,
                     ppt_node_result **res, ppt_err *err) {
   ppt_node *node = NULL;
-  int rc = ppt_node_create(hw, cfg, &node, err);
+  int rc = ppt_node_new(hw, cfg, &node, err);
   if (!rc) rc = ppt_node_run(node, ppt_progmodel_program(m), res, err);
   ppt_node_free(node);
   return rc;
@@ -305,8 +305,8 @@ static json_object *levels_json(const ppt_hwspec *hw, const ppt_tracesim_result 
     json_object_object_add(l, "hit_rate", ppt_cli_json_rate(q->levels[k].ref_hit_rate));
     json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(q->levels[k].ref_local_hit_rate));
     if (k > 0) {
-      json_object_object_add(l, "prefetched", share(q->streamed[k], q->served[k]));
-      json_object_object_add(l, "same_set", share(q->bunched[k], q->served[k]));
+      json_object_object_add(l, "prefetched", share(q->prefetched[k], q->served[k]));
+      json_object_object_add(l, "same_set", share(q->same_set[k], q->served[k]));
       json_object_object_add(l, "transfers", share(q->transfers[k], q->served[k]));
     }
     json_object_array_add(lv, l);
@@ -318,8 +318,8 @@ static json_object *dram_json(const ppt_tracesim_result *q) {
   uint32_t d = q->nlevels;
   json_object *dr = json_object_new_object();
   json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[d]));
-  json_object_object_add(dr, "prefetched", share(q->streamed[d], q->served[d]));
-  json_object_object_add(dr, "same_set", share(q->bunched[d], q->served[d]));
+  json_object_object_add(dr, "prefetched", share(q->prefetched[d], q->served[d]));
+  json_object_object_add(dr, "same_set", share(q->same_set[d], q->served[d]));
   json_object_object_add(dr, "transfers", share(q->transfers[d], q->served[d]));
   return dr;
 }

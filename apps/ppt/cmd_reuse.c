@@ -533,7 +533,7 @@ static int parse_args(int argc, char **argv, void *va) {
                                     .help = help,
                                     .operand = "TRACE"};
   args *a = va;
-  ppt_reuse_opts_init(&a->o);
+  ppt_reuse_opts_default(&a->o);
   a->workers = 1;
   int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
   if (rc) return rc;

@@ -256,7 +256,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   if (!rc) rc = ppt_trace_open(a->c.operand, &r->t, err);
   if (!rc) rc = ppt_cli_counted(&a->c, r->t, &r->counted, err);
   if (rc) return rc;
-  ppt_reuse_opts_init(&r->ropts);
+  ppt_reuse_opts_default(&r->ropts);
   r->ropts.line = r->hw.levels[0].line;
   r->ropts.mode = (ppt_reuse_mode)a->mode;
   r->ropts.rate = a->rate;

@@ -40,7 +40,7 @@ void ppt_node_config_default(ppt_node_config *cfg);
  * more cores"): shared levels then get more instances. Errors: PPT_EINPUT (no clock, a
  * shared level or DRAM without bandwidth, bad overlap fraction or overheads);
  * PPT_ERUN (memory). */
-int ppt_node_create(const ppt_hwspec *hw, const ppt_node_config *cfg, ppt_node **out, ppt_err *err);
+int ppt_node_new(const ppt_hwspec *hw, const ppt_node_config *cfg, ppt_node **out, ppt_err *err);
 void ppt_node_free(ppt_node *node);
 uint32_t ppt_node_cores(const ppt_node *node);
 

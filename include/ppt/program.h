@@ -22,7 +22,7 @@
 typedef struct ppt_program ppt_program;
 
 /* An empty program; NULL when out of memory. */
-ppt_program *ppt_program_create(void);
+ppt_program *ppt_program_new(void);
 void ppt_program_free(ppt_program *prog);
 int ppt_program_add_serial(ppt_program *prog, const ppt_tasklist *tl, ppt_err *err);
 /* Thread t of the region runs tls[t] on core t; nthreads >= 1. */

@@ -112,7 +112,7 @@ typedef struct ppt_reuse_opts {
   size_t piece;        /* parallel analysis: memory refs per piece; default 1<<20 */
 } ppt_reuse_opts;
 
-void ppt_reuse_opts_init(ppt_reuse_opts *o);
+void ppt_reuse_opts_default(ppt_reuse_opts *o);
 
 typedef struct ppt_reuse ppt_reuse;
 

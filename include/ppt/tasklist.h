@@ -31,7 +31,7 @@ typedef struct ppt_mem_access {
   /* MISS memory model only: per memory level (caches, then DRAM at nlevels), the
    * fraction in [0, 1] of the accesses served there that a hardware stream prefetcher
    * had already requested, so they pay the transfer and not the latency
-   * (ppt_tracesim_result's streamed counts). All 0 (the default): every one waits. */
+   * (ppt_tracesim_result's prefetched counts). All 0 (the default): every one waits. */
   double prefetched[PPT_HW_MAX_LEVELS + 1];
   /* MISS memory model only: per memory level k >= 1 (DRAM at nlevels), the fraction of
    * all the item's accesses that later write a dirty line back into level k. A store
@@ -45,9 +45,9 @@ typedef struct ppt_mem_access {
    * served there whose first-level miss queued on one set behind the thread's earlier
    * misses (models/cache/missq.h), loads and stores apart (their sum <= 1): they wait out the
    * latency with hwspec mlp_same_set_load / _store misses in flight instead of mlp
-   * (ppt_tracesim_result's bunched counts). All 0 (the default): none. */
-  double bunched_loads[PPT_HW_MAX_LEVELS + 1];
-  double bunched_stores[PPT_HW_MAX_LEVELS + 1];
+   * (ppt_tracesim_result's same_set counts). All 0 (the default): none. */
+  double same_set_loads[PPT_HW_MAX_LEVELS + 1];
+  double same_set_stores[PPT_HW_MAX_LEVELS + 1];
   /* MISS memory model only: per memory level k >= 1, the fraction of the accesses served
    * there that were cache-to-cache transfers (a line another core held modified,
    * models/cache/owner.h). With hwspec coherence_cycles that is their latency instead of level
@@ -70,7 +70,7 @@ typedef struct ppt_rd_profile {
 #define PPT_TC_MAX_MEM (PPT_HW_MAX_LEVELS + 1)
 
 /* Empty tasklist; NULL when out of memory. */
-ppt_tasklist *ppt_tasklist_create(void);
+ppt_tasklist *ppt_tasklist_new(void);
 void ppt_tasklist_free(ppt_tasklist *tl);
 /* Deep copy; NULL when out of memory. */
 ppt_tasklist *ppt_tasklist_clone(const ppt_tasklist *tl);
@@ -146,7 +146,7 @@ typedef enum ppt_compute_model {
  *         bandwidth_k) (Little's law: mlp misses in flight, or the bandwidth, whichever
  *         binds), the latency term left out where a prefetcher had asked for the line
  *         (ppt_mem_access.prefetched), and with mlp_same_set misses in flight instead
- *         of mlp for misses queued on one first-level set (ppt_mem_access.bunched_*);
+ *         of mlp for misses queued on one first-level set (ppt_mem_access.same_set_*);
  *         cache-to-cache transfers have hwspec coherence_cycles as their latency
  *         (ppt_mem_access.transfers).
  *         Hit rates are per line access already, so nothing is divided by b. */

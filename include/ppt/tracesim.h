@@ -64,11 +64,11 @@ typedef struct ppt_tracesim_result {
   /* Counted references by the level that served them (index nlevels: DRAM), and of
    * those beyond the first level, how many a stream prefetcher covered (models/cache/prefetch.h:
    * misses continuing a sequential stream within a 4 KiB page). */
-  uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
+  uint64_t served[PPT_HW_MAX_LEVELS + 1], prefetched[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1]; /* of `served`, the stores */
   /* Of `served` beyond the first level, the references whose first-level miss queued on
    * one set behind the thread's earlier misses (models/cache/missq.h), and of those the stores. */
-  uint64_t bunched[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
+  uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
   /* Of `served`, the cache-to-cache transfers (models/cache/owner.h): references that missed
    * every private level on a line another thread had stored last and still held. */
   uint64_t transfers[PPT_HW_MAX_LEVELS + 1];

@@ -52,7 +52,7 @@ void ppt_cachesim_free(ppt_cachesim *sim) {
   free(sim);
 }
 
-int ppt_cachesim_create(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out, ppt_err *err) {
+int ppt_cachesim_new(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out, ppt_err *err) {
   int rc = ppt_hwspec_validate(hw, hw->name[0] ? hw->name : "<hwspec>", err);
   if (rc) return rc;
   if (nthreads == 0 || nthreads > MAX_THREADS)

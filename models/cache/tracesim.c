@@ -45,11 +45,11 @@ typedef struct ppt_tracesim_tally {
   uint64_t acc[PPT_HW_MAX_LEVELS], miss[PPT_HW_MAX_LEVELS];
   uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
   uint64_t refs, line_refs, counted_refs, loads, stores;
-  uint64_t served[PPT_HW_MAX_LEVELS + 1], streamed[PPT_HW_MAX_LEVELS + 1];
+  uint64_t served[PPT_HW_MAX_LEVELS + 1], prefetched[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1];
   /* Of `served`, the references whose first-level miss queued on one set (cache/missq.h),
    * and of those the stores. */
-  uint64_t bunched[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
+  uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
   ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
   ppt_missq *mq;    /* each thread's recent first-level miss sets */
   /* Cache-to-cache transfers (cache/owner.h): counted references served at level k whose
@@ -189,9 +189,9 @@ static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   if (count) {
     r->served[dref]++;
     r->served_stores[dref] += (unsigned)store;
-    r->streamed[dref] += (unsigned)covered;
-    r->bunched[dref] += (unsigned)bunched;
-    r->bunched_stores[dref] += (unsigned)(bunched & store);
+    r->prefetched[dref] += (unsigned)covered;
+    r->same_set[dref] += (unsigned)bunched;
+    r->same_set_stores[dref] += (unsigned)(bunched & store);
     r->transfers[dref] += (unsigned)transfer;
     tally(r->racc, r->rmiss, r->nlevels, dref);
     r->counted_refs++;
@@ -281,10 +281,10 @@ static void fill_result(const run *r, uint32_t threads, ppt_tracesim_result *out
   out->counted_loads = r->loads;
   out->counted_stores = r->stores;
   memcpy(out->served, r->served, sizeof out->served);
-  memcpy(out->streamed, r->streamed, sizeof out->streamed);
+  memcpy(out->prefetched, r->prefetched, sizeof out->prefetched);
   memcpy(out->served_stores, r->served_stores, sizeof out->served_stores);
-  memcpy(out->bunched, r->bunched, sizeof out->bunched);
-  memcpy(out->bunched_stores, r->bunched_stores, sizeof out->bunched_stores);
+  memcpy(out->same_set, r->same_set, sizeof out->same_set);
+  memcpy(out->same_set_stores, r->same_set_stores, sizeof out->same_set_stores);
   memcpy(out->transfers, r->transfers, sizeof out->transfers);
   out->ntlb = r->ntlb;
   memcpy(out->tlb_served, r->tlb_served, sizeof out->tlb_served);
@@ -362,7 +362,7 @@ done:
  * `assoc` ways, private to each thread, LRU. Lines of at most 4 KiB (the simulator's
  * limit) stand for the pages; tlb_shift scales addresses to match. */
 static int tlb_create(run *r, const ppt_hwspec *hw, uint32_t nthreads, ppt_err *err) {
-  /* hw passed ppt_hwspec_validate in ppt_cachesim_create: the TLB levels have
+  /* hw passed ppt_hwspec_validate in ppt_cachesim_new: the TLB levels have
    * power-of-two set counts, one page size and growing entries, so t is valid too. */
   ppt_hwspec *t = calloc(1, sizeof *t);
   if (!t) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
@@ -380,7 +380,7 @@ static int tlb_create(run *r, const ppt_hwspec *hw, uint32_t nthreads, ppt_err *
     lv->assoc = hw->tlb[j].assoc;
     lv->shared_by = 1;
   }
-  int rc = ppt_cachesim_create(t, nthreads, &r->tlb, err);
+  int rc = ppt_cachesim_new(t, nthreads, &r->tlb, err);
   free(t);
   if (rc) return rc;
   if (!(r->tlb_last = malloc((size_t)nthreads * sizeof *r->tlb_last)))
@@ -396,13 +396,13 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
                            uint32_t nbbs, uint64_t seed, ppt_tracesim_tally **out, ppt_err *err) {
   run *r = calloc(1, sizeof *r);
   if (!r) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
-  int rc = ppt_cachesim_create(hw, nthreads ? nthreads : 1, &r->sim, err);
+  int rc = ppt_cachesim_new(hw, nthreads ? nthreads : 1, &r->sim, err);
   if (!rc && hw->ntlb) rc = tlb_create(r, hw, nthreads ? nthreads : 1, err);
   if (!rc) {
     ppt_cachesim_seed(r->sim, seed);
     r->nlevels = ppt_cachesim_nlevels(r->sim);
     while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
-    /* hw passed ppt_hwspec_validate in ppt_cachesim_create: a power-of-two set count. */
+    /* hw passed ppt_hwspec_validate in ppt_cachesim_new: a power-of-two set count. */
     uint64_t sets = hw->levels[0].size / ((uint64_t)hw->levels[0].assoc * hw->levels[0].line);
     if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits)) ||
         !(r->mq = ppt_missq_new(nthreads ? nthreads : 1, sets)) ||

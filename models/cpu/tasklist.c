@@ -8,7 +8,7 @@
 
 #include "cpu/tasklist_impl.h"
 
-ppt_tasklist *ppt_tasklist_create(void) {
+ppt_tasklist *ppt_tasklist_new(void) {
   return calloc(1, sizeof(ppt_tasklist));
 }
 
@@ -75,7 +75,7 @@ static int item_copy(tl_item *dst, const tl_item *src) {
 }
 
 ppt_tasklist *ppt_tasklist_clone(const ppt_tasklist *tl) {
-  ppt_tasklist *c = ppt_tasklist_create();
+  ppt_tasklist *c = ppt_tasklist_new();
   if (!c || !tl || tl->n == 0) return c;
   c->items = calloc(tl->n, sizeof *c->items);
   if (!c->items) {
@@ -193,7 +193,7 @@ static int check_mem(const ppt_tasklist *tl, const ppt_mem_access *m, ppt_err *e
     if (!(m->transfers[k] >= 0 && m->transfers[k] <= 1))
       return ppt_err_set(err, PPT_EINPUT, "tasklist: transfer fraction %g of level %d is not in [0, 1]",
                          m->transfers[k], k);
-    double bl = m->bunched_loads[k], bs = m->bunched_stores[k];
+    double bl = m->same_set_loads[k], bs = m->same_set_stores[k];
     if (!(bl >= 0 && bs >= 0 && bl + bs <= 1 + 1e-12))
       return ppt_err_set(err, PPT_EINPUT,
                          "tasklist: bunched fractions %g (loads) + %g (stores) of level %d are not in [0, 1]", bl, bs,

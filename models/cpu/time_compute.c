@@ -113,7 +113,7 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
         double moved = w * n + m->writeback[k] * n; /* lines in and out of level k */
         /* Misses queued on one first-level set overlap less (cache/missq.h): theirs is
          * the hwspec's mlp_same_set, loads and stores apart. */
-        double bl = m->bunched_loads[k], bs = m->bunched_stores[k];
+        double bl = m->same_set_loads[k], bs = m->same_set_stores[k];
         double per_miss = (1.0 - bl - bs) / c->mlp + bl / c->mlp_set_load + bs / c->mlp_set_store;
         /* A cache-to-cache transfer is a miss whose latency is coherence_cycles (the line
          * comes from another core's cache), overlapped and prefetched like the others. */

@@ -51,7 +51,7 @@ struct ppt_progmodel {
   ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
   /* What the tasklists share, from the simulation (ppt_progmodel_set_policy remakes them). */
   double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
-  double bunched_loads[PPT_HW_MAX_LEVELS + 1], bunched_stores[PPT_HW_MAX_LEVELS + 1];
+  double same_set_loads[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
   double transfers[PPT_HW_MAX_LEVELS + 1];
   ppt_bpred *bp;     /* each core's branch predictor, over its block sequence */
   uint8_t *branchy;  /* per block id: it ends in a branch (the predictor judges its exits) */
@@ -141,7 +141,7 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
 
 static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist **out, ppt_err *err) {
   const double chain_extra = c->chain_extra[m->compute];
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
   int rc = 0;
   for (int k = 0; k < PPT_HW_NOPCLASS && !rc; k++)
@@ -162,8 +162,8 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist *
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
     memcpy(ma.prefetched, m->prefetched, sizeof ma.prefetched);
     memcpy(ma.writeback, m->writeback, sizeof ma.writeback);
-    memcpy(ma.bunched_loads, m->bunched_loads, sizeof ma.bunched_loads);
-    memcpy(ma.bunched_stores, m->bunched_stores, sizeof ma.bunched_stores);
+    memcpy(ma.same_set_loads, m->same_set_loads, sizeof ma.same_set_loads);
+    memcpy(ma.same_set_stores, m->same_set_stores, sizeof ma.same_set_stores);
     memcpy(ma.transfers, m->transfers, sizeof ma.transfers);
     rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, m->local, err);
   }
@@ -202,7 +202,7 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
   m->compute = policy->compute;
   size_t ntl = m->nph * m->ncores;
   ppt_tasklist **tls = calloc(ntl + 1, sizeof *tls);
-  ppt_program *prog = ppt_program_create();
+  ppt_program *prog = ppt_program_new();
   int rc = tls && prog ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
   for (size_t i = 0; i < m->nph && !rc; i++) {
     phase *p = &m->ph[i];
@@ -299,13 +299,13 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     /* Share of each level's (and DRAM's) accesses a stream prefetcher covered. */
     for (uint32_t k = 1; k <= m->nlevels; k++)
       if (m->rates.served[k] > 0)
-        m->prefetched[k] = (double)m->rates.streamed[k] / (double)m->rates.served[k];
+        m->prefetched[k] = (double)m->rates.prefetched[k] / (double)m->rates.served[k];
     /* Share of each level's accesses whose first-level miss queued on one set. */
     for (uint32_t k = 1; k <= m->nlevels; k++)
       if (m->rates.served[k] > 0) {
-        double sv = (double)m->rates.served[k], bs = (double)m->rates.bunched_stores[k];
-        m->bunched_stores[k] = bs / sv;
-        m->bunched_loads[k] = ((double)m->rates.bunched[k] - bs) / sv;
+        double sv = (double)m->rates.served[k], bs = (double)m->rates.same_set_stores[k];
+        m->same_set_stores[k] = bs / sv;
+        m->same_set_loads[k] = ((double)m->rates.same_set[k] - bs) / sv;
         m->transfers[k] = (double)m->rates.transfers[k] / sv; /* cache-to-cache */
       }
     /* A store's dirty line goes back into every level down to the one that served it

@@ -21,7 +21,7 @@ struct ppt_program {
   size_t nslots, scap;
 };
 
-ppt_program *ppt_program_create(void) {
+ppt_program *ppt_program_new(void) {
   return calloc(1, sizeof(ppt_program));
 }
 

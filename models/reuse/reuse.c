@@ -57,7 +57,7 @@ int rd_ctx_bb_room(ppt_reuse *r, uint32_t bb) {
 
 /* ------------------------------------------------------------ life cycle */
 
-void ppt_reuse_opts_init(ppt_reuse_opts *o) {
+void ppt_reuse_opts_default(ppt_reuse_opts *o) {
   memset(o, 0, sizeof *o);
   o->line = 64;
   o->mode = PPT_REUSE_EXACT;
@@ -69,7 +69,7 @@ void ppt_reuse_opts_init(ppt_reuse_opts *o) {
 int ppt_reuse_new(const ppt_reuse_opts *o, ppt_reuse **out, ppt_err *err) {
   ppt_reuse_opts d;
   if (!o) {
-    ppt_reuse_opts_init(&d);
+    ppt_reuse_opts_default(&d);
     o = &d;
   }
   unsigned line = o->line ? o->line : 64;

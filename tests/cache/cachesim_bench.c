@@ -58,7 +58,7 @@ int main(int argc, char **argv) {
       }
     }
     ppt_cachesim *sim;
-    if (ppt_cachesim_create(&hw, nthreads, &sim, &err)) {
+    if (ppt_cachesim_new(&hw, nthreads, &sim, &err)) {
       fprintf(stderr, "%s\n", err.msg);
       return 2;
     }

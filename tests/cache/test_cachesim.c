@@ -40,7 +40,7 @@ static ppt_hwspec make_hw(uint32_t cores, const lvdef *d, uint32_t n) {
 static ppt_cachesim *make_sim(const ppt_hwspec *hw, uint32_t nthreads) {
   ppt_cachesim *sim = NULL;
   ppt_err err;
-  ck_assert_msg(ppt_cachesim_create(hw, nthreads, &sim, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_cachesim_new(hw, nthreads, &sim, &err) == 0, "%s", err.msg);
   return sim;
 }
 
@@ -462,9 +462,9 @@ START_TEST(create_errors) {
   ppt_hwspec hw = make_hw(1, d, 1);
   ppt_cachesim *sim = NULL;
   ppt_err err;
-  ck_assert_int_eq(ppt_cachesim_create(&hw, 0, &sim, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_cachesim_new(&hw, 0, &sim, &err), PPT_EINPUT);
   hw.levels[0].assoc = 7;
-  ck_assert_int_eq(ppt_cachesim_create(&hw, 1, &sim, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_cachesim_new(&hw, 1, &sim, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "levels[0]"));
   ck_assert_ptr_null(sim);
 }

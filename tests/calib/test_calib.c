@@ -441,7 +441,7 @@ START_TEST(stream_capacity_rule) {
     uint64_t W = (uint64_t)(ws[i] * C);
     ppt_cachesim *sim;
     ppt_err err;
-    ck_assert_msg(ppt_cachesim_create(&hw, 1, &sim, &err) == 0, "%s", err.msg);
+    ck_assert_msg(ppt_cachesim_new(&hw, 1, &sim, &err) == 0, "%s", err.msg);
     for (int lap = 0; lap < 300; lap++) {
       if (lap == 40) ppt_cachesim_reset_counts(sim); /* steady state from here */
       for (uint64_t l = 0; l < W; l++) ppt_cachesim_access(sim, 0, l * 64, 8, 0);

@@ -30,7 +30,7 @@ static ppt_tc_policy pol(ppt_overlap o, double f) {
 static double mem_time(uint32_t nlevels, const double *h) {
   ppt_hwspec hw;
   fx_hwspec(&hw, nlevels);
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, nlevels, h, &err), 0);
   ppt_tc_stats st;
@@ -72,7 +72,7 @@ START_TEST(eq45_level_breakdown) {
   ppt_hwspec hw;
   fx_hwspec(&hw, 3);
   const double h[] = {0.9, 0.5, 0.6};
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &MEM, 3, h, &err), 0);
   ppt_tc_stats st;
@@ -110,7 +110,7 @@ START_TEST(eq5_amm_two_level_form) {
   fx_hwspec(&hw, 2);
   ppt_mem_access m = {.accesses = 1000, .bytes_per_access = 8, .block_bytes = 8};
   const double h[] = {0.9, 0.5};
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 2, h, &err), 0);
   ppt_tc_stats st;
@@ -127,7 +127,7 @@ END_TEST
  * vector 100 × 512 bit on 256-bit registers = 200 issues / 2 = 100,
  * intvec 40 (native width) / 4 = 10, plain cycles 50. */
 static ppt_tasklist *compute_tasklist(void) {
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_ialu(tl, 400, &err), 0);
   ck_assert_int_eq(ppt_tasklist_add_falu(tl, 200, &err), 0);
@@ -204,7 +204,7 @@ END_TEST
 START_TEST(direct_levels_and_alloc) {
   ppt_hwspec hw;
   fx_hwspec(&hw, 3);
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   /* PPT's L1 and RAM items: 100 · 4 + 10 · 100 = 1400. */
   ck_assert_int_eq(ppt_tasklist_add_level_accesses(tl, 0, 100, &err), 0);
@@ -230,7 +230,7 @@ END_TEST
 
 /* Stats of a MEM_ACCESS item (MEM) with the given per-level profiles on hw. */
 static ppt_tc_stats profile_stats(const ppt_hwspec *hw, size_t np, const ppt_rd_profile *p) {
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_mem_access(tl, &MEM, np, p, &err), 0);
   ppt_tc_stats st;
@@ -259,7 +259,7 @@ START_TEST(sdcm_fully_associative) {
   ck_close(sa.level[1].local_hit, 2.0 / 3.0);
   /* MEM_ACCESS with the profile equals HITRATES with these local rates. */
   const double h[] = {0.4, 2.0 / 3.0};
-  ppt_tasklist *b = ppt_tasklist_create();
+  ppt_tasklist *b = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(b, &MEM, 2, h, &err), 0);
   ppt_tc_stats sb;
@@ -318,7 +318,7 @@ END_TEST
 START_TEST(errors) {
   ppt_hwspec hw;
   fx_hwspec(&hw, 3);
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_ialu(tl, -1, &err), PPT_EINPUT);
   ck_assert_int_eq(ppt_tasklist_add_falu(tl, NAN, &err), PPT_EINPUT);
@@ -336,14 +336,14 @@ START_TEST(errors) {
   ck_assert_ptr_nonnull(strstr(err.msg, "HITRATES"));
   ppt_tasklist_free(tl);
   /* A spec without the fdiv throughput cannot time an fDIV item... */
-  tl = ppt_tasklist_create();
+  tl = ppt_tasklist_new();
   ck_assert_int_eq(ppt_tasklist_add_fdiv(tl, 1, &err), 0);
   hw.ops[PPT_HW_FDIV].per_cycle = 0;
   ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "fdiv"));
   ppt_tasklist_free(tl);
   /* ...but a cache-free tasklist does not need memory timings. */
-  tl = ppt_tasklist_create();
+  tl = ppt_tasklist_new();
   ck_assert_int_eq(ppt_tasklist_add_ialu(tl, 8, &err), 0);
   hw.dram_latency_ns = 0;
   hw.levels[0].latency_cycles = 0;
@@ -427,7 +427,7 @@ START_TEST(ooo_core_model) {
    * Tm = 2950 − 700 + 900 = 3150. */
   m.writeback[1] = 0.03;
   m.writeback[2] = 0.02;
-  tl = ppt_tasklist_create();
+  tl = ppt_tasklist_new();
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
   p.overlap = PPT_OVERLAP_SUM;
   ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
@@ -439,7 +439,7 @@ START_TEST(ooo_core_model) {
   ck_close(st.memory_cycles, 2950);
   ppt_tasklist_free(tl);
   m.writeback[1] = 0.4;
-  tl = ppt_tasklist_create();
+  tl = ppt_tasklist_new();
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
   ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
   ck_close(st.level[1].latency_cycles, 0);
@@ -458,14 +458,14 @@ END_TEST
 static const double MISS_H[] = {0.9, 0.5, 0.6};
 static ppt_tasklist *miss_item(const ppt_hwspec *hw, const ppt_mem_access *m, ppt_tc_stats *st) {
   ppt_err err;
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, m, 3, MISS_H, &err), 0);
   ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_MISS};
   ck_assert_int_eq(ppt_time_compute(hw, tl, &p, st, &err), 0);
   return tl;
 }
 
-/* Misses queued on one first-level set (ppt_mem_access.bunched_*, cache/missq.h): mlp 4,
+/* Misses queued on one first-level set (ppt_mem_access.same_set_*, cache/missq.h): mlp 4,
  * but hwspec mlp_same_set 2 for loads and 1 for stores. MISS memory, no prefetching,
  * h = (0.9, 0.5, 0.6) on 1000 accesses: served L2 50, L3 30, DRAM 20. Of L3's, half are
  * bunched loads and a quarter bunched stores:
@@ -483,8 +483,8 @@ START_TEST(same_set_misses) {
   hw.mlp_same_set_store = 1;
   ppt_err err;
   ppt_mem_access m = MEM;
-  m.bunched_loads[2] = 0.5;
-  m.bunched_stores[2] = 0.25;
+  m.same_set_loads[2] = 0.5;
+  m.same_set_stores[2] = 0.25;
   const double *h = MISS_H;
   ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_MISS};
   ppt_tc_stats st;
@@ -499,9 +499,9 @@ START_TEST(same_set_misses) {
   ck_close(st.level[2].latency_cycles, 255);
   ck_close(st.memory_cycles, 1050);
   /* Shares that are negative or add up to more than 1 are refused. */
-  m.bunched_stores[2] = 0.75;
+  m.same_set_stores[2] = 0.75;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
-  m.bunched_stores[2] = -0.1;
+  m.same_set_stores[2] = -0.1;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), PPT_EINPUT);
   ppt_tasklist_free(tl);
 }

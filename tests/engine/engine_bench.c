@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   hw.dram_bw_bytes_per_s = 200e9;
 
   ppt_err err;
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   const ppt_mem_access m = {.accesses = 1000, .bytes_per_access = 8, .block_bytes = 64};
   const double h[] = {0.9, 0.6, 0.5};
   if (!tl || ppt_tasklist_add_ialu(tl, 2000, &err) || ppt_tasklist_add_falu(tl, 1000, &err) ||
@@ -44,7 +44,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   const ppt_tasklist **tls = malloc(cores * sizeof *tls);
-  ppt_program *prog = ppt_program_create();
+  ppt_program *prog = ppt_program_new();
   if (!tls || !prog) return 1;
   for (uint32_t c = 0; c < cores; c++) tls[c] = tl;
   for (size_t r = 0; r < regions; r++)
@@ -53,7 +53,7 @@ int main(int argc, char **argv) {
       return 1;
     }
   ppt_node *node;
-  if (ppt_node_create(&hw, NULL, &node, &err)) {
+  if (ppt_node_new(&hw, NULL, &node, &err)) {
     fprintf(stderr, "engine_bench: %s\n", err.msg);
     return 1;
   }

@@ -27,7 +27,7 @@ static const ppt_mem_access STREAM = {.accesses = 1024, .bytes_per_access = 64, 
 static ppt_tasklist *stream_from(uint32_t nlevels, uint32_t level, double cycles) {
   double h[PPT_HW_MAX_LEVELS] = {0};
   if (level < nlevels) h[level] = 1.0;
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &STREAM, nlevels, h, &err), 0);
   if (cycles > 0) ck_assert_int_eq(ppt_tasklist_add_cycles(tl, cycles, &err), 0);
@@ -35,7 +35,7 @@ static ppt_tasklist *stream_from(uint32_t nlevels, uint32_t level, double cycles
 }
 
 static ppt_tasklist *compute_only(double cycles) {
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   ck_assert_int_eq(ppt_tasklist_add_cycles(tl, cycles, &err), 0);
   return tl;
@@ -49,7 +49,7 @@ static ppt_node *make_node(const ppt_hwspec *hw, uint32_t cores, ppt_overlap o) 
   cfg.policy = (ppt_tc_policy){.overlap = o, .fraction = 0.5, .compute = PPT_COMPUTE_SUM, .memory = PPT_MEMORY_AMM};
   ppt_node *node;
   ppt_err err;
-  ck_assert_msg(ppt_node_create(hw, &cfg, &node, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_node_new(hw, &cfg, &node, &err) == 0, "%s", err.msg);
   return node;
 }
 
@@ -57,7 +57,7 @@ static ppt_node *make_node(const ppt_hwspec *hw, uint32_t cores, ppt_overlap o) 
 static ppt_node_result *run_parallel(const ppt_node *node, size_t n, const ppt_tasklist *tl) {
   const ppt_tasklist *tls[64];
   for (size_t t = 0; t < n; t++) tls[t] = tl;
-  ppt_program *prog = ppt_program_create();
+  ppt_program *prog = ppt_program_new();
   ppt_err err;
   ck_assert_int_eq(ppt_program_add_parallel(prog, n, tls, &err), 0);
   ppt_node_result *res;
@@ -136,7 +136,7 @@ START_TEST(single_core_matches_time_compute) {
    * policy: the engine only adds contention. */
   ppt_hwspec hw;
   fx_hwspec(&hw, 3);
-  ppt_tasklist *tl = ppt_tasklist_create();
+  ppt_tasklist *tl = ppt_tasklist_new();
   ppt_err err;
   const double h[] = {0.9, 0.5, 0.6};
   const ppt_mem_access m = {.accesses = 1000, .bytes_per_access = 8, .block_bytes = 64};
@@ -149,7 +149,7 @@ START_TEST(single_core_matches_time_compute) {
     ppt_tc_policy p = {.overlap = pols[i], .fraction = 0.5};
     ppt_tc_stats st;
     ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
-    ppt_program *prog = ppt_program_create();
+    ppt_program *prog = ppt_program_new();
     ck_assert_int_eq(ppt_program_add_serial(prog, tl, &err), 0);
     ppt_node_result *res;
     ck_assert_int_eq(ppt_node_run(node, prog, &res, &err), 0);
@@ -202,10 +202,10 @@ START_TEST(barrier_regions) {
   cfg.join_cycles = 10;
   ppt_node *node;
   ppt_err err;
-  ck_assert_int_eq(ppt_node_create(&hw, &cfg, &node, &err), 0);
+  ck_assert_int_eq(ppt_node_new(&hw, &cfg, &node, &err), 0);
   ppt_tasklist *a = compute_only(100), *b = compute_only(300), *c = compute_only(200);
   const ppt_tasklist *tls[] = {a, b, c};
-  ppt_program *prog = ppt_program_create();
+  ppt_program *prog = ppt_program_new();
   ck_assert_int_eq(ppt_program_add_parallel(prog, 3, tls, &err), 0);
   ck_assert_int_eq(ppt_program_add_after_barrier(prog, 3, tls, &err), 0);
   ppt_node_result *res;
@@ -236,11 +236,11 @@ START_TEST(fork_join) {
   cfg.join_cycles = 10;
   ppt_node *node;
   ppt_err err;
-  ck_assert_int_eq(ppt_node_create(&hw, &cfg, &node, &err), 0);
+  ck_assert_int_eq(ppt_node_new(&hw, &cfg, &node, &err), 0);
   ck_assert_uint_eq(ppt_node_cores(node), 8);
   ppt_tasklist *a = compute_only(100), *b = compute_only(300), *c = compute_only(200), *s = compute_only(50);
   const ppt_tasklist *tls[] = {a, b, c};
-  ppt_program *prog = ppt_program_create();
+  ppt_program *prog = ppt_program_new();
   ck_assert_int_eq(ppt_program_add_parallel(prog, 3, tls, &err), 0);
   ck_assert_int_eq(ppt_program_add_serial(prog, s, &err), 0);
   ck_assert_uint_eq(ppt_program_nregions(prog), 2);
@@ -302,7 +302,7 @@ START_TEST(overlap_hides_contention) {
 END_TEST
 
 static ppt_node_result *mixed_run(const ppt_node *node, ppt_tasklist **tls) {
-  ppt_program *prog = ppt_program_create();
+  ppt_program *prog = ppt_program_new();
   ppt_err err;
   for (int r = 0; r < 20; r++) {
     if (r % 5 == 4)
@@ -357,25 +357,25 @@ START_TEST(errors) {
   ppt_err err;
   ppt_node *node;
   hw.clock_hz = 0;
-  ck_assert_int_eq(ppt_node_create(&hw, NULL, &node, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_node_new(&hw, NULL, &node, &err), PPT_EINPUT);
   fx_hwspec(&hw, 3);
   hw.dram_bw_bytes_per_s = 0;
-  ck_assert_int_eq(ppt_node_create(&hw, NULL, &node, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_node_new(&hw, NULL, &node, &err), PPT_EINPUT);
   fx_hwspec(&hw, 3);
   node = make_node(&hw, 2, PPT_OVERLAP_MAX);
   ppt_tasklist *ok = compute_only(10);
-  ppt_tasklist *bad = ppt_tasklist_create();
+  ppt_tasklist *bad = ppt_tasklist_new();
   const double h2[] = {0.5, 0.5}; /* two levels on a three-level node */
   ck_assert_int_eq(ppt_tasklist_add_hitrates(bad, &STREAM, 2, h2, &err), 0);
   const ppt_tasklist *three[] = {ok, ok, ok}, *mixed[] = {ok, bad};
-  ppt_program *prog = ppt_program_create();
+  ppt_program *prog = ppt_program_new();
   ck_assert_int_eq(ppt_program_add_parallel(prog, 3, three, &err), 0);
   ppt_node_result *res = NULL;
   ck_assert_int_eq(ppt_node_run(node, prog, &res, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "3 threads"));
   ck_assert_ptr_null(res);
   ppt_program_free(prog);
-  prog = ppt_program_create();
+  prog = ppt_program_new();
   ck_assert_int_eq(ppt_program_add_serial(prog, ok, &err), 0);
   ck_assert_int_eq(ppt_program_add_parallel(prog, 2, mixed, &err), 0);
   ck_assert_int_eq(ppt_node_run(node, prog, &res, &err), PPT_EINPUT);
@@ -383,7 +383,7 @@ START_TEST(errors) {
   ck_assert_int_eq(ppt_program_add_serial(prog, NULL, &err), PPT_EINPUT);
   ppt_program_free(prog);
   /* An empty program takes no time. */
-  prog = ppt_program_create();
+  prog = ppt_program_new();
   ck_assert_int_eq(ppt_node_run(node, prog, &res, &err), 0);
   ck_close(ppt_node_result_seconds(res), 0);
   ppt_node_result_free(res);

@@ -15,8 +15,8 @@ START_TEST(rate_one_is_exact) {
   size_t n;
   ppt_trace_rec *recs = rdt_generate(&g, rng, &n);
   ppt_reuse_opts e, s;
-  ppt_reuse_opts_init(&e);
-  ppt_reuse_opts_init(&s);
+  ppt_reuse_opts_default(&e);
+  ppt_reuse_opts_default(&s);
   s.mode = PPT_REUSE_APPROX;
   s.rate = 1.0;
   ppt_reuse *a = rdt_run(&e, recs, n, 4000), *b = rdt_run(&s, recs, n, 333);
@@ -42,7 +42,7 @@ START_TEST(within_stated_error) {
   size_t n;
   ppt_trace_rec *recs = rdt_generate(&g, rng, &n);
   ppt_reuse_opts e;
-  ppt_reuse_opts_init(&e);
+  ppt_reuse_opts_default(&e);
   ppt_reuse *a = rdt_run(&e, recs, n, 65536);
   const ppt_rdhist *x = ppt_reuse_hist(a);
   const uint64_t caps[] = {512, 1024, 4096, 16384, 65536};
@@ -50,7 +50,7 @@ START_TEST(within_stated_error) {
   int cnt = 0;
   for (unsigned long seed = 1; seed <= 6; seed++) {
     ppt_reuse_opts s;
-    ppt_reuse_opts_init(&s);
+    ppt_reuse_opts_default(&s);
     s.mode = PPT_REUSE_APPROX;
     s.rate = R;
     s.seed = seed;

@@ -26,7 +26,7 @@ static uint64_t addr_of(const char *name, int k) { return 0x1000 + 64 * (uint64_
 /* Each reference in its own block, so each per-block histogram is one distance. */
 static void check_each(const ppt_trace_rec *recs, size_t n, const int64_t *want) {
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   ppt_reuse *r = rdt_run(&o, recs, n, 3);
   size_t k = 0;
   for (size_t i = 0; i < n; i++) {
@@ -95,7 +95,7 @@ START_TEST(paper_concurrent) {
       core[c][nc[c]++] = m;
     }
     ppt_reuse_opts o;
-    ppt_reuse_opts_init(&o);
+    ppt_reuse_opts_default(&o);
     ppt_reuse *crd = rdt_run(&o, all, 2 * n, 64);
     ppt_reuse *prd[3] = {NULL, rdt_run(&o, core[1], nc[1], 64), rdt_run(&o, core[2], nc[2], 64)};
     for (size_t k = 0; k < json_object_array_length(exp); k++) {
@@ -143,7 +143,7 @@ START_TEST(cyclic_sweep) {
     for (uint64_t a = 0; a < M * 64; a += 8)
       recs[k++] = (ppt_trace_rec){.addr = 0x40000000 + a, .bb = 1, .kind = PPT_REC_LOAD, .size = 8};
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   ppt_reuse *r = rdt_run(&o, recs, n, 4096);
   const ppt_rdhist *h = ppt_reuse_hist(r);
   ck_assert_double_eq(ppt_rdhist_infinite(h), (double)M);
@@ -181,7 +181,7 @@ START_TEST(random_vs_oracle) {
   ppt_trace_rec *recs = rdt_generate(g, rng, &n);
   int64_t *dist = rdt_oracle(recs, n, g->line);
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   o.line = g->line;
   ppt_reuse *r = rdt_run(&o, recs, n, 1 + _i * 997);
   uint32_t maxbb = ppt_reuse_max_bb(r);
@@ -219,7 +219,7 @@ START_TEST(groups) {
   size_t n;
   ppt_trace_rec *recs = rdt_generate(&g, rng, &n);
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   ppt_reuse *r = rdt_run(&o, recs, n, 500);
   uint32_t grp[10] = {0, 0, 1, 0, 1, 1, 0, 1, 0, 2}; /* block 9 -> group 2: dropped */
   ppt_rdhist *out[2];
@@ -252,7 +252,7 @@ START_TEST(line_granularity) {
       {.addr = 0x1080, .kind = PPT_REC_LOAD, .size = 8},      /* new line (64 or 128 B) */
   };
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   ppt_reuse *r = rdt_run(&o, recs, 4, 4);
   const ppt_rdhist *h = ppt_reuse_hist(r);
   ck_assert_double_eq(ppt_rdhist_infinite(h), 3);
@@ -272,18 +272,18 @@ START_TEST(bad_options) {
   ppt_reuse_opts o;
   ppt_reuse *r = NULL;
   ppt_err err;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   o.line = 48;
   ck_assert_int_eq(ppt_reuse_new(&o, &r, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "48"));
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   o.mode = PPT_REUSE_SAMPLED;
   o.rate = 0;
   ck_assert_int_eq(ppt_reuse_new(&o, &r, &err), PPT_EINPUT);
   o.rate = 1.5;
   o.mode = PPT_REUSE_APPROX;
   ck_assert_int_eq(ppt_reuse_new(&o, &r, &err), PPT_EINPUT);
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   ck_assert_int_eq(ppt_reuse_new(&o, &r, &err), 0);
   ppt_trace_rec bad = {.addr = 64, .kind = 7};
   ck_assert_int_eq(ppt_reuse_feed(r, &bad, 1, &err), PPT_EINPUT);

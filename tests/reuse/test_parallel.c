@@ -28,7 +28,7 @@ START_TEST(parallel_equals_sequential) {
   ppt_rdhist *whole = rdt_oracle_whole(recs, n, g->line, dist);
   for (int mode = 0; mode < 3; mode++) {
     ppt_reuse_opts o;
-    ppt_reuse_opts_init(&o);
+    ppt_reuse_opts_default(&o);
     o.mode = (ppt_reuse_mode)mode;
     o.rate = mode == PPT_REUSE_SAMPLED ? 0.3 : 0.25;
     o.seed = 5;
@@ -95,7 +95,7 @@ START_TEST(chunks_equal_sequential) {
   ppt_trace_rec *recs = rdt_generate(g, rng, &n);
   for (int mode = 0; mode < 3; mode++) {
     ppt_reuse_opts o;
-    ppt_reuse_opts_init(&o);
+    ppt_reuse_opts_default(&o);
     o.mode = (ppt_reuse_mode)mode;
     o.rate = 0.25;
     ppt_reuse *seq = rdt_run(&o, recs, n, 1000);
@@ -119,7 +119,7 @@ START_TEST(chunks_errors) {
   size_t n;
   ppt_trace_rec *recs = rdt_generate(&g, rng, &n);
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   for (unsigned T = 1; T <= 3; T++) {
     chunks c = {recs, n, 1000, 7};
     ppt_reuse_chunks src = {(n + 999) / 1000, chunk_size, chunk_decode, &c};
@@ -144,7 +144,7 @@ END_TEST
 /* One thread, or an empty stream, also work. */
 START_TEST(parallel_edges) {
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   ppt_reuse *a = rdt_run_parallel(&o, NULL, 0, 10, 3);
   ck_assert_double_eq(ppt_rdhist_total(ppt_reuse_hist(a)), 0);
   ppt_reuse_free(a);
@@ -179,7 +179,7 @@ static int fail_next(void *arg, const ppt_trace_rec **recs, size_t *n, ppt_err *
 
 START_TEST(parallel_source_error) {
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   o.piece = 1;
   ppt_reuse *r;
   ppt_err err;

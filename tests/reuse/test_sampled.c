@@ -10,7 +10,7 @@
 
 static ppt_reuse_opts sampled(double rate, unsigned long seed) {
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   o.mode = PPT_REUSE_SAMPLED;
   o.rate = rate;
   o.seed = seed;
@@ -31,7 +31,7 @@ START_TEST(rate_one_is_exact) {
   size_t n;
   ppt_trace_rec *recs = rdt_generate(&g, rng, &n);
   ppt_reuse_opts e;
-  ppt_reuse_opts_init(&e);
+  ppt_reuse_opts_default(&e);
   ppt_reuse_opts s = sampled(1.0, 3);
   ppt_reuse *a = rdt_run(&e, recs, n, 4000), *b = rdt_run(&s, recs, n, 333);
   ck_assert(rdt_same_results(a, b));
@@ -151,7 +151,7 @@ START_TEST(estimate_accuracy) {
   size_t n;
   ppt_trace_rec *recs = rdt_generate(&g, rng, &n);
   ppt_reuse_opts e;
-  ppt_reuse_opts_init(&e);
+  ppt_reuse_opts_default(&e);
   ppt_reuse_opts s = sampled(0.05, 5);
   ppt_reuse *a = rdt_run(&e, recs, n, 65536), *b = rdt_run(&s, recs, n, 65536);
   const ppt_rdhist *x = ppt_reuse_hist(a), *y = ppt_reuse_hist(b);

@@ -51,7 +51,7 @@ static void predict(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tc_polic
   ppt_node_result *res;
   ppt_err err;
   ck_assert_msg(ppt_progmodel_build(t, hw, &o, pol, NULL, &m, &err) == 0, "%s", err.msg);
-  ck_assert_msg(ppt_node_create(hw, &cfg, &node, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_node_new(hw, &cfg, &node, &err) == 0, "%s", err.msg);
   ck_assert_msg(ppt_node_run(node, ppt_progmodel_program(m), &res, &err) == 0, "%s", err.msg);
   ck_assert_uint_eq(ppt_progmodel_nregions(m), 1);
   ppt_thread_stats ts;

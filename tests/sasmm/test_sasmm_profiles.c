@@ -28,7 +28,7 @@
 /* Distance of the last reference fed to a fresh exact engine over `lines`. */
 static int64_t last_distance(const char *const *lines, size_t n) {
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   ppt_reuse *r, *r2;
   ppt_err err;
   ck_assert_int_eq(ppt_reuse_new(&o, &r, &err), 0);
@@ -164,7 +164,7 @@ START_TEST(working_set_drops_below_l1) {
     ppt_sasmm_opts_default(&o);
     o.ncores = cores[i];
     ppt_reuse_opts ro;
-    ppt_reuse_opts_init(&ro);
+    ppt_reuse_opts_default(&ro);
     ppt_sasmm_profiles p;
     ck_assert_msg(ppt_sasmm_measure(t, &o, &ro, counted, &p, &err) == 0, "%s", err.msg);
     ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
@@ -217,7 +217,7 @@ static double run_model(const ppt_hwspec *hw, const ppt_progmodel *m, uint32_t c
   ppt_node *node;
   ppt_node_result *res;
   ppt_err err;
-  ck_assert_msg(ppt_node_create(hw, &cfg, &node, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_node_new(hw, &cfg, &node, &err) == 0, "%s", err.msg);
   ck_assert_msg(ppt_node_run(node, ppt_progmodel_program(m), &res, &err) == 0, "%s", err.msg);
   double sec = ppt_node_result_seconds(res);
   ppt_node_result_free(res);

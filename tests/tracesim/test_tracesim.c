@@ -270,7 +270,7 @@ static void oracle_run(const ts_stream *s, const ppt_hwspec *hw, int uniform, ui
                        const int *counted, oracle *o, int use_sim_counters) {
   ppt_cachesim *sim;
   ppt_err err;
-  ck_assert_int_eq(ppt_cachesim_create(hw, NT, &sim, &err), 0);
+  ck_assert_int_eq(ppt_cachesim_new(hw, NT, &sim, &err), 0);
   size_t pos[NT] = {0};
   memset(o, 0, sizeof *o);
   if (!uniform) {
@@ -440,9 +440,9 @@ START_TEST(same_set_counts) {
   ppt_tracesim_result r;
   run_trace("sameset", &s, 1, one_func, 1, &hw, NULL, &r);
   ck_assert_uint_eq(r.served[2], 128);
-  ck_assert_uint_eq(r.bunched[2], 60);
-  ck_assert_uint_eq(r.bunched_stores[2], 20);
-  ck_assert_uint_eq(r.bunched[0] + r.bunched[1], 0);
+  ck_assert_uint_eq(r.same_set[2], 60);
+  ck_assert_uint_eq(r.same_set_stores[2], 20);
+  ck_assert_uint_eq(r.same_set[0] + r.same_set[1], 0);
   ts_free(&s);
 }
 END_TEST

@@ -137,7 +137,7 @@ static double backscan(const stream *s, unsigned line, ppt_rdhist **h, uint64_t 
 static double engine(const ppt_trace_rec *recs, size_t n, ppt_reuse_mode mode, double rate, unsigned long seed,
                      unsigned line, ppt_reuse **out) {
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   o.mode = mode;
   o.rate = rate;
   o.seed = seed;

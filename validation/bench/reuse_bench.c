@@ -167,7 +167,7 @@ static ppt_reuse *run(const trace *t, ppt_reuse_mode mode, double rate, int T, s
 static ppt_reuse *run1(const trace *t, ppt_reuse_mode mode, double rate, int T, size_t piece,
                        double *secs, double *cpus) {
   ppt_reuse_opts o;
-  ppt_reuse_opts_init(&o);
+  ppt_reuse_opts_default(&o);
   o.mode = mode;
   o.rate = rate;
   o.seed = 12345;
