@@ -32,6 +32,7 @@
 #include "ppt/engine.h"
 #include "ppt/err.h"
 #include "ppt/hwspec.h"
+#include "ppt/program.h"
 #include "ppt/tasklist.h"
 
 /* ------------------------------------------------------------ reference sets */

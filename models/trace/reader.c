@@ -25,8 +25,8 @@ struct ppt_trace {
   uint64_t file_bytes;
   ppt_trace_chunk_info *chunks;
   size_t nchunks;
-  size_t *thread_first;  /* per thread: index into by_thread of its first chunk; [nthreads] = nchunks */
-  size_t *by_thread;     /* chunk indices grouped by thread, in stream order */
+  size_t *thread_first; /* per thread: index into by_thread of its first chunk; [nthreads] = nchunks */
+  size_t *by_thread;    /* chunk indices grouped by thread, in stream order */
   uint64_t *thread_refs, *thread_recs;
   ppt_trace_bb *bbs;
   char *strings;
@@ -120,84 +120,74 @@ static int index_threads(ppt_trace *t, ppt_err *err) {
   return 0;
 }
 
-int ppt_trace_open(const char *path, ppt_trace **out, ppt_err *err) {
-  ppt_trace *t = calloc(1, sizeof *t);
-  if (!t) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
-  t->fd = -1;
-  t->path = strdup(path);
-  int rc = 0;
-  unsigned char h[PPT_TRACE_HEADER_SIZE], f[PPT_TRACE_FOOTER_SIZE];
-  struct stat st;
-  if (!t->path) {
-    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
-    goto fail;
-  }
-  t->fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (t->fd < 0) {
-    rc = ppt_err_set(err, PPT_EINPUT, "%s: cannot open trace: %s", path, strerror(errno));
-    goto fail;
-  }
-  if (fstat(t->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    rc = bad(err, path, "not a regular file");
-    goto fail;
-  }
-  t->file_bytes = (uint64_t)st.st_size;
-  if (t->file_bytes < PPT_TRACE_HEADER_SIZE || read_at(t->fd, h, sizeof h, 0)) {
-    rc = bad(err, path, "truncated trace: no complete header");
-    goto fail;
-  }
-  if (memcmp(h, PPT_TRACE_MAGIC, 8) != 0) {
-    rc = bad(err, path, "not a ppt trace (bad magic)");
-    goto fail;
-  }
+/* The header: magic, version, sizes this reader was built for, and the flag the runtime
+ * sets only when the traced program exited normally. */
+static int read_header(ppt_trace *t, ppt_err *err) {
+  unsigned char h[PPT_TRACE_HEADER_SIZE];
+  const char *path = t->path;
+  if (t->file_bytes < PPT_TRACE_HEADER_SIZE || read_at(t->fd, h, sizeof h, 0))
+    return bad(err, path, "truncated trace: no complete header");
+  if (memcmp(h, PPT_TRACE_MAGIC, 8) != 0) return bad(err, path, "not a ppt trace (bad magic)");
   t->version = ppt_fmt_get32(h + 8);
-  if (t->version != PPT_TRACE_VERSION) {
-    rc = ppt_err_set(err, PPT_EINPUT, "%s: unsupported trace version %u (this ppt reads version %u)",
-                     path, t->version, PPT_TRACE_VERSION);
-    goto fail;
-  }
-  if (ppt_fmt_get32(h + 12) != PPT_TRACE_HEADER_SIZE || ppt_fmt_get32(h + 20) != PPT_TRACE_CHUNK_RAW_MAX) {
-    rc = bad(err, path, "corrupt trace: unexpected header fields");
-    goto fail;
-  }
+  if (t->version != PPT_TRACE_VERSION)
+    return ppt_err_set(err, PPT_EINPUT, "%s: unsupported trace version %u (this ppt reads version %u)", path,
+                       t->version, PPT_TRACE_VERSION);
+  if (ppt_fmt_get32(h + 12) != PPT_TRACE_HEADER_SIZE || ppt_fmt_get32(h + 20) != PPT_TRACE_CHUNK_RAW_MAX)
+    return bad(err, path, "corrupt trace: unexpected header fields");
   t->flags = ppt_fmt_get32(h + 16);
-  if (!(t->flags & PPT_TRACE_FLAG_COMPLETE)) {
-    rc = bad(err, path, "incomplete trace: the traced program did not exit normally");
-    goto fail;
-  }
+  if (!(t->flags & PPT_TRACE_FLAG_COMPLETE))
+    return bad(err, path, "incomplete trace: the traced program did not exit normally");
+  return 0;
+}
+
+/* Where the footer says the tables are (docs/trace-format.md), checked against the file's
+ * size before anything is read from there. */
+typedef struct footer {
+  unsigned char raw[PPT_TRACE_FOOTER_SIZE];
+  uint64_t tab, nch, bboff;
+  uint32_t bbc, bbr;
+} footer;
+
+static int read_footer(ppt_trace *t, footer *f, ppt_err *err) {
+  const char *path = t->path;
   if (t->file_bytes < PPT_TRACE_HEADER_SIZE + PPT_TRACE_FOOTER_SIZE ||
-      read_at(t->fd, f, sizeof f, t->file_bytes - PPT_TRACE_FOOTER_SIZE) ||
-      memcmp(f, PPT_TRACE_FOOTER_MAGIC, 8) != 0) {
-    rc = bad(err, path, "truncated trace: footer missing");
-    goto fail;
-  }
-  uint64_t tab = ppt_fmt_get64(f + 8), nch = ppt_fmt_get64(f + 16), bboff = ppt_fmt_get64(f + 24);
-  uint32_t bbc = ppt_fmt_get32(f + 32), bbr = ppt_fmt_get32(f + 36);
-  t->nthreads = ppt_fmt_get32(f + 40);
+      read_at(t->fd, f->raw, sizeof f->raw, t->file_bytes - PPT_TRACE_FOOTER_SIZE) ||
+      memcmp(f->raw, PPT_TRACE_FOOTER_MAGIC, 8) != 0)
+    return bad(err, path, "truncated trace: footer missing");
+  f->tab = ppt_fmt_get64(f->raw + 8);
+  f->nch = ppt_fmt_get64(f->raw + 16);
+  f->bboff = ppt_fmt_get64(f->raw + 24);
+  f->bbc = ppt_fmt_get32(f->raw + 32);
+  f->bbr = ppt_fmt_get32(f->raw + 36);
+  t->nthreads = ppt_fmt_get32(f->raw + 40);
   uint64_t body_end = t->file_bytes - PPT_TRACE_FOOTER_SIZE;
-  if (nch > body_end / PPT_TRACE_CHUNK_ENTRY_SIZE || tab > body_end ||
-      tab + nch * PPT_TRACE_CHUNK_ENTRY_SIZE != body_end || bboff < PPT_TRACE_HEADER_SIZE ||
-      bboff + bbc != tab || t->nthreads > (1u << 20) || bbr > (1u << 30) ||
-      ppt_fmt_get32(f + 56) != t->version) {
-    rc = bad(err, path, "corrupt trace: footer fields out of range");
-    goto fail;
-  }
-  size_t tsize = (size_t)nch * PPT_TRACE_CHUNK_ENTRY_SIZE;
+  if (f->nch > body_end / PPT_TRACE_CHUNK_ENTRY_SIZE || f->tab > body_end ||
+      f->tab + f->nch * PPT_TRACE_CHUNK_ENTRY_SIZE != body_end || f->bboff < PPT_TRACE_HEADER_SIZE ||
+      f->bboff + f->bbc != f->tab || t->nthreads > (1u << 20) || f->bbr > (1u << 30) ||
+      ppt_fmt_get32(f->raw + 56) != t->version)
+    return bad(err, path, "corrupt trace: footer fields out of range");
+  return 0;
+}
+
+/* The chunk table: every entry in range, the chunks back to back up to the block table.
+ * *sum continues the tables' checksum. */
+static int read_chunk_table(ppt_trace *t, const footer *f, uint64_t *sum, ppt_err *err) {
+  const char *path = t->path;
+  size_t tsize = (size_t)f->nch * PPT_TRACE_CHUNK_ENTRY_SIZE;
   unsigned char *traw = malloc(tsize ? tsize : 1);
-  t->nchunks = (size_t)nch;
+  t->nchunks = (size_t)f->nch;
   t->chunks = calloc(t->nchunks ? t->nchunks : 1, sizeof *t->chunks);
   if (!traw || !t->chunks) {
     free(traw);
-    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
-    goto fail;
+    return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
   }
-  if (read_at(t->fd, traw, tsize, tab)) {
+  if (read_at(t->fd, traw, tsize, f->tab)) {
     free(traw);
-    rc = bad(err, path, "truncated trace: chunk table unreadable");
-    goto fail;
+    return bad(err, path, "truncated trace: chunk table unreadable");
   }
-  uint64_t sum = ppt_fmt_fnv1a(PPT_FMT_FNV_INIT, traw, tsize);
+  *sum = ppt_fmt_fnv1a(*sum, traw, tsize);
   uint64_t prev_end = PPT_TRACE_HEADER_SIZE;
+  int rc = 0;
   for (size_t i = 0; i < t->nchunks && !rc; i++) {
     const unsigned char *e = traw + i * PPT_TRACE_CHUNK_ENTRY_SIZE;
     ppt_trace_chunk_info *c = &t->chunks[i];
@@ -211,34 +201,55 @@ int ppt_trace_open(const char *path, ppt_trace **out, ppt_err *err) {
     c->start_bb = ppt_fmt_get32(e + 40);
     c->start_k = ppt_fmt_get32(e + 44);
     /* Chunks are appended in table order, back to back. */
-    if (c->offset != prev_end || c->comp_size == 0 || c->offset + c->comp_size > bboff ||
+    if (c->offset != prev_end || c->comp_size == 0 || c->offset + c->comp_size > f->bboff ||
         c->raw_size == 0 || c->raw_size > PPT_TRACE_CHUNK_RAW_MAX || c->thread >= t->nthreads ||
         c->nrecs == 0 || c->nrecs > c->raw_size || c->nrefs > c->nrecs)
       rc = ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu entry out of range", path, i);
     prev_end = c->offset + c->comp_size;
   }
   free(traw);
-  if (rc) goto fail;
-  if (prev_end != bboff) {
-    rc = bad(err, path, "corrupt trace: gap between chunks and block table");
-    goto fail;
-  }
-  if ((rc = load_bbtab(t, bboff, bbc, bbr, &sum, err))) goto fail;
-  if (sum != ppt_fmt_get64(f + 48) || t->nbbs != ppt_fmt_get32(f + 44)) {
-    rc = bad(err, path, "corrupt trace: table checksum mismatch");
-    goto fail;
-  }
+  if (rc) return rc;
+  if (prev_end != f->bboff) return bad(err, path, "corrupt trace: gap between chunks and block table");
+  return 0;
+}
+
+/* After the chunk table: the block table, the tables' checksum, and the per-thread index. */
+static int read_tables(ppt_trace *t, const footer *f, ppt_err *err) {
+  uint64_t sum = PPT_FMT_FNV_INIT;
+  int rc = read_chunk_table(t, f, &sum, err);
+  if (rc || (rc = load_bbtab(t, f->bboff, f->bbc, f->bbr, &sum, err))) return rc;
+  if (sum != ppt_fmt_get64(f->raw + 48) || t->nbbs != ppt_fmt_get32(f->raw + 44))
+    return bad(err, t->path, "corrupt trace: table checksum mismatch");
   for (size_t i = 0; i < t->nchunks; i++)
-    if (t->chunks[i].start_bb > t->nbbs) {
-      rc = bad(err, path, "corrupt trace: chunk names an unknown block");
-      goto fail;
-    }
-  if ((rc = index_threads(t, err))) goto fail;
+    if (t->chunks[i].start_bb > t->nbbs)
+      return bad(err, t->path, "corrupt trace: chunk names an unknown block");
+  return index_threads(t, err);
+}
+
+int ppt_trace_open(const char *path, ppt_trace **out, ppt_err *err) {
+  ppt_trace *t = calloc(1, sizeof *t);
+  if (!t) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+  t->fd = -1;
+  t->path = strdup(path);
+  int rc = 0;
+  struct stat st;
+  footer f;
+  if (!t->path) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
+  } else if ((t->fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: cannot open trace: %s", path, strerror(errno));
+  } else if (fstat(t->fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    rc = bad(err, path, "not a regular file");
+  } else {
+    t->file_bytes = (uint64_t)st.st_size;
+    if (!(rc = read_header(t, err)) && !(rc = read_footer(t, &f, err))) rc = read_tables(t, &f, err);
+  }
+  if (rc) {
+    ppt_trace_close(t);
+    return rc;
+  }
   *out = t;
   return 0;
-fail:
-  ppt_trace_close(t);
-  return rc;
 }
 
 void ppt_trace_close(ppt_trace *t) {
@@ -255,13 +266,27 @@ void ppt_trace_close(ppt_trace *t) {
   free(t);
 }
 
-const char *ppt_trace_path(const ppt_trace *t) { return t->path; }
-uint32_t ppt_trace_version(const ppt_trace *t) { return t->version; }
-uint32_t ppt_trace_nthreads(const ppt_trace *t) { return t->nthreads; }
-uint64_t ppt_trace_file_bytes(const ppt_trace *t) { return t->file_bytes; }
-size_t ppt_trace_nchunks(const ppt_trace *t) { return t->nchunks; }
-uint32_t ppt_trace_nbbs(const ppt_trace *t) { return t->nbbs; }
-int ppt_trace_has_forkjoin(const ppt_trace *t) { return (t->flags & PPT_TRACE_FLAG_FORKJOIN) != 0; }
+const char *ppt_trace_path(const ppt_trace *t) {
+  return t->path;
+}
+uint32_t ppt_trace_version(const ppt_trace *t) {
+  return t->version;
+}
+uint32_t ppt_trace_nthreads(const ppt_trace *t) {
+  return t->nthreads;
+}
+uint64_t ppt_trace_file_bytes(const ppt_trace *t) {
+  return t->file_bytes;
+}
+size_t ppt_trace_nchunks(const ppt_trace *t) {
+  return t->nchunks;
+}
+uint32_t ppt_trace_nbbs(const ppt_trace *t) {
+  return t->nbbs;
+}
+int ppt_trace_has_forkjoin(const ppt_trace *t) {
+  return (t->flags & PPT_TRACE_FLAG_FORKJOIN) != 0;
+}
 
 static uint64_t sum_threads(const ppt_trace *t, const uint64_t *v, uint32_t thread) {
   if (thread != UINT32_MAX) return thread < t->nthreads ? v[thread] : 0;
@@ -269,8 +294,12 @@ static uint64_t sum_threads(const ppt_trace *t, const uint64_t *v, uint32_t thre
   for (uint32_t i = 0; i < t->nthreads; i++) s += v[i];
   return s;
 }
-uint64_t ppt_trace_nrefs(const ppt_trace *t, uint32_t th) { return sum_threads(t, t->thread_refs, th); }
-uint64_t ppt_trace_nrecs(const ppt_trace *t, uint32_t th) { return sum_threads(t, t->thread_recs, th); }
+uint64_t ppt_trace_nrefs(const ppt_trace *t, uint32_t th) {
+  return sum_threads(t, t->thread_refs, th);
+}
+uint64_t ppt_trace_nrecs(const ppt_trace *t, uint32_t th) {
+  return sum_threads(t, t->thread_recs, th);
+}
 
 const ppt_trace_chunk_info *ppt_trace_chunk(const ppt_trace *t, size_t i) {
   return i < t->nchunks ? &t->chunks[i] : NULL;
@@ -368,7 +397,10 @@ int ppt_trace_decode_records(uint32_t nbbs, const ppt_trace_chunk_info *c, const
       s->last += d;
       s->delta = d;
     }
-    *o = (ppt_trace_rec){.addr = s->last, .bb = bb, .kind = (uint8_t)kind, .size = (uint8_t)(1u << lg),
+    *o = (ppt_trace_rec){.addr = s->last,
+                         .bb = bb,
+                         .kind = (uint8_t)kind,
+                         .size = (uint8_t)(1u << lg),
                          .flags = (uint8_t)((tag >> 5) & 1)};
     refs++;
   }
@@ -387,8 +419,8 @@ int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, con
     return ppt_err_set(err, PPT_EINPUT, "%s: truncated trace: chunk %zu unreadable", t->path, i);
   size_t got = ZSTD_decompressDCtx(b->dctx, b->raw, c->raw_size, b->comp, c->comp_size);
   if (ZSTD_isError(got) || got != c->raw_size)
-    return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu does not decompress (%s)", t->path,
-                       i, ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
+    return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu does not decompress (%s)", t->path, i,
+                       ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
   if (ppt_trace_decode_records(t->nbbs, c, b->raw, b->raw + c->raw_size, b->recs, &b->events, &b->ev_cap))
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu has malformed records", t->path, i);
   *recs = b->recs;
@@ -420,8 +452,12 @@ int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_
   return ppt_trace_chunk_decode(c->t, idx, c->b, recs, n, err);
 }
 
-const ppt_trace_event *ppt_trace_batch_events(const ppt_trace_batch *b) { return b->events; }
-const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c) { return c->b->events; }
+const ppt_trace_event *ppt_trace_batch_events(const ppt_trace_batch *b) {
+  return b->events;
+}
+const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c) {
+  return c->b->events;
+}
 
 void ppt_trace_cursor_close(ppt_trace_cursor *c) {
   if (!c) return;
