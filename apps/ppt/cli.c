@@ -98,22 +98,6 @@ int ppt_cli_take_schedule(const char *cmd, const char *s, int *sched, int64_t *c
   return 0;
 }
 
-int ppt_cli_main(const ppt_cli_steps *s, int argc, char **argv, void *args, void *results) {
-  int rc = s->parse_args(argc, argv, args);
-  if (rc) return rc < 0 ? 0 : rc;
-  ppt_cli_common *c = args; /* the first member of every command's args */
-  int (*write)(void *, void *, ppt_err *) = c->json ? s->write_json : s->write_table;
-  ppt_err err;
-  ppt_err_clear(&err);
-  rc = s->run(args, results, &err);
-  if (!rc && write) rc = write(args, results, &err);
-  if (!rc && s->write_files) rc = s->write_files(args, results, &err);
-  if (rc) rc = ppt_cli_fail(s->cmd, &err);
-  if (s->release) s->release(results);
-  ppt_cli_common_free(c);
-  return rc;
-}
-
 int ppt_cli_put_json(json_object *o, int flags, ppt_err *err) {
   if (!o) return ppt_err_set(err, PPT_ERUN, "out of memory");
   printf("%s\n", json_object_to_json_string_ext(o, flags));

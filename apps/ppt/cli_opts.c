@@ -1,7 +1,8 @@
 /* cli_opts.c — the options several ppt subcommands share (--hw, --cores, --only,
  * --interleave, --seed, --json, -o, --plot) and the getopt loop every command runs:
  * each shared option has one spelling, one check and one message, whichever command
- * takes it; a command adds only its own options (ppt_cli_spec). */
+ * takes it; a command adds only its own options (ppt_cli_spec). ppt_cli_main runs a
+ * command's steps: parse -> run -> write -> release. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,4 +178,22 @@ void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap) {
   for (size_t i = 0; i < c->ninterleave && used < cap; i++)
     used +=
         (size_t)snprintf(buf + used, cap - used, "%s%s", i ? "," : "", ppt_interleave_name(c->interleave[i]));
+}
+
+/* The steps of every command (ppt_cli_steps): parse, run, write, release; here with the
+ * parser so that cli.c (the helpers the steps use) depends on nothing of this file. */
+int ppt_cli_main(const ppt_cli_steps *s, int argc, char **argv, void *args, void *results) {
+  int rc = s->parse_args(argc, argv, args);
+  if (rc) return rc < 0 ? 0 : rc;
+  ppt_cli_common *c = args; /* the first member of every command's args */
+  int (*write)(void *, void *, ppt_err *) = c->json ? s->write_json : s->write_table;
+  ppt_err err;
+  ppt_err_clear(&err);
+  rc = s->run(args, results, &err);
+  if (!rc && write) rc = write(args, results, &err);
+  if (!rc && s->write_files) rc = s->write_files(args, results, &err);
+  if (rc) rc = ppt_cli_fail(s->cmd, &err);
+  if (s->release) s->release(results);
+  ppt_cli_common_free(c);
+  return rc;
 }

@@ -2,8 +2,8 @@
  *
  * One design for every table in the project: the reuse-distance stack (cache line ->
  * time of its latest access, the hot path), the sparse bins of a reuse histogram
- * (distance -> count), the distinct lines of a trace (a set) and the engine's distinct
- * tasklists (pointer -> index).
+ * (distance -> count), the distinct lines of a trace (4 KiB run -> bitmap of its lines)
+ * and the engine's distinct tasklists (pointer -> index).
  *
  *  - Open addressing with linear probing over a power-of-two table kept at most half
  *    full: a lookup reads one or two neighbouring keys, usually in one cache line.
@@ -16,9 +16,11 @@
  *    out of band.
  *  - Each slot holds the key and a 64-bit value side by side (16 bytes): a hit reads
  *    its value from the cache line it found the key in. On the reuse stack's hot path
- *    that is what keeps the map as fast as the stack's former own table; keys and
- *    values in two parallel arrays cost a second cache miss per lookup there, 15-40%
- *    in the reuse benchmark. A set wastes the 8 value bytes of each slot.
+ *    that is what keeps the map as fast as the stack's former own table: keys and
+ *    values in two parallel arrays were tried and cost a second cache line per lookup,
+ *    16% (both prefetched) to 40% (keys prefetched) more time on reuse_bench's loops.
+ *    A plain set wastes the 8 value bytes of each slot; the value can often carry
+ *    something useful instead (the trace summary packs 64 lines into one key).
  *  - Callers address entries by slot index: ents[i].key and ents[i].val, and may keep
  *    more per entry in arrays of their own indexed by slot. A slot index stays valid
  *    until the table is rehashed (u64map_reserve, u64map_grow and u64map_insert
@@ -49,8 +51,9 @@ typedef struct u64map_ent {
   union {
     uint64_t u;   /* an index */
     double d;     /* a count */
-    uint32_t u32; /* a 32-bit value: stored with a 32-bit write, as the reuse stack's
-                   * times, whose sentinel UINT32_MAX a 64-bit store must first load */
+    uint32_t u32; /* a 32-bit value (the reuse stack's times): a 32-bit store takes
+                   * their sentinel UINT32_MAX as an immediate, a 64-bit one would need
+                   * a register on the hot path */
   } val;          /* each user reads back the member it writes */
 } u64map_ent;
 
@@ -148,7 +151,8 @@ static inline int u64map_grow(u64map *m) {
 }
 
 /* Stores key in `slot`, a free slot returned by u64map_probe(m, key) after room was
- * made with u64map_grow. Its value is left as it was: the caller sets it. */
+ * made (u64map_grow or u64map_reserve). Its value is left as it was: the caller sets
+ * it. */
 static inline void u64map_claim(u64map *m, size_t slot, uint64_t key) {
   m->ents[slot].key = key;
   m->count++;

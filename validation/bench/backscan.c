@@ -29,9 +29,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/u64map.h"
 #include "ppt/reuse.h"
 #include "ppt/trace.h"
-#include "ppt/u64set.h"
 
 #define BATCH 65536
 
@@ -113,18 +113,18 @@ static double backscan(const stream *s, unsigned line, ppt_rdhist **h, uint64_t 
   *nsampled = 0;
   for (size_t i = 0; i < s->nrefs; i++) {
     if (!s->pick[i]) continue;
-    ppt_u64set *seen = ppt_u64set_new();
-    if (!seen) die("out of memory");
+    u64map seen; /* a set of lines (a line is never U64MAP_EMPTY) */
+    u64map_init(&seen);
     int64_t d = PPT_RD_INF;
     uint64_t l = s->line[i];
     for (size_t j = i; j-- > 0;) {
       if (s->line[j] == l) {
-        d = (int64_t)ppt_u64set_size(seen);
+        d = (int64_t)seen.count;
         break;
       }
-      if (ppt_u64set_add(seen, s->line[j]) < 0) die("out of memory");
+      if (u64map_insert(&seen, s->line[j], NULL) == U64MAP_NONE) die("out of memory");
     }
-    ppt_u64set_free(seen);
+    u64map_free(&seen);
     uint32_t b = s->bb[i];
     if (!h[b] && !(h[b] = ppt_rdhist_new(line))) die("out of memory");
     if (ppt_rdhist_add(h[b], d, 1.0)) die("out of memory");
