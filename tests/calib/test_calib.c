@@ -567,6 +567,16 @@ START_TEST(host_levels_cover_cpuid) {
     int found = 0;
     for (uint32_t k = 0; k < g_res.hw.nlevels; k++)
       found |= g_res.caches.levels[k].level == cp.levels[i].level;
+    /* A level CPUID only bounds (AMD's legacy L3) is sized by the sweep, which a busy
+     * host can flatten: calibrate then leaves it out and says so in the notes, by design
+     * (docs/calibrate.md). A level CPUID describes whole is never left out. */
+    char said[32];
+    snprintf(said, sizeof said, "L%u: listed", cp.levels[i].level);
+    if (!found && cp.levels[i].size == 0 && strstr(g_res.hw.notes, said)) {
+      fprintf(stderr, "L%u: the sweep did not find it on this run; the spec's notes say so\n",
+              cp.levels[i].level);
+      continue;
+    }
     ck_assert_msg(found, "L%u (%s) missing from the calibrated spec", cp.levels[i].level, cp.levels[i].where);
   }
   ck_assert_uint_eq(g_res.caches.nlevels, g_res.hw.nlevels);
