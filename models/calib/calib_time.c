@@ -60,11 +60,15 @@ double calib_measure_vs(calib_kernel k, void *arg, uint64_t unit, calib_kernel r
   double *d = malloc(3 * (size_t)trials * sizeof *d);
   if (!d) return 0;
   double *dk = d + trials, *dref = d + 2 * trials;
-  /* Each trial times the reference right before the kernel: a burst of other load, or a
-   * clock change, that slows one usually slows both, and their ratio keeps. */
+  /* Each trial times the reference and the kernel back to back: a burst of other load, or
+   * a clock change, that slows one usually slows both, and their ratio keeps. The order
+   * alternates (reference first in even trials, kernel first in odd ones) so that a
+   * preemption that tends to fall late in a pair (a time slice running out) weighs on
+   * both sides alike. */
   for (int i = 0; i < trials; i++) {
-    dref[i] = time_run(ref, ref_arg, nr) / (double)nr;
+    if (i % 2 == 0) dref[i] = time_run(ref, ref_arg, nr) / (double)nr;
     dk[i] = time_run(k, arg, n) / (double)n;
+    if (i % 2 == 1) dref[i] = time_run(ref, ref_arg, nr) / (double)nr;
     d[i] = dref[i] > 0 ? dk[i] / dref[i] : 0;
   }
   /* Typical: the median of the pairs' ratios. Best: the fastest kernel trial over the

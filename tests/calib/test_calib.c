@@ -122,10 +122,10 @@ START_TEST(bandwidth_falls_outwards) {
     fprintf(stderr, "unoptimised build: bandwidth ordering not checked\n");
     return;
   }
-  ck_assert_msg(r->bw_bytes_per_s[0] > r->bw_bytes_per_s[1], "L1 %g, L2 %g B/s", r->bw_bytes_per_s[0],
-                r->bw_bytes_per_s[1]);
   /* Per thread, so that a shared level or DRAM read by several threads compares fairly
-   * with a private level read by one. */
+   * with a private level read by one; 10 % of slack, because a scalar sum can be nearly
+   * compute-bound in L1 and L2 alike (166 vs 174 GB/s measured once on a loaded Zen 5
+   * guest), so that the two read within noise of each other. */
   for (uint32_t k = 1; k <= n; k++) {
     double up = r->bw_bytes_per_s[k - 1] / r->bw_threads[k - 1];
     double here = r->bw_bytes_per_s[k] / r->bw_threads[k];

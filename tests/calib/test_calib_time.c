@@ -119,26 +119,37 @@ START_TEST(measure_keeps_the_statistic) {
 }
 END_TEST
 
-/* A load that changes from pair to pair: the reference call picks the next slowdown
- * factor, and the kernel after it runs under the same one, twice the reference's work
- * per unit. Measured apart, the two would see different slowdowns; paired, each ratio is
- * 2 and so is the answer, however the factors fall. */
+/* A load that changes from pair to pair: once both kernels have run under a slowdown
+ * factor, the next call of either picks the next one, so each back-to-back pair (in
+ * either order) runs under one factor. The kernel does twice the reference's work per
+ * unit. Measured apart, the two would see different slowdowns; paired, each ratio is 2
+ * and so is the answer, however the factors fall. */
 typedef struct paired_load {
   size_t pairs;
   double slow;
+  int ran_ref, ran_k;
 } paired_load;
 
+static double paired_factor(paired_load *l, int is_ref) {
+  if (l->ran_ref && l->ran_k) {
+    l->slow = k_factors[l->pairs++ % NF];
+    l->ran_ref = l->ran_k = 0;
+  }
+  if (is_ref)
+    l->ran_ref = 1;
+  else
+    l->ran_k = 1;
+  return l->slow;
+}
+
 static void k_ref_spin(void *arg, uint64_t n) {
-  paired_load *l = arg;
-  l->slow = k_factors[l->pairs++ % NF];
-  double end = calib_now() + (double)n * UNIT_S * l->slow;
+  double end = calib_now() + (double)n * UNIT_S * paired_factor(arg, 1);
   while (calib_now() < end) {
   }
 }
 
 static void k_double_spin(void *arg, uint64_t n) {
-  const paired_load *l = arg;
-  double end = calib_now() + (double)n * UNIT_S * 2 * l->slow;
+  double end = calib_now() + (double)n * UNIT_S * 2 * paired_factor(arg, 0);
   while (calib_now() < end) {
   }
 }
@@ -150,7 +161,7 @@ START_TEST(measure_vs_pairs_the_trials) {
      * wrong pairing or statistic misses 2 every time, so three tries tell them apart. */
     double got = 0;
     for (int attempt = 0; attempt < 3 && !(got > 1.9 && got < 2.1); attempt++) {
-      paired_load l = {0, 1};
+      paired_load l = {0, 1, 0, 0};
       calib_timing t = {0.002, 9, typical};
       got = calib_measure_vs(k_double_spin, &l, 1, k_ref_spin, &l, 1, &t);
     }
