@@ -2,13 +2,20 @@
  *
  * The runtime inside the program writes to a temporary name we choose; only when the
  * program has exited and the trace opens cleanly is it renamed to the requested output,
- * so a crash never leaves a half-written trace under the user's name. */
+ * so a crash never leaves a half-written trace under the user's name. Before that rename
+ * every chunk is decoded once: a trace ppt trace calls good is one every command can read.
+ *
+ * SIGINT and SIGTERM are passed on to PROGRAM; once it has gone, the temporary file is
+ * removed and ppt trace dies from the same signal. PROGRAM also gets PR_SET_PDEATHSIG, so
+ * a SIGKILLed ppt trace does not leave it running to write a trace nobody collects. */
 #include <errno.h>
+#include <fcntl.h>
 #include <json-c/json.h>
-#include <spawn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,7 +33,13 @@ static void help(void) {
       "  -t, --threads N    OpenMP threads (OMP_NUM_THREADS); default 1, the SASMM input\n"
       "      --json         print a JSON summary on stdout\n"
       "  -h, --help         this help\n\n"
-      "Exit status: PROGRAM's failure or a lost trace gives 1; bad usage gives 2.\n");
+      "The trace is written to FILE.tmpPID (PID: ppt trace's) and renamed to FILE once PROGRAM\n"
+      "has exited and every chunk of it decodes. One process is recorded: PROGRAM (or, behind a\n"
+      "wrapper such as sh -c, the first ppt-cc-built program to start); the programs it forks\n"
+      "or runs are not (docs/ppt-cc.md).\n\n"
+      "Exit status: PROGRAM's failure or a lost or corrupt trace gives 1; bad usage gives 2.\n"
+      "SIGINT/SIGTERM are passed on to PROGRAM; when it has gone, the temporary file is removed\n"
+      "and ppt trace dies from the same signal (shell status 130/143), leaving no FILE.\n");
 }
 
 typedef struct args {
@@ -68,19 +81,107 @@ static int parse_args(int argc, char **argv, void *va) {
   return rc;
 }
 
+/* The handler's state. A handler gets no argument, so what it needs must be static: the
+ * signal that arrived (read by the command afterwards) and PROGRAM's pid (to pass the
+ * signal on); both sig_atomic_t, the only type a handler may write and main code read. */
+static volatile sig_atomic_t g_signal;
+static volatile sig_atomic_t g_child; /* 0: no PROGRAM running (never kill(0, ...)) */
+
+static void on_signal(int sig) {
+  g_signal = sig;
+  if (g_child > 0) kill((pid_t)g_child, sig);
+}
+
+/* Installs on_signal for SIGINT and SIGTERM (old: the dispositions to restore). A signal
+ * that was ignored stays ignored, as the shell meant for a background job; PROGRAM then
+ * inherits the same (exec keeps SIG_IGN and resets caught signals to the default). */
+static void catch_signals(struct sigaction old[2]) {
+  static const int sigs[2] = {SIGINT, SIGTERM};
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int i = 0; i < 2; i++) {
+    sigaction(sigs[i], NULL, &old[i]);
+    if (old[i].sa_handler != SIG_IGN) sigaction(sigs[i], &sa, NULL);
+  }
+}
+
+static void restore_signals(const struct sigaction old[2]) {
+  sigaction(SIGINT, &old[0], NULL);
+  sigaction(SIGTERM, &old[1], NULL);
+}
+
+/* In the child between fork and exec. ppt trace is single-threaded here, so the libc
+ * calls below are safe; on_signal may run here, harmlessly (g_child is 0 in this copy).
+ * PR_SET_PDEATHSIG: if ppt trace is killed outright, PROGRAM is killed too instead of
+ * running on; the getppid check covers a parent that died before the prctl. An exec
+ * failure goes back to the parent through the close-on-exec pipe. */
+static void exec_child(char **prog, pid_t parent, int errfd, const sigset_t *mask) {
+  sigprocmask(SIG_SETMASK, mask, NULL);
+  if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
+  execvp(prog[0], prog);
+  int e = errno;
+  if (write(errfd, &e, sizeof e) != (ssize_t)sizeof e) _exit(126);
+  _exit(127);
+}
+
 /* Runs PROGRAM with the runtime writing its trace to tmp; *st: its wait status. */
 static int spawn(const args *a, const char *tmp, int *st, ppt_err *err) {
   char **prog = a->c.rest, tbuf[32];
+  int pfd[2];
+  if (pipe2(pfd, O_CLOEXEC) != 0)
+    return ppt_err_set(err, PPT_ERUN, "cannot create a pipe: %s", strerror(errno));
   snprintf(tbuf, sizeof tbuf, "%llu", (unsigned long long)a->threads);
   setenv("PPT_TRACE_FILE", tmp, 1);
   setenv("OMP_NUM_THREADS", tbuf, 1);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, prog[0], NULL, NULL, prog, environ);
+  /* Signals wait until g_child is set: one arriving in between is passed on, not lost. */
+  sigset_t block, old;
+  sigemptyset(&block);
+  sigaddset(&block, SIGINT);
+  sigaddset(&block, SIGTERM);
+  sigprocmask(SIG_BLOCK, &block, &old);
+  pid_t parent = getpid(), pid = g_signal ? -1 : fork(); /* interrupted already: start nothing */
+  if (pid == 0) exec_child(prog, parent, pfd[1], &old);
+  int e = errno;
+  if (pid > 0) g_child = pid;
+  sigprocmask(SIG_SETMASK, &old, NULL);
   unsetenv("PPT_TRACE_FILE");
-  if (rc != 0) return ppt_err_set(err, PPT_EINPUT, "%s: cannot run: %s", prog[0], strerror(rc));
+  close(pfd[1]);
+  if (pid < 0) {
+    close(pfd[0]);
+    if (g_signal)
+      return ppt_err_set(err, PPT_ERUN, "%s: interrupted by signal %d before it started", prog[0],
+                         (int)g_signal);
+    return ppt_err_set(err, PPT_ERUN, "%s: cannot run: %s", prog[0], strerror(e));
+  }
+  int ee = 0;
+  ssize_t got;
+  while ((got = read(pfd[0], &ee, sizeof ee)) < 0 && errno == EINTR) {
+  }
+  close(pfd[0]);
   while (waitpid(pid, st, 0) < 0 && errno == EINTR) {
   }
+  g_child = 0;
+  if (got == (ssize_t)sizeof ee)
+    return ppt_err_set(err, PPT_EINPUT, "%s: cannot run: %s", prog[0], strerror(ee));
   return 0;
+}
+
+/* Decodes every chunk once: ppt_trace_open checks only the tables, and a chunk that does
+ * not decompress (two processes wrote one file, a disk error) must fail here, not in the
+ * first command that reads it. Stops early when a signal asks ppt trace to quit. */
+static int verify(ppt_trace *t, ppt_err *err) {
+  ppt_trace_batch *b = ppt_trace_batch_new();
+  if (!b) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  int rc = 0;
+  for (size_t i = 0, n = ppt_trace_nchunks(t); i < n && !rc && !g_signal; i++) {
+    const ppt_trace_rec *recs;
+    size_t nrecs;
+    rc = ppt_trace_chunk_decode(t, i, b, &recs, &nrecs, err);
+  }
+  ppt_trace_batch_free(b);
+  return rc;
 }
 
 /* Checks the trace PROGRAM left in tmp and renames it to the output (tmp removed on a
@@ -89,7 +190,9 @@ static int keep(const args *a, const char *tmp, int st, results *r, ppt_err *err
   const char *prog = a->c.rest[0];
   int rc = 0;
   ppt_trace *t;
-  if (WIFSIGNALED(st)) {
+  if (g_signal) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: interrupted by signal %d; no trace written", prog, (int)g_signal);
+  } else if (WIFSIGNALED(st)) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: killed by signal %d; no trace written", prog, WTERMSIG(st));
   } else if (access(tmp, F_OK) != 0) {
     /* A program that failed may have died before its first reference; one that exited
@@ -104,8 +207,14 @@ static int keep(const args *a, const char *tmp, int st, results *r, ppt_err *err
     r->bytes = ppt_trace_file_bytes(t);
     r->threads = ppt_trace_nthreads(t);
     r->status = WEXITSTATUS(st);
+    if (verify(t, err)) {
+      ppt_err e = *err;
+      rc = ppt_err_set(err, PPT_ERUN, "%s: corrupt trace, not kept: %s", prog, e.msg);
+    }
     ppt_trace_close(t);
-    if (rename(tmp, a->out) != 0)
+    if (!rc && g_signal)
+      rc = ppt_err_set(err, PPT_ERUN, "%s: interrupted by signal %d; no trace written", prog, (int)g_signal);
+    if (!rc && rename(tmp, a->out) != 0)
       rc = ppt_err_set(err, PPT_ERUN, "%s: cannot rename into place: %s", a->out, strerror(errno));
   }
   if (rc) unlink(tmp);
@@ -114,12 +223,19 @@ static int keep(const args *a, const char *tmp, int st, results *r, ppt_err *err
 
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
-  size_t n = strlen(a->out) + 16;
+  size_t n = strlen(a->out) + 32;
   char *tmp = malloc(n);
   if (!tmp) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  /* Our pid in the name: another ppt trace never collides, and a file left by a ppt
+   * trace that was SIGKILLed names the dead process. One with our own pid is such a
+   * leftover (pid reuse): the runtime would take it for a live trace and not record. */
   snprintf(tmp, n, "%s.tmp%ld", a->out, (long)getpid());
+  unlink(tmp);
+  struct sigaction old[2];
+  catch_signals(old);
   int st, rc = spawn(a, tmp, &st, err);
   if (!rc) rc = keep(a, tmp, st, vr, err);
+  restore_signals(old);
   free(tmp);
   return rc;
 }
@@ -160,5 +276,12 @@ static int write_table(void *va, void *vr, ppt_err *err) {
 
 int ppt_cmd_trace(int argc, char **argv) {
   static const ppt_cli_steps steps = {"trace", parse_args, run, write_table, write_json, NULL, NULL};
-  return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
+  int rc = ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
+  /* Interrupted: everything is cleaned up and the one line printed; now die from the
+   * signal, as a shell or make expects of an interrupted command. */
+  if (g_signal) {
+    signal((int)g_signal, SIG_DFL);
+    raise((int)g_signal);
+  }
+  return rc;
 }

@@ -9,7 +9,13 @@
  *
  * This file is the one place in ppt with process-global mutable state: callbacks from
  * instrumented code carry no context, so the trace writer and the guard count must be
- * globals. Tracing is on only when PPT_TRACE_FILE is set (`ppt trace` sets it). */
+ * globals. Tracing is on only when PPT_TRACE_FILE is set (`ppt trace` sets it).
+ *
+ * One process, one trace (docs/ppt-cc.md, "Programs that fork or run other programs"):
+ * the first ppt-cc-built process started with PPT_TRACE_FILE set, while that file does not
+ * exist yet, records; it removes the variable from its own environment at once, so no
+ * program it runs (system, popen, exec) ever sees it, and a fork()ed copy of it stops
+ * recording in the child (rt_atfork_child) without touching the parent's file. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,10 +28,10 @@
 #include "trace/writer.h"
 
 typedef struct rt_thread {
-  ppt_trace_enc *enc;       /* NULL: this thread does not trace */
+  ppt_trace_enc *enc; /* NULL: this thread does not trace */
   uintptr_t stack_lo;
   uintptr_t stack_size;
-  struct rt_thread *next;   /* registry of live threads, for the exit flush */
+  struct rt_thread *next; /* registry of live threads, for the exit flush */
 } rt_thread;
 
 static struct {
@@ -35,6 +41,7 @@ static struct {
   int finished;
   rt_thread *threads;
   pthread_key_t key;
+  char *path; /* PPT_TRACE_FILE as read at start: the variable is gone afterwards */
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* A thread that does not trace points here, so the hot path tests one pointer. */
@@ -112,26 +119,52 @@ static void rt_finish(void) {
   uint32_t size = 0;
   if (bad || ppt_rt_build_bbtab(rt.nguards, &tab, &size) || ppt_trace_writer_close(rt.w, tab, size)) {
     if (bad || !tab) ppt_trace_writer_abort(rt.w);
-    fprintf(stderr, "ppt runtime: %s: could not write the trace: %s\n", getenv("PPT_TRACE_FILE"),
-            strerror(errno));
+    fprintf(stderr, "ppt runtime: %s: could not write the trace: %s\n", rt.path, strerror(errno));
   }
   free(tab);
   rt.w = NULL;
   pthread_mutex_unlock(&rt.lock);
 }
 
+/* fork(): the child holds copies of the parent's writer, encoders and unflushed chunks,
+ * and a descriptor of the same file. Writing any of it (a full chunk, the exit flush)
+ * would interleave with the parent's own writes and corrupt its trace, so the child stops
+ * recording here, before fork returns in it, and never flushes: its copies are abandoned
+ * (copy-on-write pages, freed with the process). rt.lock is held across fork so the child
+ * does not inherit it locked by a thread that does not exist there. */
+static void rt_atfork_prepare(void) {
+  pthread_mutex_lock(&rt.lock);
+}
+static void rt_atfork_parent(void) {
+  pthread_mutex_unlock(&rt.lock);
+}
+static void rt_atfork_child(void) {
+  rt.w = NULL;     /* rt_finish (atexit) and new threads see no trace */
+  rt.finished = 1; /* thread-exit destructors flush nothing */
+  rt.threads = NULL;
+  tls_thr = &rt_off; /* the forking thread, the only one in the child, stops at once */
+  pthread_mutex_unlock(&rt.lock);
+}
+
 /* Runs before main (and before most constructors): open the trace if asked to. */
 __attribute__((constructor(101))) static void rt_init(void) {
-  const char *path = getenv("PPT_TRACE_FILE");
   pthread_key_create(&rt.key, rt_thread_detach);
+  const char *path = getenv("PPT_TRACE_FILE");
   if (!path || !*path) return;
+  /* Claim the trace: copy the name, then remove the variable before anything can start
+   * another program, so children of any kind run untraced. A file already there belongs
+   * to an earlier process of the same run (a wrapper script's second program): leave it. */
+  rt.path = strdup(path);
+  unsetenv("PPT_TRACE_FILE");
+  if (!rt.path || access(rt.path, F_OK) == 0) return;
   const char *lv = getenv("PPT_TRACE_ZSTD_LEVEL");
   int level = lv ? atoi(lv) : 3;
+  pthread_atfork(rt_atfork_prepare, rt_atfork_parent, rt_atfork_child);
   pthread_mutex_lock(&rt.lock);
-  rt.w = ppt_trace_writer_open(path, level);
+  rt.w = ppt_trace_writer_open(rt.path, level);
   pthread_mutex_unlock(&rt.lock);
   if (!rt.w) {
-    fprintf(stderr, "ppt runtime: %s: cannot create trace: %s\n", path, strerror(errno));
+    fprintf(stderr, "ppt runtime: %s: cannot create trace: %s\n", rt.path, strerror(errno));
     exit(1);
   }
   /* A thread that already ran instrumented code before we opened the file is re-attached. */
@@ -176,9 +209,13 @@ __attribute__((always_inline)) static inline void rt_mem(const void *p, unsigned
   ppt_trace_enc_mem(t->enc, kind, lg, stack, a);
 }
 
-#define PPT_RT_MEM(n, lg)                                                                   \
-  void __sanitizer_cov_load##n(const void *p) { rt_mem(p, PPT_REC_LOAD, lg); }             \
-  void __sanitizer_cov_store##n(const void *p) { rt_mem(p, PPT_REC_STORE, lg); }
+#define PPT_RT_MEM(n, lg)                        \
+  void __sanitizer_cov_load##n(const void *p) {  \
+    rt_mem(p, PPT_REC_LOAD, lg);                 \
+  }                                              \
+  void __sanitizer_cov_store##n(const void *p) { \
+    rt_mem(p, PPT_REC_STORE, lg);                \
+  }
 PPT_RT_MEM(1, 0)
 PPT_RT_MEM(2, 1)
 PPT_RT_MEM(4, 2)
