@@ -12,20 +12,33 @@
 #include <stdio.h>
 #include <string.h>
 
-#define MAX_CORES 65536u
-#define MIN_LINE 8u
-#define MAX_LINE 4096u
-#define MIN_PAGE 4096u
-#define MAX_PAGE (1u << 30)         /* 1 GiB pages */
-#define MAX_TLB_ENTRIES (1u << 20)  /* far above any real TLB; bounds the simulator's memory */
-/* A cache-to-cache transfer costs tens to a few hundred cycles (across sockets, under a
- * thousand): the bound catches a figure in the wrong unit, not a slow machine. */
-#define MAX_COHERENCE_CYCLES 100000.0
+#include "hwspec_limits.h"
 
-static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+static int is_pow2(uint64_t x) {
+  return x && !(x & (x - 1));
+}
 
 static int bad(ppt_err *err, const char *name, const char *path, const char *what) {
   return ppt_err_set(err, PPT_EINPUT, "%s: %s: %s", name, path, what);
+}
+
+/* A figure outside its physical range (hwspec_limits.h, docs/hwspec.md "Ranges"):
+ * "NAME: key: VALUE is out of range [LO, HI] UNIT". With zero_absent, 0 is an absent
+ * optional figure and passes. NaN fails (no comparison holds). The bounds get a relative
+ * slack of 1e-12 so that a boundary typed in GHz or GB/s survives the conversion to Hz
+ * or bytes/s and back. */
+static int range(ppt_err *err, const char *name, const char *key, double v, double lo, double hi,
+                 const char *unit, int zero_absent) {
+  if (zero_absent && v == 0) return 0;
+  if (v >= lo * (1 - 1e-12) && v <= hi * (1 + 1e-12)) return 0;
+  return ppt_err_set(err, PPT_EINPUT, "%s: %s: %g is out of range [%g, %g] %s", name, key, v, lo, hi, unit);
+}
+
+static int range_u(ppt_err *err, const char *name, const char *key, uint64_t v, uint64_t lo, uint64_t hi,
+                   const char *unit) {
+  if (v >= lo && v <= hi) return 0;
+  return ppt_err_set(err, PPT_EINPUT, "%s: %s: %llu is out of range [%llu, %llu] %s", name, key,
+                     (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi, unit);
 }
 
 static int check_level(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_err *err) {
@@ -41,73 +54,74 @@ static int check_level(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_e
       snprintf(m, sizeof m, "\"%s\" is also the name of levels[%u]", lv->name, j);
       return bad(err, name, FIELD("name"), m);
     }
-  if (!is_pow2(lv->line) || lv->line < MIN_LINE || lv->line > MAX_LINE) {
-    snprintf(m, sizeof m, "%u is not a power of two between %u and %u", lv->line, MIN_LINE,
-             MAX_LINE);
+  if (!is_pow2(lv->line) || lv->line < HW_MIN_LINE || lv->line > HW_MAX_LINE) {
+    snprintf(m, sizeof m, "%u is not a power of two between %u and %u", lv->line, HW_MIN_LINE, HW_MAX_LINE);
     return bad(err, name, FIELD("line"), m);
   }
   if (i > 0 && lv->line != hw->levels[0].line) {
-    snprintf(m, sizeof m, "%u differs from levels[0].line (%u); all levels must use one line size",
-             lv->line, hw->levels[0].line);
+    snprintf(m, sizeof m, "%u differs from levels[0].line (%u); all levels must use one line size", lv->line,
+             hw->levels[0].line);
     return bad(err, name, FIELD("line"), m);
   }
-  if (lv->size == 0) return bad(err, name, FIELD("size"), "must be positive");
+  if (range_u(err, name, FIELD("size"), lv->size, HW_MIN_LEVEL_SIZE, HW_MAX_LEVEL_SIZE, "bytes"))
+    return PPT_EINPUT;
   if (lv->size % lv->line) {
-    snprintf(m, sizeof m, "%llu is not a multiple of line (%u)", (unsigned long long)lv->size,
-             lv->line);
+    snprintf(m, sizeof m, "%llu is not a multiple of line (%u)", (unsigned long long)lv->size, lv->line);
     return bad(err, name, FIELD("size"), m);
   }
   uint64_t lines = lv->size / lv->line;
-  if (lv->assoc == 0) return bad(err, name, FIELD("assoc"), "must be positive");
+  /* The cap: the simulator scans a set's ways linearly (hwspec_limits.h). */
+  if (range_u(err, name, FIELD("assoc"), lv->assoc, 1, HW_MAX_ASSOC, "ways")) return PPT_EINPUT;
   if (lv->assoc > lines) {
     snprintf(m, sizeof m, "%u exceeds the number of lines (%llu = size/line)", lv->assoc,
              (unsigned long long)lines);
     return bad(err, name, FIELD("assoc"), m);
   }
   if (lines % lv->assoc) {
-    snprintf(m, sizeof m, "%llu is not a multiple of line*assoc (%llu)",
-             (unsigned long long)lv->size, (unsigned long long)lv->line * lv->assoc);
+    snprintf(m, sizeof m, "%llu is not a multiple of line*assoc (%llu)", (unsigned long long)lv->size,
+             (unsigned long long)lv->line * lv->assoc);
     return bad(err, name, FIELD("size"), m);
   }
   uint64_t sets = lines / lv->assoc;
   if (!is_pow2(sets)) {
-    snprintf(m, sizeof m, "set count %llu (size/line/assoc) is not a power of two",
-             (unsigned long long)sets);
+    snprintf(m, sizeof m, "set count %llu (size/line/assoc) is not a power of two", (unsigned long long)sets);
     return bad(err, name, FIELD("size"), m);
   }
   if (lv->shared_by == 0 || lv->shared_by > hw->cores || hw->cores % lv->shared_by) {
-    snprintf(m, sizeof m, "%u must be between 1 and cores (%u) and divide cores", lv->shared_by,
-             hw->cores);
+    snprintf(m, sizeof m, "%u must be between 1 and cores (%u) and divide cores", lv->shared_by, hw->cores);
     return bad(err, name, FIELD("shared_by"), m);
   }
-  if (lv->inclusive != 0 && lv->inclusive != 1)
-    return bad(err, name, FIELD("inclusive"), "must be 0 or 1");
+  if (lv->inclusive != 0 && lv->inclusive != 1) return bad(err, name, FIELD("inclusive"), "must be 0 or 1");
   if (!ppt_hw_replacement_name(lv->replacement))
     return bad(err, name, FIELD("replacement"), "must be lru or random");
   if (i == 0 && lv->inclusive)
     return bad(err, name, FIELD("inclusive"), "the first level has no level above it to include");
-  if (!isfinite(lv->latency_cycles) || lv->latency_cycles < 0)
-    return bad(err, name, FIELD("latency_cycles"), "must be a number >= 0");
-  if (!isfinite(lv->bw_bytes_per_cycle) || lv->bw_bytes_per_cycle < 0)
-    return bad(err, name, FIELD("bandwidth_bytes_per_cycle"), "must be a number >= 0");
-  if (!isfinite(lv->core_bw_bytes_per_cycle) || lv->core_bw_bytes_per_cycle < 0)
-    return bad(err, name, FIELD("core_bandwidth_bytes_per_cycle"), "must be a number >= 0");
+  if (range(err, name, FIELD("latency_cycles"), lv->latency_cycles, HW_MIN_LATENCY_CYCLES,
+            HW_MAX_LATENCY_CYCLES, "cycles", 1) ||
+      range(err, name, FIELD("bandwidth_bytes_per_cycle"), lv->bw_bytes_per_cycle, HW_MIN_BW_BYTES_PER_CYCLE,
+            HW_MAX_BW_BYTES_PER_CYCLE, "bytes/cycle", 1) ||
+      range(err, name, FIELD("core_bandwidth_bytes_per_cycle"), lv->core_bw_bytes_per_cycle,
+            HW_MIN_BW_BYTES_PER_CYCLE, HW_MAX_BW_BYTES_PER_CYCLE, "bytes/cycle", 1))
+    return PPT_EINPUT;
   if (i > 0) {
     const ppt_hw_level *up = &hw->levels[i - 1];
     if (lv->shared_by < up->shared_by || lv->shared_by % up->shared_by) {
-      snprintf(m, sizeof m, "%u must be a multiple of levels[%u].shared_by (%u): an instance "
-               "serves whole instances of the level above", lv->shared_by, i - 1, up->shared_by);
+      snprintf(m, sizeof m,
+               "%u must be a multiple of levels[%u].shared_by (%u): an instance "
+               "serves whole instances of the level above",
+               lv->shared_by, i - 1, up->shared_by);
       return bad(err, name, FIELD("shared_by"), m);
     }
     if (lv->size < up->size) {
-      snprintf(m, sizeof m, "%llu is smaller than levels[%u].size (%llu); levels go outwards "
-               "from the core", (unsigned long long)lv->size, i - 1,
-               (unsigned long long)up->size);
+      snprintf(m, sizeof m,
+               "%llu is smaller than levels[%u].size (%llu); levels go outwards "
+               "from the core",
+               (unsigned long long)lv->size, i - 1, (unsigned long long)up->size);
       return bad(err, name, FIELD("size"), m);
     }
     if (lv->latency_cycles > 0 && up->latency_cycles > lv->latency_cycles) {
-      snprintf(m, sizeof m, "%g is below levels[%u].latency_cycles (%g)", lv->latency_cycles,
-               i - 1, up->latency_cycles);
+      snprintf(m, sizeof m, "%g is below levels[%u].latency_cycles (%g)", lv->latency_cycles, i - 1,
+               up->latency_cycles);
       return bad(err, name, FIELD("latency_cycles"), m);
     }
   }
@@ -129,11 +143,10 @@ static int check_tlb(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_err
       snprintf(m, sizeof m, "\"%s\" is also the name of tlb[%u]", tl->name, j);
       return bad(err, name, FIELD("name"), m);
     }
-  if (tl->entries == 0 || tl->entries > MAX_TLB_ENTRIES) {
-    snprintf(m, sizeof m, "%u is not between 1 and %u", tl->entries, MAX_TLB_ENTRIES);
-    return bad(err, name, FIELD("entries"), m);
-  }
-  if (tl->assoc == 0 || tl->assoc > tl->entries) {
+  if (range_u(err, name, FIELD("entries"), tl->entries, 1, HW_MAX_TLB_ENTRIES, "entries") ||
+      range_u(err, name, FIELD("assoc"), tl->assoc, 1, HW_MAX_ASSOC, "ways"))
+    return PPT_EINPUT;
+  if (tl->assoc > tl->entries) {
     snprintf(m, sizeof m, "%u is not between 1 and entries (%u)", tl->assoc, tl->entries);
     return bad(err, name, FIELD("assoc"), m);
   }
@@ -141,12 +154,14 @@ static int check_tlb(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_err
     snprintf(m, sizeof m, "%u entries in %u ways is not a power-of-two set count", tl->entries, tl->assoc);
     return bad(err, name, FIELD("entries"), m);
   }
-  if (!is_pow2(tl->page_bytes) || tl->page_bytes < MIN_PAGE || tl->page_bytes > MAX_PAGE) {
-    snprintf(m, sizeof m, "%u is not a power of two between %u and %u", tl->page_bytes, MIN_PAGE, MAX_PAGE);
+  if (!is_pow2(tl->page_bytes) || tl->page_bytes < HW_MIN_PAGE || tl->page_bytes > HW_MAX_PAGE) {
+    snprintf(m, sizeof m, "%u is not a power of two between %u and %u", tl->page_bytes, HW_MIN_PAGE,
+             HW_MAX_PAGE);
     return bad(err, name, FIELD("page_bytes"), m);
   }
-  if (!isfinite(tl->miss_cycles) || tl->miss_cycles < 0)
-    return bad(err, name, FIELD("miss_cycles"), "must be a number >= 0");
+  /* 0 is a measured figure here (a miss that overlaps entirely), not an absent one. */
+  if (range(err, name, FIELD("miss_cycles"), tl->miss_cycles, 0, HW_MAX_TLB_MISS_CYCLES, "cycles", 0))
+    return PPT_EINPUT;
   if (i > 0 && tl->page_bytes != hw->tlb[0].page_bytes) {
     snprintf(m, sizeof m, "%u differs from tlb[0].page_bytes (%u); all TLB levels must use one page size",
              tl->page_bytes, hw->tlb[0].page_bytes);
@@ -168,33 +183,33 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
     return bad(err, name, "name", "must be a non-empty string");
   if (!memchr(hw->source, '\0', sizeof hw->source) || !memchr(hw->notes, '\0', sizeof hw->notes))
     return bad(err, name, "source", "not a terminated string");
-  if (hw->cores == 0 || hw->cores > MAX_CORES) {
-    snprintf(m, sizeof m, "%u is not between 1 and %u", hw->cores, MAX_CORES);
-    return bad(err, name, "cores", m);
-  }
-  if (!isfinite(hw->clock_hz) || hw->clock_hz < 0)
-    return bad(err, name, "clock_ghz", "must be a positive number");
-  if (hw->mlp != 0 && !(hw->mlp >= 1 && hw->mlp <= 1024)) {
-    snprintf(m, sizeof m, "%g misses in flight is outside 1..1024", hw->mlp);
-    return bad(err, name, "mlp", m);
-  }
+  if (range_u(err, name, "cores", hw->cores, 1, HW_MAX_CORES, "cores") ||
+      range(err, name, "clock_ghz", hw->clock_hz / 1e9, HW_MIN_CLOCK_GHZ, HW_MAX_CLOCK_GHZ, "GHz", 1) ||
+      range(err, name, "mlp", hw->mlp, HW_MIN_MLP, HW_MAX_MLP, "misses in flight", 1))
+    return PPT_EINPUT;
   /* Misses queued on one first-level set: like mlp, 1..1024 misses in flight; 0 is
    * absent, and the two come together (the file's "mlp_same_set" object holds both). */
   const double same[2] = {hw->mlp_same_set_load, hw->mlp_same_set_store};
   const char *const same_key[2] = {"mlp_same_set.load", "mlp_same_set.store"};
   for (int i = 0; i < 2; i++) {
-    if (same[i] != 0 && !(same[i] >= 1 && same[i] <= 1024)) {
-      snprintf(m, sizeof m, "%g misses in flight is outside 1..1024", same[i]);
-      return bad(err, name, same_key[i], m);
-    }
+    if (range(err, name, same_key[i], same[i], HW_MIN_MLP, HW_MAX_MLP, "misses in flight", 1))
+      return PPT_EINPUT;
     if (same[i] == 0 && same[1 - i] != 0)
       return bad(err, name, same_key[i], "missing while the other mlp_same_set figure is given");
   }
-  if (hw->vector_bits && (!is_pow2(hw->vector_bits) || hw->vector_bits < 32 ||
-                          hw->vector_bits > 4096)) {
-    snprintf(m, sizeof m, "%u is not a power of two between 32 and 4096", hw->vector_bits);
+  if (hw->vector_bits && (!is_pow2(hw->vector_bits) || hw->vector_bits < HW_MIN_VECTOR_BITS ||
+                          hw->vector_bits > HW_MAX_VECTOR_BITS)) {
+    snprintf(m, sizeof m, "%u is not a power of two between %u and %u", hw->vector_bits, HW_MIN_VECTOR_BITS,
+             HW_MAX_VECTOR_BITS);
     return bad(err, name, "vector_bits", m);
   }
+  if (range(err, name, "call_cycles", hw->call_cycles, HW_MIN_SMALL_CYCLES, HW_MAX_CALL_CYCLES, "cycles",
+            1) ||
+      range(err, name, "fork_join_cycles", hw->fork_join_cycles, HW_MIN_SMALL_CYCLES, HW_MAX_FORK_JOIN_CYCLES,
+            "cycles", 1) ||
+      range(err, name, "fork_join_serial_cycles", hw->fork_join_serial_cycles, HW_MIN_SMALL_CYCLES,
+            HW_MAX_FORK_JOIN_CYCLES, "cycles", 1))
+    return PPT_EINPUT;
   if (hw->nlevels == 0 || hw->nlevels > PPT_HW_MAX_LEVELS) {
     snprintf(m, sizeof m, "must list 1 to %d cache levels (got %u)", PPT_HW_MAX_LEVELS, hw->nlevels);
     return bad(err, name, "levels", m);
@@ -211,31 +226,26 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
     int rc = check_tlb(hw, i, name, err);
     if (rc) return rc;
   }
-  if (!isfinite(hw->dram_latency_ns) || hw->dram_latency_ns < 0)
-    return bad(err, name, "dram.latency_ns", "must be a number >= 0");
-  if (!isfinite(hw->dram_bw_bytes_per_s) || hw->dram_bw_bytes_per_s < 0)
-    return bad(err, name, "dram.bandwidth_gbs", "must be a number >= 0");
-  if (!isfinite(hw->dram_core_bw_bytes_per_s) || hw->dram_core_bw_bytes_per_s < 0)
-    return bad(err, name, "dram.core_bandwidth_gbs", "must be a number >= 0");
-  if (!isfinite(hw->branch_miss_cycles) || hw->branch_miss_cycles < 0)
-    return bad(err, name, "branch_miss_cycles", "must be a number >= 0");
-  /* 0 is absent (transfers priced like a hit in the level serving them). */
-  if (!isfinite(hw->coherence_cycles) || hw->coherence_cycles < 0 ||
-      hw->coherence_cycles > MAX_COHERENCE_CYCLES) {
-    snprintf(m, sizeof m, "%g cycles per transfer is outside 0..%g (0: unknown)", hw->coherence_cycles,
-             MAX_COHERENCE_CYCLES);
-    return bad(err, name, "coherence_cycles", m);
-  }
+  /* 0 is absent for all of these (coherence: transfers priced like a hit in the level
+   * serving them). */
+  if (range(err, name, "dram.latency_ns", hw->dram_latency_ns, HW_MIN_DRAM_LATENCY_NS, HW_MAX_DRAM_LATENCY_NS,
+            "ns", 1) ||
+      range(err, name, "dram.bandwidth_gbs", hw->dram_bw_bytes_per_s / 1e9, HW_MIN_DRAM_BW_GBS,
+            HW_MAX_DRAM_BW_GBS, "GB/s", 1) ||
+      range(err, name, "dram.core_bandwidth_gbs", hw->dram_core_bw_bytes_per_s / 1e9, HW_MIN_DRAM_BW_GBS,
+            HW_MAX_DRAM_BW_GBS, "GB/s", 1) ||
+      range(err, name, "branch_miss_cycles", hw->branch_miss_cycles, HW_MIN_SMALL_CYCLES,
+            HW_MAX_BRANCH_MISS_CYCLES, "cycles", 1) ||
+      range(err, name, "coherence_cycles", hw->coherence_cycles, HW_MIN_SMALL_CYCLES, HW_MAX_COHERENCE_CYCLES,
+            "cycles", 1))
+    return PPT_EINPUT;
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     char p[48];
-    if (!isfinite(hw->ops[k].per_cycle) || hw->ops[k].per_cycle < 0) {
-      snprintf(p, sizeof p, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k));
-      return bad(err, name, p, "must be a number >= 0");
-    }
-    if (!isfinite(hw->ops[k].latency) || hw->ops[k].latency < 0) {
-      snprintf(p, sizeof p, "ops.%s.latency", ppt_hwspec_opclass_name(k));
-      return bad(err, name, p, "must be a number >= 0");
-    }
+    snprintf(p, sizeof p, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k));
+    if (range(err, name, p, hw->ops[k].per_cycle, HW_MIN_OPS_PER_CYCLE, HW_MAX_OPS_PER_CYCLE, "ops/cycle", 1))
+      return PPT_EINPUT;
+    snprintf(p, sizeof p, "ops.%s.latency", ppt_hwspec_opclass_name(k));
+    if (range(err, name, p, hw->ops[k].latency, 0, HW_MAX_OP_LATENCY, "cycles", 0)) return PPT_EINPUT;
     if (hw->ops[k].latency > 0 && hw->ops[k].per_cycle == 0) {
       snprintf(p, sizeof p, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k));
       return bad(err, name, p, "missing while latency is given");
@@ -267,8 +277,10 @@ int ppt_hwspec_has_timing(const ppt_hwspec *hw, const char *name, ppt_err *err) 
       miss = p;
     }
   if (miss)
-    return ppt_err_set(err, PPT_EINPUT, "%s: no timing data: %s is missing (the runtime model "
-                       "needs it)", name, miss);
+    return ppt_err_set(err, PPT_EINPUT,
+                       "%s: no timing data: %s is missing (the runtime model "
+                       "needs it)",
+                       name, miss);
   return 0;
 }
 
@@ -290,8 +302,8 @@ const char *ppt_hwspec_opclass_name(int opclass) {
 
 const char *ppt_hw_replacement_name(int replacement) {
   switch (replacement) {
-  case PPT_HW_REPL_LRU: return "lru";
-  case PPT_HW_REPL_RANDOM: return "random";
-  default: return NULL;
+    case PPT_HW_REPL_LRU: return "lru";
+    case PPT_HW_REPL_RANDOM: return "random";
+    default: return NULL;
   }
 }

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hwspec_limits.h"
+
 #define MAX_FILE_BYTES (1 << 20) /* a spec sheet is a few KB; anything this big is not one */
 
 typedef struct pctx {
@@ -22,8 +24,7 @@ typedef struct pctx {
   ppt_err *err;
 } pctx;
 
-static int fail(pctx *c, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
+static int fail(pctx *c, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static int fail(pctx *c, const char *path, const char *fmt, ...) {
   char msg[320];
@@ -40,6 +41,21 @@ static void join(char *buf, size_t cap, const char *path, const char *key) {
     snprintf(buf, cap, "%s.%s", path, key);
   else
     snprintf(buf, cap, "%s", key);
+}
+
+/* What a value of the wrong type is, for "must be a number, got null": a null must not
+ * read as a missing key or a syntax error. */
+static const char *got(json_object *v) {
+  switch (json_object_get_type(v)) {
+    case json_type_null: return "null";
+    case json_type_boolean: return "a boolean";
+    case json_type_double: return "a number with a fraction or exponent";
+    case json_type_int: return "an integer";
+    case json_type_object: return "an object";
+    case json_type_array: return "an array";
+    case json_type_string: return "a string";
+  }
+  return "another type";
 }
 
 /* Rejects any key of `o` not in the NULL-terminated `allowed` list. */
@@ -63,8 +79,8 @@ static int check_keys(pctx *c, json_object *o, const char *path, const char *con
 }
 
 /* Looks up `key`; *present says whether it is there. A missing required key fails. */
-static int lookup(pctx *c, json_object *o, const char *path, const char *key, int required,
-                  json_object **val, int *present) {
+static int lookup(pctx *c, json_object *o, const char *path, const char *key, int required, json_object **val,
+                  int *present) {
   *present = json_object_object_get_ex(o, key, val);
   if (!*present && required) {
     char p[160];
@@ -74,19 +90,20 @@ static int lookup(pctx *c, json_object *o, const char *path, const char *key, in
   return 0;
 }
 
-static int get_uint(pctx *c, json_object *o, const char *path, const char *key, int required,
-                    uint64_t max, uint64_t *out, int *present) {
+/* An integer in [lo, max] (hwspec_limits.h): checked here, before it is narrowed to the
+ * struct's field, so the message gives the real limit and not the field's width. */
+static int get_uint(pctx *c, json_object *o, const char *path, const char *key, int required, uint64_t lo,
+                    uint64_t max, const char *unit, uint64_t *out, int *present) {
   json_object *v;
   int rc = lookup(c, o, path, key, required, &v, present);
   if (rc || !*present) return rc;
   char p[160];
   join(p, sizeof p, path, key);
-  if (!json_object_is_type(v, json_type_int)) return fail(c, p, "must be an integer");
+  if (!json_object_is_type(v, json_type_int)) return fail(c, p, "must be an integer, got %s", got(v));
   int64_t x = json_object_get_int64(v);
-  if (x < 0) return fail(c, p, "must not be negative (got %lld)", (long long)x);
-  if ((uint64_t)x > max)
-    return fail(c, p, "%llu is out of range (at most %llu)", (unsigned long long)x,
-                (unsigned long long)max);
+  if (x < 0 || (uint64_t)x < lo || (uint64_t)x > max)
+    return fail(c, p, "%lld is out of range [%llu, %llu] %s", (long long)x, (unsigned long long)lo,
+                (unsigned long long)max, unit);
   *out = (uint64_t)x;
   return 0;
 }
@@ -103,7 +120,7 @@ static int get_number(pctx *c, json_object *o, const char *path, const char *key
   char p[160];
   join(p, sizeof p, path, key);
   if (!json_object_is_type(v, json_type_double) && !json_object_is_type(v, json_type_int))
-    return fail(c, p, "must be a number");
+    return fail(c, p, "must be a number, got %s", got(v));
   double x = json_object_get_double(v);
   if (zero_ok && (!isfinite(x) || x < 0)) return fail(c, p, "must be a number >= 0 (got %g)", x);
   if (!zero_ok && (!isfinite(x) || x <= 0))
@@ -116,20 +133,19 @@ static int get_pos(pctx *c, json_object *o, const char *path, const char *key, i
   return get_number(c, o, path, key, required, 0, out);
 }
 
-static int get_nonneg(pctx *c, json_object *o, const char *path, const char *key, int required,
-                      double *out) {
+static int get_nonneg(pctx *c, json_object *o, const char *path, const char *key, int required, double *out) {
   return get_number(c, o, path, key, required, 1, out);
 }
 
-static int get_str(pctx *c, json_object *o, const char *path, const char *key, int required,
-                   char *buf, size_t cap) {
+static int get_str(pctx *c, json_object *o, const char *path, const char *key, int required, char *buf,
+                   size_t cap) {
   json_object *v;
   int present;
   int rc = lookup(c, o, path, key, required, &v, &present);
   if (rc || !present) return rc;
   char p[160];
   join(p, sizeof p, path, key);
-  if (!json_object_is_type(v, json_type_string)) return fail(c, p, "must be a string");
+  if (!json_object_is_type(v, json_type_string)) return fail(c, p, "must be a string, got %s", got(v));
   size_t n = (size_t)json_object_get_string_len(v);
   if (n >= cap) return fail(c, p, "too long (%zu bytes, at most %zu)", n, cap - 1);
   memcpy(buf, json_object_get_string(v), n);
@@ -149,35 +165,43 @@ static int get_obj(pctx *c, json_object *o, const char *path, const char *key, i
   if (!json_object_is_type(*out, json_type_object)) {
     char p[160];
     join(p, sizeof p, path, key);
-    return fail(c, p, "must be an object");
+    return fail(c, p, "must be an object, got %s", got(*out));
   }
   return 0;
 }
 
 static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *lv) {
-  static const char *const keys[] = {"name",      "size",           "assoc",
-                                     "line",      "shared_by",      "inclusive",
-                                     "latency_cycles", "bandwidth_bytes_per_cycle", "replacement",
-                                     "core_bandwidth_bytes_per_cycle", NULL};
-  if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object");
+  static const char *const keys[] = {"name",
+                                     "size",
+                                     "assoc",
+                                     "line",
+                                     "shared_by",
+                                     "inclusive",
+                                     "latency_cycles",
+                                     "bandwidth_bytes_per_cycle",
+                                     "replacement",
+                                     "core_bandwidth_bytes_per_cycle",
+                                     NULL};
+  if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object, got %s", got(o));
   int rc = check_keys(c, o, path, keys);
   uint64_t u = 0;
   int present;
   if (!rc) rc = get_str(c, o, path, "name", 1, lv->name, sizeof lv->name);
-  if (!rc) rc = get_uint(c, o, path, "size", 1, (uint64_t)1 << 50, &lv->size, &present);
-  if (!rc && !(rc = get_uint(c, o, path, "assoc", 1, UINT32_MAX, &u, &present)))
+  if (!rc)
+    rc = get_uint(c, o, path, "size", 1, HW_MIN_LEVEL_SIZE, HW_MAX_LEVEL_SIZE, "bytes", &lv->size, &present);
+  if (!rc && !(rc = get_uint(c, o, path, "assoc", 1, 1, HW_MAX_ASSOC, "ways", &u, &present)))
     lv->assoc = (uint32_t)u;
-  if (!rc && !(rc = get_uint(c, o, path, "line", 1, UINT32_MAX, &u, &present)))
+  if (!rc && !(rc = get_uint(c, o, path, "line", 1, HW_MIN_LINE, HW_MAX_LINE, "bytes", &u, &present)))
     lv->line = (uint32_t)u;
   lv->shared_by = 1; /* private unless said otherwise */
-  if (!rc && !(rc = get_uint(c, o, path, "shared_by", 0, UINT32_MAX, &u, &present)) && present)
+  if (!rc && !(rc = get_uint(c, o, path, "shared_by", 0, 1, HW_MAX_CORES, "cores", &u, &present)) && present)
     lv->shared_by = (uint32_t)u;
   json_object *v;
   if (!rc && !(rc = lookup(c, o, path, "inclusive", 0, &v, &present)) && present) {
     if (!json_object_is_type(v, json_type_boolean)) {
       char p[160];
       join(p, sizeof p, path, "inclusive");
-      return fail(c, p, "must be true or false");
+      return fail(c, p, "must be true or false, got %s", got(v));
     }
     lv->inclusive = json_object_get_boolean(v) ? 1 : 0;
   }
@@ -202,21 +226,23 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
  * is a half-typed entry, not an unknown figure (miss_cycles 0 is a valid measurement). */
 static int parse_tlb(pctx *c, json_object *o, const char *path, ppt_hw_tlb *tl) {
   static const char *const keys[] = {"name", "entries", "assoc", "page_bytes", "miss_cycles", NULL};
-  if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object");
+  if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object, got %s", got(o));
   int rc = check_keys(c, o, path, keys);
   uint64_t u = 0;
   int present;
   if (!rc) rc = get_str(c, o, path, "name", 1, tl->name, sizeof tl->name);
-  if (!rc && !(rc = get_uint(c, o, path, "entries", 1, UINT32_MAX, &u, &present))) tl->entries = (uint32_t)u;
-  if (!rc && !(rc = get_uint(c, o, path, "assoc", 1, UINT32_MAX, &u, &present))) tl->assoc = (uint32_t)u;
-  if (!rc && !(rc = get_uint(c, o, path, "page_bytes", 1, UINT32_MAX, &u, &present))) tl->page_bytes = (uint32_t)u;
+  if (!rc && !(rc = get_uint(c, o, path, "entries", 1, 1, HW_MAX_TLB_ENTRIES, "entries", &u, &present)))
+    tl->entries = (uint32_t)u;
+  if (!rc && !(rc = get_uint(c, o, path, "assoc", 1, 1, HW_MAX_ASSOC, "ways", &u, &present)))
+    tl->assoc = (uint32_t)u;
+  if (!rc && !(rc = get_uint(c, o, path, "page_bytes", 1, HW_MIN_PAGE, HW_MAX_PAGE, "bytes", &u, &present)))
+    tl->page_bytes = (uint32_t)u;
   if (!rc) rc = get_nonneg(c, o, path, "miss_cycles", 1, &tl->miss_cycles);
   return rc;
 }
 
 static int parse_ops(pctx *c, json_object *ops, ppt_hwspec *hw) {
-  static const char *const keys[] = {"ialu", "idiv", "fadd", "fmul", "fdiv", "branch", "loadst",
-                                     NULL};
+  static const char *const keys[] = {"ialu", "idiv", "fadd", "fmul", "fdiv", "branch", "loadst", NULL};
   static const char *const opkeys[] = {"per_cycle", "latency", NULL};
   int rc = check_keys(c, ops, "ops", keys);
   /* Classes may be left out (0: unknown); ppt_hwspec_has_timing reports them when the
@@ -248,8 +274,7 @@ static int path_exists(json_object *root, const char *path) {
     memcpy(seg, s, n);
     seg[n] = '\0';
     s += n;
-    if (!json_object_is_type(cur, json_type_object) || !json_object_object_get_ex(cur, seg, &cur))
-      return 0;
+    if (!json_object_is_type(cur, json_type_object) || !json_object_object_get_ex(cur, seg, &cur)) return 0;
     while (*s == '[') {
       char *end;
       errno = 0;
@@ -276,7 +301,7 @@ static int parse_sources(pctx *c, json_object *root, json_object *src, ppt_hwspe
     join(p, sizeof p, "sources", key);
     if (hw->nsources >= PPT_HW_MAX_SOURCES)
       return fail(c, "sources", "more than %d citations", PPT_HW_MAX_SOURCES);
-    if (!json_object_is_type(val, json_type_string)) return fail(c, p, "must be a string");
+    if (!json_object_is_type(val, json_type_string)) return fail(c, p, "must be a string, got %s", got(val));
     ppt_hw_source *s = &hw->sources[hw->nsources];
     if (strlen(key) >= sizeof s->key) return fail(c, p, "key too long");
     if (!path_exists(root, key) || strcmp(key, "sources") == 0)
@@ -291,12 +316,27 @@ static int parse_sources(pctx *c, json_object *root, json_object *src, ppt_hwspe
 }
 
 static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
-  static const char *const keys[] = {"name", "source", "notes", "sources", "clock_ghz", "cores",
-                                     "vector_bits", "mlp", "mlp_same_set", "call_cycles", "fork_join_cycles",
-                                     "fork_join_serial_cycles", "branch_miss_cycles", "coherence_cycles",
-                                     "levels", "tlb", "dram", "ops", NULL};
+  static const char *const keys[] = {"name",
+                                     "source",
+                                     "notes",
+                                     "sources",
+                                     "clock_ghz",
+                                     "cores",
+                                     "vector_bits",
+                                     "mlp",
+                                     "mlp_same_set",
+                                     "call_cycles",
+                                     "fork_join_cycles",
+                                     "fork_join_serial_cycles",
+                                     "branch_miss_cycles",
+                                     "coherence_cycles",
+                                     "levels",
+                                     "tlb",
+                                     "dram",
+                                     "ops",
+                                     NULL};
   if (!json_object_is_type(root, json_type_object))
-    return fail(c, NULL, "top level must be a JSON object");
+    return fail(c, NULL, "top level must be a JSON object, got %s", got(root));
   int rc = check_keys(c, root, "", keys);
   uint64_t u = 0;
   int present;
@@ -306,12 +346,14 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   double ghz = 0;
   if (!rc) rc = get_pos(c, root, "", "clock_ghz", 0, &ghz);
   hw->clock_hz = ghz * 1e9;
-  if (!rc && !(rc = get_uint(c, root, "", "cores", 1, UINT32_MAX, &u, &present)))
+  if (!rc && !(rc = get_uint(c, root, "", "cores", 1, 1, HW_MAX_CORES, "cores", &u, &present)))
     hw->cores = (uint32_t)u;
-  if (!rc && !(rc = get_uint(c, root, "", "vector_bits", 0, UINT32_MAX, &u, &present)) && present) {
-    if (u == 0) return fail(c, "vector_bits", "must be positive; leave the key out if unknown");
+  /* The power of two is checked in hwspec_check.c. */
+  if (!rc &&
+      !(rc = get_uint(c, root, "", "vector_bits", 0, HW_MIN_VECTOR_BITS, HW_MAX_VECTOR_BITS, "bits", &u,
+                      &present)) &&
+      present)
     hw->vector_bits = (uint32_t)u;
-  }
   if (!rc) rc = get_pos(c, root, "", "mlp", 0, &hw->mlp);
   json_object *same;
   if (!rc) rc = get_obj(c, root, "", "mlp_same_set", 0, &same);
@@ -332,7 +374,8 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   if (!rc) rc = get_pos(c, root, "", "coherence_cycles", 0, &hw->coherence_cycles);
   json_object *levels;
   if (!rc && !(rc = lookup(c, root, "", "levels", 1, &levels, &present))) {
-    if (!json_object_is_type(levels, json_type_array)) return fail(c, "levels", "must be an array");
+    if (!json_object_is_type(levels, json_type_array))
+      return fail(c, "levels", "must be an array, got %s", got(levels));
     size_t n = json_object_array_length(levels);
     if (n == 0 || n > PPT_HW_MAX_LEVELS)
       return fail(c, "levels", "must list 1 to %d cache levels (got %zu)", PPT_HW_MAX_LEVELS, n);
@@ -345,7 +388,8 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   }
   json_object *tlb;
   if (!rc && !(rc = lookup(c, root, "", "tlb", 0, &tlb, &present)) && present) {
-    if (!json_object_is_type(tlb, json_type_array)) return fail(c, "tlb", "must be an array");
+    if (!json_object_is_type(tlb, json_type_array))
+      return fail(c, "tlb", "must be an array, got %s", got(tlb));
     size_t n = json_object_array_length(tlb);
     if (n == 0 || n > PPT_HW_MAX_TLB)
       return fail(c, "tlb", "must list 1 to %d TLB levels (got %zu); leave the key out if unknown",
@@ -383,8 +427,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   return rc;
 }
 
-int ppt_hwspec_from_json_object(json_object *obj, const char *name, ppt_hwspec *out,
-                                ppt_err *err) {
+int ppt_hwspec_from_json_object(json_object *obj, const char *name, ppt_hwspec *out, ppt_err *err) {
   pctx c = {name ? name : "<hwspec>", err};
   ppt_hwspec *hw = calloc(1, sizeof *hw);
   if (!hw) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", c.name);
@@ -402,15 +445,20 @@ int ppt_hwspec_parse(const char *json, const char *name, ppt_hwspec *out, ppt_er
   if (!tok) return ppt_err_set(err, PPT_ERUN, "%s: out of memory", c.name);
   /* STRICT: no trailing commas, single quotes, comments or trailing text. */
   json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-  json_object *root = json_tokener_parse_ex(tok, json, (int)len);
+  /* The terminating NUL is passed too: without it json-c cannot tell that a top-level
+   * scalar (`null`, `5`) is complete and reports "unexpected end of file". */
+  json_object *root = json_tokener_parse_ex(tok, json, (int)len + 1);
   enum json_tokener_error jerr = json_tokener_get_error(tok);
   size_t end = json_tokener_get_parse_end(tok);
   json_tokener_free(tok);
+  if (!root && jerr == json_tokener_success) /* the document is a JSON null */
+    return fail(&c, NULL, "top level must be a JSON object, got null");
   if (!root || jerr != json_tokener_success) {
     unsigned line = 1;
     for (size_t i = 0; i < end && i < len; i++) line += json[i] == '\n';
     if (root) json_object_put(root);
-    if (jerr == json_tokener_continue) return fail(&c, NULL, "not valid JSON: unexpected end of file");
+    if (jerr == json_tokener_continue || jerr == json_tokener_error_parse_eof)
+      return fail(&c, NULL, "not valid JSON: unexpected end of file");
     return fail(&c, NULL, "not valid JSON at line %u: %s", line, json_tokener_error_desc(jerr));
   }
   int rc = ppt_hwspec_from_json_object(root, c.name, out, err);

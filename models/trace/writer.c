@@ -16,7 +16,9 @@ struct ppt_trace_writer {
   char *path;
   pthread_mutex_t lock;
   uint64_t end;          /* next append offset */
-  uint32_t nthreads;
+  uint32_t nthreads;     /* thread indices handed out */
+  uint32_t threads_used; /* highest thread with a chunk + 1: the footer's count, which the
+                            reader checks against the chunk table (docs/trace-format.md) */
   int forkjoin;          /* set (atomically) once a parallel region was recorded */
   unsigned char *table;  /* chunk table entries */
   size_t nchunks, cap;
@@ -68,7 +70,9 @@ ppt_trace_writer *ppt_trace_writer_open(const char *path, int zstd_level) {
   return w;
 }
 
-void ppt_trace_writer_note_forkjoin(ppt_trace_writer *w) { __atomic_store_n(&w->forkjoin, 1, __ATOMIC_RELAXED); }
+void ppt_trace_writer_note_forkjoin(ppt_trace_writer *w) {
+  __atomic_store_n(&w->forkjoin, 1, __ATOMIC_RELAXED);
+}
 
 uint32_t ppt_trace_writer_new_thread(ppt_trace_writer *w) {
   pthread_mutex_lock(&w->lock);
@@ -103,6 +107,7 @@ static int writer_append(ppt_trace_writer *w, const ppt_trace_enc *e, const void
   ppt_fmt_put32(ent + 44, e->start_k);
   w->end += csize;
   w->nchunks++;
+  if (e->thread >= w->threads_used) w->threads_used = e->thread + 1;
   rc = 0;
 out:
   pthread_mutex_unlock(&w->lock);
@@ -175,7 +180,8 @@ int ppt_trace_writer_close(ppt_trace_writer *w, const unsigned char *bbtab, uint
   ppt_fmt_put64(f + 24, bboff);
   ppt_fmt_put32(f + 32, (uint32_t)csize);
   ppt_fmt_put32(f + 36, bbtab_size);
-  ppt_fmt_put32(f + 40, w->nthreads);
+  /* Not w->nthreads: a thread numbered while the program exits may never write a chunk. */
+  ppt_fmt_put32(f + 40, w->threads_used);
   ppt_fmt_put32(f + 44, bbtab_size >= 4 ? ppt_fmt_get32(bbtab) : 0);
   uint64_t sum = ppt_fmt_fnv1a(PPT_FMT_FNV_INIT, w->table, tsize);
   ppt_fmt_put64(f + 48, ppt_fmt_fnv1a(sum, cb, csize));
@@ -184,8 +190,7 @@ int ppt_trace_writer_close(ppt_trace_writer *w, const unsigned char *bbtab, uint
   ppt_fmt_put32(flags, PPT_TRACE_FLAG_COMPLETE |
                            (__atomic_load_n(&w->forkjoin, __ATOMIC_RELAXED) ? PPT_TRACE_FLAG_FORKJOIN : 0));
   if (write_all(w->fd, cb, csize, bboff) || (tsize && write_all(w->fd, w->table, tsize, tab)) ||
-      write_all(w->fd, f, sizeof f, tab + tsize) || fsync(w->fd) ||
-      write_all(w->fd, flags, 4, 16))
+      write_all(w->fd, f, sizeof f, tab + tsize) || fsync(w->fd) || write_all(w->fd, flags, 4, 16))
     goto out;
   rc = 0;
 out:

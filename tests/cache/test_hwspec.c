@@ -22,20 +22,20 @@ static char *source_path(const char *rel) {
   return p;
 }
 
-#define FULL                                                                                  \
-  "{'name': 'test-cpu', 'source': 'made up', 'clock_ghz': 2.1, 'cores': 8, 'vector_bits': 256," \
-  " 'levels': ["                                                                              \
-  "  {'name': 'L1', 'size': 32768, 'assoc': 8, 'line': 64, 'latency_cycles': 4,"             \
-  "   'bandwidth_bytes_per_cycle': 64},"                                                      \
-  "  {'name': 'L2', 'size': 1048576, 'assoc': 16, 'line': 64, 'shared_by': 2,"               \
-  "   'latency_cycles': 14.5, 'bandwidth_bytes_per_cycle': 32},"                              \
-  "  {'name': 'L3', 'size': 16777216, 'assoc': 16, 'line': 64, 'shared_by': 8,"              \
-  "   'inclusive': true, 'latency_cycles': 50, 'bandwidth_bytes_per_cycle': 16.25}],"         \
-  " 'dram': {'latency_ns': 85.3, 'bandwidth_gbs': 12.8},"                                     \
+#define FULL                                                                                     \
+  "{'name': 'test-cpu', 'source': 'made up', 'clock_ghz': 2.1, 'cores': 8, 'vector_bits': 256,"  \
+  " 'levels': ["                                                                                 \
+  "  {'name': 'L1', 'size': 32768, 'assoc': 8, 'line': 64, 'latency_cycles': 4,"                 \
+  "   'bandwidth_bytes_per_cycle': 64},"                                                         \
+  "  {'name': 'L2', 'size': 1048576, 'assoc': 16, 'line': 64, 'shared_by': 2,"                   \
+  "   'latency_cycles': 14.5, 'bandwidth_bytes_per_cycle': 32},"                                 \
+  "  {'name': 'L3', 'size': 16777216, 'assoc': 16, 'line': 64, 'shared_by': 8,"                  \
+  "   'inclusive': true, 'latency_cycles': 50, 'bandwidth_bytes_per_cycle': 16.25}],"            \
+  " 'dram': {'latency_ns': 85.3, 'bandwidth_gbs': 12.8},"                                        \
   " 'ops': {'ialu': {'per_cycle': 4, 'latency': 1}, 'idiv': {'per_cycle': 0.04, 'latency': 26}," \
-  "  'fadd': {'per_cycle': 2, 'latency': 4}, 'fmul': {'per_cycle': 2, 'latency': 4},"         \
-  "  'fdiv': {'per_cycle': 0.25, 'latency': 13.5}, 'branch': {'per_cycle': 2, 'latency': 0}," \
-  "  'loadst': {'per_cycle': 3, 'latency': 5}},"                                              \
+  "  'fadd': {'per_cycle': 2, 'latency': 4}, 'fmul': {'per_cycle': 2, 'latency': 4},"            \
+  "  'fdiv': {'per_cycle': 0.25, 'latency': 13.5}, 'branch': {'per_cycle': 2, 'latency': 0},"    \
+  "  'loadst': {'per_cycle': 3, 'latency': 5}},"                                                 \
   " 'sources': {'levels[1].latency_cycles': 'some manual, table 2', 'dram': 'STREAM run'}}"
 
 START_TEST(shipped_file_exact) {
@@ -181,7 +181,7 @@ END_TEST
 
 /* dram.core_bandwidth_gbs (one core streaming alone): optional, GB/s into bytes/s,
  * written back only when given, citable, and checked like the other DRAM figures. */
-#define CORE_BW(dram, src)                                                                  \
+#define CORE_BW(dram, src)                                                                      \
   "{'name': 'x', 'cores': 4, 'levels': [{'name': 'L1', 'size': 8192, 'assoc': 8, 'line': 64}]," \
   " 'dram': " dram src "}"
 START_TEST(dram_core_bandwidth) {
@@ -217,7 +217,7 @@ START_TEST(dram_core_bandwidth) {
   /* the struct checks: any number >= 0, not negative or NaN */
   hw.dram_core_bw_bytes_per_s = -1e9;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "mod: dram.core_bandwidth_gbs: must be a number >= 0");
+  ck_assert_str_eq(err.msg, "mod: dram.core_bandwidth_gbs: -1 is out of range [0.01, 10000] GB/s");
   hw.dram_core_bw_bytes_per_s = NAN;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "mod: dram.core_bandwidth_gbs"));
@@ -227,9 +227,8 @@ END_TEST
 /* branch_miss_cycles (a mispredicted branch): optional top-level number > 0 in the file,
  * written back only when given, citable; in the struct 0 means unknown and any finite
  * number >= 0 passes validation. */
-#define BRANCH(extra)                                                                             \
-  "{'name': 'x', 'cores': 4, 'levels': [{'name': 'L1', 'size': 8192, 'assoc': 8, 'line': 64}]" \
-  extra "}"
+#define BRANCH(extra) \
+  "{'name': 'x', 'cores': 4, 'levels': [{'name': 'L1', 'size': 8192, 'assoc': 8, 'line': 64}]" extra "}"
 START_TEST(branch_miss) {
   ppt_hwspec hw;
   ppt_err err;
@@ -264,16 +263,16 @@ START_TEST(branch_miss) {
   ck_assert_ptr_nonnull(strstr(json, "\"branch_miss_cycles\": 20.9"));
   free(json);
   round_trip(&hw);
-  /* the struct checks: any finite number >= 0 */
+  /* the struct checks: 0 (absent) or within 0.01..1000 cycles */
   hw.branch_miss_cycles = -1;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: must be a number >= 0");
+  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: -1 is out of range [0.01, 1000] cycles");
   hw.branch_miss_cycles = NAN;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: must be a number >= 0");
+  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: nan is out of range [0.01, 1000] cycles");
   hw.branch_miss_cycles = INFINITY;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: must be a number >= 0");
+  ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: inf is out of range [0.01, 1000] cycles");
 }
 END_TEST
 
@@ -283,8 +282,8 @@ END_TEST
 START_TEST(coherence) {
   ppt_hwspec hw;
   ppt_err err;
-  ck_assert_msg(parse_q(BRANCH(", 'coherence_cycles': 187.5, 'sources': {'coherence_cycles': 'ping-pong'}"), &hw,
-                        &err) == 0,
+  ck_assert_msg(parse_q(BRANCH(", 'coherence_cycles': 187.5, 'sources': {'coherence_cycles': 'ping-pong'}"),
+                        &hw, &err) == 0,
                 "%s", err.msg);
   ck_assert(hw.coherence_cycles == 187.5);
   ck_assert_uint_eq(hw.nsources, 1);
@@ -367,13 +366,13 @@ START_TEST(mlp_same_set) {
   /* the struct checks: 1..1024 or 0, finite, both or neither */
   hw.mlp_same_set_store = 0.5;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "mod: mlp_same_set.store: 0.5 misses in flight is outside 1..1024");
+  ck_assert_str_eq(err.msg, "mod: mlp_same_set.store: 0.5 is out of range [1, 1024] misses in flight");
   hw.mlp_same_set_store = NAN;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
-  ck_assert_ptr_nonnull(strstr(err.msg, "mod: mlp_same_set.store: nan misses in flight"));
+  ck_assert_ptr_nonnull(strstr(err.msg, "mod: mlp_same_set.store: nan is out of range"));
   hw.mlp_same_set_store = 2000;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "mod: mlp_same_set.store: 2000 misses in flight is outside 1..1024");
+  ck_assert_str_eq(err.msg, "mod: mlp_same_set.store: 2000 is out of range [1, 1024] misses in flight");
   hw.mlp_same_set_store = 0;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
   ck_assert_str_eq(err.msg, "mod: mlp_same_set.store: missing while the other mlp_same_set figure is given");
@@ -400,32 +399,29 @@ static const struct bad {
 #define SPEC(lv1, lv2) "{'name': 'x', 'cores': 4, 'levels': [" lv1 ", " lv2 "]}"
     {"unknown top-level key", "{'name': 'x', 'cores': 4, 'clock_mhz': 3000, 'levels': [" LV1 "]}",
      "bad.json: clock_mhz: unknown key"},
-    {"unknown level key",
-     SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assco': 16, 'line': 64}"),
+    {"unknown level key", SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assco': 16, 'line': 64}"),
      "bad.json: levels[1].assco: unknown key"},
     {"missing required key", SPEC("{'name': 'L1', 'size': 8192, 'assoc': 8}", LV2),
      "bad.json: levels[0].line: required key is missing"},
     {"missing cores", "{'name': 'x', 'levels': [" LV1 "]}", "bad.json: cores: required key"},
     {"size 0", SPEC("{'name': 'L1', 'size': 0, 'assoc': 8, 'line': 64}", LV2),
-     "bad.json: levels[0].size: must be positive"},
-    {"size not a multiple of line*assoc",
-     SPEC("{'name': 'L1', 'size': 8256, 'assoc': 8, 'line': 64}", LV2),
+     "bad.json: levels[0].size: 0 is out of range [64, 4294967296] bytes"},
+    {"size not a multiple of line*assoc", SPEC("{'name': 'L1', 'size': 8256, 'assoc': 8, 'line': 64}", LV2),
      "bad.json: levels[0].size: 8256 is not a multiple of line*assoc (512)"},
     {"size not a multiple of line", SPEC("{'name': 'L1', 'size': 8200, 'assoc': 8, 'line': 64}", LV2),
      "bad.json: levels[0].size: 8200 is not a multiple of line"},
-    {"set count not a power of two",
-     SPEC(LV1, "{'name': 'L2', 'size': 196608, 'assoc': 16, 'line': 64}"),
+    {"set count not a power of two", SPEC(LV1, "{'name': 'L2', 'size': 196608, 'assoc': 16, 'line': 64}"),
      "bad.json: levels[1].size: set count 192"},
     {"line not a power of two", SPEC("{'name': 'L1', 'size': 6144, 'assoc': 8, 'line': 48}", LV2),
      "bad.json: levels[0].line: 48 is not a power of two"},
-    {"assoc above the number of lines", SPEC("{'name': 'L1', 'size': 128, 'assoc': 4, 'line': 64}", LV2),
-     "bad.json: levels[0].assoc: 4 exceeds the number of lines"},
+    {"assoc above the number of lines", SPEC("{'name': 'L1', 'size': 256, 'assoc': 8, 'line': 64}", LV2),
+     "bad.json: levels[0].assoc: 8 exceeds the number of lines"},
     {"assoc given as a string", SPEC("{'name': 'L1', 'size': 8192, 'assoc': '8', 'line': 64}", LV2),
      "bad.json: levels[0].assoc: must be an integer"},
     {"size given as a float", SPEC("{'name': 'L1', 'size': 8192.0, 'assoc': 8, 'line': 64}", LV2),
      "bad.json: levels[0].size: must be an integer"},
     {"negative size", SPEC("{'name': 'L1', 'size': -8192, 'assoc': 8, 'line': 64}", LV2),
-     "bad.json: levels[0].size: must not be negative"},
+     "bad.json: levels[0].size: -8192 is out of range [64, 4294967296] bytes"},
     {"shared_by not dividing cores",
      SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assoc': 16, 'line': 64, 'shared_by': 3}"),
      "bad.json: levels[1].shared_by: 3 must be between 1 and cores (4)"},
@@ -447,7 +443,8 @@ static const struct bad {
     {"unknown dram key", "{'name': 'x', 'cores': 4, 'dram': {'latency': 80}, 'levels': [" LV1 "]}",
      "bad.json: dram.latency: unknown key"},
     {"negative per-core DRAM bandwidth",
-     "{'name': 'x', 'cores': 4, 'dram': {'bandwidth_gbs': 40, 'core_bandwidth_gbs': -20}, 'levels': [" LV1 "]}",
+     "{'name': 'x', 'cores': 4, 'dram': {'bandwidth_gbs': 40, 'core_bandwidth_gbs': -20}, 'levels': [" LV1
+     "]}",
      "bad.json: dram.core_bandwidth_gbs: must be a positive number (got -20)"},
     {"zero per-core DRAM bandwidth",
      "{'name': 'x', 'cores': 4, 'dram': {'core_bandwidth_gbs': 0}, 'levels': [" LV1 "]}",
@@ -477,7 +474,8 @@ static const struct bad {
     {"unknown op class",
      "{'name': 'x', 'cores': 4, 'ops': {'fma': {'per_cycle': 2, 'latency': 4}}, 'levels': [" LV1 "]}",
      "bad.json: ops.fma: unknown key"},
-    {"op without latency", "{'name': 'x', 'cores': 4, 'ops': {'fadd': {'per_cycle': 2}}, 'levels': [" LV1 "]}",
+    {"op without latency",
+     "{'name': 'x', 'cores': 4, 'ops': {'fadd': {'per_cycle': 2}}, 'levels': [" LV1 "]}",
      "bad.json: ops.fadd.latency: required key is missing"},
     {"citation of a field that does not exist",
      "{'name': 'x', 'cores': 4, 'levels': [" LV1 "], 'sources': {'levels[1].size': 'a book'}}",
@@ -502,9 +500,9 @@ static const struct bad {
      "bad.json: mlp_same_set.stores: unknown key (allowed here: load, store)"},
     {"same-set as a number", SS("5"), "bad.json: mlp_same_set: must be an object"},
     {"same-set load below 1", SS("{'load': 0.5, 'store': 3}"),
-     "bad.json: mlp_same_set.load: 0.5 misses in flight is outside 1..1024"},
+     "bad.json: mlp_same_set.load: 0.5 is out of range [1, 1024] misses in flight"},
     {"same-set store above 1024", SS("{'load': 5, 'store': 1025}"),
-     "bad.json: mlp_same_set.store: 1025 misses in flight is outside 1..1024"},
+     "bad.json: mlp_same_set.store: 1025 is out of range [1, 1024] misses in flight"},
     {"same-set figure at the top level",
      "{'name': 'x', 'cores': 4, 'mlp_same_set_load': 5, 'levels': [" LV1 "]}",
      "bad.json: mlp_same_set_load: unknown key"},
@@ -525,15 +523,178 @@ static const struct bad {
      "bad.json: coherence_cycles: must be a number"},
     {"coherence cost in the wrong unit",
      "{'name': 'x', 'cores': 4, 'coherence_cycles': 100001, 'levels': [" LV1 "]}",
-     "bad.json: coherence_cycles: 100001 cycles per transfer is outside 0..100000"},
+     "bad.json: coherence_cycles: 100001 is out of range [0.01, 100000] cycles"},
     {"citation of an absent coherence cost",
      "{'name': 'x', 'cores': 4, 'levels': [" LV1 "], 'sources': {'coherence_cycles': 'ping-pong'}}",
      "bad.json: sources.coherence_cycles: names no field of this spec"},
     {"zero vector width", "{'name': 'x', 'cores': 4, 'vector_bits': 0, 'levels': [" LV1 "]}",
-     "bad.json: vector_bits: must be positive"},
+     "bad.json: vector_bits: 0 is out of range [32, 4096] bits"},
     {"odd vector width", "{'name': 'x', 'cores': 4, 'vector_bits': 384, 'levels': [" LV1 "]}",
      "bad.json: vector_bits: 384 is not a power of two"},
+/* Physical ranges (docs/hwspec.md, "Ranges"): the message names the key, the value and
+ * the range. */
+#define TOPX(kv) "{'name': 'x', 'cores': 4, " kv ", 'levels': [" LV1 "]}"
+#define LVX(kv) "{'name': 'x', 'cores': 4, 'levels': [{'name': 'L1', " kv "}]}"
+#define L1X(kv) LVX("'size': 8192, 'assoc': 8, 'line': 64, " kv)
+    {"no cores", "{'name': 'x', 'cores': 0, 'levels': [" LV1 "]}",
+     "bad.json: cores: 0 is out of range [1, 65536] cores"},
+    {"cores above the limit", "{'name': 'x', 'cores': 65537, 'levels': [" LV1 "]}",
+     "bad.json: cores: 65537 is out of range [1, 65536] cores"},
+    {"cores above 32 bits (the real limit is named)",
+     "{'name': 'x', 'cores': 4294967296, 'levels': [" LV1 "]}",
+     "bad.json: cores: 4294967296 is out of range [1, 65536] cores"},
+    {"clock 1e-300 GHz", TOPX("'clock_ghz': 1e-300"),
+     "bad.json: clock_ghz: 1e-300 is out of range [0.1, 10] GHz"},
+    {"clock below 0.1 GHz", TOPX("'clock_ghz': 0.09"),
+     "bad.json: clock_ghz: 0.09 is out of range [0.1, 10] GHz"},
+    {"clock in MHz", TOPX("'clock_ghz': 3000"), "bad.json: clock_ghz: 3000 is out of range [0.1, 10] GHz"},
+    {"mlp below 1", TOPX("'mlp': 0.5"), "bad.json: mlp: 0.5 is out of range [1, 1024] misses in flight"},
+    {"mlp above 1024", TOPX("'mlp': 1025"), "bad.json: mlp: 1025 is out of range [1, 1024] misses in flight"},
+    {"call cost too small", TOPX("'call_cycles': 0.001"),
+     "bad.json: call_cycles: 0.001 is out of range [0.01, 1e+06] cycles"},
+    {"call cost too large", TOPX("'call_cycles': 2e6"),
+     "bad.json: call_cycles: 2e+06 is out of range [0.01, 1e+06] cycles"},
+    {"fork-join too large", TOPX("'fork_join_cycles': 2e9"),
+     "bad.json: fork_join_cycles: 2e+09 is out of range [0.01, 1e+09] cycles"},
+    {"serial fork-join too small", TOPX("'fork_join_serial_cycles': 0.001"),
+     "bad.json: fork_join_serial_cycles: 0.001 is out of range [0.01, 1e+09] cycles"},
+    {"branch miss too large", TOPX("'branch_miss_cycles': 1001"),
+     "bad.json: branch_miss_cycles: 1001 is out of range [0.01, 1000] cycles"},
+    {"coherence too small", TOPX("'coherence_cycles': 0.001"),
+     "bad.json: coherence_cycles: 0.001 is out of range [0.01, 100000] cycles"},
+    {"vector width above 4096", TOPX("'vector_bits': 8192"),
+     "bad.json: vector_bits: 8192 is out of range [32, 4096] bits"},
+    {"level of 8 GiB", LVX("'size': 8589934592, 'assoc': 16, 'line': 64"),
+     "bad.json: levels[0].size: 8589934592 is out of range [64, 4294967296] bytes"},
+    {"level below one 64 B line", LVX("'size': 32, 'assoc': 1, 'line': 16"),
+     "bad.json: levels[0].size: 32 is out of range [64, 4294967296] bytes"},
+    {"line of 8 B", LVX("'size': 8192, 'assoc': 8, 'line': 8"),
+     "bad.json: levels[0].line: 8 is out of range [16, 4096] bytes"},
+    {"line of 8 KiB", LVX("'size': 65536, 'assoc': 8, 'line': 8192"),
+     "bad.json: levels[0].line: 8192 is out of range [16, 4096] bytes"},
+    {"fully associative 1 GiB", LVX("'size': 1073741824, 'assoc': 16777216, 'line': 64"),
+     "bad.json: levels[0].assoc: 16777216 is out of range [1, 65536] ways"},
+    {"no ways", LVX("'size': 8192, 'assoc': 0, 'line': 64"),
+     "bad.json: levels[0].assoc: 0 is out of range [1, 65536] ways"},
+    {"latency below half a cycle", L1X("'latency_cycles': 0.4"),
+     "bad.json: levels[0].latency_cycles: 0.4 is out of range [0.5, 10000] cycles"},
+    {"latency in ns * 1000", L1X("'latency_cycles': 10001"),
+     "bad.json: levels[0].latency_cycles: 10001 is out of range [0.5, 10000] cycles"},
+    {"level bandwidth too large", L1X("'bandwidth_bytes_per_cycle': 5000"),
+     "bad.json: levels[0].bandwidth_bytes_per_cycle: 5000 is out of range [0.01, 4096] bytes/cycle"},
+    {"core bandwidth too small", L1X("'core_bandwidth_bytes_per_cycle': 0.001"),
+     "bad.json: levels[0].core_bandwidth_bytes_per_cycle: 0.001 is out of range [0.01, 4096] bytes/cycle"},
+    {"shared by more than the core limit", L1X("'shared_by': 65537"),
+     "bad.json: levels[0].shared_by: 65537 is out of range [1, 65536] cores"},
+    {"DRAM latency 1e300 ns", TOPX("'dram': {'latency_ns': 1e300}"),
+     "bad.json: dram.latency_ns: 1e+300 is out of range [1, 10000] ns"},
+    {"DRAM latency below 1 ns", TOPX("'dram': {'latency_ns': 0.5}"),
+     "bad.json: dram.latency_ns: 0.5 is out of range [1, 10000] ns"},
+    {"DRAM bandwidth above 10 TB/s", TOPX("'dram': {'bandwidth_gbs': 10001}"),
+     "bad.json: dram.bandwidth_gbs: 10001 is out of range [0.01, 10000] GB/s"},
+    {"per-core DRAM bandwidth too small", TOPX("'dram': {'core_bandwidth_gbs': 0.001}"),
+     "bad.json: dram.core_bandwidth_gbs: 0.001 is out of range [0.01, 10000] GB/s"},
+    {"op throughput too small", TOPX("'ops': {'fadd': {'per_cycle': 0.0001, 'latency': 4}}"),
+     "bad.json: ops.fadd.per_cycle: 0.0001 is out of range [0.001, 1024] ops/cycle"},
+    {"op throughput too large", TOPX("'ops': {'ialu': {'per_cycle': 2000, 'latency': 1}}"),
+     "bad.json: ops.ialu.per_cycle: 2000 is out of range [0.001, 1024] ops/cycle"},
+    {"op latency too large", TOPX("'ops': {'fdiv': {'per_cycle': 0.25, 'latency': 10001}}"),
+     "bad.json: ops.fdiv.latency: 10001 is out of range [0, 10000] cycles"},
+    /* A JSON null is a value of the wrong type, never a syntax error or a missing key. */
+    {"null document", "null", "bad.json: top level must be a JSON object, got null"},
+    {"number document", "5", "bad.json: top level must be a JSON object, got an integer"},
+    {"null cores", "{'name': 'x', 'cores': null, 'levels': [" LV1 "]}",
+     "bad.json: cores: must be an integer, got null"},
+    {"null clock", TOPX("'clock_ghz': null"), "bad.json: clock_ghz: must be a number, got null"},
+    {"null dram", TOPX("'dram': null"), "bad.json: dram: must be an object, got null"},
+    {"null levels", "{'name': 'x', 'cores': 4, 'levels': null}",
+     "bad.json: levels: must be an array, got null"},
+    {"null level", "{'name': 'x', 'cores': 4, 'levels': [null]}",
+     "bad.json: levels[0]: must be an object, got null"},
+    {"null name", "{'name': null, 'cores': 4, 'levels': [" LV1 "]}",
+     "bad.json: name: must be a string, got null"},
+    {"null size", LVX("'size': null, 'assoc': 8, 'line': 64"),
+     "bad.json: levels[0].size: must be an integer, got null"},
+    {"null inclusive",
+     SPEC(LV1, "{'name': 'L2', 'size': 131072, 'assoc': 16, 'line': 64, 'inclusive': null}"),
+     "bad.json: levels[1].inclusive: must be true or false, got null"},
+    {"fractional cores", "{'name': 'x', 'cores': 4.5, 'levels': [" LV1 "]}",
+     "bad.json: cores: must be an integer, got a number with a fraction or exponent"},
 };
+
+/* The bounds of every range are themselves accepted. */
+static const char *const range_bounds[] = {
+    "{'name': 'x', 'cores': 1, 'levels': [" LV1 "]}",
+    "{'name': 'x', 'cores': 65536, 'levels': [" LV1 "]}",
+    TOPX("'clock_ghz': 0.1, 'mlp': 1, 'call_cycles': 0.01, 'fork_join_cycles': 0.01, "
+         "'fork_join_serial_cycles': 0.01,"
+         " 'branch_miss_cycles': 0.01, 'coherence_cycles': 0.01, 'vector_bits': 32"),
+    TOPX("'clock_ghz': 10, 'mlp': 1024, 'call_cycles': 1e6, 'fork_join_cycles': 1e9, "
+         "'fork_join_serial_cycles': 1e9,"
+         " 'branch_miss_cycles': 1000, 'coherence_cycles': 100000, 'vector_bits': 4096"),
+    LVX("'size': 64, 'assoc': 1, 'line': 64"),
+    LVX("'size': 64, 'assoc': 4, 'line': 16"),
+    LVX("'size': 4294967296, 'assoc': 16, 'line': 4096"),
+    LVX("'size': 4194304, 'assoc': 65536, 'line': 64"),
+    L1X("'shared_by': 4, 'latency_cycles': 0.5, 'bandwidth_bytes_per_cycle': 0.01, "
+        "'core_bandwidth_bytes_per_cycle': 0.01"),
+    L1X("'latency_cycles': 10000, 'bandwidth_bytes_per_cycle': 4096, 'core_bandwidth_bytes_per_cycle': 4096"),
+    TOPX("'dram': {'latency_ns': 1, 'bandwidth_gbs': 0.01, 'core_bandwidth_gbs': 0.01}"),
+    TOPX("'dram': {'latency_ns': 10000, 'bandwidth_gbs': 10000, 'core_bandwidth_gbs': 10000}"),
+    TOPX(
+        "'ops': {'fadd': {'per_cycle': 0.001, 'latency': 0}, 'fmul': {'per_cycle': 1024, 'latency': 10000}}"),
+};
+
+START_TEST(range_bound_accepted) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(range_bounds[_i], &hw, &err) == 0, "bound %d: %s", _i, err.msg);
+  round_trip(&hw);
+}
+END_TEST
+
+/* The same ranges hold for a spec built or modified in code (ppt_hwspec_validate). */
+START_TEST(validate_ranges) {
+  ppt_hwspec hw, base;
+  ppt_err err;
+  ck_assert_int_eq(parse_q(FULL, &base, &err), 0);
+  hw = base;
+  hw.clock_hz = 1e-291;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: clock_ghz: 1e-300 is out of range [0.1, 10] GHz");
+  hw = base;
+  hw.dram_latency_ns = 1e300;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: dram.latency_ns: 1e+300 is out of range [1, 10000] ns");
+  hw = base;
+  hw.dram_bw_bytes_per_s = 2e13;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: dram.bandwidth_gbs: 20000 is out of range [0.01, 10000] GB/s");
+  hw = base;
+  hw.levels[2].size = 1ull << 30;
+  hw.levels[2].assoc = 1u << 24;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: levels[2].assoc: 16777216 is out of range [1, 65536] ways");
+  hw = base;
+  hw.cores = 70000;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: cores: 70000 is out of range [1, 65536] cores");
+  hw = base;
+  hw.ops[PPT_HW_IDIV].latency = -1;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: ops.idiv.latency: -1 is out of range [0, 10000] cycles");
+  hw = base;
+  hw.levels[0].latency_cycles = NAN;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: levels[0].latency_cycles: nan is out of range [0.5, 10000] cycles");
+  /* 0 stays "absent" for optional figures */
+  hw = base;
+  hw.clock_hz = 0;
+  hw.dram_latency_ns = 0;
+  hw.levels[1].bw_bytes_per_cycle = 0;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+}
+END_TEST
 
 START_TEST(bad_spec) {
   check_bad_spec(bad_specs[_i].what, bad_specs[_i].json, bad_specs[_i].key);
@@ -598,6 +759,8 @@ int main(void) {
   tcase_add_test(tc, coherence);
   tcase_add_test(tc, the_good_base_is_good);
   tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
+  tcase_add_loop_test(tc, range_bound_accepted, 0, (int)(sizeof range_bounds / sizeof range_bounds[0]));
+  tcase_add_test(tc, validate_ranges);
   tcase_add_test(tc, file_errors_name_the_file);
   tcase_add_test(tc, validate_struct);
   suite_add_tcase(s, tc);

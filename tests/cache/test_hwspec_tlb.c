@@ -35,12 +35,16 @@ START_TEST(values_and_default) {
   ck_assert_uint_eq(hw.ntlb, 0);
   /* a free level (0 cycles) is a valid figure, and huge pages are allowed */
   ck_assert_msg(parse_q(WITH_TLB("[{'name': 'T', 'entries': 32, 'assoc': 4, 'page_bytes': 2097152,"
-                                 " 'miss_cycles': 0}]"), &hw, &err) == 0, "%s", err.msg);
+                                 " 'miss_cycles': 0}]"),
+                        &hw, &err) == 0,
+                "%s", err.msg);
   ck_assert_uint_eq(hw.tlb[0].page_bytes, 2097152);
   ck_assert(hw.tlb[0].miss_cycles == 0);
   /* citations may name TLB fields */
   ck_assert_msg(parse_q("{'name': 'x', 'cores': 2, 'levels': [" LV1 "], 'tlb': [" T1 "],"
-                        " 'sources': {'tlb[0].miss_cycles': 'a chase'}}", &hw, &err) == 0, "%s", err.msg);
+                        " 'sources': {'tlb[0].miss_cycles': 'a chase'}}",
+                        &hw, &err) == 0,
+                "%s", err.msg);
   ck_assert_str_eq(hw.sources[0].key, "tlb[0].miss_cycles");
 }
 END_TEST
@@ -108,7 +112,7 @@ static const struct bad {
      "bad.json: tlb[0].entries: must be an integer"},
     {"zero entries",
      WITH_TLB("[{'name': 'T', 'entries': 0, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 7}]"),
-     "bad.json: tlb[0].entries: 0 is not between 1 and"},
+     "bad.json: tlb[0].entries: 0 is out of range [1, 1048576] entries"},
     {"assoc above entries",
      WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 128, 'page_bytes': 4096, 'miss_cycles': 7}]"),
      "bad.json: tlb[0].assoc: 128 is not between 1 and entries (64)"},
@@ -120,7 +124,7 @@ static const struct bad {
      "bad.json: tlb[0].entries: 64 entries in 6 ways"},
     {"page below 4 KiB",
      WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 2048, 'miss_cycles': 7}]"),
-     "bad.json: tlb[0].page_bytes: 2048 is not a power of two between 4096 and"},
+     "bad.json: tlb[0].page_bytes: 2048 is out of range [4096, 1073741824] bytes"},
     {"page not a power of two",
      WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 12288, 'miss_cycles': 7}]"),
      "bad.json: tlb[0].page_bytes: 12288 is not a power of two"},
@@ -131,18 +135,48 @@ static const struct bad {
      WITH_TLB("[" T1 ", {'name': 'T2', 'entries': 1024, 'assoc': 4, 'page_bytes': 8192, 'miss_cycles': 9}]"),
      "bad.json: tlb[1].page_bytes: 8192 differs from tlb[0].page_bytes (4096)"},
     {"duplicate name",
-     WITH_TLB("[" T1 ", {'name': 'DTLB1', 'entries': 1024, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 9}]"),
+     WITH_TLB("[" T1
+              ", {'name': 'DTLB1', 'entries': 1024, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 9}]"),
      "bad.json: tlb[1].name: \"DTLB1\" is also the name of tlb[0]"},
     {"empty name",
      WITH_TLB("[{'name': '', 'entries': 64, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 7}]"),
      "bad.json: tlb[0].name: must be a non-empty string"},
-    {"citation of an absent level", "{'name': 'x', 'cores': 2, 'levels': [" LV1 "], 'tlb': [" T1 "],"
+    {"too many entries",
+     WITH_TLB("[{'name': 'T', 'entries': 2097152, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 7}]"),
+     "bad.json: tlb[0].entries: 2097152 is out of range [1, 1048576] entries"},
+    {"fully associative beyond the cap",
+     WITH_TLB("[{'name': 'T', 'entries': 131072, 'assoc': 131072, 'page_bytes': 4096, 'miss_cycles': 7}]"),
+     "bad.json: tlb[0].assoc: 131072 is out of range [1, 65536] ways"},
+    {"page above 1 GiB",
+     WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 2147483648, 'miss_cycles': 7}]"),
+     "bad.json: tlb[0].page_bytes: 2147483648 is out of range [4096, 1073741824] bytes"},
+    {"walk cost in the wrong unit",
+     WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 100001}]"),
+     "bad.json: tlb[0].miss_cycles: 100001 is out of range [0, 100000] cycles"},
+    {"citation of an absent level",
+     "{'name': 'x', 'cores': 2, 'levels': [" LV1 "], 'tlb': [" T1 "],"
      " 'sources': {'tlb[1].miss_cycles': 'a chase'}}",
      "bad.json: sources.tlb[1].miss_cycles: names no field of this spec"},
 };
 
 START_TEST(bad_spec) {
   check_bad_spec(bad_specs[_i].what, bad_specs[_i].json, bad_specs[_i].key);
+}
+END_TEST
+
+/* The bounds of every TLB range are themselves accepted (docs/hwspec.md, "Ranges"). */
+START_TEST(range_bounds_accepted) {
+  static const char *const ok[] = {
+      WITH_TLB("[{'name': 'T', 'entries': 1048576, 'assoc': 16, 'page_bytes': 1073741824, 'miss_cycles': "
+               "100000}]"),
+      WITH_TLB("[{'name': 'T', 'entries': 65536, 'assoc': 65536, 'page_bytes': 4096, 'miss_cycles': 0}]"),
+      WITH_TLB("[{'name': 'T', 'entries': 1, 'assoc': 1, 'page_bytes': 4096, 'miss_cycles': 0}]"),
+  };
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    ppt_hwspec hw;
+    ppt_err err;
+    ck_assert_msg(parse_q(ok[i], &hw, &err) == 0, "case %zu: %s", i, err.msg);
+  }
 }
 END_TEST
 
@@ -156,7 +190,7 @@ START_TEST(validate_struct) {
   hw.tlb[1].assoc = 8;
   hw.tlb[1].miss_cycles = -2;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "mod: tlb[1].miss_cycles: must be a number >= 0");
+  ck_assert_str_eq(err.msg, "mod: tlb[1].miss_cycles: -2 is out of range [0, 100000] cycles");
   hw.tlb[1].miss_cycles = 30;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
   hw.ntlb = PPT_HW_MAX_TLB + 1;
@@ -171,6 +205,7 @@ int main(void) {
   tcase_add_test(tc, values_and_default);
   tcase_add_test(tc, round_trips);
   tcase_add_loop_test(tc, bad_spec, 0, (int)(sizeof bad_specs / sizeof bad_specs[0]));
+  tcase_add_test(tc, range_bounds_accepted);
   tcase_add_test(tc, validate_struct);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);

@@ -12,7 +12,9 @@
 
 #include "ppt/trace.h"
 #include "synth.h"
+#include "trace/bbtab.h"
 #include "trace/format.h"
+#include "trace/writer.h"
 
 #define SEED 12345u
 #define NBBS 37u
@@ -23,7 +25,9 @@ static void setup(void) {
   snprintf(path, sizeof path, "/tmp/ppt_test_trace_%ld.trace", (long)getpid());
   ck_assert_int_eq(synth_write(path, SEED, 2, 600000, NBBS), 0);
 }
-static void teardown(void) { unlink(path); }
+static void teardown(void) {
+  unlink(path);
+}
 
 /* Compares a decoded record with the synthetic one; events are compared by value. */
 static int same_rec(ppt_trace_rec a, const ppt_trace_event *evs, uint32_t th, uint64_t i) {
@@ -237,6 +241,136 @@ START_TEST(bad_files_are_input_errors) {
 }
 END_TEST
 
+/* Recomputes the footer's checksum after a test changed the chunk table, so that the
+ * change reaches the consistency checks behind it. */
+static void fix_checksum(unsigned char *m, size_t n) {
+  unsigned char *f = m + n - PPT_TRACE_FOOTER_SIZE;
+  uint64_t tab = ppt_fmt_get64(f + 8), nch = ppt_fmt_get64(f + 16), bboff = ppt_fmt_get64(f + 24);
+  uint64_t sum = ppt_fmt_fnv1a(PPT_FMT_FNV_INIT, m + tab, nch * PPT_TRACE_CHUNK_ENTRY_SIZE);
+  ppt_fmt_put64(f + 48, ppt_fmt_fnv1a(sum, m + bboff, ppt_fmt_get32(f + 32)));
+}
+
+/* Fields outside the checksum (header, footer) and chunk-table fields with a checksum
+ * made to match: each one changed is caught by a check of what it describes. */
+START_TEST(every_field_checked) {
+  char bad[300];
+  snprintf(bad, sizeof bad, "%s.fld", path);
+  size_t n;
+  unsigned char *buf = slurp(path, &n);
+  unsigned char *m = malloc(n);
+  unsigned char *foot = m + n - PPT_TRACE_FOOTER_SIZE;
+  ck_assert_uint_eq(ppt_fmt_get32(buf + n - PPT_TRACE_FOOTER_SIZE + 40), 2);
+  /* The audit's case: one byte of the thread count (2 -> 4096), checksum untouched. */
+  memcpy(m, buf, n);
+  foot[41] = 0x10;
+  spit(bad, m, n);
+  expect_input_error(bad, "corrupt trace: footer says 4098 threads but the chunk table uses 2");
+  memcpy(m, buf, n);
+  ppt_fmt_put32(foot + 40, 3);
+  spit(bad, m, n);
+  expect_input_error(bad, "footer says 3 threads but the chunk table uses 2");
+  memcpy(m, buf, n);
+  ppt_fmt_put32(foot + 40, 1); /* a chunk of thread 1 is then out of range */
+  spit(bad, m, n);
+  expect_input_error(bad, "corrupt trace: chunk");
+  memcpy(m, buf, n);
+  foot[60] = 1;
+  spit(bad, m, n);
+  expect_input_error(bad, "corrupt trace: reserved footer bytes 60..63 are not zero");
+  memcpy(m, buf, n);
+  m[16] |= 4;
+  spit(bad, m, n);
+  expect_input_error(bad, "corrupt trace: unknown header flags 0x4");
+  memcpy(m, buf, n);
+  m[50] = 7;
+  spit(bad, m, n);
+  expect_input_error(bad, "corrupt trace: reserved header bytes 40..63 are not zero");
+  /* pid and creation time are informational: any value opens. */
+  memcpy(m, buf, n);
+  memset(m + 24, 0xff, 16);
+  spit(bad, m, n);
+  ppt_err err;
+  ck_assert_int_eq(open_and_read(bad, &err), 0);
+  /* The first chunk (thread 0, seq 0) claiming an open block, checksum made to match. */
+  memcpy(m, buf, n);
+  unsigned char *e0 = m + ppt_fmt_get64(foot + 8);
+  ck_assert_uint_eq(ppt_fmt_get32(e0 + 20), 0);
+  ppt_fmt_put32(e0 + 40, 1);
+  fix_checksum(m, n);
+  spit(bad, m, n);
+  expect_input_error(bad, "corrupt trace: chunk 0 starts thread 0 inside a block");
+  memcpy(m, buf, n);
+  ppt_fmt_put32(e0 + 44, 3);
+  fix_checksum(m, n);
+  spit(bad, m, n);
+  expect_input_error(bad, "inside a block");
+  /* fix_checksum itself leaves a good file good. */
+  memcpy(m, buf, n);
+  fix_checksum(m, n);
+  spit(bad, m, n);
+  ck_assert_int_eq(open_and_read(bad, &err), 0);
+  free(m);
+  free(buf);
+  unlink(bad);
+}
+END_TEST
+
+/* Threads are numbered in the order they first record, and the footer counts up to the
+ * highest one with a chunk: a thread below it without chunks is an empty stream, and a
+ * thread above it that never wrote a chunk is not counted (every_field_checked: a
+ * footer counting threads beyond it is rejected). */
+START_TEST(thread_count_matches_chunks) {
+  char p2[300];
+  snprintf(p2, sizeof p2, "%s.thr", path);
+  for (int trailing = 0; trailing < 2; trailing++) {
+    ppt_trace_writer *w = ppt_trace_writer_open(p2, 1);
+    ck_assert_ptr_nonnull(w);
+    ppt_trace_enc *e0 = ppt_trace_enc_new(w), *e1 = ppt_trace_enc_new(w);
+    ck_assert_ptr_nonnull(e0);
+    ck_assert_ptr_nonnull(e1);
+    ppt_trace_enc *rec = trailing ? e0 : e1; /* the other thread records nothing */
+    ppt_trace_enc_bb(rec, 1);
+    ppt_trace_enc_mem(rec, PPT_REC_LOAD, 3, 0, 0x1000);
+    ck_assert_int_eq(ppt_trace_enc_flush(e0), 0);
+    ck_assert_int_eq(ppt_trace_enc_flush(e1), 0);
+    ppt_trace_enc_free(e0);
+    ppt_trace_enc_free(e1);
+    ppt_trace_bb bb = {.id = 1, .line = 1, .func = "f", .file = "t.c"};
+    unsigned char *raw;
+    uint32_t size;
+    ck_assert_int_eq(ppt_bbtab_build(&bb, 1, &raw, &size), 0);
+    ck_assert_int_eq(ppt_trace_writer_close(w, raw, size), 0);
+    free(raw);
+    ppt_trace *t;
+    ppt_err err;
+    if (trailing) {
+      /* The writer counts threads up to the highest with a chunk, not the encoders it
+       * handed out: a thread numbered as the program exits and never recording leaves
+       * no trace of itself (a footer that counted it would be rejected). */
+      ck_assert_int_eq(ppt_trace_open(p2, &t, &err), 0);
+      ck_assert_uint_eq(ppt_trace_nthreads(t), 1);
+      ck_assert_uint_eq(ppt_trace_thread_nchunks(t, 0), 1);
+      ppt_trace_close(t);
+    } else {
+      ck_assert_int_eq(ppt_trace_open(p2, &t, &err), 0);
+      ck_assert_uint_eq(ppt_trace_nthreads(t), 2);
+      ck_assert_uint_eq(ppt_trace_thread_nchunks(t, 0), 0);
+      ck_assert_uint_eq(ppt_trace_thread_nchunks(t, 1), 1);
+      ck_assert_uint_eq(ppt_trace_nrefs(t, 1), 1);
+      ppt_trace_close(t);
+    }
+  }
+  /* No chunks at all: no threads. */
+  ck_assert_int_eq(synth_write(p2, 3, 0, 0, 4), 0);
+  ppt_trace *t;
+  ppt_err err;
+  ck_assert_int_eq(ppt_trace_open(p2, &t, &err), 0);
+  ck_assert_uint_eq(ppt_trace_nthreads(t), 0);
+  ppt_trace_close(t);
+  unlink(p2);
+}
+END_TEST
+
 /* Random damage anywhere: never a crash, and either a clean read or PPT_EINPUT. */
 START_TEST(random_damage_never_crashes) {
   char bad[300];
@@ -252,7 +386,8 @@ START_TEST(random_damage_never_crashes) {
   for (int trial = 0; trial < 300; trial++) {
     memcpy(m, buf, n);
     int flips = 1 + (int)gsl_rng_uniform_int(rng, 4);
-    for (int f = 0; f < flips; f++) m[gsl_rng_uniform_int(rng, n)] ^= (unsigned char)(1 + gsl_rng_uniform_int(rng, 255));
+    for (int f = 0; f < flips; f++)
+      m[gsl_rng_uniform_int(rng, n)] ^= (unsigned char)(1 + gsl_rng_uniform_int(rng, 255));
     size_t len = trial % 5 == 4 ? gsl_rng_uniform_int(rng, n) : n;
     spit(bad, m, len);
     ppt_err err;
@@ -276,6 +411,8 @@ int main(void) {
   tcase_add_test(tc, chunks_decode_independently);
   tcase_add_test(tc, summary_matches_brute_force);
   tcase_add_test(tc, bad_files_are_input_errors);
+  tcase_add_test(tc, every_field_checked);
+  tcase_add_test(tc, thread_count_matches_chunks);
   tcase_add_test(tc, random_damage_never_crashes);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
