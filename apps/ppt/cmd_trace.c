@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -221,8 +222,31 @@ static int keep(const args *a, const char *tmp, int st, results *r, ppt_err *err
   return rc;
 }
 
+/* What can be known about the output before PROGRAM runs, so that a long run is not
+ * wasted on a name that cannot be written: -o naming a directory is bad input (exit 2);
+ * a folder the trace cannot be created in is a failure (exit 1), with the system's
+ * reason (read-only file system, permission denied, no such directory). */
+static int check_output(const char *out, ppt_err *err) {
+  struct stat st;
+  if (stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+    return ppt_err_set(err, PPT_EINPUT, "%s: is a directory (-o names the trace file)", out);
+  const char *slash = strrchr(out, '/');
+  char dir[4096];
+  if (!slash)
+    snprintf(dir, sizeof dir, ".");
+  else if (slash == out)
+    snprintf(dir, sizeof dir, "/");
+  else
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - out), out);
+  if (access(dir, W_OK | X_OK) != 0)
+    return ppt_err_set(err, PPT_ERUN, "%s: cannot create the trace in %s: %s", out, dir, strerror(errno));
+  return 0;
+}
+
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
+  int rc = check_output(a->out, err);
+  if (rc) return rc;
   size_t n = strlen(a->out) + 32;
   char *tmp = malloc(n);
   if (!tmp) return ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -233,7 +257,8 @@ static int run(void *va, void *vr, ppt_err *err) {
   unlink(tmp);
   struct sigaction old[2];
   catch_signals(old);
-  int st, rc = spawn(a, tmp, &st, err);
+  int st;
+  rc = spawn(a, tmp, &st, err);
   if (!rc) rc = keep(a, tmp, st, vr, err);
   restore_signals(old);
   free(tmp);

@@ -96,13 +96,14 @@ static void count_x(ppt_trace *t, uint64_t lo, uint64_t len, uint64_t *par, uint
   }
 }
 
-
 START_TEST(parallel_region) {
   const char *d = e2e_dir("parallel");
   e2e_write(d, "p.c", k_par);
-  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp p.c -o p && $PPT trace -o p1.trace -- ./p >addr.txt 2>/dev/null"
-                             " && $PPT trace --threads 4 -o p4.trace -- ./p >addr4.txt 2>/dev/null"),
-                   0);
+  ck_assert_int_eq(
+      e2e_sh(d,
+             "$PPTCC -O1 -fopenmp p.c -o p && $PPT trace -o p1.trace -- ./p >addr.txt 2>/dev/null"
+             " && $PPT trace --threads 4 -o p4.trace -- ./p >addr4.txt 2>/dev/null"),
+      0);
   unsigned long x = e2e_read_ulong(d, "addr.txt");
   ppt_trace *t = e2e_open(d, "p1.trace");
   ppt_trace_summary s;
@@ -135,12 +136,15 @@ END_TEST
 /* Separate compilation and link; the table names each block's own file. */
 START_TEST(multi_file_build) {
   const char *d = e2e_dir("multifile");
-  e2e_write(d, "a.c", "extern volatile long v[8];\nvoid fill(void) { for (int i = 0; i < 8; i++) v[i] = i; }\n");
+  e2e_write(d, "a.c",
+            "extern volatile long v[8];\nvoid fill(void) { for (int i = 0; i < 8; i++) v[i] = i; }\n");
   e2e_write(d, "b.c",
-            "volatile long v[8];\nvoid fill(void);\nlong sum(void) { long s = 0; for (int i = 0; i < 8; i++) s += v[i]; return s; }\n"
+            "volatile long v[8];\nvoid fill(void);\nlong sum(void) { long s = 0; for (int i = 0; i < 8; i++) "
+            "s += v[i]; return s; }\n"
             "int main(void) { fill(); return sum() == 28 ? 0 : 1; }\n");
-  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -c a.c -o a.o && $PPTCC -O1 -c b.c && $PPTCC a.o b.o -o ab"
-                             " && $PPT trace -o ab.trace -- ./ab 2>/dev/null"),
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPTCC -O1 -c a.c -o a.o && $PPTCC -O1 -c b.c && $PPTCC a.o b.o -o ab"
+                          " && $PPT trace -o ab.trace -- ./ab 2>/dev/null"),
                    0);
   ppt_trace *t = e2e_open(d, "ab.trace");
   ppt_trace_summary s;
@@ -174,9 +178,14 @@ START_TEST(make_build) {
             "prog: main.o util.o\n\t$(CC) $(CFLAGS) -o $@ main.o util.o\n"
             "%.o: %.c util.h\n\t$(CC) $(CFLAGS) -c $< -o $@\n");
   e2e_write(d, "util.h", "void touch(volatile int *p, int n);\n");
-  e2e_write(d, "util.c", "#include \"util.h\"\nvoid touch(volatile int *p, int n) { for (int i = 0; i < n; i++) p[i] += 1; }\n");
-  e2e_write(d, "main.c", "#include \"util.h\"\nvolatile int g[32];\nint main(void) { touch(g, 32); touch(g, 16); return g[0] == 2 ? 0 : 1; }\n");
-  ck_assert_int_eq(e2e_sh(d, "make -s CC=\"$PPTCC\" >/dev/null && $PPT trace -o m.trace -- ./prog 2>/dev/null"), 0);
+  e2e_write(
+      d, "util.c",
+      "#include \"util.h\"\nvoid touch(volatile int *p, int n) { for (int i = 0; i < n; i++) p[i] += 1; }\n");
+  e2e_write(d, "main.c",
+            "#include \"util.h\"\nvolatile int g[32];\nint main(void) { touch(g, 32); touch(g, 16); return "
+            "g[0] == 2 ? 0 : 1; }\n");
+  ck_assert_int_eq(
+      e2e_sh(d, "make -s CC=\"$PPTCC\" >/dev/null && $PPT trace -o m.trace -- ./prog 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "m.trace");
   ppt_trace_summary s;
   totals(t, &s);
@@ -192,7 +201,8 @@ START_TEST(stack_flag) {
   const char *d = e2e_dir("stack");
   e2e_write(d, "s.c",
             "volatile int g[4];\n"
-            "__attribute__((noinline)) int f(void) { volatile int loc[16]; for (int i = 0; i < 16; i++) loc[i] = i;\n"
+            "__attribute__((noinline)) int f(void) { volatile int loc[16]; for (int i = 0; i < 16; i++) "
+            "loc[i] = i;\n"
             "  int s = 0; for (int i = 0; i < 16; i++) s += loc[i]; return s; }\n"
             "int main(void) { g[0] = f(); return g[0] == 120 ? 0 : 1; }\n");
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 s.c -o s && $PPT trace -o s.trace -- ./s 2>/dev/null"), 0);
@@ -210,19 +220,21 @@ END_TEST
  * scale), and counts calls into libm as calls to untraced code. */
 START_TEST(recurrences_and_library_calls) {
   const char *d = e2e_dir("recurrence");
-  e2e_write(d, "r.c",
-            "#include <math.h>\n"
-            "volatile double sink;\n"
-            "__attribute__((noinline)) double dot(const double *a, int n) {\n"
-            "  double s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return s; }\n"
-            "__attribute__((noinline)) void scale(double *a, int n) { for (int i = 0; i < n; i++) a[i] *= 2.0; }\n"
-            "__attribute__((noinline)) double harmonic(int n) {\n"
-            "  double s = 1; for (int i = 1; i < n; i++) s = 1.0 / (s + i); return s; }\n"
-            "__attribute__((noinline)) double damp(int n) {\n"
-            "  double s = 1; for (int i = 0; i < n; i++) s = 0.5 - 0.25 * s; return s; }\n"
-            "int main(void) { double a[64]; for (int i = 0; i < 64; i++) a[i] = i;\n"
-            "  scale(a, 64); sink = dot(a, 64) + harmonic(100) + damp(50) + exp(a[3]); return 0; }\n");
-  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O2 -fno-unroll-loops r.c -o r -lm && $PPT trace -o r.trace -- ./r 2>/dev/null"), 0);
+  e2e_write(
+      d, "r.c",
+      "#include <math.h>\n"
+      "volatile double sink;\n"
+      "__attribute__((noinline)) double dot(const double *a, int n) {\n"
+      "  double s = 0; for (int i = 0; i < n; i++) s += a[i] * a[i]; return s; }\n"
+      "__attribute__((noinline)) void scale(double *a, int n) { for (int i = 0; i < n; i++) a[i] *= 2.0; }\n"
+      "__attribute__((noinline)) double harmonic(int n) {\n"
+      "  double s = 1; for (int i = 1; i < n; i++) s = 1.0 / (s + i); return s; }\n"
+      "__attribute__((noinline)) double damp(int n) {\n"
+      "  double s = 1; for (int i = 0; i < n; i++) s = 0.5 - 0.25 * s; return s; }\n"
+      "int main(void) { double a[64]; for (int i = 0; i < 64; i++) a[i] = i;\n"
+      "  scale(a, 64); sink = dot(a, 64) + harmonic(100) + damp(50) + exp(a[3]); return 0; }\n");
+  ck_assert_int_eq(
+      e2e_sh(d, "$PPTCC -O2 -fno-unroll-loops r.c -o r -lm && $PPT trace -o r.trace -- ./r 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "r.trace");
   int dot = 0, scale = 0, harm = 0, xcall = 0, damp = 0;
   for (uint32_t id = 1; id <= ppt_trace_nbbs(t); id++) {
@@ -233,7 +245,8 @@ START_TEST(recurrences_and_library_calls) {
     if (!strcmp(bb->func, "dot") && bb->ops[PPT_OP_CHAIN_FP] == 1) dot = 1;
     if (!strcmp(bb->func, "damp") && bb->ops[PPT_OP_CHAIN_FP] == 2) damp = 1;
     if (!strcmp(bb->func, "scale")) scale += bb->ops[PPT_OP_CHAIN_FP] + bb->ops[PPT_OP_CHAIN_DIV];
-    if (!strcmp(bb->func, "harmonic") && bb->ops[PPT_OP_CHAIN_DIV] == 1 && bb->ops[PPT_OP_CHAIN_FP] == 1) harm = 1;
+    if (!strcmp(bb->func, "harmonic") && bb->ops[PPT_OP_CHAIN_DIV] == 1 && bb->ops[PPT_OP_CHAIN_FP] == 1)
+      harm = 1;
     if (!strcmp(bb->func, "main")) xcall += bb->ops[PPT_OP_XCALL];
   }
   ck_assert_msg(dot, "the sum in dot() is a recurrence of one add");
@@ -259,8 +272,22 @@ START_TEST(cli_errors) {
   ck_assert_int_eq(e2e_sh(d, "$PPT info --help | grep -q usage && $PPT trace --help | grep -q usage"), 0);
   /* A program that crashes leaves no trace behind. */
   e2e_write(d, "crash.c", "#include <stdlib.h>\nvolatile int z;\nint main(void) { z = 1; abort(); }\n");
-  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 crash.c -o crash && $PPT trace -o c.trace -- ./crash 2>/dev/null"), 1);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 crash.c -o crash && $PPT trace -o c.trace -- ./crash 2>/dev/null"),
+                   1);
   ck_assert_int_eq(e2e_sh(d, "test -z \"$(ls | grep c.trace)\""), 0);
+  /* An output that cannot be written is found before the program runs (it would leave
+   * ran.txt): a directory is bad input, a folder that does not exist a failure; one line
+   * each, naming the output. */
+  e2e_write(d, "mark.c",
+            "#include <stdio.h>\nint main(void) { return fclose(fopen(\"ran.txt\", \"w\")); }\n");
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 mark.c -o mark && mkdir -p outdir"), 0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace -o outdir -- ./mark 2>err.txt"), 2);
+  ck_assert_int_eq(e2e_sh(d, "test $(wc -l < err.txt) -eq 1 && grep -q 'outdir: is a directory' err.txt"), 0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace -o nodir/m.trace -- ./mark 2>err.txt"), 1);
+  ck_assert_int_eq(
+      e2e_sh(d, "test $(wc -l < err.txt) -eq 1 && grep -q 'nodir/m.trace: cannot create' err.txt"), 0);
+  ck_assert_int_eq(e2e_sh(d, "test ! -e ran.txt"), 0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace -o m.trace -- ./mark 2>/dev/null && test -e ran.txt"), 0);
 }
 END_TEST
 
