@@ -97,8 +97,11 @@ typedef struct ppt_tracesim_tally ppt_tracesim_tally;
 int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsigned char *counted,
                            uint32_t nbbs, uint64_t seed, ppt_tracesim_tally **out, ppt_err *err);
 /* Loads and stores are simulated; block entries tell the prefetcher model which
- * instruction (site) the next references are (models/cache/prefetch.h); other records are ignored. */
-void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
+ * instruction (site) the next references are (models/cache/prefetch.h); other records are
+ * ignored. Returns the level that served a load or store (0 = first level, nlevels =
+ * memory; for an access over two lines, the farther), -1 for any other record: callers
+ * that attribute misses (ppt annotate) count them from it. */
+int ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out);
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t);
 /* Write-invalidate coherence in the tally's simulation (ppt_cachesim_set_coherence). */

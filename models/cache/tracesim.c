@@ -158,7 +158,8 @@ static int owner_transfer(run *r, uint32_t thread, uint64_t a, uint32_t dref, in
   return t;
 }
 
-static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
+/* Returns the level that served the reference's first line(s) (nlevels: memory). */
+static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   int store = rec->kind == PPT_REC_STORE;
   uint64_t a = rec->addr;
   uint64_t end = a + (rec->size ? rec->size - 1u : 0u);
@@ -199,6 +200,7 @@ static void simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
     r->loads += (unsigned)!store;
   }
   if (r->progress && r->refs % PROGRESS_EVERY == 0) r->progress(r->refs, r->progress_arg);
+  return dref;
 }
 
 /* Drops active[i], keeping the others in order (round-robin order must not change). */
@@ -422,11 +424,10 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
   return 0;
 }
 
-void ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec) {
-  if (rec->kind == PPT_REC_LOAD || rec->kind == PPT_REC_STORE)
-    simulate(t, thread, rec);
-  else if (rec->kind == PPT_REC_BB)
-    ppt_prefetch_block(t->pf, thread, rec->bb);
+int ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec) {
+  if (rec->kind == PPT_REC_LOAD || rec->kind == PPT_REC_STORE) return (int)simulate(t, thread, rec);
+  if (rec->kind == PPT_REC_BB) ppt_prefetch_block(t->pf, thread, rec->bb);
+  return -1;
 }
 
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out) {
