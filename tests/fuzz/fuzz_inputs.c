@@ -1,7 +1,8 @@
-/* fuzz_inputs.c — libFuzzer target for the other files users hand us: hwspec JSON
- * (ppt_hwspec_parse) and reuse profiles (PPT's text format and the JSON form, as
- * `ppt hitrate PROFILE` reads them). Input byte 0 picks the parser. Every input must
- * give either success or PPT_EINPUT with a one-line message — never a crash. */
+/* fuzz_inputs.c — libFuzzer targets for the other files users hand us, one per parser
+ * (PPT_FUZZ_SURFACE, set by tests/fuzz/CMakeLists.txt): 0 hwspec JSON (ppt_hwspec_parse),
+ * 1 and 2 reuse profiles in PPT's text format and in JSON, as `ppt hitrate PROFILE` reads
+ * them. Every input must give either success or PPT_EINPUT with a one-line message —
+ * never a crash. */
 #include <json-c/json.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -19,21 +20,24 @@ static void check_err(int rc, const ppt_err *err) {
   if (rc != PPT_EINPUT || strchr(err->msg, '\n') || !err->msg[0]) abort();
 }
 
+#ifndef PPT_FUZZ_SURFACE
+#error "PPT_FUZZ_SURFACE must be 0 (hwspec), 1 (text profile) or 2 (JSON profile)"
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size == 0) return 0;
-  char *text = malloc(size);
+  char *text = malloc(size + 1);
   if (!text) return 0;
-  memcpy(text, data + 1, size - 1);
-  text[size - 1] = '\0';
+  memcpy(text, data, size);
+  text[size] = '\0';
   ppt_err err;
-  switch (data[0] % 3) {
+  switch (PPT_FUZZ_SURFACE) {
     case 0: {
       ppt_hwspec hw;
       check_err(ppt_hwspec_parse(text, "fuzz.json", &hw, &err), &err);
       break;
     }
     case 1: {
-      FILE *f = fmemopen(text, size - 1, "r");
+      FILE *f = size ? fmemopen(text, size, "r") : NULL;
       if (f) {
         ppt_rdhist *h = NULL;
         check_err(ppt_rdhist_read_text(f, "fuzz.txt", 64, &h, &err), &err);

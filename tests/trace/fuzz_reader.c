@@ -1,7 +1,10 @@
-/* fuzz_reader.c — libFuzzer target for everything that reads a trace a user hands us.
- * Input byte 0 picks the surface: even → the bytes are a whole trace file (header,
- * footer, tables, zstd chunks); odd → the rest is a raw decompressed chunk, which the
- * zstd checksum would otherwise shield from mutation. */
+/* fuzz_reader.c — libFuzzer targets for everything that reads a trace a user hands us,
+ * one target per surface (PPT_FUZZ_SURFACE, set by tests/trace/CMakeLists.txt), so that
+ * each has its own corpus and input-length limit:
+ *   fuzz_trace_file  (0): the bytes are a whole trace file (header, footer, tables,
+ *                         zstd chunks);
+ *   fuzz_trace_chunk (1): the bytes are a raw decompressed chunk, which the zstd
+ *                         checksum would otherwise shield from mutation. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,27 +42,33 @@ static void fuzz_file(const uint8_t *data, size_t size) {
   close(fd);
 }
 
+/* Bytes 0-3 set the chunk's context (start block, start index, block count, whether the
+ * references are counted); the rest is the encoded records. */
 static void fuzz_records(const uint8_t *data, size_t size) {
-  if (size < 4) return;
+  if (size < 5) return;
   ppt_trace_chunk_info c = {0};
   c.start_bb = data[0] % 4;
   c.start_k = data[1];
-  c.nrecs = size - 2;          /* upper bound; the decoder must reject mismatches */
-  c.nrefs = data[2] % 8 ? c.nrecs : 0;
+  uint32_t nbbs = 1u + data[2];
+  c.nrecs = size - 4; /* upper bound; the decoder must reject mismatches */
+  c.nrefs = data[3] & 1 ? c.nrecs : 0;
   ppt_trace_rec *r = malloc(c.nrecs * sizeof *r);
   if (!r) return;
   ppt_trace_event *ev = NULL;
   size_t cap = 0;
-  ppt_trace_decode_records(3, &c, data + 2, data + size, r, &ev, &cap);
+  ppt_trace_decode_records(nbbs, &c, data + 4, data + size, r, &ev, &cap);
   free(ev);
   free(r);
 }
 
+#ifndef PPT_FUZZ_SURFACE
+#error "PPT_FUZZ_SURFACE must be 0 (trace file) or 1 (raw chunk)"
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  if (size == 0) return 0;
-  if (data[0] & 1)
-    fuzz_records(data + 1, size - 1);
+  if (PPT_FUZZ_SURFACE == 1)
+    fuzz_records(data, size);
   else
-    fuzz_file(data + 1, size - 1);
+    fuzz_file(data, size);
   return 0;
 }
