@@ -28,6 +28,7 @@ int ppt_cmd_hitrate(int argc, char **argv);
 int ppt_cmd_cachesim(int argc, char **argv);
 int ppt_cmd_hwspec(int argc, char **argv);
 int ppt_cmd_sasmm(int argc, char **argv);
+int ppt_cmd_annotate(int argc, char **argv);
 int ppt_cmd_predict(int argc, char **argv);
 int ppt_cmd_calibrate(int argc, char **argv);
 
@@ -97,9 +98,20 @@ typedef struct ppt_cli_spec {
 int ppt_cli_parse(const ppt_cli_spec *spec, int argc, char **argv, ppt_cli_common *c, void *args);
 void ppt_cli_common_free(ppt_cli_common *c);
 
-/* The --only selection of t's blocks (ppt_trace_blocks_of_functions): *out NULL when
- * no --only was given. */
+/* --only's lines in every command's --help (the selector language of ppt_trace_select). */
+#define PPT_CLI_ONLY_HELP                                                                      \
+  "  --only SEL[,SEL...]    count only the blocks a selector matches (everything is still\n"   \
+  "                         simulated): FUNC (name prefix, or a glob with * ? []), FILE:FUNC,\n" \
+  "                         FILE:LINE or FILE:FIRST-LAST; e.g. kernel_,.omp_outlined. or\n"   \
+  "                         jacobi.c:.omp_outlined. or jacobi.c:40-52; one that matches no\n"  \
+  "                         block is an error ('ppt info --blocks' lists them)\n"
+/* The --only selection of t's blocks (ppt_trace_select): *out NULL when no --only was
+ * given; PPT_EINPUT naming a selector that matches no block. */
 int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, ppt_err *err);
+/* Opens the sequential trace that sasmm, predict and annotate mimic cores from: a trace
+ * of N > 1 threads (from `ppt trace --threads N`, or a program that set its own thread
+ * count) is bad input, named with its N, instead of a prediction from thread 0 alone. */
+int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err);
 /* --interleave as text: the names of c->interleave joined by ',' ("rr,uniform"). */
 void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap);
 

@@ -40,7 +40,7 @@ static int take_only(const char *cmd, const char *s, ppt_cli_common *c) {
       return ppt_cli_usage(cmd, "--only: at most %d prefixes", PPT_CLI_MAX_ONLY);
     c->only[c->nonly++] = tok;
   }
-  if (c->nonly == before) return ppt_cli_usage(cmd, "--only wants function-name prefixes, not '%s'", s);
+  if (c->nonly == before) return ppt_cli_usage(cmd, "--only wants block selectors (FUNC, FILE:FUNC, FILE:LINE-LINE), not '%s'", s);
   char *list = realloc(c->only_list, had + n + 1);
   if (!list) return ppt_cli_usage(cmd, "too many --only options");
   if (had) list[had - 1] = ',';
@@ -167,9 +167,20 @@ void ppt_cli_common_free(ppt_cli_common *c) {
 int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, ppt_err *err) {
   *out = NULL;
   if (!c->nonly) return 0;
-  if (!(*out = ppt_trace_blocks_of_functions(t, c->only, c->nonly)))
-    return ppt_err_set(err, PPT_ERUN, "out of memory");
-  return 0;
+  return ppt_trace_select(t, c->only, c->nonly, out, err);
+}
+
+int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err) {
+  int rc = ppt_trace_open(path, out, err);
+  if (rc) return rc;
+  uint32_t n = ppt_trace_nthreads(*out);
+  if (n <= 1) return 0;
+  ppt_trace_close(*out);
+  *out = NULL;
+  return ppt_err_set(err, PPT_EINPUT,
+                     "%s: a trace of %u threads; mimicking cores needs the sequential (1-thread) trace "
+                     "of 'ppt trace' (an N-thread trace is ground truth for 'ppt cachesim')",
+                     path, n);
 }
 
 void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap) {

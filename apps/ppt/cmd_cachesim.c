@@ -12,7 +12,7 @@
 static void help(void) {
   printf(
       "usage: ppt cachesim TRACE --hw SPEC [--interleave rr|uniform] [--seed S]\n"
-      "                    [--only PREFIX[,PREFIX...]] [--json]\n\n"
+      "                    [--only SEL[,SEL...]] [--json]\n\n"
       "Simulates every load and store of TRACE on the cache hierarchy of SPEC (a hwspec, see\n"
       "'ppt hwspec') with exact set-associative LRU, and prints per level the accesses, misses,\n"
       "global hit rate (1 - misses at every level up to this one / all accesses) and local hit\n"
@@ -24,9 +24,7 @@ static void help(void) {
       "                       from a thread drawn at random\n"
       "  --seed S             seed of the 'uniform' interleaving and of random-replacement\n"
       "                       levels' victims (default 1)\n"
-      "  --only PREFIXES      count only references of functions whose name starts with one of\n"
-      "                       the comma-separated prefixes (everything is still simulated), e.g.\n"
-      "                       '.omp_outlined.' for the parallel loops, as Cachegrind reports them\n"
+      PPT_CLI_ONLY_HELP
       "  --json               machine-readable output on stdout\n"
       "  -h, --help\n\n"
       "Counts are in line accesses (an access touching two cache lines counts twice, the unit\n"
@@ -135,6 +133,13 @@ static int run(void *va, void *vr, ppt_err *err) {
   int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
   if (!rc) rc = ppt_trace_open(a->c.operand, &t, err);
   if (rc) return rc;
+  uint8_t *counted = NULL; /* only to check the selection: tracesim makes its own */
+  rc = ppt_cli_counted(&a->c, t, &counted, err);
+  free(counted);
+  if (rc) {
+    ppt_trace_close(t);
+    return rc;
+  }
   ppt_cli_progress *p = ppt_cli_progress_start("simulating", ppt_trace_nrefs(t, UINT32_MAX));
   a->o.progress = ppt_cli_progress_cb;
   a->o.progress_arg = p;

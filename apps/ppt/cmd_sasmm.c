@@ -38,8 +38,7 @@ static void help(void) {
       "                         (e.g. 100000, like Valgrind's scheduler, to compare with Cachegrind)\n"
       "  --seed S               seed for uniform interleaving, sampling and random-replacement\n"
       "                         victims (default 1)\n"
-      "  --only PREFIXES        count only references of functions starting with one of the\n"
-      "                         comma-separated prefixes (e.g. kernel_,.omp_outlined.)\n"
+      PPT_CLI_ONLY_HELP
       "  --threads T            worker threads (default 2)\n"
       "  -o, --profiles FILE    write the PRD/CRD profiles (JSON, docs/sasmm.md)\n"
       "  --json                 machine-readable results on stdout\n"
@@ -253,7 +252,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
   int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
-  if (!rc) rc = ppt_trace_open(a->c.operand, &r->t, err);
+  if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &r->t, err);
   if (!rc) rc = ppt_cli_counted(&a->c, r->t, &r->counted, err);
   if (rc) return rc;
   ppt_reuse_opts_default(&r->ropts);

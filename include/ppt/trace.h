@@ -154,9 +154,19 @@ void ppt_trace_cursor_close(ppt_trace_cursor *c);
 /* Events of the cursor's current batch. */
 const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c);
 
-/* A table over block ids 0..nbbs: 1 for the blocks whose function name starts with one
- * of the n prefixes (empty prefixes match nothing). malloc'd; NULL when out of memory. */
-uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *prefixes, size_t n);
+/* Block selectors (--only; docs/sasmm.md "Selecting blocks"), each one of
+ *   FUNC            functions whose name starts with FUNC, or matches it as a glob
+ *                   (fnmatch) when it has * ? or [ (e.g. kernel_, '*_kernel', main)
+ *   FILE:FUNC       the same, in source files matching FILE: the path itself, a
+ *                   trailing part after a '/', or a glob on the path or its base name
+ *   FILE:N, FILE:N-M  blocks of FILE whose (first) source line is in N..M
+ * ppt_trace_select: *out = a malloc'd table over block ids 0..nbbs, 1 for the blocks
+ * any selector matches; PPT_EINPUT naming the trace and the first selector that matches
+ * no block; PPT_ERUN when out of memory. */
+int ppt_trace_select(const ppt_trace *t, const char *const *sels, size_t n, uint8_t **out, ppt_err *err);
+/* The same table, without the check that every selector matches (empty or malformed
+ * selectors match nothing); NULL when out of memory. */
+uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *sels, size_t n);
 
 /* Whole-trace totals in one streaming pass (what `ppt info` prints). */
 typedef struct ppt_trace_summary {

@@ -1,17 +1,122 @@
-/* select.c — choosing blocks by function name (e.g. the kernel functions Cachegrind is
- * compared over). */
+/* select.c — choosing blocks with --only selectors (ppt/trace.h, docs/sasmm.md
+ * "Selecting blocks"): by function name (prefix or glob), by file and function, or by
+ * file and line range; e.g. the kernel functions Cachegrind is compared over, or one of
+ * several `.omp_outlined.` bodies that only their file tells apart. */
+#include <errno.h>
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ppt/trace.h"
 
-uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *prefixes, size_t n) {
+typedef struct selector {
+  const char *file;     /* NULL: any file */
+  size_t file_len;      /* the file part is not NUL-terminated inside the selector */
+  const char *func;     /* NULL: a line range instead */
+  uint32_t first, last; /* the line range when func is NULL */
+} selector;
+
+static int has_glob(const char *s, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (s[i] == '*' || s[i] == '?' || s[i] == '[') return 1;
+  return 0;
+}
+
+/* A function pattern: a glob if it has glob characters, else a prefix (a full name is
+ * its own prefix, and `kernel_` keeps selecting kernel_* as it always did). */
+static int func_match(const char *pat, const char *f) {
+  if (!f) return 0;
+  if (has_glob(pat, strlen(pat))) return fnmatch(pat, f, 0) == 0;
+  return strncmp(f, pat, strlen(pat)) == 0;
+}
+
+/* FILE matches a block's path when it is the path, a trailing part of it after a '/',
+ * or a glob matching the path or its base name. */
+static int file_match(const selector *s, const char *path) {
+  if (!s->file) return 1;
+  if (!path || !*path) return 0;
+  char pat[1024];
+  if (s->file_len >= sizeof pat) return 0;
+  memcpy(pat, s->file, s->file_len);
+  pat[s->file_len] = '\0';
+  const char *base = strrchr(path, '/');
+  base = base ? base + 1 : path;
+  if (has_glob(pat, s->file_len)) return fnmatch(pat, path, 0) == 0 || fnmatch(pat, base, 0) == 0;
+  size_t lp = strlen(path);
+  if (lp == s->file_len) return strcmp(path, pat) == 0;
+  return lp > s->file_len && path[lp - s->file_len - 1] == '/' && strcmp(path + lp - s->file_len, pat) == 0;
+}
+
+/* "N" or "N-M" (decimal, N <= M): 1 and the range set, else 0. */
+static int parse_lines(const char *s, uint32_t *first, uint32_t *last) {
+  if (*s < '0' || *s > '9') return 0;
+  char *end;
+  errno = 0;
+  unsigned long a = strtoul(s, &end, 10), b = a;
+  if (*end == '-') {
+    const char *m = end + 1;
+    if (*m < '0' || *m > '9') return 0;
+    b = strtoul(m, &end, 10);
+  }
+  if (errno || *end || a == 0 || b < a || b > UINT32_MAX) return 0;
+  *first = (uint32_t)a;
+  *last = (uint32_t)b;
+  return 1;
+}
+
+/* Splits at the last ':' (C function names have none; C++ names in the table are
+ * mangled). Returns 0 for a selector that cannot match anything (empty parts). */
+static int parse_selector(const char *text, selector *s) {
+  memset(s, 0, sizeof *s);
+  const char *colon = strrchr(text, ':');
+  const char *what = colon ? colon + 1 : text;
+  if (colon) {
+    s->file = text;
+    s->file_len = (size_t)(colon - text);
+    if (!s->file_len) return 0;
+  }
+  if (!*what) return 0;
+  if (colon && parse_lines(what, &s->first, &s->last)) return 1;
+  s->func = what;
+  return 1;
+}
+
+static int block_match(const selector *s, const ppt_trace_bb *bb) {
+  if (!file_match(s, bb->file)) return 0;
+  if (s->func) return func_match(s->func, bb->func);
+  return bb->line >= s->first && bb->line <= s->last;
+}
+
+int ppt_trace_select(const ppt_trace *t, const char *const *sels, size_t n, uint8_t **out, ppt_err *err) {
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  uint8_t *c = calloc((size_t)nbbs + 1, 1);
+  *out = NULL;
+  if (!c) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (size_t p = 0; p < n; p++) {
+    selector s;
+    int any = 0;
+    if (sels[p] && parse_selector(sels[p], &s))
+      for (uint32_t id = 1; id <= nbbs; id++)
+        if (block_match(&s, ppt_trace_bb_get(t, id))) any = c[id] = 1;
+    if (!any) {
+      free(c);
+      return ppt_err_set(err, PPT_EINPUT, "%s: --only '%s' matches no block (see 'ppt info --blocks %s')",
+                         ppt_trace_path(t), sels[p] ? sels[p] : "", ppt_trace_path(t));
+    }
+  }
+  *out = c;
+  return 0;
+}
+
+uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *sels, size_t n) {
   uint32_t nbbs = ppt_trace_nbbs(t);
   uint8_t *c = calloc((size_t)nbbs + 1, 1);
   if (!c) return NULL;
-  for (uint32_t id = 1; id <= nbbs; id++) {
-    const char *f = ppt_trace_bb_get(t, id)->func;
-    for (size_t p = 0; f && p < n && !c[id]; p++) c[id] = prefixes[p][0] && !strncmp(f, prefixes[p], strlen(prefixes[p]));
+  for (size_t p = 0; p < n; p++) {
+    selector s;
+    if (!sels[p] || !parse_selector(sels[p], &s)) continue;
+    for (uint32_t id = 1; id <= nbbs; id++)
+      if (block_match(&s, ppt_trace_bb_get(t, id))) c[id] = 1;
   }
   return c;
 }

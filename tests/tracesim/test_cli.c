@@ -1,4 +1,4 @@
-/* test_cli.c — `ppt cachesim` and `ppt hwspec` as a user runs them (build/bin/ppt via
+/* test_cli.c — `ppt cachesim` and `ppt hwspec` (and sasmm's refusal of N-thread traces) as a user runs them (build/bin/ppt via
  * PPT_BINARY_DIR): JSON keys and values (the values against the library run in-process),
  * exit status 0 / 2, and one-line messages naming the bad file. */
 #include <check.h>
@@ -211,6 +211,15 @@ START_TEST(cachesim_bad_input) {
   one_line_error("ppt cachesim: ", "--frobnicate");
   ck_assert_int_eq(ppt("cachesim '%s' --hw", trace), 2);
   one_line_error("ppt cachesim: ", "--hw");
+  /* a selection that matches nothing is named, not counted as 0 references */
+  ck_assert_int_eq(ppt("cachesim '%s' --hw '%s' --only main,typo_kernel", trace, spec), 2);
+  one_line_error("ppt cachesim: ", "'typo_kernel' matches no block");
+  ck_assert_int_eq(ppt("cachesim '%s' --hw '%s' --only .omp_outlined.,main --json", trace, spec), 0);
+  /* this trace has 2 threads: ground truth for cachesim, not something to mimic cores from */
+  ck_assert_int_eq(ppt("sasmm '%s' --hw '%s' --cores 2", trace, spec), 2);
+  one_line_error("ppt sasmm: ", "a trace of 2 threads");
+  ck_assert_int_eq(ppt("sasmm '%s/none.trace' --hw '%s' --cores 2", dir, spec), 2);
+  one_line_error("ppt sasmm: ", "none.trace");
 }
 END_TEST
 
