@@ -47,25 +47,40 @@ static void help(void) {
       "                        coherence_cycles) (default off, as Cachegrind; costs one\n"
       "                        lookup per store and other instance)\n"
       "  --fork-cycles C       cost of a parallel region's fork and join, per thread\n"
-      "                        (default: the spec's fork_join_cycles, else 0)\n"
-      "  --only PREFIXES       model only the work of functions starting with one of the\n"
-      "                        comma-separated prefixes (e.g. kernel_,.omp_outlined.)\n"
+      "                        (default: the spec's fork_join_cycles, else 0)\n" PPT_CLI_ONLY_HELP
       "  --models LIST         also the runtime under each core model in LIST, comma-separated\n"
       "                        COMPUTE/MEMORY/OVERLAP items (OVERLAP: sum, max, stall or\n"
       "                        partial:F), e.g. ports/miss/partial:0.25,sum/amm/max; one\n"
       "                        cache simulation per core count serves them all\n"
-      "  --plot FILE.png       runtime and speedup against cores (gnuplot)\n"
+      "  --plot FILE.png       runtime and speedup against cores (gnuplot), and FILE-regions.png:\n"
+      "                        per core count, a stacked bar per top region (6, then 'other'):\n"
+      "                        compute and memory (the threads' mean busy time, split in the\n"
+      "                        critical thread's ratio), imbalance, fork-join\n"
       "  --json                machine-readable results on stdout\n"
       "  -h, --help\n",
       ppt_tc_overlap_name(def.overlap), frac, ppt_tc_compute_name(def.compute),
       ppt_tc_memory_name(def.memory));
 }
 
+/* A site of the program model (ppt/progmodel.h) summed over its phases at one core
+ * count: the engine's seconds and breakdown of its regions, its hit rates. */
+typedef struct site_row {
+  char function[128], file[256];
+  uint32_t line;
+  int parallel;
+  uint64_t instances;
+  double runtime_s, compute_s, memory_s, imbalance_s, fork_join_s;
+  double seg_compute, seg_memory; /* --plot: mean busy time less fork-join, split */
+  ppt_progmodel_site_info info;   /* counts and rates (its strings are not kept) */
+} site_row;
+
 typedef struct point {
   uint32_t n;
   double seconds, compute_s, memory_s, wait_s;
   size_t regions;
   ppt_tracesim_result rates;
+  site_row *rows; /* sorted by runtime_s, largest first */
+  size_t nrows;
 } point;
 
 /* A core model of --models: its name as given and its policy. */
@@ -88,14 +103,51 @@ typedef struct results {
   ppt_hwspec hw;
   double fork_cycles; /* of a region on more than one thread: --fork-cycles, else the spec's */
   point *pts;         /* one per core count */
-  double *mrt;        /* --models: runtime of model j on core count i at mrt[j * ncores + i] */
+  size_t npts;
+  double *mrt; /* --models: runtime of model j on core count i at mrt[j * ncores + i] */
 } results;
 
-/* Critical-path breakdown: in every region, the thread that finished last. */
-static void breakdown(const ppt_node_result *r, uint32_t n, point *pt) {
+/* Largest runtime first; ties in source order, so that output does not depend on qsort. */
+static int by_runtime(const void *a, const void *b) {
+  const site_row *x = a, *y = b;
+  if (x->runtime_s != y->runtime_s) return x->runtime_s < y->runtime_s ? 1 : -1;
+  int c = strcmp(x->file, y->file);
+  if (c) return c;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  return x->parallel - y->parallel;
+}
+
+/* One row per site of m, with its counts and rates; 0 or -1 (memory). */
+static int site_rows(const ppt_progmodel *m, point *pt) {
+  size_t ns = ppt_progmodel_nsites(m);
+  if (!(pt->rows = calloc(ns + 1, sizeof *pt->rows))) return -1;
+  pt->nrows = ns;
+  for (size_t i = 0; i < ns; i++) {
+    site_row *w = &pt->rows[i];
+    ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &w->info);
+    snprintf(w->function, sizeof w->function, "%s", w->info.function);
+    snprintf(w->file, sizeof w->file, "%s", w->info.file);
+    w->info.function = w->info.file = NULL;
+    w->line = w->info.line;
+    w->parallel = w->info.parallel;
+    w->instances = w->info.instances;
+  }
+  return 0;
+}
+
+/* Critical-path breakdown: in every region, the thread that finished last; and the
+ * same per site (region g of the engine is phase g of the program model). fj_s: the
+ * fork-join cost the engine charges in a region that forks (sim.c). */
+static int breakdown(const ppt_node_result *r, const ppt_progmodel *m, uint32_t n, double fj_s, point *pt,
+                     ppt_err *err) {
+  if (ppt_node_result_nregions(r) != ppt_progmodel_nregions(m))
+    return ppt_err_set(err, PPT_ERUN, "predict: %zu regions simulated, %zu modelled",
+                       ppt_node_result_nregions(r), ppt_progmodel_nregions(m));
+  if (site_rows(m, pt)) return ppt_err_set(err, PPT_ERUN, "out of memory");
   for (size_t g = 0; g < ppt_node_result_nregions(r); g++) {
     ppt_region_stats rs;
-    if (ppt_node_result_region(r, g, &rs)) continue;
+    ppt_region reg;
+    if (ppt_node_result_region(r, g, &rs) || ppt_program_region(ppt_progmodel_program(m), g, &reg)) continue;
     ppt_thread_stats best = {0}, ts;
     double busy_sum = 0;
     uint32_t nt = rs.parallel ? rs.nthreads : 1;
@@ -107,8 +159,22 @@ static void breakdown(const ppt_node_result *r, uint32_t n, point *pt) {
     pt->compute_s += best.compute_s;
     pt->memory_s += best.memory_s;
     double wait = rs.seconds - busy_sum / nt;
-    pt->wait_s += wait > 0 ? wait : 0; /* rounding can leave -1e-18 */
+    wait = wait > 0 ? wait : 0; /* rounding can leave -1e-18 */
+    pt->wait_s += wait;
+    site_row *w = &pt->rows[ppt_progmodel_phase_site(m, g)];
+    double mean = busy_sum / nt, fj = reg.kind == PPT_REGION_FORK ? fj_s : 0;
+    fj = fj < mean ? fj : mean;
+    double cm = best.compute_s + best.memory_s, work = mean - fj;
+    w->runtime_s += rs.seconds;
+    w->compute_s += best.compute_s;
+    w->memory_s += best.memory_s;
+    w->imbalance_s += wait;
+    w->fork_join_s += fj;
+    w->seg_compute += cm > 0 ? work * best.compute_s / cm : work;
+    w->seg_memory += cm > 0 ? work * best.memory_s / cm : 0;
   }
+  qsort(pt->rows, pt->nrows, sizeof *pt->rows, by_runtime);
+  return 0;
 }
 
 /* One COMPUTE/MEMORY/OVERLAP item (OVERLAP partial:F is --overlap's partial,F, since
@@ -234,7 +300,7 @@ static int predict_point(const args *a, results *r, const ppt_trace *t, const ui
     pt->seconds = ppt_node_result_seconds(res);
     pt->regions = ppt_progmodel_nregions(m);
     pt->rates = *ppt_progmodel_hitrates(m);
-    breakdown(res, n, pt);
+    rc = breakdown(res, m, n, (cfg.fork_cycles + cfg.join_cycles) / r->hw.clock_hz, pt, err);
   }
   for (size_t j = 0; j < a->nmodels && !rc; j++) {
     ppt_node_result_free(res);
@@ -255,7 +321,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   uint8_t *counted = NULL;
   int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
   if (!rc) rc = ppt_hwspec_has_timing(&r->hw, a->c.hw, err);
-  if (!rc) rc = ppt_trace_open(a->c.operand, &t, err);
+  if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &t, err);
   if (!rc) rc = ppt_cli_counted(&a->c, t, &counted, err);
   if (rc) {
     ppt_trace_close(t);
@@ -267,6 +333,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   r->pts = calloc(nc, sizeof *r->pts);
   r->mrt = calloc(a->nmodels * nc + 1, sizeof *r->mrt);
   if (!r->pts || !r->mrt) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (r->pts) r->npts = nc;
   ppt_cli_progress *prog = ppt_cli_progress_start("predicting", nc);
   for (size_t i = 0; i < nc && !rc; i++) {
     rc = predict_point(a, r, t, counted, i, err);
@@ -338,13 +405,44 @@ static json_object *tlb_json(const ppt_tracesim_result *q) {
   return ta;
 }
 
+/* The sites, largest runtime first (docs/engine.md, "Regions in the output"). */
+static json_object *regions_json(const ppt_hwspec *hw, const point *pt) {
+  json_object *arr = json_object_new_array();
+  for (size_t i = 0; i < pt->nrows; i++) {
+    const site_row *w = &pt->rows[i];
+    json_object *o = json_object_new_object(), *lv = json_object_new_array();
+    json_object_object_add(o, "function", json_object_new_string(w->function));
+    json_object_object_add(o, "file", json_object_new_string(w->file));
+    json_object_object_add(o, "line", json_object_new_int64(w->line));
+    json_object_object_add(o, "kind", json_object_new_string(w->parallel ? "parallel" : "serial"));
+    json_object_object_add(o, "instances", json_object_new_int64((int64_t)w->instances));
+    json_object_object_add(o, "runtime_s", json_object_new_double(w->runtime_s));
+    json_object_object_add(o, "compute_s", json_object_new_double(w->compute_s));
+    json_object_object_add(o, "memory_s", json_object_new_double(w->memory_s));
+    json_object_object_add(o, "imbalance_s", json_object_new_double(w->imbalance_s));
+    json_object_object_add(o, "fork_join_s", json_object_new_double(w->fork_join_s));
+    for (uint32_t k = 0; k < w->info.nlevels; k++) {
+      json_object *l = json_object_new_object();
+      json_object_object_add(l, "name", json_object_new_string(hw->levels[k].name));
+      json_object_object_add(l, "hit_rate", ppt_cli_json_rate(w->info.hit_rate[k]));
+      json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(w->info.local_hit_rate[k]));
+      json_object_object_add(l, "accesses", json_object_new_int64((int64_t)w->info.accesses[k]));
+      json_object_object_add(l, "misses", json_object_new_int64((int64_t)w->info.misses[k]));
+      json_object_array_add(lv, l);
+    }
+    json_object_object_add(o, "levels", lv);
+    json_object_array_add(arr, o);
+  }
+  return arr;
+}
+
 static json_object *point_json(const ppt_hwspec *hw, const point *pt, const point *first) {
   json_object *e = json_object_new_object(), *bd = json_object_new_object();
   const ppt_tracesim_result *q = &pt->rates;
   json_object_object_add(e, "n", json_object_new_int((int)pt->n));
   json_object_object_add(e, "runtime_s", json_object_new_double(pt->seconds));
   json_object_object_add(e, "speedup", json_object_new_double(first->seconds / pt->seconds));
-  json_object_object_add(e, "regions", json_object_new_int64((int64_t)pt->regions));
+  json_object_object_add(e, "nregions", json_object_new_int64((int64_t)pt->regions));
   json_object_object_add(e, "levels", levels_json(hw, q));
   json_object_object_add(e, "dram", dram_json(q));
   if (q->ntlb && q->counted_refs) json_object_object_add(e, "tlb", tlb_json(q));
@@ -352,6 +450,7 @@ static json_object *point_json(const ppt_hwspec *hw, const point *pt, const poin
   json_object_object_add(bd, "memory_s", json_object_new_double(pt->memory_s));
   json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pt->wait_s));
   json_object_object_add(e, "breakdown", bd);
+  json_object_object_add(e, "regions", regions_json(hw, pt));
   return e;
 }
 
@@ -398,6 +497,31 @@ static void write_models_table(const args *a, const results *r) {
   }
 }
 
+/* Index of the largest core count. */
+static size_t largest(const point *pts, size_t np) {
+  size_t b = 0;
+  for (size_t i = 1; i < np; i++)
+    if (pts[i].n > pts[b].n) b = i;
+  return b;
+}
+
+/* The top regions (sites) at one core count, by runtime. */
+static void write_regions_table(const ppt_hwspec *hw, const point *pt) {
+  uint32_t last = hw->nlevels ? hw->nlevels - 1 : 0;
+  printf("\ntop regions on %u cores %41s %7s %7s %7s\n", pt->n, "runtime", "share", hw->levels[0].name,
+         hw->levels[last].name);
+  for (size_t i = 0; i < pt->nrows && i < 10; i++) {
+    const site_row *w = &pt->rows[i];
+    char where[300];
+    const char *base = strrchr(w->file, '/');
+    snprintf(where, sizeof where, "%s %s:%u (%s)", w->parallel ? "par" : "ser", base ? base + 1 : w->file,
+             w->line, w->function);
+    printf("%2zu %-50.50s %10.4g s %6.2f%% %6.2f%% %6.2f%%\n", i + 1, where, w->runtime_s,
+           pt->seconds > 0 ? 100 * w->runtime_s / pt->seconds : 0.0, 100 * w->info.hit_rate[0],
+           100 * w->info.hit_rate[last]);
+  }
+}
+
 static int write_table(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   const results *r = vr;
@@ -419,42 +543,27 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     printf(" %8.4f s %8.4f s %8.4f s\n", pts[i].compute_s, pts[i].memory_s, pts[i].wait_s);
   }
   printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
+  write_regions_table(hw, &pts[largest(pts, a->c.ncores)]);
   if (a->nmodels) write_models_table(a, r);
   return 0;
 }
 
-/* --plot: runtime and speedup against cores, by gnuplot; written atomically. */
-static int write_plot(void *va, void *vr, ppt_err *err) {
-  const args *a = va;
-  const char *path = a->c.plot, *title = a->c.operand;
-  const point *pts = ((const results *)vr)->pts;
-  size_t np = a->c.ncores;
-  if (!path) return 0;
-  char tmp[4096];
-  snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", path, (long)getpid());
-  FILE *d = fopen(tmp, "w");
-  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data", path);
-  for (size_t i = 0; i < np; i++)
-    fprintf(d, "%u %.9g %.6g\n", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
-  fclose(d);
+/* Runs gnuplot on script, after the terminal, the output and the title: it writes a
+ * temporary file that is renamed to path (atomic); data, the script's temporary data
+ * file, is removed after. */
+static int gnuplot(const char *path, const char *data, const char *script, const char *title, ppt_err *err) {
   char out[4096];
   snprintf(out, sizeof out, "%s.tmp%ld", path, (long)getpid());
   FILE *g = popen("gnuplot 2>/dev/null", "w");
   if (!g) {
-    remove(tmp);
+    remove(data);
     return ppt_err_set(err, PPT_ERUN, "%s: cannot run gnuplot", path);
   }
-  fprintf(g,
-          "set terminal pngcairo size 900,560 noenhanced\nset output '%s'\n"
-          "set title 'ppt predict: %s'\nset xlabel 'cores'\nset logscale x 2\n"
-          "set ylabel 'runtime (s)'\nset y2label 'speedup'\nset y2tics\nset ytics nomirror\nset grid\n"
-          "set key top center\n"
-          "plot '%s' using 1:2 with linespoints lw 2 title 'runtime', '' using 1:3 axes x1y2 with "
-          "linespoints lw 2 "
-          "title 'speedup', '' using 1:1 axes x1y2 with lines dt 2 title 'ideal speedup'\n",
-          out, title, tmp);
+  fprintf(g, "set terminal pngcairo size 900,560 noenhanced\nset output '%s'\nset title 'ppt predict: %s'\n",
+          out, title);
+  fputs(script, g);
   int rc = pclose(g);
-  remove(tmp);
+  remove(data);
   if (rc != 0 || rename(out, path) != 0) {
     remove(out);
     return ppt_err_set(err, PPT_ERUN, "%s: gnuplot failed (is gnuplot installed?)", path);
@@ -462,8 +571,109 @@ static int write_plot(void *va, void *vr, ppt_err *err) {
   return 0;
 }
 
+/* Is row w the site `of`? */
+static int same_site(const site_row *w, const site_row *of) {
+  return w->line == of->line && w->parallel == of->parallel && !strcmp(w->file, of->file) &&
+         !strcmp(w->function, of->function);
+}
+
+/* FILE-regions.png's data: per core count (a gnuplot data set), one row per top site of
+ * the largest core count (up to 6) and "other", segments compute memory imbalance fork-join. */
+static void regions_data(FILE *d, const point *pts, size_t np) {
+  const point *top = &pts[largest(pts, np)];
+  size_t ntop = top->nrows < 6 ? top->nrows : 6;
+  for (size_t i = 0; i < np; i++) {
+    double seg[7][4] = {{0}};
+    for (size_t j = 0; j < pts[i].nrows; j++) {
+      const site_row *w = &pts[i].rows[j];
+      size_t t = 0;
+      while (t < ntop && !same_site(w, &top->rows[t])) t++;
+      double add[4] = {w->seg_compute, w->seg_memory, w->imbalance_s, w->fork_join_s};
+      for (int k = 0; k < 4; k++) seg[t][k] += add[k];
+    }
+    for (size_t t = 0; t <= ntop; t++) {
+      if (t == ntop && top->nrows <= ntop) break; /* no "other" */
+      const site_row *w = t < ntop ? &top->rows[t] : NULL;
+      const char *base = w ? strrchr(w->file, '/') : NULL;
+      char label[300];
+      snprintf(label, sizeof label, "%s:%u%s", w ? (base ? base + 1 : w->file) : "other", w ? w->line : 0,
+               w && !w->parallel ? " serial" : "");
+      for (char *c = label; *c; c++)
+        if (*c == '"' || *c == '\'') *c = '_';
+      fprintf(d, "\"%s\" %.9g %.9g %.9g %.9g\n", w ? label : "other", seg[t][0], seg[t][1], seg[t][2],
+              seg[t][3]);
+    }
+    fprintf(d, "\n\n");
+  }
+}
+
+/* FILE-regions.png: stacked bars of the top regions, grouped by core count. */
+static int write_regions_plot(const char *path, const char *title, const point *pts, size_t np,
+                              ppt_err *err) {
+  char png[4096], tmp[4200];
+  size_t len = strlen(path);
+  int ext = len > 4 && !strcmp(path + len - 4, ".png");
+  snprintf(png, sizeof png, "%.*s-regions.png", (int)(ext ? len - 4 : len), path);
+  snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", png, (long)getpid());
+  FILE *d = fopen(tmp, "w");
+  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data", png);
+  regions_data(d, pts, np);
+  fclose(d);
+  size_t cap = 1024 + np * (2 * sizeof tmp + 256);
+  char *sc = malloc(cap);
+  if (!sc) {
+    remove(tmp);
+    return ppt_err_set(err, PPT_ERUN, "out of memory");
+  }
+  int n = snprintf(
+      sc, cap,
+      "set style data histogram\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
+      "set boxwidth 0.8\nset ylabel 'seconds'\nset xtics rotate by -45\nset grid y\n"
+      "set key outside right\nplot ");
+  for (size_t i = 0; i < np; i++)
+    n += snprintf(
+        sc + n, cap - (size_t)n,
+        "%snewhistogram '%u cores' lt 1, '%s' index %zu using 2:xtic(1) %s, '' index %zu using 3 %s, "
+        "'' index %zu using 4 %s, '' index %zu using 5 %s",
+        i ? ", " : "", pts[i].n, tmp, i, i ? "notitle" : "title 'compute'", i,
+        i ? "notitle" : "title 'memory'", i, i ? "notitle" : "title 'imbalance'", i,
+        i ? "notitle" : "title 'fork-join'");
+  snprintf(sc + n, cap - (size_t)n, "\n");
+  int rc = gnuplot(png, tmp, sc, title, err);
+  free(sc);
+  return rc;
+}
+
+/* --plot: runtime and speedup against cores, and the regions' breakdown, by gnuplot;
+ * written atomically. */
+static int write_plot(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  const char *path = a->c.plot, *title = a->c.operand;
+  const point *pts = ((const results *)vr)->pts;
+  size_t np = a->c.ncores;
+  if (!path) return 0;
+  char tmp[4096], script[9000];
+  snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", path, (long)getpid());
+  FILE *d = fopen(tmp, "w");
+  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data", path);
+  for (size_t i = 0; i < np; i++)
+    fprintf(d, "%u %.9g %.6g\n", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
+  fclose(d);
+  snprintf(script, sizeof script,
+           "set xlabel 'cores'\nset logscale x 2\n"
+           "set ylabel 'runtime (s)'\nset y2label 'speedup'\nset y2tics\nset ytics nomirror\nset grid\n"
+           "set key top center\n"
+           "plot '%s' using 1:2 with linespoints lw 2 title 'runtime', '' using 1:3 axes x1y2 with "
+           "linespoints lw 2 "
+           "title 'speedup', '' using 1:1 axes x1y2 with lines dt 2 title 'ideal speedup'\n",
+           tmp);
+  int rc = gnuplot(path, tmp, script, title, err);
+  return rc ? rc : write_regions_plot(path, title, pts, np, err);
+}
+
 static void release(void *vr) {
   results *r = vr;
+  for (size_t i = 0; r->pts && i < r->npts; i++) free(r->pts[i].rows);
   free(r->pts);
   free(r->mrt);
 }

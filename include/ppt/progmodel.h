@@ -7,6 +7,10 @@
  * accesses with the per-level local hit rates of the mimicked streams (exact LRU
  * simulation of the hwspec's hierarchy, private levels per core, shared levels shared),
  * so AMM Eq. 4-5 turns them into time when the engine runs the program (ppt/program.h).
+ * The rates are per site and core (docs/design.md, "Regions"): a site is the phases of
+ * one kind whose first counted block has one source position, and every phase of a
+ * site gets, on each core, the rates that core's references of all the site's phases
+ * met (a level none of them reached: the whole run's rate).
  * When the hwspec lists data-TLB levels, the same simulation runs each core's TLB, and
  * the tasklists carry the misses' cycles as a CPU item (docs/engine.md, "Data-TLB
  * misses"). */
@@ -47,6 +51,36 @@ void ppt_progmodel_free(ppt_progmodel *m);
 const ppt_program *ppt_progmodel_program(const ppt_progmodel *m);
 /* Hit rates of the mimicked streams (per level, in references). */
 const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m);
+/* Phases kept = regions of the program: region i of ppt_progmodel_program (and of the
+ * engine's result) is phase i. */
 size_t ppt_progmodel_nregions(const ppt_progmodel *m);
+
+/* ---- sites (docs/design.md, "Regions") ---- */
+
+#define PPT_PROGMODEL_ALL_CORES UINT32_MAX
+
+typedef struct ppt_progmodel_site_info {
+  const char *function, *file; /* of the site's first block ("" unknown); valid while the trace is open */
+  uint32_t line;               /* 0: unknown */
+  uint32_t bb;                 /* the block (0: the phase entered no counted block) */
+  int parallel;                /* 0: serial code */
+  uint64_t instances;          /* phases of the site */
+  uint32_t nlevels;
+  /* In counted references, over the site's phases, on the core asked for or summed over
+   * all: reaching level k, missing every level up to k; hit_rate is global (1 −
+   * misses / accesses[0]), local_hit_rate 1 − misses / accesses (NaN: 0/0). */
+  uint64_t accesses[PPT_HW_MAX_LEVELS], misses[PPT_HW_MAX_LEVELS];
+  double hit_rate[PPT_HW_MAX_LEVELS], local_hit_rate[PPT_HW_MAX_LEVELS];
+  uint64_t counted_refs;
+  /* One core only: the local hit rates its tasklists use (the run's where it had none). */
+  double used_local[PPT_HW_MAX_LEVELS];
+} ppt_progmodel_site_info;
+
+size_t ppt_progmodel_nsites(const ppt_progmodel *m);
+/* Site i on core `core` (PPT_PROGMODEL_ALL_CORES: summed over the cores); 0, or
+ * PPT_EINPUT when i or core is out of range. */
+int ppt_progmodel_site(const ppt_progmodel *m, size_t i, uint32_t core, ppt_progmodel_site_info *out);
+/* The site of phase (= program region) `phase`; UINT32_MAX when out of range. */
+uint32_t ppt_progmodel_phase_site(const ppt_progmodel *m, size_t phase);
 
 #endif

@@ -102,7 +102,16 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
  * memory; for an access over two lines, the farther), -1 for any other record: callers
  * that attribute misses (ppt annotate) count them from it. */
 int ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
+/* The run's totals (`threads` goes to out->threads), whatever was taken. */
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out);
+/* Takes thread `thread`'s counters since its last take (or since the start): out gets
+ * every counted statistic of that thread alone (levels, served, prefetched, same_set,
+ * transfers, tlb_served, counted refs/loads/stores; refs and line_refs of all its
+ * references) with its rates, and the thread's counters restart from zero. The takes
+ * over all threads plus what is left sum exactly to ppt_tracesim_tally_result, which
+ * takes do not change. A thread out of range gives all zeros. Callers cut the run into
+ * parts with it (the program model: per phase and core). */
+void ppt_tracesim_tally_take(ppt_tracesim_tally *t, uint32_t thread, ppt_tracesim_result *out);
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t);
 /* Write-invalidate coherence in the tally's simulation (ppt_cachesim_set_coherence). */
 void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on);

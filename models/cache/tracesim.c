@@ -36,12 +36,11 @@ typedef struct stream {
   int done;
 } stream;
 
-/* Counters of the run; acc/miss in line accesses, racc/rmiss in references. Public as
- * ppt_tracesim_tally so other stream producers (SASMM's mimicked cores) count the same way. */
-typedef struct ppt_tracesim_tally {
-  ppt_cachesim *sim;
-  uint32_t nlevels, line_bits, nbbs;
-  const unsigned char *counted; /* [nbbs + 1]: block counted? NULL: count everything */
+/* What one thread's counted references did; acc/miss in line accesses, racc/rmiss in
+ * references. The hot path (simulate) adds to its thread's block only: the run totals
+ * are the sum of `base` (the blocks taken so far, ppt_tracesim_tally_take) and every
+ * thread's block, so keeping them per thread costs no second count. */
+typedef struct counters {
   uint64_t acc[PPT_HW_MAX_LEVELS], miss[PPT_HW_MAX_LEVELS];
   uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
   uint64_t refs, line_refs, counted_refs, loads, stores;
@@ -50,13 +49,25 @@ typedef struct ppt_tracesim_tally {
   /* Of `served`, the references whose first-level miss queued on one set (cache/missq.h),
    * and of those the stores. */
   uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
-  ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
-  ppt_missq *mq;    /* each thread's recent first-level miss sets */
   /* Cache-to-cache transfers (cache/owner.h): counted references served at level k whose
-   * line another thread had stored and still held in its private levels. own is NULL
-   * with one thread; first_shared is the first level with shared_by > 1 (nlevels:
-   * none, memory). */
+   * line another thread had stored and still held in its private levels. */
   uint64_t transfers[PPT_HW_MAX_LEVELS + 1];
+  uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
+} counters;
+
+/* The simulation and its counters. Public as ppt_tracesim_tally so other stream
+ * producers (SASMM's mimicked cores) count the same way. */
+typedef struct ppt_tracesim_tally {
+  ppt_cachesim *sim;
+  uint32_t nlevels, line_bits, nbbs, nthreads;
+  const unsigned char *counted; /* [nbbs + 1]: block counted? NULL: count everything */
+  uint64_t refs;                /* references simulated, all threads (for progress) */
+  counters *th;                 /* [nthreads]: since the thread's last take */
+  counters base;                /* the sum of every take */
+  ppt_prefetch *pf;             /* which first-level misses the prefetchers cover */
+  ppt_missq *mq;                /* each thread's recent first-level miss sets */
+  /* own (cache/owner.h) is NULL with one thread; first_shared is the first level with
+   * shared_by > 1 (nlevels: none, memory). */
   ppt_owner *own;
   uint32_t first_shared;
   /* The data TLB: a second simulator whose "lines" are pages (NULL: the spec has no
@@ -65,7 +76,8 @@ typedef struct ppt_tracesim_tally {
   ppt_cachesim *tlb;
   uint32_t ntlb, tlb_shift, page_bits;
   uint64_t *tlb_last; /* per thread: the page of its last lookup (UINT64_MAX: none) */
-  uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
+  /* Level names, kept so that a take (once per phase and core) copies them cheaply. */
+  char names[PPT_HW_MAX_LEVELS][16], tlb_names[PPT_HW_MAX_TLB][16];
   void (*progress)(uint64_t, void *);
   void *progress_arg;
 } run;
@@ -142,7 +154,7 @@ __attribute__((noinline)) static void tlb_lookup(run *r, uint32_t thread, uint64
     r->tlb_last[thread] = page;
     t = (uint32_t)ppt_cachesim_access(r->tlb, thread, a >> r->tlb_shift, 1, 0);
   }
-  if (count) r->tlb_served[t]++;
+  if (count) r->th[thread].tlb_served[t]++;
 }
 
 /* Was this reference (first line) a cache-to-cache transfer? It missed every private
@@ -168,17 +180,19 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   uint64_t l = a >> r->line_bits, last = end >> r->line_bits;
   int count = !r->counted || (rec->bb <= r->nbbs && r->counted[rec->bb]);
   uint32_t dref = 0;
+  counters *c = &r->th[thread];
   do {
     uint64_t lo = l << r->line_bits, hi = lo | lmask;
     if (lo < a) lo = a;
     if (hi > end) hi = end;
     /* thread < nthreads by construction, so the result is a level, never -1 */
     uint32_t d = (uint32_t)ppt_cachesim_access(r->sim, thread, lo, (uint32_t)(hi - lo + 1), store);
-    r->line_refs++;
-    if (count) tally(r->acc, r->miss, r->nlevels, d);
+    c->line_refs++;
+    if (count) tally(c->acc, c->miss, r->nlevels, d);
     if (d > dref) dref = d;
   } while (l++ != last);
   r->refs++;
+  c->refs++;
   /* An access straddling two pages is rare enough not to be translated twice. Every
    * reference, counted or not, shapes the TLB's contents. */
   if (r->tlb) tlb_lookup(r, thread, a, count);
@@ -188,16 +202,16 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   int bunched = dref > 0 && ppt_missq_push(r->mq, thread, a >> r->line_bits);
   int transfer = r->own ? owner_transfer(r, thread, a, dref, store) : 0;
   if (count) {
-    r->served[dref]++;
-    r->served_stores[dref] += (unsigned)store;
-    r->prefetched[dref] += (unsigned)covered;
-    r->same_set[dref] += (unsigned)bunched;
-    r->same_set_stores[dref] += (unsigned)(bunched & store);
-    r->transfers[dref] += (unsigned)transfer;
-    tally(r->racc, r->rmiss, r->nlevels, dref);
-    r->counted_refs++;
-    r->stores += (unsigned)store;
-    r->loads += (unsigned)!store;
+    c->served[dref]++;
+    c->served_stores[dref] += (unsigned)store;
+    c->prefetched[dref] += (unsigned)covered;
+    c->same_set[dref] += (unsigned)bunched;
+    c->same_set_stores[dref] += (unsigned)(bunched & store);
+    c->transfers[dref] += (unsigned)transfer;
+    tally(c->racc, c->rmiss, r->nlevels, dref);
+    c->counted_refs++;
+    c->stores += (unsigned)store;
+    c->loads += (unsigned)!store;
   }
   if (r->progress && r->refs % PROGRESS_EVERY == 0) r->progress(r->refs, r->progress_arg);
   return dref;
@@ -273,37 +287,50 @@ static double rate(uint64_t misses, uint64_t of) {
   return of ? 1.0 - (double)misses / (double)of : NAN;
 }
 
-static void fill_result(const run *r, uint32_t threads, ppt_tracesim_result *out) {
+/* a += b, field by field (counters is all uint64_t). */
+static void add_counters(counters *a, const counters *b) {
+  uint64_t *x = (uint64_t *)a;
+  const uint64_t *y = (const uint64_t *)b;
+  for (size_t i = 0; i < sizeof *a / sizeof *x; i++) x[i] += y[i];
+}
+
+static void fill_result(const run *r, const counters *c, uint32_t threads, ppt_tracesim_result *out) {
   memset(out, 0, sizeof *out);
   out->nlevels = r->nlevels;
   out->threads = threads;
-  out->refs = r->refs;
-  out->line_refs = r->line_refs;
-  out->counted_refs = r->counted_refs;
-  out->counted_loads = r->loads;
-  out->counted_stores = r->stores;
-  memcpy(out->served, r->served, sizeof out->served);
-  memcpy(out->prefetched, r->prefetched, sizeof out->prefetched);
-  memcpy(out->served_stores, r->served_stores, sizeof out->served_stores);
-  memcpy(out->same_set, r->same_set, sizeof out->same_set);
-  memcpy(out->same_set_stores, r->same_set_stores, sizeof out->same_set_stores);
-  memcpy(out->transfers, r->transfers, sizeof out->transfers);
+  out->refs = c->refs;
+  out->line_refs = c->line_refs;
+  out->counted_refs = c->counted_refs;
+  out->counted_loads = c->loads;
+  out->counted_stores = c->stores;
+  memcpy(out->served, c->served, sizeof out->served);
+  memcpy(out->prefetched, c->prefetched, sizeof out->prefetched);
+  memcpy(out->served_stores, c->served_stores, sizeof out->served_stores);
+  memcpy(out->same_set, c->same_set, sizeof out->same_set);
+  memcpy(out->same_set_stores, c->same_set_stores, sizeof out->same_set_stores);
+  memcpy(out->transfers, c->transfers, sizeof out->transfers);
   out->ntlb = r->ntlb;
-  memcpy(out->tlb_served, r->tlb_served, sizeof out->tlb_served);
-  for (uint32_t j = 0; j < r->ntlb; j++)
-    snprintf(out->tlb_names[j], sizeof out->tlb_names[j], "%s", ppt_cachesim_level_name(r->tlb, j));
+  memcpy(out->tlb_served, c->tlb_served, sizeof out->tlb_served);
+  memcpy(out->tlb_names, r->tlb_names, sizeof out->tlb_names);
   for (uint32_t k = 0; k < r->nlevels; k++) {
     ppt_tracesim_level *lv = &out->levels[k];
-    snprintf(lv->name, sizeof lv->name, "%s", ppt_cachesim_level_name(r->sim, k));
-    lv->accesses = r->acc[k];
-    lv->misses = r->miss[k];
-    lv->ref_accesses = r->racc[k];
-    lv->ref_misses = r->rmiss[k];
-    lv->hit_rate = rate(r->miss[k], r->acc[0]);
-    lv->local_hit_rate = rate(r->miss[k], r->acc[k]);
-    lv->ref_hit_rate = rate(r->rmiss[k], r->racc[0]);
-    lv->ref_local_hit_rate = rate(r->rmiss[k], r->racc[k]);
+    memcpy(lv->name, r->names[k], sizeof lv->name);
+    lv->accesses = c->acc[k];
+    lv->misses = c->miss[k];
+    lv->ref_accesses = c->racc[k];
+    lv->ref_misses = c->rmiss[k];
+    lv->hit_rate = rate(c->miss[k], c->acc[0]);
+    lv->local_hit_rate = rate(c->miss[k], c->acc[k]);
+    lv->ref_hit_rate = rate(c->rmiss[k], c->racc[0]);
+    lv->ref_local_hit_rate = rate(c->rmiss[k], c->racc[k]);
   }
+}
+
+/* The run's totals: every take plus what each thread counted since its last one. */
+static void fill_total(const run *r, uint32_t threads, ppt_tracesim_result *out) {
+  counters sum = r->base;
+  for (uint32_t th = 0; th < r->nthreads; th++) add_counters(&sum, &r->th[th]);
+  fill_result(r, &sum, threads, out);
 }
 
 int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesim_opts *opts,
@@ -349,7 +376,7 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
     rc = run_uniform(r, s, active, nthreads, o->seed, err);
   if (rc) goto done;
   if (r->progress) r->progress(r->refs, r->progress_arg);
-  fill_result(r, nthreads, out);
+  fill_total(r, nthreads, out);
 done:
   for (uint32_t th = 0; s && th < nthreads; th++) ppt_trace_cursor_close(s[th].cur);
   free(s);
@@ -398,7 +425,10 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
                            uint32_t nbbs, uint64_t seed, ppt_tracesim_tally **out, ppt_err *err) {
   run *r = calloc(1, sizeof *r);
   if (!r) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
-  int rc = ppt_cachesim_new(hw, nthreads ? nthreads : 1, &r->sim, err);
+  r->nthreads = nthreads ? nthreads : 1;
+  int rc = ppt_cachesim_new(hw, r->nthreads, &r->sim, err);
+  if (!rc && !(r->th = calloc(r->nthreads, sizeof *r->th)))
+    rc = ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   if (!rc && hw->ntlb) rc = tlb_create(r, hw, nthreads ? nthreads : 1, err);
   if (!rc) {
     ppt_cachesim_seed(r->sim, seed);
@@ -420,6 +450,10 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
   }
   r->counted = counted;
   r->nbbs = nbbs;
+  for (uint32_t k = 0; k < r->nlevels; k++)
+    snprintf(r->names[k], sizeof r->names[k], "%s", ppt_cachesim_level_name(r->sim, k));
+  for (uint32_t j = 0; j < r->ntlb; j++)
+    snprintf(r->tlb_names[j], sizeof r->tlb_names[j], "%s", ppt_cachesim_level_name(r->tlb, j));
   *out = r;
   return 0;
 }
@@ -431,7 +465,19 @@ int ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_
 }
 
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out) {
-  fill_result(t, threads, out);
+  fill_total(t, threads, out);
+}
+
+void ppt_tracesim_tally_take(ppt_tracesim_tally *t, uint32_t thread, ppt_tracesim_result *out) {
+  static const counters none;
+  if (thread >= t->nthreads) {
+    fill_result(t, &none, t->nthreads, out);
+    return;
+  }
+  counters *c = &t->th[thread];
+  fill_result(t, c, t->nthreads, out);
+  add_counters(&t->base, c);
+  memset(c, 0, sizeof *c);
 }
 
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
@@ -439,6 +485,7 @@ void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   ppt_prefetch_free(t->pf);
   ppt_missq_free(t->mq);
   ppt_owner_free(t->own);
+  free(t->th);
   free(t->tlb_last);
   ppt_cachesim_free(t->tlb);
   ppt_cachesim_free(t->sim);

@@ -29,8 +29,40 @@ typedef struct counts {
 
 typedef struct phase {
   ppt_region_kind kind;
-  counts *c; /* [ncores] (serial phases: core 0 only is used) */
+  uint32_t site; /* index into ppt_progmodel.sites */
+  counts *c;     /* [ncores] (serial phases: core 0 only is used) */
 } phase;
+
+/* A site's counted statistics on one core, summed over the site's phases: the fields of
+ * ppt_tracesim_result the tasklists need, in references, from ppt_tracesim_tally_take. */
+typedef struct site_counts {
+  uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
+  uint64_t served[PPT_HW_MAX_LEVELS + 1], served_stores[PPT_HW_MAX_LEVELS + 1];
+  uint64_t prefetched[PPT_HW_MAX_LEVELS + 1], transfers[PPT_HW_MAX_LEVELS + 1];
+  uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
+  uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
+  uint64_t counted_refs;
+} site_counts;
+
+/* What a tasklist's memory item and TLB cycles are made of (make_tasklist). */
+typedef struct shares {
+  double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
+  double same_set_loads[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
+  double transfers[PPT_HW_MAX_LEVELS + 1];
+  double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
+} shares;
+
+/* A site (docs/design.md, "Regions"): the phases of one kind (serial or parallel) whose
+ * first counted block has one source position (function, file, line). Repeated phases
+ * of a site, the time steps of one loop, pool their counters per core, so memory grows
+ * with the sites and the cores, not with the phases: a program of 10^5 phases on 16
+ * cores keeps one site_counts per site and core, and each phase only its op counts. */
+typedef struct site {
+  int parallel;
+  uint32_t bb;        /* the first counted block of the site's first phase (0: none) */
+  uint64_t instances; /* phases */
+  site_counts *c;     /* [ncores] */
+} site;
 
 struct ppt_progmodel {
   uint32_t ncores, nlevels;
@@ -49,13 +81,16 @@ struct ppt_progmodel {
   double *extra[NCOMPUTE];   /* per compute model, per block id: recurrence latency beyond
                               * the block's throughput, cycles */
   ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
-  /* What the tasklists share, from the simulation (ppt_progmodel_set_policy remakes them). */
-  double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
-  double same_set_loads[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
-  double transfers[PPT_HW_MAX_LEVELS + 1];
-  ppt_bpred *bp;     /* each core's branch predictor, over its block sequence */
-  uint8_t *branchy;  /* per block id: it ends in a branch (the predictor judges its exits) */
-  double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
+  /* What the tasklists are made of, from the simulation (ppt_progmodel_set_policy
+   * remakes them): per site and core (sh[site * ncores + core]), and over the whole run
+   * (all, the fallback of a site and core whose references never reached a level). */
+  site *sites;
+  size_t nsites, scap;
+  int32_t *site_of; /* [2 * (nbbs + 1)]: site of (first block, parallel), -1: not yet */
+  uint32_t *first;  /* [ncores]: first counted block of the phase being streamed, 0: none */
+  shares *sh, all;
+  ppt_bpred *bp;    /* each core's branch predictor, over its block sequence */
+  uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
   int failed;
 };
 
@@ -86,6 +121,9 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
       if (miss && (!m->counted || m->counted[prev])) c->mispredicts += 1;
     }
     if (m->counted && !m->counted[r[i].bb]) continue;
+    /* The phase's site: its first counted block, or, when a phase begins inside a block
+     * entered before it, that block (a reference carries its block). */
+    if (!m->first[core]) m->first[core] = r[i].bb;
     if (r[i].kind == PPT_REC_BB) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, r[i].bb);
       if (bb) add_block(c, bb);
@@ -103,12 +141,82 @@ static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, 
   for (size_t i = 0; i < n; i++) ppt_tracesim_tally_access(m->tally, cores[i], &r[i]);
 }
 
+/* Do blocks a and b start at one source position? */
+static int same_place(const ppt_trace *t, uint32_t a, uint32_t b) {
+  if (a == b) return 1;
+  const ppt_trace_bb *x = ppt_trace_bb_get(t, a), *y = ppt_trace_bb_get(t, b);
+  return x && y && x->line == y->line && !strcmp(x->func, y->func) && !strcmp(x->file, y->file);
+}
+
+/* The site of a phase whose first counted block is bb: found by source position the
+ * first time a (block, kind) pair comes up, then remembered; -1 when out of memory. */
+static int32_t site_for(ppt_progmodel *m, uint32_t bb, int parallel) {
+  uint32_t nbbs = ppt_trace_nbbs(m->t);
+  if (bb > nbbs) bb = 0;
+  int32_t *slot = &m->site_of[2 * (size_t)bb + (unsigned)parallel];
+  if (*slot >= 0) return *slot;
+  for (size_t i = 0; i < m->nsites; i++)
+    if (m->sites[i].parallel == parallel && same_place(m->t, m->sites[i].bb, bb)) return *slot = (int32_t)i;
+  if (m->nsites == m->scap) {
+    size_t nc = m->scap ? 2 * m->scap : 16;
+    site *ns = realloc(m->sites, nc * sizeof *ns);
+    if (!ns) return -1;
+    m->sites = ns;
+    m->scap = nc;
+  }
+  site_counts *c = calloc(m->ncores, sizeof *c);
+  if (!c) return -1;
+  m->sites[m->nsites] = (site){.parallel = parallel, .bb = bb, .c = c};
+  return *slot = (int32_t)m->nsites++;
+}
+
+static void add_take(site_counts *c, const ppt_tracesim_result *r) {
+  for (uint32_t k = 0; k < r->nlevels; k++) {
+    c->racc[k] += r->levels[k].ref_accesses;
+    c->rmiss[k] += r->levels[k].ref_misses;
+  }
+  for (uint32_t k = 0; k <= r->nlevels; k++) {
+    c->served[k] += r->served[k];
+    c->served_stores[k] += r->served_stores[k];
+    c->prefetched[k] += r->prefetched[k];
+    c->transfers[k] += r->transfers[k];
+    c->same_set[k] += r->same_set[k];
+    c->same_set_stores[k] += r->same_set_stores[k];
+  }
+  for (uint32_t j = 0; j <= r->ntlb; j++) c->tlb_served[j] += r->tlb_served[j];
+  c->counted_refs += r->counted_refs;
+}
+
+/* Each core's cache counters of the phase just ended go to the phase's site. A phase
+ * that is dropped (nothing counted) has no counted references either, so nothing of
+ * the site counts is lost. */
+static int take_phase(ppt_progmodel *m, ppt_region_kind kind, int keep, uint32_t *site_out) {
+  uint32_t bb = 0;
+  for (uint32_t c = 0; c < m->ncores && !bb; c++) bb = m->first[c];
+  memset(m->first, 0, (size_t)m->ncores * sizeof *m->first);
+  int32_t s = keep ? site_for(m, bb, kind != PPT_REGION_SERIAL) : 0;
+  if (s < 0) return -1;
+  ppt_tracesim_result r;
+  for (uint32_t c = 0; c < m->ncores; c++) {
+    ppt_tracesim_tally_take(m->tally, c, &r);
+    if (keep) add_take(&m->sites[s].c[c], &r);
+  }
+  if (keep) m->sites[s].instances++;
+  *site_out = (uint32_t)s;
+  return 0;
+}
+
 static void on_phase_end(void *arg, ppt_region_kind kind) {
   ppt_progmodel *m = arg;
   if (m->failed) return;
   int empty = 1;
   for (uint32_t c = 0; c < m->ncores && empty; c++)
     empty = m->cur[c].refs == 0 && m->cur[c].ops[PPT_HW_IALU] == 0;
+  uint32_t site;
+  if (take_phase(m, kind, !empty, &site)) {
+    m->failed = 1;
+    return;
+  }
   /* The fork belongs to the region's first phase that is kept: an empty phase before a
    * loop must not turn the loop into a mere barrier. */
   if (kind == PPT_REGION_FORK) m->fork_pending = 1;
@@ -129,6 +237,7 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
   }
   phase *p = &m->ph[m->nph];
   p->kind = kind;
+  p->site = site;
   p->c = malloc((size_t)m->ncores * sizeof *p->c);
   if (!p->c) {
     m->failed = 1;
@@ -139,7 +248,8 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
   m->nph++;
 }
 
-static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist **out, ppt_err *err) {
+static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *sh, ppt_tasklist **out,
+                         ppt_err *err) {
   const double chain_extra = c->chain_extra[m->compute];
   ppt_tasklist *tl = ppt_tasklist_new();
   if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -156,16 +266,17 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist *
   /* Data-TLB misses: the translation must be found before the load can issue, so the
    * time of the walk (or of the next TLB level) is charged like a mispredict, as CPU
    * cycles, not as a memory latency that misses in flight would overlap. */
-  if (!rc && c->refs > 0 && m->tlb_cycles > 0) rc = ppt_tasklist_add_cycles(tl, c->refs * m->tlb_cycles, err);
+  if (!rc && c->refs > 0 && sh->tlb_cycles > 0)
+    rc = ppt_tasklist_add_cycles(tl, c->refs * sh->tlb_cycles, err);
   if (!rc && c->refs > 0) {
     ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
-    memcpy(ma.prefetched, m->prefetched, sizeof ma.prefetched);
-    memcpy(ma.writeback, m->writeback, sizeof ma.writeback);
-    memcpy(ma.same_set_loads, m->same_set_loads, sizeof ma.same_set_loads);
-    memcpy(ma.same_set_stores, m->same_set_stores, sizeof ma.same_set_stores);
-    memcpy(ma.transfers, m->transfers, sizeof ma.transfers);
-    rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, m->local, err);
+    memcpy(ma.prefetched, sh->prefetched, sizeof ma.prefetched);
+    memcpy(ma.writeback, sh->writeback, sizeof ma.writeback);
+    memcpy(ma.same_set_loads, sh->same_set_loads, sizeof ma.same_set_loads);
+    memcpy(ma.same_set_stores, sh->same_set_stores, sizeof ma.same_set_stores);
+    memcpy(ma.transfers, sh->transfers, sizeof ma.transfers);
+    rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, sh->local, err);
   }
   if (rc) {
     ppt_tasklist_free(tl);
@@ -175,17 +286,69 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, ppt_tasklist *
   return 0;
 }
 
-/* Mean TLB cost of a reference over the whole run (like the hit rates): a reference
- * whose translation TLB level k held (k = ntlb: a page walk) missed levels 0..k-1 and
- * pays their miss_cycles, so cost = Σ_k share_k Σ_{j<k} miss_cycles_j. */
-static double tlb_cycles_per_ref(const ppt_hwspec *hw, const ppt_tracesim_result *r) {
-  if (!r->ntlb || !r->counted_refs) return 0.0;
+/* Mean TLB cost of a reference: a reference whose translation TLB level k held (k =
+ * ntlb: a page walk) missed levels 0..k-1 and pays their miss_cycles, so cost =
+ * Σ_k share_k Σ_{j<k} miss_cycles_j. */
+static double tlb_cycles_per_ref(const ppt_hwspec *hw, uint32_t ntlb, const site_counts *c) {
+  if (!ntlb || !c->counted_refs) return 0.0;
   double cost = 0, pen = 0;
-  for (uint32_t k = 1; k <= r->ntlb && k <= hw->ntlb; k++) {
+  for (uint32_t k = 1; k <= ntlb && k <= hw->ntlb; k++) {
     pen += hw->tlb[k - 1].miss_cycles;
-    cost += pen * (double)r->tlb_served[k] / (double)r->counted_refs;
+    cost += pen * (double)c->tlb_served[k] / (double)c->counted_refs;
   }
   return cost;
+}
+
+/* The tasklists' rates and shares from counters c. With fb (a site on one core), what c
+ * cannot say falls back to fb, the whole run's: the local rate of a level no reference
+ * reached, the shares of a level that served none, the write-backs and TLB cost of a
+ * site that counted no reference. Without fb (the whole run), those are 0. */
+static void derive(const ppt_progmodel *m, const site_counts *c, const shares *fb, shares *o) {
+  memset(o, 0, sizeof *o);
+  for (uint32_t k = 0; k < m->nlevels; k++) {
+    if (c->racc[k])
+      o->local[k] = 1.0 - (double)c->rmiss[k] / (double)c->racc[k];
+    else if (fb)
+      o->local[k] = fb->local[k];
+  }
+  for (uint32_t k = 1; k <= m->nlevels; k++) {
+    if (c->served[k] > 0) {
+      /* Shares of the level's (and DRAM's) accesses a stream prefetcher covered, whose
+       * first-level miss queued on one set, that came from another core's cache. */
+      double sv = (double)c->served[k], bs = (double)c->same_set_stores[k];
+      o->prefetched[k] = (double)c->prefetched[k] / sv;
+      o->same_set_stores[k] = bs / sv;
+      o->same_set_loads[k] = ((double)c->same_set[k] - bs) / sv;
+      o->transfers[k] = (double)c->transfers[k] / sv;
+    } else if (fb) {
+      o->prefetched[k] = fb->prefetched[k];
+      o->same_set_stores[k] = fb->same_set_stores[k];
+      o->same_set_loads[k] = fb->same_set_loads[k];
+      o->transfers[k] = fb->transfers[k];
+    }
+  }
+  /* A store's dirty line goes back into every level down to the one that served it
+   * (ppt_mem_access.writeback): level k takes the stores served at k or beyond. */
+  double all = 0, beyond = 0;
+  for (uint32_t k = 0; k <= m->nlevels; k++) all += (double)c->served[k];
+  for (uint32_t k = m->nlevels; k >= 1 && all > 0; k--) {
+    beyond += (double)c->served_stores[k];
+    o->writeback[k] = beyond / all;
+  }
+  if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
+  o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m->hw, m->rates.ntlb, c);
+}
+
+/* The run-wide shares, then every site's on every core. */
+static int derive_all(ppt_progmodel *m) {
+  site_counts run = {0};
+  ppt_tracesim_result *r = &m->rates;
+  add_take(&run, r);
+  derive(m, &run, NULL, &m->all);
+  if (!(m->sh = calloc(m->nsites * m->ncores + 1, sizeof *m->sh))) return -1;
+  for (size_t i = 0; i < m->nsites; i++)
+    for (uint32_t c = 0; c < m->ncores; c++) derive(m, &m->sites[i].c[c], &m->all, &m->sh[i * m->ncores + c]);
+  return 0;
 }
 
 /* The tasklists and the program for `policy`, from the phases' counts and the rates of
@@ -208,7 +371,8 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
     phase *p = &m->ph[i];
     ppt_tasklist **tl = &tls[i * m->ncores];
     uint32_t nt = p->kind != PPT_REGION_SERIAL ? m->ncores : 1;
-    for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], &tl[c], err);
+    const shares *sh = &m->sh[(size_t)p->site * m->ncores];
+    for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], &sh[c], &tl[c], err);
     if (rc) break;
     if (p->kind == PPT_REGION_FORK)
       rc = ppt_program_add_parallel(prog, nt, (const ppt_tasklist *const *)tl, err);
@@ -253,7 +417,10 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   m->hw = hw;
   m->cur = calloc(o->ncores, sizeof *m->cur);
   uint32_t nbbs = ppt_trace_nbbs(t);
-  int got = 1;
+  m->first = calloc(o->ncores, sizeof *m->first);
+  m->site_of = malloc(2 * ((size_t)nbbs + 1) * sizeof *m->site_of);
+  if (m->site_of) memset(m->site_of, 0xff, 2 * ((size_t)nbbs + 1) * sizeof *m->site_of); /* all -1 */
+  int got = m->first && m->site_of;
   for (int k = 0; k < NCOMPUTE; k++)
     got &= (m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k])) != NULL;
   m->bp = ppt_bpred_new(o->ncores, nbbs);
@@ -292,31 +459,9 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   if (!rc && m->failed) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   if (!rc) {
     ppt_tracesim_tally_result(m->tally, o->ncores, &m->rates);
-    for (uint32_t k = 0; k < m->nlevels; k++) {
-      double h = m->rates.levels[k].ref_local_hit_rate;
-      m->local[k] = h == h ? h : 0.0; /* NaN: nothing reached the level */
-    }
-    /* Share of each level's (and DRAM's) accesses a stream prefetcher covered. */
-    for (uint32_t k = 1; k <= m->nlevels; k++)
-      if (m->rates.served[k] > 0)
-        m->prefetched[k] = (double)m->rates.prefetched[k] / (double)m->rates.served[k];
-    /* Share of each level's accesses whose first-level miss queued on one set. */
-    for (uint32_t k = 1; k <= m->nlevels; k++)
-      if (m->rates.served[k] > 0) {
-        double sv = (double)m->rates.served[k], bs = (double)m->rates.same_set_stores[k];
-        m->same_set_stores[k] = bs / sv;
-        m->same_set_loads[k] = ((double)m->rates.same_set[k] - bs) / sv;
-        m->transfers[k] = (double)m->rates.transfers[k] / sv; /* cache-to-cache */
-      }
-    /* A store's dirty line goes back into every level down to the one that served it
-     * (ppt_mem_access.writeback): level k takes the stores served at k or beyond. */
-    double all = 0, beyond = 0;
-    for (uint32_t k = 0; k <= m->nlevels; k++) all += (double)m->rates.served[k];
-    for (uint32_t k = m->nlevels; k >= 1 && all > 0; k--) {
-      beyond += (double)m->rates.served_stores[k];
-      m->writeback[k] = beyond / all;
-    }
-    m->tlb_cycles = tlb_cycles_per_ref(hw, &m->rates);
+    if (derive_all(m)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  }
+  if (!rc) {
     rc = ppt_progmodel_set_policy(m, policy, err);
   }
   if (rc) {
@@ -335,6 +480,11 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->ph);
   free(m->tl);
   free(m->cur);
+  free(m->first);
+  free(m->site_of);
+  for (size_t i = 0; i < m->nsites; i++) free(m->sites[i].c);
+  free(m->sites);
+  free(m->sh);
   for (int k = 0; k < NCOMPUTE; k++) free(m->extra[k]);
   ppt_bpred_free(m->bp);
   free(m->branchy);
@@ -351,4 +501,41 @@ const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m) {
 }
 size_t ppt_progmodel_nregions(const ppt_progmodel *m) {
   return m->nph;
+}
+
+size_t ppt_progmodel_nsites(const ppt_progmodel *m) {
+  return m->nsites;
+}
+
+uint32_t ppt_progmodel_phase_site(const ppt_progmodel *m, size_t phase) {
+  return phase < m->nph ? m->ph[phase].site : UINT32_MAX;
+}
+
+int ppt_progmodel_site(const ppt_progmodel *m, size_t i, uint32_t core, ppt_progmodel_site_info *out) {
+  if (i >= m->nsites || (core != PPT_PROGMODEL_ALL_CORES && core >= m->ncores)) return PPT_EINPUT;
+  const site *s = &m->sites[i];
+  const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, s->bb);
+  memset(out, 0, sizeof *out);
+  out->function = bb && bb->func ? bb->func : "";
+  out->file = bb && bb->file ? bb->file : "";
+  out->line = bb ? bb->line : 0;
+  out->bb = s->bb;
+  out->parallel = s->parallel;
+  out->instances = s->instances;
+  out->nlevels = m->nlevels;
+  for (uint32_t c = 0; c < m->ncores; c++) {
+    if (core != PPT_PROGMODEL_ALL_CORES && c != core) continue;
+    for (uint32_t k = 0; k < m->nlevels; k++) {
+      out->accesses[k] += s->c[c].racc[k];
+      out->misses[k] += s->c[c].rmiss[k];
+    }
+    out->counted_refs += s->c[c].counted_refs;
+  }
+  for (uint32_t k = 0; k < m->nlevels; k++) {
+    out->hit_rate[k] = out->accesses[0] ? 1.0 - (double)out->misses[k] / (double)out->accesses[0] : NAN;
+    out->local_hit_rate[k] = out->accesses[k] ? 1.0 - (double)out->misses[k] / (double)out->accesses[k] : NAN;
+  }
+  if (core != PPT_PROGMODEL_ALL_CORES)
+    memcpy(out->used_local, m->sh[i * m->ncores + core].local, sizeof out->used_local);
+  return 0;
 }

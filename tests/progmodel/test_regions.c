@@ -1,0 +1,338 @@
+/* test_regions.c — the program model per region and core (progmodel.c, docs/design.md
+ * "Regions"): the tally's per-thread takes, per-site rates, and `ppt predict --json`'s
+ * "regions".
+ *
+ *  - takes_sum_to_totals: random references of 4 threads (loads and stores, some
+ *    uncounted blocks, a TLB, a shared level) with takes of random threads at random
+ *    times; the takes plus a final take of every thread equal the run's totals field by
+ *    field, and taking does not change the totals. Several seeds.
+ *  - two_regions: a stream over 512 KiB of doubles (one 8-byte load each, 64 B lines: L1
+ *    hit rate 1 − 8/64 exactly, but for a few loop-control references), then 2 KiB read
+ *    64 times (~100 %); each parallel loop is a site with its own rates, the sites'
+ *    counts sum to the run's, and predict's JSON lists both, the stream first, with
+ *    more memory time per reference.
+ *  - core_imbalance: one static loop whose first half of the iterations touches a new
+ *    line each, the second half 8 lines over and over: on 2 cores core 0's L1 rate is
+ *    ~0, core 1's ~1, each core's tasklist uses its own, and the region waits at the
+ *    barrier (imbalance_s > 0). */
+#include <check.h>
+
+#include "ppt_test.h"
+#include <gsl/gsl_rng.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+#include "ppt/progmodel.h"
+#include "ppt/tracesim.h"
+
+/* ---------------------------------------------------------------- takes */
+
+static void add_result(ppt_tracesim_result *a, const ppt_tracesim_result *b) {
+  for (uint32_t k = 0; k < b->nlevels; k++) {
+    a->levels[k].accesses += b->levels[k].accesses;
+    a->levels[k].misses += b->levels[k].misses;
+    a->levels[k].ref_accesses += b->levels[k].ref_accesses;
+    a->levels[k].ref_misses += b->levels[k].ref_misses;
+  }
+  for (uint32_t k = 0; k <= PPT_HW_MAX_LEVELS; k++) {
+    a->served[k] += b->served[k];
+    a->prefetched[k] += b->prefetched[k];
+    a->served_stores[k] += b->served_stores[k];
+    a->same_set[k] += b->same_set[k];
+    a->same_set_stores[k] += b->same_set_stores[k];
+    a->transfers[k] += b->transfers[k];
+  }
+  for (uint32_t j = 0; j <= PPT_HW_MAX_TLB; j++) a->tlb_served[j] += b->tlb_served[j];
+  a->refs += b->refs;
+  a->line_refs += b->line_refs;
+  a->counted_refs += b->counted_refs;
+  a->counted_loads += b->counted_loads;
+  a->counted_stores += b->counted_stores;
+}
+
+static void assert_same_counts(const ppt_tracesim_result *x, const ppt_tracesim_result *y) {
+  for (uint32_t k = 0; k < y->nlevels; k++) {
+    ck_assert_uint_eq(x->levels[k].accesses, y->levels[k].accesses);
+    ck_assert_uint_eq(x->levels[k].misses, y->levels[k].misses);
+    ck_assert_uint_eq(x->levels[k].ref_accesses, y->levels[k].ref_accesses);
+    ck_assert_uint_eq(x->levels[k].ref_misses, y->levels[k].ref_misses);
+  }
+  ck_assert_mem_eq(x->served, y->served, sizeof x->served);
+  ck_assert_mem_eq(x->prefetched, y->prefetched, sizeof x->prefetched);
+  ck_assert_mem_eq(x->served_stores, y->served_stores, sizeof x->served_stores);
+  ck_assert_mem_eq(x->same_set, y->same_set, sizeof x->same_set);
+  ck_assert_mem_eq(x->same_set_stores, y->same_set_stores, sizeof x->same_set_stores);
+  ck_assert_mem_eq(x->transfers, y->transfers, sizeof x->transfers);
+  ck_assert_mem_eq(x->tlb_served, y->tlb_served, sizeof x->tlb_served);
+  ck_assert_uint_eq(x->refs, y->refs);
+  ck_assert_uint_eq(x->line_refs, y->line_refs);
+  ck_assert_uint_eq(x->counted_refs, y->counted_refs);
+  ck_assert_uint_eq(x->counted_loads, y->counted_loads);
+  ck_assert_uint_eq(x->counted_stores, y->counted_stores);
+}
+
+START_TEST(takes_sum_to_totals) {
+  static const char *spec =
+      "{\"name\": \"t\", \"cores\": 4, \"levels\": ["
+      "{\"name\": \"L1\", \"size\": 4096, \"assoc\": 4, \"line\": 64},"
+      "{\"name\": \"L2\", \"size\": 65536, \"assoc\": 8, \"line\": 64, \"shared_by\": 4}],"
+      " \"tlb\": [{\"name\": \"DTLB1\", \"entries\": 8, \"assoc\": 8, \"page_bytes\": 4096, \"miss_cycles\": "
+      "9}]}";
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_parse(spec, "test-hw", &hw, &err) == 0, "%s", err.msg);
+  const unsigned char counted[5] = {0, 1, 1, 0, 1}; /* block 3 is simulated, not counted */
+  for (unsigned long seed = 1; seed <= 5; seed++) {
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    ppt_tracesim_tally *t;
+    ck_assert_msg(ppt_tracesim_tally_new(&hw, 4, counted, 4, seed, &t, &err) == 0, "%s", err.msg);
+    ppt_tracesim_result sum = {0}, part, total, again;
+    for (int i = 0; i < 200000; i++) {
+      uint32_t th = (uint32_t)gsl_rng_uniform_int(rng, 4);
+      uint32_t bb = 1 + (uint32_t)gsl_rng_uniform_int(rng, 4);
+      /* mostly a sequential sweep per thread (prefetches), some random lines (misses,
+       * shared lines stored by others: transfers), and straddling accesses */
+      uint64_t a = gsl_rng_uniform(rng) < 0.7
+                       ? 0x100000 + (uint64_t)th * 0x40000 + (uint64_t)(i / 4) * 8 % 0x40000
+                       : 0x800000 + gsl_rng_uniform_int(rng, 1 << 18);
+      ppt_trace_rec r = {.addr = a, .bb = bb, .size = (uint8_t)(gsl_rng_uniform(rng) < 0.1 ? 16 : 8)};
+      r.kind = gsl_rng_uniform(rng) < 0.05  ? PPT_REC_BB
+               : gsl_rng_uniform(rng) < 0.3 ? PPT_REC_STORE
+                                            : PPT_REC_LOAD;
+      int lv = ppt_tracesim_tally_access(t, th, &r);
+      ck_assert_int_eq(lv < 0, r.kind == PPT_REC_BB);
+      ck_assert_int_le(lv, 2);
+      if (gsl_rng_uniform(rng) < 0.001) {
+        ppt_tracesim_tally_take(t, (uint32_t)gsl_rng_uniform_int(rng, 4), &part);
+        add_result(&sum, &part);
+      }
+    }
+    ppt_tracesim_tally_result(t, 4, &total);
+    for (uint32_t th = 0; th < 5; th++) { /* thread 4: out of range, all zeros */
+      ppt_tracesim_tally_take(t, th, &part);
+      add_result(&sum, &part);
+    }
+    sum.nlevels = total.nlevels;
+    ck_assert_uint_gt(total.counted_refs, 0);
+    ck_assert_uint_lt(total.counted_refs, total.refs);
+    ck_assert_uint_gt(total.transfers[2] + total.transfers[1], 0);
+    ck_assert_uint_gt(total.tlb_served[1], 0);
+    assert_same_counts(&sum, &total);
+    ppt_tracesim_tally_result(t, 4, &again);
+    ck_assert_mem_eq(&again, &total, sizeof total);
+    ppt_tracesim_tally_free(t);
+    gsl_rng_free(rng);
+  }
+}
+END_TEST
+
+/* ---------------------------------------------------------------- programs */
+
+static const char *k_two =
+    "#include <stdio.h>\n"
+    "#define N (1 << 16)\n"
+    "double big[N], small[256]; /* not static: nothing may fold the loads */\n"
+    "int main(void) {\n"
+    "  double s = 0, u = 0;\n"
+    "#pragma omp parallel for reduction(+ : s)\n"
+    "  for (int i = 0; i < N; i++) s += big[i];\n"
+    "#pragma omp parallel for reduction(+ : u)\n"
+    "  for (int i = 0; i < 256 * 64; i++) u += small[i & 255];\n"
+    "  printf(\"%g %g\\n\", s, u);\n"
+    "  return 0;\n"
+    "}\n";
+
+static const char *k_skew =
+    "#include <stdio.h>\n"
+    "#define N 4096\n"
+    "double big[N / 2 * 8], small[64];\n"
+    "int main(void) {\n"
+    "  double s = 0;\n"
+    "#pragma omp parallel for schedule(static) reduction(+ : s)\n"
+    "  for (int i = 0; i < N; i++) s += i < N / 2 ? big[i * 8] : small[i & 63];\n"
+    "  printf(\"%g\\n\", s);\n"
+    "  return 0;\n"
+    "}\n";
+
+static void load_host(ppt_hwspec *hw) {
+  const char *src = getenv("PPT_SOURCE_DIR");
+  ck_assert_ptr_nonnull(src);
+  char spec[600];
+  snprintf(spec, sizeof spec, "%s/hwspecs/host.json", src);
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_load(spec, hw, &err) == 0, "%s", err.msg);
+}
+
+static ppt_progmodel *model(const ppt_trace *t, const ppt_hwspec *hw, uint32_t ncores) {
+  ppt_sasmm_opts o;
+  ppt_sasmm_opts_default(&o);
+  o.ncores = ncores;
+  ppt_progmodel *m;
+  ppt_err err;
+  ck_assert_msg(ppt_progmodel_build(t, hw, &o, NULL, NULL, &m, &err) == 0, "%s", err.msg);
+  return m;
+}
+
+/* The sites of m that are parallel, in the order of their lines. */
+static size_t parallel_sites(const ppt_progmodel *m, ppt_progmodel_site_info *out, size_t max) {
+  size_t n = 0;
+  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
+    ppt_progmodel_site_info s;
+    ck_assert_int_eq(ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &s), 0);
+    if (!s.parallel || s.counted_refs < 1000) continue;
+    ck_assert_uint_lt(n, max);
+    size_t j = n++;
+    while (j > 0 && out[j - 1].line > s.line) {
+      out[j] = out[j - 1];
+      j--;
+    }
+    out[j] = s;
+  }
+  return n;
+}
+
+/* predict's "regions" at core count index ci (largest runtime first). */
+static json_object *regions_of(json_object *root, size_t ci) {
+  json_object *cores, *e, *regs;
+  ck_assert(json_object_object_get_ex(root, "cores", &cores));
+  ck_assert_ptr_nonnull(e = json_object_array_get_idx(cores, ci));
+  ck_assert(json_object_object_get_ex(e, "regions", &regs));
+  return regs;
+}
+
+static double num(json_object *o, const char *key) {
+  json_object *v;
+  ck_assert_msg(json_object_object_get_ex(o, key, &v), "no %s", key);
+  return json_object_get_double(v);
+}
+
+START_TEST(two_regions) {
+  const char *d = e2e_dir("progmodel_two");
+  e2e_write(d, "two.c", k_two);
+  ck_assert_int_eq(
+      e2e_sh(d, "$PPTCC -O1 -fopenmp two.c -o two && $PPT trace -o two.trace -- ./two >/dev/null 2>&1"), 0);
+  ppt_trace *t = e2e_open(d, "two.trace");
+  ppt_hwspec hw;
+  load_host(&hw);
+  ppt_progmodel *m = model(t, &hw, 1);
+  ppt_progmodel_site_info s[4];
+  ck_assert_uint_eq(parallel_sites(m, s, 4), 2);
+  /* the stream: one miss per 8 loads, but for the loop's own few references */
+  ck_assert_msg(fabs(s[0].hit_rate[0] - (1 - 8.0 / 64)) < 2e-3, "stream L1 %g", s[0].hit_rate[0]);
+  ck_assert_msg(s[1].hit_rate[0] > 0.995, "re-reads L1 %g", s[1].hit_rate[0]);
+  ck_assert_uint_ge(s[0].instances, 1); /* the loop, and the region's code before it on its line */
+  /* each core's tasklists use the site's own rates */
+  ppt_progmodel_site_info c0;
+  ck_assert_int_eq(ppt_progmodel_site(m, 0, 0, &c0), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m, 0, 1, &c0), PPT_EINPUT);
+  /* the sites' counts sum to the run's */
+  const ppt_tracesim_result *run = ppt_progmodel_hitrates(m);
+  for (uint32_t k = 0; k < hw.nlevels; k++) {
+    uint64_t acc = 0, miss = 0;
+    for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
+      ppt_progmodel_site_info x;
+      ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x);
+      acc += x.accesses[k];
+      miss += x.misses[k];
+    }
+    ck_assert_uint_eq(acc, run->levels[k].ref_accesses);
+    ck_assert_uint_eq(miss, run->levels[k].ref_misses);
+  }
+  for (size_t p = 0; p < ppt_progmodel_nregions(m); p++)
+    ck_assert_uint_lt(ppt_progmodel_phase_site(m, p), ppt_progmodel_nsites(m));
+  ck_assert_uint_eq(ppt_progmodel_phase_site(m, ppt_progmodel_nregions(m)), UINT32_MAX);
+  ppt_progmodel_free(m);
+  ppt_trace_close(t);
+
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT predict two.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 1,2 --json "
+                          ">p.json 2>/dev/null"),
+                   0);
+  char path[800];
+  snprintf(path, sizeof path, "%s/p.json", d);
+  json_object *root = json_object_from_file(path);
+  ck_assert_ptr_nonnull(root);
+  json_object *regs = regions_of(root, 0);
+  ck_assert_int_ge(json_object_array_length(regs), 2);
+  /* the stream and the re-reads, by line; the stream costs more per reference */
+  double per_ref[2] = {0, 0}, l1[2] = {0, 0}, last = INFINITY;
+  for (size_t i = 0; i < json_object_array_length(regs); i++) {
+    json_object *r = json_object_array_get_idx(regs, i), *lv, *kind;
+    double rt = num(r, "runtime_s");
+    ck_assert_double_le(rt, last);
+    last = rt;
+    ck_assert(json_object_object_get_ex(r, "kind", &kind));
+    ck_assert(json_object_object_get_ex(r, "levels", &lv));
+    uint32_t line = (uint32_t)num(r, "line");
+    int which = line == s[0].line ? 0 : line == s[1].line ? 1 : -1;
+    if (which < 0 || strcmp(json_object_get_string(kind), "parallel")) continue;
+    json_object *L1 = json_object_array_get_idx(lv, 0);
+    per_ref[which] = num(r, "memory_s") / num(L1, "accesses");
+    l1[which] = num(L1, "hit_rate");
+  }
+  ck_assert_msg(fabs(l1[0] - 0.875) < 2e-3 && l1[1] > 0.995, "L1 %g %g", l1[0], l1[1]);
+  ck_assert_msg(per_ref[0] > per_ref[1], "memory per reference: stream %g, re-reads %g", per_ref[0],
+                per_ref[1]);
+  json_object_put(root);
+}
+END_TEST
+
+START_TEST(core_imbalance) {
+  const char *d = e2e_dir("progmodel_skew");
+  e2e_write(d, "skew.c", k_skew);
+  ck_assert_int_eq(
+      e2e_sh(d, "$PPTCC -O1 -fopenmp skew.c -o skew && $PPT trace -o skew.trace -- ./skew >/dev/null 2>&1"),
+      0);
+  ppt_trace *t = e2e_open(d, "skew.trace");
+  ppt_hwspec hw;
+  load_host(&hw);
+  ppt_progmodel *m = model(t, &hw, 2);
+  ppt_progmodel_site_info s[2];
+  ck_assert_uint_eq(parallel_sites(m, s, 2), 1);
+  size_t si = ppt_progmodel_nsites(m);
+  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
+    ppt_progmodel_site_info x;
+    ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x);
+    if (x.parallel && x.line == s[0].line) si = i;
+  }
+  ppt_progmodel_site_info c0, c1;
+  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m, si, 1, &c1), 0);
+  ck_assert_msg(c0.hit_rate[0] < 0.05 && c1.hit_rate[0] > 0.95, "L1: core 0 %g, core 1 %g", c0.hit_rate[0],
+                c1.hit_rate[0]);
+  ck_assert_msg(c0.used_local[0] < 0.05 && c1.used_local[0] > 0.95, "used: %g %g", c0.used_local[0],
+                c1.used_local[0]);
+  ppt_progmodel_free(m);
+  ppt_trace_close(t);
+
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT predict skew.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 1,2 --json "
+                          ">p.json 2>/dev/null"),
+                   0);
+  char path[800];
+  snprintf(path, sizeof path, "%s/p.json", d);
+  json_object *root = json_object_from_file(path);
+  ck_assert_ptr_nonnull(root);
+  json_object *top = json_object_array_get_idx(regions_of(root, 1), 0);
+  ck_assert_uint_eq((uint32_t)num(top, "line"), s[0].line);
+  ck_assert_msg(num(top, "imbalance_s") > 0.2 * num(top, "runtime_s"), "imbalance %g of %g s",
+                num(top, "imbalance_s"), num(top, "runtime_s"));
+  json_object_put(root);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("progmodel_regions");
+  TCase *tc = tcase_create("regions");
+  tcase_set_timeout(tc, 240);
+  tcase_add_test(tc, takes_sum_to_totals);
+  tcase_add_test(tc, two_regions);
+  tcase_add_test(tc, core_imbalance);
+  suite_add_tcase(s, tc);
+  return ppt_test_run(s);
+}
