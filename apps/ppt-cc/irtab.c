@@ -14,6 +14,7 @@
 #include <llvm-c/Target.h>
 
 #include "opmix.h"
+#include "widemem.h"
 #include "ppt/trace.h"
 #include "trace/bbdesc.h"
 
@@ -570,6 +571,9 @@ int pcc_irtab_rewrite(const char *in, const char *out, const char *src, FILE *lo
   x.groups[0] = NULL;
   x.ngroups = 1;
   int rc = load(&x, in, err);
+  /* Callbacks first, so that the table's op mix sees (and skips) them. */
+  if (rc == 0)
+    rc = pcc_widemem_instrument(x.m, src, &st->ncallbacks, err);
   if (rc == 0)
     rc = scan_module(&x, st, err);
   if (rc == 0) {
@@ -588,8 +592,12 @@ int pcc_irtab_rewrite(const char *in, const char *out, const char *src, FILE *lo
   }
   if (rc == 0 && LLVMWriteBitcodeToFile(x.m, out) != 0)
     rc = ppt_err_set(err, PPT_ERUN, "ppt-cc: %s: cannot write %s", src, out);
-  if (rc == 0 && log)
+  if (rc == 0 && log) {
     log_table(&x, log);
+    if (st->ncallbacks)
+      fprintf(log, "ppt-cc: %s: %zu accesses without a SanitizerCoverage callback traced by ppt's\n",
+              src, st->ncallbacks);
+  }
   ctx_free(&x);
   return rc;
 }

@@ -6,7 +6,8 @@
  * a __sancov_gen_ array). For each such block this appends a struct ppt_bbdesc
  * (models/trace/bbdesc.h) to a constant array in section "ppt_bbtab": the guard
  * pointer, function, source file and line, flags and the op mix of the block's other
- * instructions. The module is written back unchanged otherwise, and clang compiles it
+ * instructions. Before that, widemem.h's pass adds runtime callbacks for the memory
+ * accesses SanitizerCoverage does not report. The module is written back unchanged otherwise, and clang compiles it
  * with -disable-llvm-passes, so the table describes exactly the IR that became code. */
 #ifndef PCC_IRTAB_H
 #define PCC_IRTAB_H
@@ -20,6 +21,7 @@ typedef struct pcc_irtab_stats {
   size_t nblocks;    /* descriptors written (= guards in the module) */
   size_t nfunctions; /* functions with at least one instrumented block */
   size_t nparallel;  /* descriptors flagged PPT_BB_PARALLEL */
+  size_t ncallbacks; /* accesses given a ppt callback (widemem.h) */
 } pcc_irtab_stats;
 
 /* Reads bitcode `in`, adds the table and writes bitcode `out`. `src` names the C source

@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memop.h"
 #include "ppt/trace.h"
+#include "widemem.h"
 
 static int starts(const char *s, size_t n, const char *p) {
   size_t lp = strlen(p);
@@ -48,8 +50,15 @@ static const char *const k_free_intrinsics[] = {
     "llvm.invariant.", "llvm.pseudoprobe", "llvm.var.annotation", "llvm.sideeffect",
     "llvm.donothing", NULL};
 
+/* Made by widemem.c for its own callbacks (casts, lane extracts, the calls). */
+static int is_ppt_callback_code(LLVMValueRef inst) {
+  LLVMContextRef c = LLVMGetTypeContext(LLVMTypeOf(inst));
+  unsigned kind = LLVMGetMDKindIDInContext(c, PCC_WIDEMEM_MD, (unsigned)strlen(PCC_WIDEMEM_MD));
+  return LLVMGetMetadata(inst, kind) != NULL;
+}
+
 int pcc_opmix_ignored(LLVMValueRef inst) {
-  if (LLVMIsAPHINode(inst) || is_sancov_call(inst))
+  if (LLVMIsAPHINode(inst) || is_sancov_call(inst) || is_ppt_callback_code(inst))
     return 1;
   if (LLVMIsACallInst(inst)) {
     size_t n;
@@ -283,12 +292,23 @@ void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]) {
     if (l > lanes)
       lanes = l;
   }
+  /* LOAD and STORE count trace references (memop.h): a 64-byte vector split in two by
+   * an AVX2 backend is two, a gather one per lane, a memcpy of a known length
+   * ceil(n/16) of each (it stays a CALL too; of an unknown length, it adds none). */
+  pcc_memop m;
+  unsigned refs = pcc_memop_of(inst, &m) != PCC_MEM_NONE ? (unsigned)(m.nrefs > 0xFFFFu ? 0xFFFFu : m.nrefs) : 1;
   unsigned counted = 0;
   for (int i = 0; i < 2; i++) {
     if (cls[i] < 0)
       continue;
-    bump(&ops[cls[i]], 1);
-    counted += cls[i] != PPT_OP_OTHER && cls[i] != PPT_OP_XCALL;
+    unsigned k = cls[i] == PPT_OP_LOAD || cls[i] == PPT_OP_STORE ? refs : 1;
+    bump(&ops[cls[i]], k);
+    counted += cls[i] != PPT_OP_OTHER && cls[i] != PPT_OP_XCALL ? k : 0;
+  }
+  if (m.kind == PCC_MEM_COPY || m.kind == PCC_MEM_SET) {
+    if (m.kind == PCC_MEM_COPY)
+      bump(&ops[PPT_OP_LOAD], refs);
+    bump(&ops[PPT_OP_STORE], refs);
   }
   if (lanes > 0) {
     if (counted)
@@ -399,16 +419,7 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
 /* clang records the target's features per function ("+fma" with -mfma, -march=haswell,
  * ...); the default x86-64 target has none, so fmuladd is split there. */
 static int target_has_fma(LLVMValueRef fn) {
-  static const char key[] = "target-features";
-  LLVMAttributeRef a = LLVMGetStringAttributeAtIndex(fn, LLVMAttributeFunctionIndex, key, sizeof key - 1);
-  if (!a)
-    return 0;
-  unsigned n = 0;
-  const char *v = LLVMGetStringAttributeValue(a, &n);
-  for (unsigned i = 0; v && i + 4 <= n; i++)
-    if (!memcmp(v + i, "+fma", 4) && (i + 4 == n || v[i + 4] == ','))
-      return 1;
-  return 0;
+  return pcc_memop_has_feature(fn, "+fma");
 }
 
 void pcc_opmix_recurrence(LLVMBasicBlockRef bb, uint16_t ops[PPT_BBDESC_NOPS]) {

@@ -4,7 +4,8 @@
  * A record starts with a tag byte:
  *   bits 0-1  kind: 0 block entry, 1 load, 2 store (3 reserved)
  *   block entry: bits 2-7 zero, then varint block id
- *   load/store:  bits 2-4 log2(size), bit 5 on-own-stack, bits 6-7 address mode:
+ *   load/store:  bits 2-4 log2(size) 0..6 (1 to 64 bytes; 7 is corrupt), bit 5
+ *                on-own-stack, bits 6-7 address mode:
  *     0: address = last address of this site
  *     1: address = last address + last delta of this site (a stride continues)
  *     2: varint zigzag(address - last address of this site) follows
@@ -22,6 +23,9 @@
 #include <string.h>
 
 #define PPT_CODEC_SITES 4096u
+/* Widest reference: 64 bytes (an AVX-512 vector). Sizes 32 and 64 came with ppt-cc's own
+ * callbacks for wide accesses; the tag always had the bits, so older traces still read. */
+#define PPT_CODEC_LG_MAX 6u
 
 enum { PPT_CODEC_SAME = 0, PPT_CODEC_STRIDE = 1, PPT_CODEC_DELTA = 2 };
 

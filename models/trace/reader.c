@@ -412,7 +412,7 @@ int ppt_trace_decode_records(uint32_t nbbs, const ppt_trace_chunk_info *c, const
       continue;
     }
     unsigned lg = (tag >> 2) & 7, mode = tag >> 6;
-    if (lg > 4 || mode == 3) return -1;
+    if (lg > PPT_CODEC_LG_MAX || mode == 3) return -1;
     ppt_codec_site *s = &sites[ppt_codec_site_of(bb, k++)];
     if (mode == PPT_CODEC_STRIDE) {
       s->last += s->delta;

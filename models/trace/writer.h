@@ -59,7 +59,7 @@ static inline void ppt_trace_enc_bb(ppt_trace_enc *e, uint32_t id) {
   if (__builtin_expect(e->pos >= e->lim, 0)) ppt_trace_enc_flush(e);
 }
 
-/* kind: PPT_REC_LOAD or PPT_REC_STORE; lg: log2(size) 0..4. */
+/* kind: PPT_REC_LOAD or PPT_REC_STORE; lg: log2(size) 0..PPT_CODEC_LG_MAX. */
 static inline void ppt_trace_enc_mem(ppt_trace_enc *e, unsigned kind, unsigned lg, unsigned stack,
                                      uint64_t addr) {
   ppt_codec_site *s = &e->sites[ppt_codec_site_of(e->bb, e->k++)];

@@ -26,14 +26,17 @@ ppt_trace_rec synth_rec(uint64_t seed, uint32_t th, uint64_t i, uint32_t nbbs) {
     return (ppt_trace_rec){.bb = bb, .kind = PPT_REC_EVENT, .size = (uint8_t)(r % PPT_EV_NTYPES)};
   uint64_t addr;
   switch (r % 4) {
-    case 0: addr = 0x10000000ull + blk * 8 * pos; break;          /* strides */
-    case 1: addr = 0x20000000ull + (pos << 6); break;              /* repeats */
-    case 2: addr = 0x7fff00000000ull - (r >> 40); break;           /* stack-like */
-    default: addr = r & 0xffffffffffffull; break;                  /* random */
+    case 0: addr = 0x10000000ull + blk * 8 * pos; break; /* strides */
+    case 1: addr = 0x20000000ull + (pos << 6); break;    /* repeats */
+    case 2: addr = 0x7fff00000000ull - (r >> 40); break; /* stack-like */
+    default: addr = r & 0xffffffffffffull; break;        /* random */
   }
-  unsigned lg = (unsigned)((r >> 8) % 5);
-  return (ppt_trace_rec){.addr = addr, .bb = bb, .kind = (uint8_t)((r >> 16) & 1 ? PPT_REC_STORE : PPT_REC_LOAD),
-                         .size = (uint8_t)(1u << lg), .flags = (uint8_t)((r % 4) == 2)};
+  unsigned lg = (unsigned)((r >> 8) % 7); /* 1..64 bytes: AVX and AVX-512 accesses too */
+  return (ppt_trace_rec){.addr = addr,
+                         .bb = bb,
+                         .kind = (uint8_t)((r >> 16) & 1 ? PPT_REC_STORE : PPT_REC_LOAD),
+                         .size = (uint8_t)(1u << lg),
+                         .flags = (uint8_t)((r % 4) == 2)};
 }
 
 ppt_trace_event synth_event(uint64_t seed, uint32_t th, uint64_t i) {
@@ -69,8 +72,11 @@ int synth_write(const char *path, uint64_t seed, uint32_t nthreads, uint64_t nre
   char names[8][16];
   for (uint32_t i = 0; i < 8; i++) snprintf(names[i], sizeof names[i], "func%u", i);
   for (uint32_t i = 0; i < nbbs; i++) {
-    bbs[i] = (ppt_trace_bb){.id = i + 1, .flags = (i % 3 == 0) ? PPT_BB_PARALLEL : 0, .line = 10 + i,
-                            .func = names[i % 8], .file = "synth.c"};
+    bbs[i] = (ppt_trace_bb){.id = i + 1,
+                            .flags = (i % 3 == 0) ? PPT_BB_PARALLEL : 0,
+                            .line = 10 + i,
+                            .func = names[i % 8],
+                            .file = "synth.c"};
     bbs[i].ops[PPT_OP_LOAD] = (uint16_t)(i % 5);
   }
   unsigned char *raw;

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "ppt/trace.h"
+#include "trace/codec.h"
 #include "trace/runtime/rt.h"
 #include "trace/writer.h"
 
@@ -221,3 +222,54 @@ PPT_RT_MEM(2, 1)
 PPT_RT_MEM(4, 2)
 PPT_RT_MEM(8, 3)
 PPT_RT_MEM(16, 4)
+
+/* Accesses SanitizerCoverage does not report, called by code ppt-cc adds (apps/ppt-cc/
+ * widemem.c, rules in memop.h): 32- and 64-byte vectors have their own entry points, as
+ * the hot path of AVX code; the rest (odd sizes, vectors wider than the target's
+ * registers, masked accesses, gather lanes, atomics) go through one that records
+ * ceil(n / 2^lg) references of 2^lg bytes, each at the next 2^lg bytes. */
+#define PPT_RT_WIDE(n, lg)             \
+  void __ppt_load##n(const void *p) {  \
+    rt_mem(p, PPT_REC_LOAD, lg);       \
+  }                                    \
+  void __ppt_store##n(const void *p) { \
+    rt_mem(p, PPT_REC_STORE, lg);      \
+  }
+PPT_RT_WIDE(32, 5)
+PPT_RT_WIDE(64, 6)
+
+static inline void rt_mem_n(const void *p, unsigned kind, uint64_t n, uint32_t lg) {
+  if (lg > PPT_CODEC_LG_MAX) lg = PPT_CODEC_LG_MAX; /* what the reader accepts */
+  const char *c = p;
+  for (uint64_t off = 0; off < n; off += 1ull << lg) rt_mem(c + off, kind, lg);
+}
+
+void __ppt_load_n(const void *p, uint64_t n, uint32_t lg) {
+  rt_mem_n(p, PPT_REC_LOAD, n, lg);
+}
+void __ppt_store_n(const void *p, uint64_t n, uint32_t lg) {
+  rt_mem_n(p, PPT_REC_STORE, n, lg);
+}
+
+/* Masked loads and stores, and each gather/scatter lane: only when a lane is active (an
+ * all-false mask touches no memory; its address may not even be valid). */
+void __ppt_load_masked(const void *p, uint64_t n, uint32_t lg, uint64_t active) {
+  if (active) rt_mem_n(p, PPT_REC_LOAD, n, lg);
+}
+void __ppt_store_masked(const void *p, uint64_t n, uint32_t lg, uint64_t active) {
+  if (active) rt_mem_n(p, PPT_REC_STORE, n, lg);
+}
+
+/* llvm.memcpy/memmove and llvm.memset, whether the backend inlines them or calls libc
+ * (which is not traced): 16-byte steps, a load and a store each, as glibc's SSE2 loop. */
+void __ppt_memcpy(void *dst, const void *src, uint64_t n) {
+  const char *s = src;
+  char *d = dst;
+  for (uint64_t off = 0; off < n; off += 16) {
+    rt_mem(s + off, PPT_REC_LOAD, 4);
+    rt_mem(d + off, PPT_REC_STORE, 4);
+  }
+}
+void __ppt_memset(void *dst, uint64_t n) {
+  rt_mem_n(dst, PPT_REC_STORE, n, 4);
+}

@@ -11,4 +11,21 @@ int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size);
 /* Records an OpenMP event (ppt_event_type) in the calling thread's stream. */
 void ppt_rt_event(unsigned type, const int64_t *v, unsigned n);
 
+/* Callbacks ppt-cc inserts before the accesses SanitizerCoverage does not report
+ * (apps/ppt-cc/widemem.c; what each records: apps/ppt-cc/memop.h). */
+void __ppt_load32(const void *p);
+void __ppt_store32(const void *p);
+void __ppt_load64(const void *p);
+void __ppt_store64(const void *p);
+/* ceil(n / 2^lg) references of 2^lg bytes from p on. */
+void __ppt_load_n(const void *p, uint64_t n, uint32_t lg);
+void __ppt_store_n(const void *p, uint64_t n, uint32_t lg);
+/* The same, if active is nonzero (a masked access, a gather/scatter lane). */
+void __ppt_load_masked(const void *p, uint64_t n, uint32_t lg, uint64_t active);
+void __ppt_store_masked(const void *p, uint64_t n, uint32_t lg, uint64_t active);
+/* ceil(n/16) pairs: a 16-byte load of src + 16k, a 16-byte store to dst + 16k. */
+void __ppt_memcpy(void *dst, const void *src, uint64_t n);
+/* ceil(n/16) 16-byte stores from dst on. */
+void __ppt_memset(void *dst, uint64_t n);
+
 #endif
