@@ -32,17 +32,20 @@ trap 'rm -f "$tmp"' EXIT
 printf 'kernel\tthreads\tdata_refs\td1_misses\tll_misses\tl1_hit_rate\tl2_hit_rate_global\tl2_local_hit_rate\tcachegrind_seconds\n' >"$tmp"
 
 status=0
-while read -r name file args; do
+# list.txt: "NAME FILE HALF | BUILD FLAGS | RUNTIME SIZES" (docs/validation.md). The
+# Cachegrind runs use the default sizes, so only the build flags are taken.
+while IFS='|' read -r head eflags _sizes; do
+  read -r name file _half <<<"$head"
   [ -n "$name" ] || continue
   if [ -n "${KERNELS:-}" ] && [[ " $KERNELS " != *" $name "* ]]; then continue; fi
+  read -r -a entry_flags <<<"$eflags"
   bin="$outroot/bin/$name"
-  "$cc" -O2 -fopenmp -Wall -Wextra -Werror -gdwarf-4 "${kflags[@]}" "$kdir/$file" -o "$bin" -lm
+  "$cc" -O2 -fopenmp -Wall -Wextra -Werror -gdwarf-4 "${entry_flags[@]}" "${kflags[@]}" "$kdir/$file" -o "$bin" -lm
   first=""
   for t in "${threads[@]}"; do
     dir="$outroot/$name/t$t"
     mkdir -p "$dir"
-    # shellcheck disable=SC2086  # default_args are whitespace-separated words
-    "$here/run.sh" "$bin" "$t" "$dir" $args 2>"$dir.log" || { cat "$dir.log" >&2; exit 1; }
+    "$here/run.sh" "$bin" "$t" "$dir" 2>"$dir.log" || { cat "$dir.log" >&2; exit 1; }
     # cgsum.awk writes each top-level key on its own line ("  KEY: VALUE,"), so awk can
     # pick the fields without a JSON parser.
     awk -F': ' -v OFS='\t' '
