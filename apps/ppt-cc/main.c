@@ -120,6 +120,18 @@ static void push_arg(pcc_strv *v, const pcc_arg *a) {
     pcc_strv_push(v, a->s[k]);
 }
 
+/* Is OpenMP on for this compilation (the last of -fopenmp[=LIB] and -fno-openmp wins)? */
+static int openmp_on(const pcc_cmdline *cl) {
+  int on = 0;
+  for (size_t i = 0; i < cl->n; i++)
+    for (int k = 0; k < cl->a[i].n; k++) {
+      const char *s = cl->a[i].s[k];
+      if (!strcmp(s, "-fopenmp") || !strncmp(s, "-fopenmp=", 9)) on = 1;
+      if (!strcmp(s, "-fno-openmp")) on = 0;
+    }
+  return on;
+}
+
 /* Step 1: the user's compile options, without output/mode/inputs, + coverage, to IR. */
 static void ir_command(const job *j, const pcc_arg *src, const char *obj, const char *bc,
                        pcc_strv *v) {
@@ -141,6 +153,13 @@ static void ir_command(const job *j, const pcc_arg *src, const char *obj, const 
   }
   pcc_strv_push(v, "-g");
   pcc_strv_push(v, "-gdwarf-4");
+  /* A Makefile whose CFLAGS lack -fopenmp builds a serial program from a parallel
+   * source without a word, and ppt would then model it as serial: clang names each
+   * ignored '#pragma omp' (a warning even under the user's -Werror). */
+  if (!openmp_on(cl)) {
+    pcc_strv_push(v, "-Wsource-uses-openmp");
+    pcc_strv_push(v, "-Wno-error=source-uses-openmp");
+  }
   pcc_strv_push(v, k_sancov);
   pcc_strv_push(v, "-c");
   pcc_strv_push(v, "-emit-llvm");

@@ -8,10 +8,12 @@
 
 static void help(void) {
   printf(
-      "usage: ppt info TRACE [--top N] [--json]\n\n"
+      "usage: ppt info TRACE [--top N] [--blocks] [--json]\n\n"
       "Summarises a trace: references, loads, stores, block instances, distinct 64-byte lines,\n"
       "parallel-region share, and the blocks and functions with the most references.\n\n"
       "  --top N   how many blocks and functions to list (default 10)\n"
+      "  --blocks  list every block, by file and line: what --only FILE:LINE, FILE:FUNC\n"
+      "            or FUNC selects in the other commands\n"
       "  --json    machine-readable output on stdout\n"
       "  -h, --help\n");
 }
@@ -19,6 +21,7 @@ static void help(void) {
 typedef struct args {
   ppt_cli_common c; /* --json; c.operand: the trace */
   uint64_t top;
+  int blocks; /* --blocks: every block, in source order */
 } args;
 
 typedef struct row {
@@ -27,6 +30,17 @@ typedef struct row {
   uint32_t id, line;
   uint64_t refs, count;
 } row;
+
+/* Source order: file, line, then function and id (--blocks). */
+static int by_place(const void *a, const void *b) {
+  const row *x = a, *y = b;
+  int c = strcmp(x->file, y->file);
+  if (c) return c;
+  if (x->line != y->line) return x->line < y->line ? -1 : 1;
+  c = strcmp(x->name, y->name);
+  if (c) return c;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
 
 static int by_refs(const void *a, const void *b) {
   const row *x = a, *y = b;
@@ -85,14 +99,18 @@ static size_t functions(const ppt_trace *t, const ppt_trace_summary *s, row *out
 
 static int take(void *arg, int val, const char *value) {
   args *a = arg;
-  (void)val; /* --top, the only one */
+  if (val == 'b') {
+    a->blocks = 1;
+    return 0;
+  }
   if (ppt_cli_parse_u64(value, &a->top)) return ppt_cli_usage("info", "--top wants a count, not '%s'", value);
   return 0;
 }
 
 static int parse_args(int argc, char **argv, void *va) {
   args *a = va;
-  static const struct option own[] = {{"top", required_argument, 0, 'n'}, {0, 0, 0, 0}};
+  static const struct option own[] = {
+      {"top", required_argument, 0, 'n'}, {"blocks", no_argument, 0, 'b'}, {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {
       .cmd = "info", .shared = PPT_OPT_JSON, .own = own, .take = take, .help = help, .operand = "TRACE"};
   a->top = 10;
@@ -116,9 +134,9 @@ static int run(void *va, void *vr, ppt_err *err) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(r->t, id);
     r->blocks[id - 1] = (row){bb->func, bb->file, id, bb->line, s->bb_refs[id], s->bb_count[id]};
   }
-  qsort(r->blocks, s->bbs, sizeof *r->blocks, by_refs);
+  qsort(r->blocks, s->bbs, sizeof *r->blocks, a->blocks ? by_place : by_refs);
   size_t nf = functions(r->t, s, r->funcs);
-  r->nb = s->bbs < a->top ? s->bbs : (size_t)a->top;
+  r->nb = s->bbs < a->top || a->blocks ? s->bbs : (size_t)a->top;
   r->nf = nf < a->top ? nf : (size_t)a->top;
   return a->c.json ? 0 : widest_refs(r, err);
 }
@@ -183,7 +201,7 @@ static int write_json(void *va, void *vr, ppt_err *err) {
     json_object_object_add(o, counts[i].key, json_object_new_int64((int64_t)counts[i].v));
   json_object_object_add(o, "bytes_per_ref",
                          json_object_new_double(s->refs ? (double)bytes / (double)s->refs : 0));
-  json_object_object_add(o, "top_blocks", blocks_json(r));
+  json_object_object_add(o, a->blocks ? "blocks" : "top_blocks", blocks_json(r));
   json_object_object_add(o, "top_functions", functions_json(r));
   return ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
 }
@@ -209,8 +227,11 @@ static int write_table(void *va, void *vr, ppt_err *err) {
          (double)s->lines64 / 16.0);
   /* vec: the block's widest vector in lanes (1: scalar code), from the op mix ppt-cc
    * recorded; widest: its widest reference in bytes (32: AVX, 64: AVX-512; "-": none). */
-  printf("\ntop blocks by references\n  %6s %12s %12s %4s %6s  %s\n", "id", "refs", "instances", "vec",
-         "widest", "function (file:line)");
+  if (a->blocks)
+    printf("\nblocks by file and line (select with --only FILE:LINE, FILE:FUNC or FUNC)\n");
+  else
+    printf("\ntop blocks by references\n");
+  printf("  %6s %12s %12s %4s %6s  %s\n", "id", "refs", "instances", "vec", "widest", "function (file:line)");
   for (size_t i = 0; i < r->nb; i++) {
     const row *b = &r->blocks[i];
     char w[8] = "-";

@@ -37,8 +37,7 @@ static void help(void) {
       "  --quantum Q            interleave Q block instances per turn instead of one reference\n"
       "                         (e.g. 100000, like Valgrind's scheduler, to compare with Cachegrind)\n"
       "  --seed S               seed for uniform interleaving, sampling and random-replacement\n"
-      "                         victims (default 1)\n"
-      PPT_CLI_ONLY_HELP
+      "                         victims (default 1)\n" PPT_CLI_ONLY_HELP
       "  --threads T            worker threads (default 2)\n"
       "  -o, --profiles FILE    write the PRD/CRD profiles (JSON, docs/sasmm.md)\n"
       "  --json                 machine-readable results on stdout\n"
@@ -303,6 +302,23 @@ static json_object *settings_json(const args *a, const results *r) {
   return set;
 }
 
+/* The denominators behind a level's rates, in references (Cachegrind's unit): with
+ * --model sim the simulation's exact counts; with sdcm the expected ones, SDCM's global
+ * rates applied to the counted references of the profiles (the level is reached by the
+ * references that missed every level before it). */
+static void add_counts(json_object *l, const args *a, const task *tk, uint32_t k) {
+  if (a->model_sim) {
+    json_object_object_add(l, "accesses", json_object_new_uint64(tk->sim.levels[k].ref_accesses));
+    json_object_object_add(l, "misses", json_object_new_uint64(tk->sim.levels[k].ref_misses));
+    return;
+  }
+  if (!tk->prof.prd_all) return;
+  double refs = ppt_rdhist_total(tk->prof.prd_all);
+  double reach = k ? refs * (1.0 - tk->rates[k - 1].hit_rate) : refs;
+  json_object_object_add(l, "accesses", json_object_new_double(reach));
+  json_object_object_add(l, "misses", json_object_new_double(refs * (1.0 - tk->rates[k].hit_rate)));
+}
+
 static json_object *task_json(const args *a, const ppt_hwspec *hw, const task *tk) {
   json_object *e = json_object_new_object(), *lv = json_object_new_array();
   json_object_object_add(e, "n", json_object_new_int((int)tk->n));
@@ -314,6 +330,7 @@ static json_object *task_json(const args *a, const ppt_hwspec *hw, const task *t
     json_object_object_add(l, "shared", json_object_new_boolean(hw->levels[k].shared_by > 1));
     json_object_object_add(l, "hit_rate", ppt_cli_json_rate(tk->rates[k].hit_rate));
     json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(tk->rates[k].local_hit_rate));
+    add_counts(l, a, tk, k);
     if (hw->levels[k].shared_by == 1 && !a->model_sim) {
       json_object *pc = json_object_new_array();
       for (uint32_t c = 0; c < tk->n; c++)

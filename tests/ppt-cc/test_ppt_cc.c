@@ -257,6 +257,25 @@ END_TEST
 START_TEST(openmp_parallel_flag_O0) { check_parallel_flags("-O0"); }
 END_TEST
 
+/* OpenMP pragmas without -fopenmp: a serial build of a parallel source is named (one
+ * warning per ignored pragma, never an error even under -Werror); with -fopenmp, or
+ * without pragmas, ppt-cc adds nothing. */
+START_TEST(pragmas_without_openmp_warn) {
+  write_file("omp.c", k_omp_src);
+  ck_assert_msg(ppt_cc("-O2", "-Werror", "-c", "omp.c", "-o", "omp.o", NULL) == 0, "%s", log_text());
+  ck_assert_msg(strstr(log_text(), "omp.c:2:") && strstr(log_text(), "source-uses-openmp"), "%s", log_text());
+  ck_assert_msg(ppt_cc("-O2", "-Werror", "-fopenmp", "-c", "omp.c", "-o", "omp.o", NULL) == 0, "%s", log_text());
+  ck_assert_msg(!strstr(log_text(), "source-uses-openmp"), "%s", log_text());
+  ck_assert_msg(ppt_cc("-O2", "-fopenmp", "-fno-openmp", "-c", "omp.c", "-o", "omp.o", NULL) == 0, "%s",
+                log_text());
+  ck_assert_msg(strstr(log_text(), "source-uses-openmp"), "%s", log_text());
+  write_file("plain.c", k_fg_src);
+  ck_assert_msg(ppt_cc("-O2", "-Werror", "-c", "plain.c", "-o", "plain.o", NULL) == 0, "%s", log_text());
+  ck_assert_msg(!strstr(log_text(), "warning"), "%s", log_text());
+  ck_assert(tmpdir_empty());
+}
+END_TEST
+
 START_TEST(vector_width_and_classes) {
   write_file("v.c", "void vmul(float *restrict a, const float *restrict b,\n"
                     "          const float *restrict c, int n) {\n"
@@ -479,6 +498,7 @@ int main(void) {
   tcase_add_test(tc, failures_exit_nonzero_and_clean_up);
   tcase_add_test(tc, passthrough_modes);
   tcase_add_test(tc, separate_compile_and_link);
+  tcase_add_test(tc, pragmas_without_openmp_warn);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }

@@ -1,5 +1,5 @@
-/* test_cli.c — `ppt cachesim` and `ppt hwspec` (and sasmm's refusal of N-thread traces) as a user runs them (build/bin/ppt via
- * PPT_BINARY_DIR): JSON keys and values (the values against the library run in-process),
+/* test_cli.c — `ppt cachesim` and `ppt hwspec` (and sasmm's refusal of N-thread traces) as a user runs them
+ * (build/bin/ppt via PPT_BINARY_DIR): JSON keys and values (the values against the library run in-process),
  * exit status 0 / 2, and one-line messages naming the bad file. */
 #include <check.h>
 
@@ -15,7 +15,7 @@
 #include "tsynth.h"
 
 static const char *dir;
-static char trace[700], spec[700], badspec[700], corrupt[700];
+static char trace[700], trace1[700], spec[700], badspec[700], corrupt[700];
 
 static const char *HW =
     "{\"name\": \"cli-hw\", \"cores\": 2, \"levels\": ["
@@ -68,6 +68,7 @@ static void setup(void) {
   ck_assert_ptr_nonnull(getenv("PPT_BINARY_DIR"));
   dir = ts_dir("cli");
   snprintf(trace, sizeof trace, "%s/k.trace", dir);
+  snprintf(trace1, sizeof trace1, "%s/k1.trace", dir);
   snprintf(spec, sizeof spec, "%s/hw.json", dir);
   snprintf(badspec, sizeof badspec, "%s/bad.json", dir);
   snprintf(corrupt, sizeof corrupt, "%s/corrupt.trace", dir);
@@ -83,6 +84,7 @@ static void setup(void) {
     }
   }
   ck_assert_int_eq(ts_write(trace, s, 2, funcs, 3), 0);
+  ck_assert_int_eq(ts_write(trace1, s, 1, funcs, 3), 0); /* thread 0 alone: a sequential trace */
   ts_free(&s[0]);
   ts_free(&s[1]);
   put(spec, HW);
@@ -167,6 +169,44 @@ START_TEST(cachesim_json) {
   root = json_tokener_parse(slurp("out"));
   ck_assert_ptr_nonnull(root);
   ck_assert_uint_eq((uint64_t)json_object_get_uint64(get(root, "counted_refs")), 500 + 1200);
+  json_object_put(root);
+}
+END_TEST
+
+/* ppt sasmm --json gives each level's references and misses, not only rates: at one core
+ * the mimicked stream of a sequential trace is the trace, so the counts are cachesim's
+ * (in references) exactly; with sdcm they are the expected ones, consistent with the rates. */
+START_TEST(sasmm_json_counts) {
+  ppt_tracesim_result r;
+  ppt_hwspec hw;
+  ppt_trace *t;
+  ppt_err err;
+  ck_assert_int_eq(ppt_hwspec_load(spec, &hw, &err), 0);
+  ck_assert_int_eq(ppt_trace_open(trace1, &t, &err), 0);
+  ck_assert_int_eq(ppt_tracesim_run(t, &hw, NULL, &r, &err), 0);
+  ppt_trace_close(t);
+  ck_assert_int_eq(ppt("sasmm '%s' --hw '%s' --cores 1 --json", trace1, spec), 0);
+  json_object *root = json_tokener_parse(slurp("out"));
+  ck_assert_ptr_nonnull(root);
+  json_object *lv = get(json_object_array_get_idx(get(root, "cores"), 0), "levels");
+  for (size_t k = 0; k < 2; k++) {
+    json_object *l = json_object_array_get_idx(lv, k);
+    ck_assert_uint_eq((uint64_t)json_object_get_uint64(get(l, "accesses")), r.levels[k].ref_accesses);
+    ck_assert_uint_eq((uint64_t)json_object_get_uint64(get(l, "misses")), r.levels[k].ref_misses);
+  }
+  ck_assert_uint_eq(r.levels[0].ref_accesses, 500 + 1200);
+  json_object_put(root);
+  ck_assert_int_eq(ppt("sasmm '%s' --hw '%s' --cores 1 --model sdcm --json", trace1, spec), 0);
+  root = json_tokener_parse(slurp("out"));
+  ck_assert_ptr_nonnull(root);
+  lv = get(json_object_array_get_idx(get(root, "cores"), 0), "levels");
+  double refs = json_object_get_double(get(json_object_array_get_idx(lv, 0), "accesses"));
+  ck_assert_double_eq_tol(refs, 1700.0, 1e-9);
+  for (size_t k = 0; k < 2; k++) {
+    json_object *l = json_object_array_get_idx(lv, k);
+    double h = json_object_get_double(get(l, "hit_rate"));
+    ck_assert_double_eq_tol(json_object_get_double(get(l, "misses")), refs * (1 - h), 1e-6);
+  }
   json_object_put(root);
 }
 END_TEST
@@ -282,6 +322,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, cachesim_json);
   tcase_add_test(tc, cachesim_table_and_help);
   tcase_add_test(tc, cachesim_bad_input);
+  tcase_add_test(tc, sasmm_json_counts);
   tcase_add_test(tc, hwspec_cmd);
   suite_add_tcase(s, tc);
   return s;
