@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 int ppt_cli_fail(const char *cmd, const ppt_err *err) {
@@ -165,4 +166,64 @@ void ppt_cli_progress_end(ppt_cli_progress *p) {
   if (!p) return;
   if (p->tty) fprintf(stderr, "\r%*s\r", 60 + (int)0, "");
   free(p);
+}
+
+int ppt_cli_close_data(FILE *f, const char *tmp, const char *path, ppt_err *err) {
+  int bad = ferror(f);
+  if (fclose(f) != 0 || bad) {
+    int e = errno;
+    remove(tmp);
+    return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", path, strerror(e ? e : EIO));
+  }
+  return 0;
+}
+
+/* Why gnuplot could not write into the folder of `out`: the system's reason for a small
+ * write of our own there (a full disk, a read-only file system), or NULL if it works. */
+static const char *why_unwritable(const char *out) {
+  char probe[4200];
+  snprintf(probe, sizeof probe, "%s.probe", out);
+  FILE *f = fopen(probe, "w");
+  if (!f) return strerror(errno);
+  static const char block[4096];
+  int e = 0;
+  for (int i = 0; i < 16 && !e; i++)
+    if (fwrite(block, 1, sizeof block, f) != sizeof block) e = errno;
+  if (fflush(f) != 0 && !e) e = errno;
+  if (fclose(f) != 0 && !e) e = errno;
+  remove(probe);
+  return e ? strerror(e) : NULL;
+}
+
+int ppt_cli_gnuplot(const char *path, const char *data, const char *script, const char *cmd,
+                    const char *title, ppt_err *err) {
+  char out[4096];
+  snprintf(out, sizeof out, "%s.tmp%ld", path, (long)getpid());
+  /* gnuplot's own messages are not shown: on failure we say what went wrong instead */
+  FILE *g = popen("exec gnuplot 2>/dev/null", "w");
+  if (!g) {
+    remove(data);
+    return ppt_err_set(err, PPT_ERUN, "%s: cannot run gnuplot: %s", path, strerror(errno));
+  }
+  fprintf(g, "set terminal pngcairo size 900,560 noenhanced\nset output '%s'\nset title '%s: %s'\n", out, cmd,
+          title);
+  fputs(script, g);
+  int st = pclose(g);
+  remove(data);
+  if (st != 0) {
+    remove(out);
+    if (WIFEXITED(st) && WEXITSTATUS(st) == 127)
+      return ppt_err_set(err, PPT_ERUN, "%s: gnuplot not found (install gnuplot: scripts/install-deps)",
+                         path);
+    const char *why = why_unwritable(out);
+    if (why) return ppt_err_set(err, PPT_ERUN, "%s: cannot write the plot: %s", path, why);
+    return ppt_err_set(err, PPT_ERUN, "%s: gnuplot failed (exit status %d)", path,
+                       WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+  }
+  if (rename(out, path) != 0) {
+    int e = errno;
+    remove(out);
+    return ppt_err_set(err, PPT_ERUN, "%s: cannot rename the plot into place: %s", path, strerror(e));
+  }
+  return 0;
 }

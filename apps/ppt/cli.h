@@ -99,11 +99,11 @@ int ppt_cli_parse(const ppt_cli_spec *spec, int argc, char **argv, ppt_cli_commo
 void ppt_cli_common_free(ppt_cli_common *c);
 
 /* --only's lines in every command's --help (the selector language of ppt_trace_select). */
-#define PPT_CLI_ONLY_HELP                                                                      \
-  "  --only SEL[,SEL...]    count only the blocks a selector matches (everything is still\n"   \
+#define PPT_CLI_ONLY_HELP                                                                        \
+  "  --only SEL[,SEL...]    count only the blocks a selector matches (everything is still\n"     \
   "                         simulated): FUNC (name prefix, or a glob with * ? []), FILE:FUNC,\n" \
-  "                         FILE:LINE or FILE:FIRST-LAST; e.g. kernel_,.omp_outlined. or\n"   \
-  "                         jacobi.c:.omp_outlined. or jacobi.c:40-52; one that matches no\n"  \
+  "                         FILE:LINE or FILE:FIRST-LAST; e.g. kernel_,.omp_outlined. or\n"      \
+  "                         jacobi.c:.omp_outlined. or jacobi.c:40-52; one that matches no\n"    \
   "                         block is an error ('ppt info --blocks' lists them)\n"
 /* The --only selection of t's blocks (ppt_trace_select): *out NULL when no --only was
  * given; PPT_EINPUT naming a selector that matches no block. */
@@ -161,6 +161,14 @@ int ppt_cli_main(const ppt_cli_steps *s, int argc, char **argv, void *args, void
 struct json_object;
 /* Prints o with json-c's FLAGS and a newline on stdout and releases it; o NULL (out of
  * memory) sets err instead. Returns 0 or PPT_ERUN. */
+/* --plot: runs gnuplot on `script` (after the terminal, a temporary output and the title
+ * "CMD: TITLE"), renames the image to path (atomic), removes `data` (the script's data
+ * file). Failures name their cause: gnuplot missing, the folder unwritable (full disk,
+ * read-only: the system's reason, from a write of our own), or gnuplot's exit status. */
+int ppt_cli_gnuplot(const char *path, const char *data, const char *script, const char *cmd,
+                    const char *title, ppt_err *err);
+/* Closes a plot's data file; on a write error removes tmp and says why (for path). */
+int ppt_cli_close_data(FILE *f, const char *tmp, const char *path, ppt_err *err);
 int ppt_cli_put_json(struct json_object *o, int flags, ppt_err *err);
 /* {"trace": c->operand, "hwspec": c->hw, "settings": settings}: how the JSON of the
  * commands that run a trace on a spec starts. */

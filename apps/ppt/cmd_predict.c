@@ -5,6 +5,7 @@
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -548,29 +549,6 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   return 0;
 }
 
-/* Runs gnuplot on script, after the terminal, the output and the title: it writes a
- * temporary file that is renamed to path (atomic); data, the script's temporary data
- * file, is removed after. */
-static int gnuplot(const char *path, const char *data, const char *script, const char *title, ppt_err *err) {
-  char out[4096];
-  snprintf(out, sizeof out, "%s.tmp%ld", path, (long)getpid());
-  FILE *g = popen("gnuplot 2>/dev/null", "w");
-  if (!g) {
-    remove(data);
-    return ppt_err_set(err, PPT_ERUN, "%s: cannot run gnuplot", path);
-  }
-  fprintf(g, "set terminal pngcairo size 900,560 noenhanced\nset output '%s'\nset title 'ppt predict: %s'\n",
-          out, title);
-  fputs(script, g);
-  int rc = pclose(g);
-  remove(data);
-  if (rc != 0 || rename(out, path) != 0) {
-    remove(out);
-    return ppt_err_set(err, PPT_ERUN, "%s: gnuplot failed (is gnuplot installed?)", path);
-  }
-  return 0;
-}
-
 /* Is row w the site `of`? */
 static int same_site(const site_row *w, const site_row *of) {
   return w->line == of->line && w->parallel == of->parallel && !strcmp(w->file, of->file) &&
@@ -616,9 +594,9 @@ static int write_regions_plot(const char *path, const char *title, const point *
   snprintf(png, sizeof png, "%.*s-regions.png", (int)(ext ? len - 4 : len), path);
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", png, (long)getpid());
   FILE *d = fopen(tmp, "w");
-  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data", png);
+  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", png, strerror(errno));
   regions_data(d, pts, np);
-  fclose(d);
+  if (ppt_cli_close_data(d, tmp, png, err)) return PPT_ERUN;
   size_t cap = 1024 + np * (2 * sizeof tmp + 256);
   char *sc = malloc(cap);
   if (!sc) {
@@ -639,7 +617,7 @@ static int write_regions_plot(const char *path, const char *title, const point *
         i ? "notitle" : "title 'memory'", i, i ? "notitle" : "title 'imbalance'", i,
         i ? "notitle" : "title 'fork-join'");
   snprintf(sc + n, cap - (size_t)n, "\n");
-  int rc = gnuplot(png, tmp, sc, title, err);
+  int rc = ppt_cli_gnuplot(png, tmp, sc, "ppt predict", title, err);
   free(sc);
   return rc;
 }
@@ -655,10 +633,10 @@ static int write_plot(void *va, void *vr, ppt_err *err) {
   char tmp[4096], script[9000];
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", path, (long)getpid());
   FILE *d = fopen(tmp, "w");
-  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data", path);
+  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", path, strerror(errno));
   for (size_t i = 0; i < np; i++)
     fprintf(d, "%u %.9g %.6g\n", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
-  fclose(d);
+  if (ppt_cli_close_data(d, tmp, path, err)) return PPT_ERUN;
   snprintf(script, sizeof script,
            "set xlabel 'cores'\nset logscale x 2\n"
            "set ylabel 'runtime (s)'\nset y2label 'speedup'\nset y2tics\nset ytics nomirror\nset grid\n"
@@ -667,7 +645,7 @@ static int write_plot(void *va, void *vr, ppt_err *err) {
            "linespoints lw 2 "
            "title 'speedup', '' using 1:1 axes x1y2 with lines dt 2 title 'ideal speedup'\n",
            tmp);
-  int rc = gnuplot(path, tmp, script, title, err);
+  int rc = ppt_cli_gnuplot(path, tmp, script, "ppt predict", title, err);
   return rc ? rc : write_regions_plot(path, title, pts, np, err);
 }
 

@@ -118,8 +118,9 @@ static void restore_signals(const struct sigaction old[2]) {
  * PR_SET_PDEATHSIG: if ppt trace is killed outright, PROGRAM is killed too instead of
  * running on; the getppid check covers a parent that died before the prctl. An exec
  * failure goes back to the parent through the close-on-exec pipe. */
-static void exec_child(char **prog, pid_t parent, int errfd, const sigset_t *mask) {
+static void exec_child(char **prog, pid_t parent, int errfd, int statusfd, const sigset_t *mask) {
   sigprocmask(SIG_SETMASK, mask, NULL);
+  if (fcntl(statusfd, F_SETFD, 0) != 0) _exit(127); /* the runtime's report pipe survives exec */
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
   execvp(prog[0], prog);
   int e = errno;
@@ -127,14 +128,46 @@ static void exec_child(char **prog, pid_t parent, int errfd, const sigset_t *mas
   _exit(127);
 }
 
+/* What the runtime in PROGRAM said about the trace (PPT_TRACE_STATUS_FD, rt.c's
+ * rt_status): it claimed it, finished it, or failed with errno `err`. */
+typedef struct rt_report {
+  int claimed, done, failed, err;
+} rt_report;
+
+/* Reads the runtime's messages; the pipe is not waited on (a process PROGRAM left
+ * running may hold it open): the runtime wrote them before PROGRAM exited. */
+static void read_report(int fd, rt_report *rep) {
+  unsigned char buf[64];
+  ssize_t n;
+  fcntl(fd, F_SETFL, O_NONBLOCK);
+  while ((n = read(fd, buf, sizeof buf)) > 0)
+    for (ssize_t i = 0; i < n; i++) {
+      rep->claimed |= buf[i] == 'C';
+      rep->done |= buf[i] == 'K';
+      if (buf[i] == 'F' && i + 4 < n) {
+        rep->failed = 1;
+        memcpy(&rep->err, buf + i + 1, sizeof rep->err);
+        i += 4;
+      }
+    }
+  close(fd);
+}
+
 /* Runs PROGRAM with the runtime writing its trace to tmp; *st: its wait status. */
-static int spawn(const args *a, const char *tmp, int *st, ppt_err *err) {
-  char **prog = a->c.rest, tbuf[32];
-  int pfd[2];
+static int spawn(const args *a, const char *tmp, int *st, rt_report *rep, ppt_err *err) {
+  char **prog = a->c.rest, tbuf[32], fbuf[32];
+  int pfd[2], sfd[2];
   if (pipe2(pfd, O_CLOEXEC) != 0)
     return ppt_err_set(err, PPT_ERUN, "cannot create a pipe: %s", strerror(errno));
+  if (pipe2(sfd, O_CLOEXEC) != 0) {
+    close(pfd[0]);
+    close(pfd[1]);
+    return ppt_err_set(err, PPT_ERUN, "cannot create a pipe: %s", strerror(errno));
+  }
   snprintf(tbuf, sizeof tbuf, "%llu", (unsigned long long)a->threads);
+  snprintf(fbuf, sizeof fbuf, "%d", sfd[1]);
   setenv("PPT_TRACE_FILE", tmp, 1);
+  setenv("PPT_TRACE_STATUS_FD", fbuf, 1);
   setenv("OMP_NUM_THREADS", tbuf, 1);
   /* Signals wait until g_child is set: one arriving in between is passed on, not lost. */
   sigset_t block, old;
@@ -143,14 +176,17 @@ static int spawn(const args *a, const char *tmp, int *st, ppt_err *err) {
   sigaddset(&block, SIGTERM);
   sigprocmask(SIG_BLOCK, &block, &old);
   pid_t parent = getpid(), pid = g_signal ? -1 : fork(); /* interrupted already: start nothing */
-  if (pid == 0) exec_child(prog, parent, pfd[1], &old);
+  if (pid == 0) exec_child(prog, parent, pfd[1], sfd[1], &old);
   int e = errno;
   if (pid > 0) g_child = pid;
   sigprocmask(SIG_SETMASK, &old, NULL);
   unsetenv("PPT_TRACE_FILE");
+  unsetenv("PPT_TRACE_STATUS_FD");
   close(pfd[1]);
+  close(sfd[1]);
   if (pid < 0) {
     close(pfd[0]);
+    close(sfd[0]);
     if (g_signal)
       return ppt_err_set(err, PPT_ERUN, "%s: interrupted by signal %d before it started", prog[0],
                          (int)g_signal);
@@ -164,6 +200,7 @@ static int spawn(const args *a, const char *tmp, int *st, ppt_err *err) {
   while (waitpid(pid, st, 0) < 0 && errno == EINTR) {
   }
   g_child = 0;
+  read_report(sfd[0], rep);
   if (got == (ssize_t)sizeof ee)
     return ppt_err_set(err, PPT_EINPUT, "%s: cannot run: %s", prog[0], strerror(ee));
   return 0;
@@ -187,7 +224,7 @@ static int verify(ppt_trace *t, ppt_err *err) {
 
 /* Checks the trace PROGRAM left in tmp and renames it to the output (tmp removed on a
  * failure). */
-static int keep(const args *a, const char *tmp, int st, results *r, ppt_err *err) {
+static int keep(const args *a, const char *tmp, int st, const rt_report *rep, results *r, ppt_err *err) {
   const char *prog = a->c.rest[0];
   int rc = 0;
   ppt_trace *t;
@@ -195,6 +232,13 @@ static int keep(const args *a, const char *tmp, int st, results *r, ppt_err *err
     rc = ppt_err_set(err, PPT_ERUN, "%s: interrupted by signal %d; no trace written", prog, (int)g_signal);
   } else if (WIFSIGNALED(st)) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: killed by signal %d; no trace written", prog, WTERMSIG(st));
+  } else if (rep->failed) {
+    /* a full disk, a file-size limit: the system's reason, and a failure, not bad input */
+    rc = ppt_err_set(err, PPT_ERUN, "%s: the trace could not be written: %s", prog, strerror(rep->err));
+  } else if (rep->claimed && !rep->done) {
+    /* the runtime's exit handler never ran: what it had not flushed is lost */
+    rc = ppt_err_set(err, PPT_ERUN, "%s: ended without finishing its trace (did it call _exit or exec?)",
+                     prog);
   } else if (access(tmp, F_OK) != 0) {
     /* A program that failed may have died before its first reference; one that exited
      * cleanly without a trace was not built with ppt-cc, bad input. */
@@ -258,8 +302,9 @@ static int run(void *va, void *vr, ppt_err *err) {
   struct sigaction old[2];
   catch_signals(old);
   int st;
-  rc = spawn(a, tmp, &st, err);
-  if (!rc) rc = keep(a, tmp, st, vr, err);
+  rt_report rep = {0};
+  rc = spawn(a, tmp, &st, &rep, err);
+  if (!rc) rc = keep(a, tmp, st, &rep, vr, err);
   restore_signals(old);
   free(tmp);
   return rc;

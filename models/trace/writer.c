@@ -143,6 +143,7 @@ int ppt_trace_enc_flush(ppt_trace_enc *e) {
   e->nrefs = e->nrecs - e->nother;
   size_t c = ZSTD_compress2(e->cctx, e->cbuf, e->ccap, e->buf, raw);
   if (ZSTD_isError(c) || writer_append(e->w, e, e->cbuf, c, (uint32_t)raw)) {
+    e->err = ZSTD_isError(c) ? ENOMEM : errno;
     e->failed = 1;
     e->pos = e->buf;
     return -1;

@@ -32,6 +32,7 @@ typedef struct ppt_trace_enc {
   uint64_t nother;         /* block and event records in the current chunk */
   uint32_t start_bb, start_k, thread, seq;
   int failed;              /* a write failed: the trace is lost, stop encoding */
+  int err;                 /* errno of that failure (ENOSPC: a full disk) */
   ppt_trace_writer *w;
   void *cctx;              /* ZSTD_CCtx */
   unsigned char *cbuf;

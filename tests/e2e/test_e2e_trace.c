@@ -291,11 +291,48 @@ START_TEST(cli_errors) {
 }
 END_TEST
 
+/* A trace that cannot be written (here a file-size limit, EFBIG, as a full disk gives
+ * ENOSPC) is a failure with the system's reason, in one line, exit 1, nothing left
+ * behind; a program that leaves through _exit (no exit handlers) is named as such:
+ * neither is "not built with ppt-cc". */
+START_TEST(write_failures_named) {
+  const char *d = e2e_dir("e2e_write_fail");
+  e2e_write(d, "big.c",
+            "#include <stdio.h>\n"
+            "#include <unistd.h>\n"
+            "static volatile unsigned a[1 << 20];\n"
+            "int main(int argc, char **argv) {\n"
+            "  unsigned x = 1;\n"
+            "  for (int i = 0; i < 2000000; i++) {\n"
+            "    x = x * 1103515245u + 12345u;\n"
+            "    a[(x >> 8) & ((1u << 20) - 1)] += 1;\n"
+            "  }\n"
+            "  printf(\"%u\\n\", a[5]);\n"
+            "  if (argc > 1) { fflush(stdout); _exit(0); }\n"
+            "  return argv[0][0] == 0;\n"
+            "}\n");
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 big.c -o big"), 0);
+  ck_assert_int_eq(
+      e2e_sh(d, "ulimit -f 200; trap '' XFSZ; $PPT trace -o b.trace -- ./big >/dev/null 2>err.txt"), 1);
+  ck_assert_int_eq(e2e_sh(d,
+                          "test $(wc -l < err.txt) -eq 1 && grep -q 'big: the trace could not be written: "
+                          "File too large' err.txt && ! ls b.trace* 2>/dev/null"),
+                   0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace -o q.trace -- ./big quick >/dev/null 2>err.txt"), 1);
+  ck_assert_int_eq(e2e_sh(d,
+                          "test $(wc -l < err.txt) -eq 1 && grep -q 'ended without finishing its trace' "
+                          "err.txt && ! ls q.trace* 2>/dev/null"),
+                   0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace -o ok.trace -- ./big >/dev/null 2>err.txt && test -s ok.trace"), 0);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("e2e_trace");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, exact_counts_volatile);
+  tcase_add_test(tc, write_failures_named);
   tcase_add_test(tc, parallel_region);
   tcase_add_test(tc, multi_file_build);
   tcase_add_test(tc, make_build);

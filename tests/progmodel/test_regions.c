@@ -279,6 +279,27 @@ START_TEST(two_regions) {
   ck_assert_msg(per_ref[0] > per_ref[1], "memory per reference: stream %g, re-reads %g", per_ref[0],
                 per_ref[1]);
   json_object_put(root);
+
+  /* --plot writes both images (PNG signature), and a plot that cannot be made says why
+   * in one line, exit 1: a folder that does not exist, gnuplot missing from PATH. */
+  const char *pr = "$PPT predict two.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 1,2";
+  ck_assert_int_eq(e2e_sh(d,
+                          "%s --plot p.png >/dev/null 2>&1 && head -c 4 p.png | grep -q PNG && "
+                          "head -c 4 p-regions.png | grep -q PNG && ! ls *.tmp* 2>/dev/null",
+                          pr),
+                   0);
+  ck_assert_int_eq(e2e_sh(d,
+                          "%s --plot nodir/p.png >/dev/null 2>err; s=$?; [ $(wc -l <err) = 1 ] && "
+                          "grep -q 'nodir/p.png: cannot write plot data: No such file' err && exit $s",
+                          pr),
+                   1);
+  ck_assert_int_eq(
+      e2e_sh(d,
+             "env PATH=/nonexistent %s --plot q.png >/dev/null 2>err; s=$?; ! [ -e q.png ] && "
+             "[ $(wc -l <err) = 1 ] && grep -q 'gnuplot not found' err && ! ls *.tmp* 2>/dev/null "
+             "&& exit $s",
+             pr),
+      1);
 }
 END_TEST
 

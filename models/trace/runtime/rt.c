@@ -17,6 +17,7 @@
  * program it runs (system, popen, exec) ever sees it, and a fork()ed copy of it stops
  * recording in the child (rt_atfork_child) without touching the parent's file. */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,7 +44,23 @@ static struct {
   rt_thread *threads;
   pthread_key_t key;
   char *path; /* PPT_TRACE_FILE as read at start: the variable is gone afterwards */
-} rt = {.lock = PTHREAD_MUTEX_INITIALIZER};
+  /* PPT_TRACE_STATUS_FD: ppt trace's pipe, told what became of the trace (rt_status);
+   * -1 when the program runs outside ppt trace. */
+  int status_fd;
+  int err; /* errno of the first failed write of a thread that has exited (0: none) */
+} rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .status_fd = -1};
+
+/* Tells ppt trace what became of the trace: 'C' claimed (this process writes it), 'K'
+ * complete, 'F' + errno failed. ppt trace then reports a full disk as a failure with the
+ * system's reason (one line, exit 1), not as a program built without ppt-cc. Returns
+ * whether ppt trace is listening (if not, the runtime says it on stderr itself). */
+static int rt_status(char what, int err) {
+  if (rt.status_fd < 0) return 0;
+  unsigned char msg[5] = {(unsigned char)what};
+  memcpy(msg + 1, &err, sizeof err);
+  ssize_t n = write(rt.status_fd, msg, what == 'F' ? 5 : 1);
+  return n > 0;
+}
 
 /* A thread that does not trace points here, so the hot path tests one pointer. */
 static rt_thread rt_off;
@@ -53,7 +70,8 @@ static void rt_thread_detach(void *p) {
   rt_thread *t = p;
   pthread_mutex_lock(&rt.lock);
   if (!rt.finished && t->enc) {
-    ppt_trace_enc_flush(t->enc);
+    /* a thread's last chunk that cannot be written loses the trace (rt_finish says why) */
+    if (ppt_trace_enc_flush(t->enc) && !rt.err) rt.err = t->enc->err ? t->enc->err : EIO;
     for (rt_thread **pp = &rt.threads; *pp; pp = &(*pp)->next)
       if (*pp == t) {
         *pp = t->next;
@@ -108,19 +126,23 @@ static void rt_finish(void) {
     return;
   }
   rt.finished = 1;
-  int bad = 0;
+  int bad = rt.err;
   for (rt_thread *t = rt.threads; t; t = t->next) {
     ppt_trace_enc *e = t->enc;
     t->enc = NULL; /* late callbacks (other exit handlers) stop recording */
-    if (ppt_trace_enc_flush(e)) bad = 1;
-    bad |= e->failed;
+    if ((ppt_trace_enc_flush(e) || e->failed) && !bad) bad = e->err ? e->err : EIO;
     ppt_trace_enc_free(e);
   }
   unsigned char *tab = NULL;
   uint32_t size = 0;
+  errno = 0;
   if (bad || ppt_rt_build_bbtab(rt.nguards, &tab, &size) || ppt_trace_writer_close(rt.w, tab, size)) {
+    int e = bad ? bad : errno ? errno : EIO;
     if (bad || !tab) ppt_trace_writer_abort(rt.w);
-    fprintf(stderr, "ppt runtime: %s: could not write the trace: %s\n", rt.path, strerror(errno));
+    if (!rt_status('F', e))
+      fprintf(stderr, "ppt runtime: %s: could not write the trace: %s\n", rt.path, strerror(e));
+  } else {
+    rt_status('K', 0);
   }
   free(tab);
   rt.w = NULL;
@@ -144,6 +166,8 @@ static void rt_atfork_child(void) {
   rt.finished = 1; /* thread-exit destructors flush nothing */
   rt.threads = NULL;
   tls_thr = &rt_off; /* the forking thread, the only one in the child, stops at once */
+  if (rt.status_fd >= 0) close(rt.status_fd); /* the child's exit says nothing of the trace */
+  rt.status_fd = -1;
   pthread_mutex_unlock(&rt.lock);
 }
 
@@ -157,7 +181,13 @@ __attribute__((constructor(101))) static void rt_init(void) {
    * to an earlier process of the same run (a wrapper script's second program): leave it. */
   rt.path = strdup(path);
   unsetenv("PPT_TRACE_FILE");
+  const char *sfd = getenv("PPT_TRACE_STATUS_FD");
+  int status_fd = sfd && *sfd ? atoi(sfd) : -1;
+  unsetenv("PPT_TRACE_STATUS_FD");
   if (!rt.path || access(rt.path, F_OK) == 0) return;
+  /* Only the process that claims the trace reports on it; programs it starts do not
+   * inherit the pipe. */
+  if (status_fd >= 0 && fcntl(status_fd, F_SETFD, FD_CLOEXEC) == 0) rt.status_fd = status_fd;
   const char *lv = getenv("PPT_TRACE_ZSTD_LEVEL");
   int level = lv ? atoi(lv) : 3;
   pthread_atfork(rt_atfork_prepare, rt_atfork_parent, rt_atfork_child);
@@ -165,9 +195,12 @@ __attribute__((constructor(101))) static void rt_init(void) {
   rt.w = ppt_trace_writer_open(rt.path, level);
   pthread_mutex_unlock(&rt.lock);
   if (!rt.w) {
-    fprintf(stderr, "ppt runtime: %s: cannot create trace: %s\n", rt.path, strerror(errno));
+    int e = errno;
+    if (!rt_status('F', e))
+      fprintf(stderr, "ppt runtime: %s: cannot create trace: %s\n", rt.path, strerror(e));
     exit(1);
   }
+  rt_status('C', 0);
   /* A thread that already ran instrumented code before we opened the file is re-attached. */
   tls_thr = NULL;
   atexit(rt_finish);
