@@ -10,6 +10,7 @@
  * a SIGKILLed ppt trace does not leave it running to write a trace nobody collects. */
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <json-c/json.h>
 #include <signal.h>
 #include <stdio.h>
@@ -287,10 +288,31 @@ static int check_output(const char *out, ppt_err *err) {
   return 0;
 }
 
+/* Temporary traces OUT.tmpPID that a ppt trace killed with SIGKILL (or a machine that
+ * went down) left behind: removed when no process PID exists any more. A live PID may be
+ * another ppt trace writing the same output, whose file is left alone. */
+static void remove_leftovers(const char *out) {
+  char pat[4200];
+  snprintf(pat, sizeof pat, "%s.tmp*", out);
+  glob_t g;
+  if (glob(pat, GLOB_NOSORT, NULL, &g) != 0) return;
+  size_t lo = strlen(out) + 4;
+  for (size_t i = 0; i < g.gl_pathc; i++) {
+    const char *p = g.gl_pathv[i], *num = p + lo;
+    char *end;
+    errno = 0;
+    long pid = strtol(num, &end, 10);
+    if (!*num || *end || errno || pid <= 0 || pid == (long)getpid()) continue;
+    if (kill((pid_t)pid, 0) != 0 && errno == ESRCH) unlink(p);
+  }
+  globfree(&g);
+}
+
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   int rc = check_output(a->out, err);
   if (rc) return rc;
+  remove_leftovers(a->out);
   size_t n = strlen(a->out) + 32;
   char *tmp = malloc(n);
   if (!tmp) return ppt_err_set(err, PPT_ERUN, "out of memory");

@@ -217,7 +217,8 @@ START_TEST(sigterm_cleans_up) {
 END_TEST
 
 /* SIGKILL cannot be passed on: the program dies with ppt (PR_SET_PDEATHSIG) instead of
- * running on; its unfinished temporary file, named after the dead ppt, stays. */
+ * running on; its unfinished temporary file, named after the dead ppt, stays until the
+ * next ppt trace of the same output. */
 START_TEST(sigkill_takes_the_program) {
   const char *d = e2e_dir("children-sigkill");
   e2e_write(d, "loop.c", k_loop);
@@ -229,6 +230,13 @@ START_TEST(sigkill_takes_the_program) {
   ck_assert_int_eq(waitpid(pid, &st, 0), pid);
   ck_assert(gone(prog));
   ck_assert_int_eq(e2e_sh(d, "test ! -e l.trace && ls | grep -q 'l.trace.tmp%ld'", (long)pid), 0);
+  /* the next ppt trace of that output removes it (its ppt is dead); a live one's stays */
+  e2e_write(d, "one.c", "int main(void) { return 0; }\n");
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPTCC -O1 one.c -o one && : > l.trace.tmp1 && $PPT trace -o l.trace -- ./one "
+                          ">/dev/null 2>&1 && test -e l.trace && test -e l.trace.tmp1 && ! ls l.trace.tmp%ld",
+                          (long)pid),
+                   0);
 }
 END_TEST
 
