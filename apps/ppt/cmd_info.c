@@ -196,7 +196,9 @@ static int write_json(void *va, void *vr, ppt_err *err) {
                 {"file_bytes", bytes},
                 {"chunks", ppt_trace_nchunks(r->t)},
                 {"parallel_regions", s->parallel_regions},
-                {"omp_loops", s->loops}};
+                {"omp_loops", s->loops},
+                {"threads_asked", s->threads_asked},
+                {"thread_requests", s->thread_requests}};
   for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++)
     json_object_object_add(o, counts[i].key, json_object_new_int64((int64_t)counts[i].v));
   json_object_object_add(o, "bytes_per_ref",
@@ -216,6 +218,12 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   printf("trace          %s (format v%u, %llu bytes, %.3f B/ref)\n", a->c.operand, ppt_trace_version(r->t),
          (unsigned long long)bytes, s->refs ? (double)bytes / (double)s->refs : 0.0);
   printf("threads        %u\n", s->threads);
+  /* What the program asked for itself, and ppt trace overrode (docs/ppt-cc.md). */
+  if (s->thread_requests)
+    printf("threads asked  %llu (largest of %llu requests; traced with %u)\n",
+           (unsigned long long)s->threads_asked, (unsigned long long)s->thread_requests, s->threads);
+  else
+    printf("threads asked  none\n");
   printf("references     %llu (%llu loads, %llu stores, %llu on own stack)\n", (unsigned long long)s->refs,
          (unsigned long long)s->loads, (unsigned long long)s->stores, (unsigned long long)s->stack_refs);
   printf("blocks         %u (%u in parallel regions), %llu instances\n", s->bbs, s->parallel_bbs,

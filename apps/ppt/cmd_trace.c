@@ -170,6 +170,8 @@ static int spawn(const args *a, const char *tmp, int *st, rt_report *rep, ppt_er
   setenv("PPT_TRACE_FILE", tmp, 1);
   setenv("PPT_TRACE_STATUS_FD", fbuf, 1);
   setenv("OMP_NUM_THREADS", tbuf, 1);
+  /* The runtime forces this team size on programs that pick their own (rt_omp.c). */
+  setenv("PPT_TRACE_THREADS", tbuf, 1);
   /* Signals wait until g_child is set: one arriving in between is passed on, not lost. */
   sigset_t block, old;
   sigemptyset(&block);
@@ -183,6 +185,7 @@ static int spawn(const args *a, const char *tmp, int *st, rt_report *rep, ppt_er
   sigprocmask(SIG_SETMASK, &old, NULL);
   unsetenv("PPT_TRACE_FILE");
   unsetenv("PPT_TRACE_STATUS_FD");
+  unsetenv("PPT_TRACE_THREADS");
   close(pfd[1]);
   close(sfd[1]);
   if (pid < 0) {

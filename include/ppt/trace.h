@@ -65,6 +65,10 @@ enum ppt_event_type {
   PPT_EV_LOOP_BEGIN = 2, /* worksharing loop initialised: v = {sched, lb, ub, incr, chunk} */
   PPT_EV_LOOP_END = 3,   /* worksharing loop finished on this thread */
   PPT_EV_LOOP_CHUNK = 4, /* this thread runs iterations v = {lb, ub} (static share or dispatch) */
+  /* The program asked for its own team size (omp_set_num_threads, num_threads clauses),
+   * which ppt trace overrode: v = {largest request, number of requests}. At most one, at
+   * the end of thread 0's stream; absent when the program asked for nothing. */
+  PPT_EV_THREADS_ASKED = 5,
   PPT_EV_NTYPES
 };
 /* Schedules in PPT_EV_LOOP_BEGIN (libomp's sched_type values would leak ABI; these don't). */
@@ -174,6 +178,8 @@ typedef struct ppt_trace_summary {
   uint64_t parallel_refs;           /* references in blocks flagged PPT_BB_PARALLEL */
   uint64_t lines64;                 /* distinct 64-byte lines touched */
   uint64_t parallel_regions, loops; /* PPT_EV_PAR_BEGIN and PPT_EV_LOOP_BEGIN events */
+  uint64_t threads_asked;           /* largest team size the program asked for (0: none) */
+  uint64_t thread_requests;         /* how many times it asked */
   uint32_t threads, bbs, parallel_bbs;
   uint64_t *bb_count; /* [nbbs + 1]: instances per block id */
   uint64_t *bb_refs;  /* [nbbs + 1]: references per block id */

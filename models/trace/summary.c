@@ -5,8 +5,8 @@
 #include "common/u64map.h"
 #include "ppt/trace.h"
 
-int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
-                        void (*progress)(uint64_t done, void *arg), void *arg, ppt_err *err) {
+int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progress)(uint64_t done, void *arg),
+                        void *arg, ppt_err *err) {
   memset(s, 0, sizeof *s);
   uint32_t nbbs = ppt_trace_nbbs(t);
   s->threads = ppt_trace_nthreads(t);
@@ -40,11 +40,19 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s,
         if (r[i].kind == PPT_REC_EVENT) {
           s->parallel_regions += r[i].size == PPT_EV_PAR_BEGIN;
           s->loops += r[i].size == PPT_EV_LOOP_BEGIN;
+          if (r[i].size == PPT_EV_THREADS_ASKED) {
+            const ppt_trace_event *ev = &ppt_trace_batch_events(b)[r[i].addr];
+            if (ev->nvals >= 2 && ev->v[0] > 0 && (uint64_t)ev->v[0] > s->threads_asked)
+              s->threads_asked = (uint64_t)ev->v[0];
+            if (ev->nvals >= 2 && ev->v[1] > 0) s->thread_requests += (uint64_t)ev->v[1];
+          }
           continue;
         }
         s->bb_refs[r[i].bb]++;
-        if (r[i].kind == PPT_REC_LOAD) s->loads++;
-        else s->stores++;
+        if (r[i].kind == PPT_REC_LOAD)
+          s->loads++;
+        else
+          s->stores++;
         s->stack_refs += r[i].flags & PPT_REC_STACK;
         /* Most references re-touch the previous line: skip the map for those. */
         uint64_t line = r[i].addr >> 6;

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,13 @@ static struct {
    * -1 when the program runs outside ppt trace. */
   int status_fd;
   int err; /* errno of the first failed write of a thread that has exited (0: none) */
+  /* PPT_TRACE_THREADS: the team size ppt trace asked for, forced on the program's own
+   * requests (0: not tracing, requests pass through); the largest request and how many. */
+  int team;
+  _Atomic int64_t asked_max, asked_n;
+  _Atomic int par_depth; /* parallel regions under way (PPT_EV_PAR_BEGIN .. _END) */
+  int roi_depth;         /* PPT_ROI_BEGIN nesting; changed in serial code only */
+  _Atomic int roi_warned;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .status_fd = -1};
 
 /* Tells ppt trace what became of the trace: 'C' claimed (this process writes it), 'K'
@@ -61,6 +69,12 @@ static int rt_status(char what, int err) {
   ssize_t n = write(rt.status_fd, msg, what == 'F' ? 5 : 1);
   return n > 0;
 }
+
+/* Whether records are written now: always, unless the program holds region-of-interest
+ * markers (ppt/roi.h), and then only between PPT_ROI_BEGIN and PPT_ROI_END. One flag for
+ * the whole process, set in serial code only; the hot path reads it relaxed (a plain
+ * load), as the fork of the next parallel region orders it for the worker threads. */
+static _Atomic int rt_rec = 1;
 
 /* A thread that does not trace points here, so the hot path tests one pointer. */
 static rt_thread rt_off;
@@ -119,6 +133,17 @@ static inline ppt_trace_enc *rt_enc(void) {
   return t->enc;
 }
 
+/* The program's own team-size requests, as one event at the end of thread 0's stream
+ * (the main thread's), written whatever the region of interest: it describes the run. */
+static void rt_note_threads_asked(void) {
+  int64_t v[2] = {atomic_load(&rt.asked_max), atomic_load(&rt.asked_n)};
+  if (!v[1]) return;
+  rt_thread *first = NULL;
+  for (rt_thread *t = rt.threads; t; t = t->next)
+    if (t->enc && (!first || t->enc->thread < first->enc->thread)) first = t;
+  if (first) ppt_trace_enc_event(first->enc, PPT_EV_THREADS_ASKED, v, 2);
+}
+
 static void rt_finish(void) {
   pthread_mutex_lock(&rt.lock);
   if (!rt.w || rt.finished) {
@@ -127,6 +152,7 @@ static void rt_finish(void) {
   }
   rt.finished = 1;
   int bad = rt.err;
+  rt_note_threads_asked();
   for (rt_thread *t = rt.threads; t; t = t->next) {
     ppt_trace_enc *e = t->enc;
     t->enc = NULL; /* late callbacks (other exit handlers) stop recording */
@@ -165,11 +191,18 @@ static void rt_atfork_child(void) {
   rt.w = NULL;     /* rt_finish (atexit) and new threads see no trace */
   rt.finished = 1; /* thread-exit destructors flush nothing */
   rt.threads = NULL;
+  rt.team = 0;       /* the child is not traced: its requests pass through */
   tls_thr = &rt_off; /* the forking thread, the only one in the child, stops at once */
   if (rt.status_fd >= 0) close(rt.status_fd); /* the child's exit says nothing of the trace */
   rt.status_fd = -1;
   pthread_mutex_unlock(&rt.lock);
 }
+
+/* PPT_ROI_BEGIN leaves a byte in section ppt_roi (include/ppt/roi.h): the linker's bounds
+ * of it tell, before main, whether the program has markers at all, so the set-up before
+ * the first one is never written. Weak: a program without markers has no such section. */
+extern const char __start_ppt_roi[] __attribute__((weak));
+extern const char __stop_ppt_roi[] __attribute__((weak));
 
 /* Runs before main (and before most constructors): open the trace if asked to. */
 __attribute__((constructor(101))) static void rt_init(void) {
@@ -184,6 +217,9 @@ __attribute__((constructor(101))) static void rt_init(void) {
   const char *sfd = getenv("PPT_TRACE_STATUS_FD");
   int status_fd = sfd && *sfd ? atoi(sfd) : -1;
   unsetenv("PPT_TRACE_STATUS_FD");
+  const char *team = getenv("PPT_TRACE_THREADS");
+  int nteam = team && *team ? atoi(team) : 0;
+  unsetenv("PPT_TRACE_THREADS");
   if (!rt.path || access(rt.path, F_OK) == 0) return;
   /* Only the process that claims the trace reports on it; programs it starts do not
    * inherit the pipe. */
@@ -201,6 +237,9 @@ __attribute__((constructor(101))) static void rt_init(void) {
     exit(1);
   }
   rt_status('C', 0);
+  rt.team = nteam > 0 ? nteam : 0;
+  /* A program with region-of-interest markers records nothing until the first one. */
+  if (__start_ppt_roi && __start_ppt_roi != __stop_ppt_roi) atomic_store(&rt_rec, 0);
   /* A thread that already ran instrumented code before we opened the file is re-attached. */
   tls_thr = NULL;
   atexit(rt_finish);
@@ -225,19 +264,55 @@ void __sanitizer_cov_pcs_init(const uintptr_t *beg, const uintptr_t *end) {
 
 void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   ppt_trace_enc *e = rt_enc();
-  if (e) ppt_trace_enc_bb(e, *guard);
+  if (e && atomic_load_explicit(&rt_rec, memory_order_relaxed)) ppt_trace_enc_bb(e, *guard);
 }
 
 void ppt_rt_event(unsigned type, const int64_t *v, unsigned n) {
+  if (type == PPT_EV_PAR_BEGIN) atomic_fetch_add(&rt.par_depth, 1);
+  if (type == PPT_EV_PAR_END) atomic_fetch_sub(&rt.par_depth, 1);
   ppt_trace_enc *e = rt_enc();
-  if (e) ppt_trace_enc_event(e, type, v, n);
+  if (e && atomic_load_explicit(&rt_rec, memory_order_relaxed)) ppt_trace_enc_event(e, type, v, n);
+}
+
+int ppt_rt_threads_request(int n) {
+  if (!rt.team) return n;
+  int64_t m = atomic_load(&rt.asked_max);
+  while (n > m && !atomic_compare_exchange_weak(&rt.asked_max, &m, n)) {
+  }
+  atomic_fetch_add(&rt.asked_n, 1);
+  return rt.team;
+}
+
+/* Regions of interest: a nesting count in serial code, where no other thread records. A
+ * marker inside a parallel region would switch recording for threads mid-loop (and race
+ * with them): it is an error, said once, and ignored; so is an END without a BEGIN. */
+static int rt_roi_misplaced(const char *what, int end) {
+  const char *why = NULL;
+  if (atomic_load(&rt.par_depth) > 0)
+    why = "inside a parallel region";
+  else if (end && rt.roi_depth == 0)
+    why = "without PPT_ROI_BEGIN";
+  if (why && !atomic_exchange(&rt.roi_warned, 1))
+    fprintf(stderr, "ppt runtime: %s %s ignored (regions of interest begin and end in serial code)\n", what,
+            why);
+  return why != NULL;
+}
+
+void ppt_roi_begin(void) {
+  if (!rt.w || rt_roi_misplaced("PPT_ROI_BEGIN", 0)) return;
+  if (rt.roi_depth++ == 0) atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
+}
+
+void ppt_roi_end(void) {
+  if (!rt.w || rt_roi_misplaced("PPT_ROI_END", 1)) return;
+  if (--rt.roi_depth == 0) atomic_store_explicit(&rt_rec, 0, memory_order_relaxed);
 }
 
 /* Inlined into each callback: a call per reference less on the hottest path of all. */
 __attribute__((always_inline)) static inline void rt_mem(const void *p, unsigned kind, unsigned lg) {
   rt_thread *t = tls_thr;
   if (__builtin_expect(t == NULL, 0)) t = rt_thread_attach();
-  if (!t->enc) return;
+  if (!t->enc || !atomic_load_explicit(&rt_rec, memory_order_relaxed)) return;
   uintptr_t a = (uintptr_t)p;
   unsigned stack = (a - t->stack_lo) < t->stack_size;
   ppt_trace_enc_mem(t->enc, kind, lg, stack, a);

@@ -8,8 +8,18 @@
  * ppt-cc embedded (rt_table.c). Returns 0 or -1. */
 int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size);
 
-/* Records an OpenMP event (ppt_event_type) in the calling thread's stream. */
+/* Records an OpenMP event (ppt_event_type) in the calling thread's stream, inside a
+ * region of interest only (ppt_roi_begin); tracks the parallel-region depth either way. */
 void ppt_rt_event(unsigned type, const int64_t *v, unsigned n);
+
+/* The team size to use when the program asks for n threads (omp_set_num_threads, a
+ * num_threads clause): while tracing, the one ppt trace was told (PPT_TRACE_THREADS),
+ * with the request noted for the trace's PPT_EV_THREADS_ASKED event; otherwise n. */
+int ppt_rt_threads_request(int n);
+
+/* PPT_ROI_BEGIN / PPT_ROI_END of include/ppt/roi.h. */
+void ppt_roi_begin(void);
+void ppt_roi_end(void);
 
 /* Callbacks ppt-cc inserts before the accesses SanitizerCoverage does not report
  * (apps/ppt-cc/widemem.c; what each records: apps/ppt-cc/memop.h). */

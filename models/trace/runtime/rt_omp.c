@@ -20,10 +20,15 @@ typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
 /* libomp's schedule numbers (kmp.h, sched_type), without the monotonic modifier bits. */
 static int64_t ppt_sched_of(int32_t s) {
   switch (s & ~((1 << 29) | (1 << 30))) {
-    case 34: case 40: case 41: case 44: return PPT_SCHED_STATIC;   /* static, greedy, balanced */
+    case 34:
+    case 40:
+    case 41:
+    case 44: return PPT_SCHED_STATIC; /* static, greedy, balanced */
     case 33: return PPT_SCHED_STATIC_CHUNKED;
     case 35: return PPT_SCHED_DYNAMIC;
-    case 36: case 42: case 43: return PPT_SCHED_GUIDED;
+    case 36:
+    case 42:
+    case 43: return PPT_SCHED_GUIDED;
     default: return PPT_SCHED_OTHER;
   }
 }
@@ -38,8 +43,8 @@ void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
   enum { MAXA = 16 };
   void *a[MAXA] = {0};
   if (argc < 0 || argc > MAXA) {
-    fprintf(stderr, "ppt runtime: parallel region with %d captured variables (at most %d supported)\n",
-            argc, MAXA);
+    fprintf(stderr, "ppt runtime: parallel region with %d captured variables (at most %d supported)\n", argc,
+            MAXA);
     abort();
   }
   va_list ap;
@@ -86,16 +91,16 @@ void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
 }
 
 /* ---- static worksharing loops ---- */
-#define PPT_STATIC_INIT(suffix, T, ST)                                                              \
+#define PPT_STATIC_INIT(suffix, T, ST)                                                                  \
   void __real___kmpc_for_static_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last, \
-                                              T *lo, T *up, ST *stride, ST incr, ST chunk);        \
+                                              T *lo, T *up, ST *stride, ST incr, ST chunk);             \
   void __wrap___kmpc_for_static_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, int32_t *last, \
-                                              T *lo, T *up, ST *stride, ST incr, ST chunk) {       \
-    int64_t b[5] = {ppt_sched_of(sched), (int64_t)*lo, (int64_t)*up, (int64_t)incr, (int64_t)chunk}; \
-    ppt_rt_event(PPT_EV_LOOP_BEGIN, b, 5);                                                       \
-    __real___kmpc_for_static_init_##suffix(loc, gtid, sched, last, lo, up, stride, incr, chunk);  \
-    int64_t c[3] = {(int64_t)*lo, (int64_t)*up, (int64_t)*stride};                               \
-    ppt_rt_event(PPT_EV_LOOP_CHUNK, c, 3);                                                       \
+                                              T *lo, T *up, ST *stride, ST incr, ST chunk) {            \
+    int64_t b[5] = {ppt_sched_of(sched), (int64_t)*lo, (int64_t)*up, (int64_t)incr, (int64_t)chunk};    \
+    ppt_rt_event(PPT_EV_LOOP_BEGIN, b, 5);                                                              \
+    __real___kmpc_for_static_init_##suffix(loc, gtid, sched, last, lo, up, stride, incr, chunk);        \
+    int64_t c[3] = {(int64_t)*lo, (int64_t)*up, (int64_t)*stride};                                      \
+    ppt_rt_event(PPT_EV_LOOP_CHUNK, c, 3);                                                              \
   }
 PPT_STATIC_INIT(4, int32_t, int32_t)
 PPT_STATIC_INIT(4u, uint32_t, int32_t)
@@ -109,27 +114,44 @@ void __wrap___kmpc_for_static_fini(ident_t *loc, int32_t gtid) {
 }
 
 /* ---- dynamic / guided worksharing loops ---- */
-#define PPT_DISPATCH(suffix, T, ST)                                                                 \
-  void __real___kmpc_dispatch_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st, \
-                                            ST chunk);                                            \
-  void __wrap___kmpc_dispatch_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st, \
-                                            ST chunk) {                                           \
-    int64_t b[5] = {ppt_sched_of(sched), (int64_t)lb, (int64_t)ub, (int64_t)st, (int64_t)chunk};   \
-    ppt_rt_event(PPT_EV_LOOP_BEGIN, b, 5);                                                       \
-    __real___kmpc_dispatch_init_##suffix(loc, gtid, sched, lb, ub, st, chunk);                    \
-  }                                                                                                 \
+#define PPT_DISPATCH(suffix, T, ST)                                                                          \
+  void __real___kmpc_dispatch_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st,    \
+                                            ST chunk);                                                       \
+  void __wrap___kmpc_dispatch_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st,    \
+                                            ST chunk) {                                                      \
+    int64_t b[5] = {ppt_sched_of(sched), (int64_t)lb, (int64_t)ub, (int64_t)st, (int64_t)chunk};             \
+    ppt_rt_event(PPT_EV_LOOP_BEGIN, b, 5);                                                                   \
+    __real___kmpc_dispatch_init_##suffix(loc, gtid, sched, lb, ub, st, chunk);                               \
+  }                                                                                                          \
   int __real___kmpc_dispatch_next_##suffix(ident_t *loc, int32_t gtid, int32_t *last, T *lb, T *ub, ST *st); \
-  int __wrap___kmpc_dispatch_next_##suffix(ident_t *loc, int32_t gtid, int32_t *last, T *lb, T *ub, ST *st) { \
-    int more = __real___kmpc_dispatch_next_##suffix(loc, gtid, last, lb, ub, st);                  \
-    if (more) {                                                                                     \
-      int64_t c[3] = {(int64_t)*lb, (int64_t)*ub, (int64_t)*st};                                    \
-      ppt_rt_event(PPT_EV_LOOP_CHUNK, c, 3);                                                     \
-    } else {                                                                                        \
-      ppt_rt_event(PPT_EV_LOOP_END, NULL, 0);                                                    \
-    }                                                                                               \
-    return more;                                                                                    \
+  int __wrap___kmpc_dispatch_next_##suffix(ident_t *loc, int32_t gtid, int32_t *last, T *lb, T *ub,          \
+                                           ST *st) {                                                         \
+    int more = __real___kmpc_dispatch_next_##suffix(loc, gtid, last, lb, ub, st);                            \
+    if (more) {                                                                                              \
+      int64_t c[3] = {(int64_t)*lb, (int64_t)*ub, (int64_t)*st};                                             \
+      ppt_rt_event(PPT_EV_LOOP_CHUNK, c, 3);                                                                 \
+    } else {                                                                                                 \
+      ppt_rt_event(PPT_EV_LOOP_END, NULL, 0);                                                                \
+    }                                                                                                        \
+    return more;                                                                                             \
   }
 PPT_DISPATCH(4, int32_t, int32_t)
 PPT_DISPATCH(4u, uint32_t, int32_t)
 PPT_DISPATCH(8, int64_t, int64_t)
 PPT_DISPATCH(8u, uint64_t, int64_t)
+
+/* ---- team sizes the program picks itself ----
+ * A program that sets its own team size would override ppt trace --threads (a
+ * "sequential" trace of 40 threads); the runtime substitutes the traced size and notes
+ * the request (ppt_rt_threads_request). omp_set_dynamic and the like cannot add threads
+ * and are left alone. */
+void __real_omp_set_num_threads(int n);
+void __wrap_omp_set_num_threads(int n) {
+  __real_omp_set_num_threads(ppt_rt_threads_request(n));
+}
+
+/* What clang emits for a num_threads(n) clause, just before __kmpc_fork_call. */
+void __real___kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n);
+void __wrap___kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n) {
+  __real___kmpc_push_num_threads(loc, gtid, ppt_rt_threads_request(n));
+}
