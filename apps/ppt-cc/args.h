@@ -22,8 +22,8 @@ enum pcc_role {
   PCC_R_LTO,       /* -flto*: dropped, the block table must describe the final code */
   PCC_R_DEPFILE,   /* -MF */
   PCC_R_DEPTARGET, /* -MT / -MQ */
-  PCC_R_IN_C,      /* a C source ppt-cc instruments */
-  PCC_R_IN_SRC,    /* another compilable input (.S, .cc, .h, .ll ...): left to clang */
+  PCC_R_IN_C,      /* a source ppt-cc instruments: C (ppt-cc), C or C++ (ppt-c++) */
+  PCC_R_IN_SRC,    /* another compilable input (.S, .h, .ll, .cc for ppt-cc ...): left to clang */
   PCC_R_IN_LINK,   /* object files, archives, libraries, anything else: left to the linker */
 };
 
@@ -37,23 +37,27 @@ typedef struct pcc_arg {
 typedef struct pcc_cmdline {
   pcc_arg *a;
   size_t n;
-  const char *passthrough; /* non-NULL (the reason) when clang should just run as is */
-  int compile_only;        /* -c */
-  int clang_help;          /* --help / -help */
-  int ppt_help;            /* --ppt-help */
-  const char *output;      /* -o value or NULL */
-  int deps;                /* -MD / -MMD / -Wp,-MD,... asked for a dependency file */
-  int dep_file_given;      /* -MF or -Wp,-M[M]D,FILE */
-  int dep_target_given;    /* -MT / -MQ */
-  int no_runtime;          /* -shared / -r: the runtime belongs to the executable */
-  int lto;                 /* some -flto* was dropped */
+  const char *passthrough;   /* non-NULL (the reason) when clang should just run as is */
+  int compile_only;          /* -c */
+  int clang_help;            /* --help / -help */
+  int ppt_help;              /* --ppt-help */
+  const char *output;        /* -o value or NULL */
+  int deps;                  /* -MD / -MMD / -Wp,-MD,... asked for a dependency file */
+  int dep_file_given;        /* -MF or -Wp,-M[M]D,FILE */
+  int dep_target_given;      /* -MT / -MQ */
+  int no_runtime;            /* -shared / -r: the runtime belongs to the executable */
+  int lto;                   /* some -flto* was dropped */
   size_t n_c, n_src, n_link; /* inputs by role */
-  const char *olevel;      /* last -O* or NULL */
-  const char *final_xlang; /* "-x" language still in effect after the last argument */
+  const char *olevel;        /* last -O* or NULL */
+  const char *final_xlang;   /* "-x" language still in effect after the last argument */
 } pcc_cmdline;
 
-/* Parses argv[1..argc-1]. Strings are not copied: argv must outlive cl. */
+/* Parses argv[1..argc-1] as ppt-cc (C sources instrumented). Strings are not copied:
+ * argv must outlive cl. */
 int pcc_args_parse(int argc, char **argv, pcc_cmdline *cl, ppt_err *err);
+/* The same; with cxx != 0 as ppt-c++, which instruments what clang++ compiles as C or C++:
+ * .cc .cp .cxx .cpp .CPP .c++ .C .ii, .c and .i (C++ under clang++), -x c/c++/...-output. */
+int pcc_args_parse_lang(int argc, char **argv, int cxx, pcc_cmdline *cl, ppt_err *err);
 void pcc_args_free(pcc_cmdline *cl);
 
 /* Path helpers that mirror clang's naming of default outputs. */

@@ -9,7 +9,9 @@
  * so the block table describes exactly the code the object holds (no pass changes the
  * IR after it was analysed; the backend still optimises at the user's level). Links add
  * the ppt runtime (libppt_rt.a), which implements the SanitizerCoverage callbacks.
- * DWARF 4 is forced because valgrind 3.19 cannot read clang 14's DWARF 5. */
+ * DWARF 4 is forced because valgrind 3.19 cannot read clang 14's DWARF 5.
+ * The same executable is ppt-c++ (a symlink, as clang++ is to clang): run under a name
+ * ending in "++" it runs clang++ and instruments C++ sources too (docs/ppt-cc.md). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +29,9 @@
 #ifndef PPT_CC_DEFAULT_CLANG
 #define PPT_CC_DEFAULT_CLANG "clang"
 #endif
+#ifndef PPT_CXX_DEFAULT_CLANG
+#define PPT_CXX_DEFAULT_CLANG "clang++"
+#endif
 #ifndef PPT_CC_BIN_TO_LIB
 #define PPT_CC_BIN_TO_LIB "../lib"
 #endif
@@ -43,11 +48,39 @@ typedef struct job {
   int log_blocks; /* PPT_CC_VERBOSE >= 2 */
 } job;
 
-static void print_ppt_help(const char *clang) {
+/* Which driver this is, from the name it was run under. */
+typedef struct tool {
+  int cxx;            /* ppt-c++: clang++, C and C++ sources instrumented, libstdc++ linked */
+  const char *name;   /* "ppt-cc" or "ppt-c++" */
+  const char *clang;  /* what runs: $PPT_CC_CLANG / $PPT_CXX_CLANG or the default */
+  const char *envvar; /* the variable that chose it */
+} tool;
+
+/* clang's own rule: a driver named *++ (clang++, x86_64-linux-gnu-clang++) is C++. */
+static tool pick_tool(const char *argv0) {
+  const char *base = argv0 ? strrchr(argv0, '/') : NULL;
+  base = base ? base + 1 : (argv0 ? argv0 : "");
+  size_t n = strlen(base);
+  tool t = {0, "ppt-cc", NULL, "PPT_CC_CLANG"};
+  if (n >= 2 && strcmp(base + n - 2, "++") == 0) t = (tool){1, "ppt-c++", NULL, "PPT_CXX_CLANG"};
+  t.clang = getenv(t.envvar);
+  if (!t.clang || !*t.clang) t.clang = t.cxx ? PPT_CXX_DEFAULT_CLANG : PPT_CC_DEFAULT_CLANG;
+  return t;
+}
+
+static void print_ppt_help(const tool *t) {
+  if (t->cxx)
+    printf(
+        "ppt-c++: ppt-cc for C++. It runs %s ($PPT_CXX_CLANG or the default),\n"
+        "instruments C++ sources (.cc .cpp .cxx .C .c++ .ii, -x c++) and, as clang++ does,\n"
+        "compiles .c files as C++ (C with -x c); it links with clang++ (libstdc++). Objects\n"
+        "from ppt-cc and ppt-c++ link together. Function names in the block table are\n"
+        "the IR's: mangled (c++filt demangles them). The rest is as for ppt-cc:\n\n",
+        t->clang);
   printf(
       "ppt-cc: a drop-in C compiler that builds programs for ppt tracing.\n"
       "\n"
-      "Usage: ppt-cc [clang options] files...       e.g.  make CC=ppt-cc\n"
+      "Usage: ppt-cc [clang options] files...       e.g.  make CC=ppt-cc CXX=ppt-c++\n"
       "\n"
       "Every C source it compiles (-c, or compile and link in one go) is built with clang's\n"
       "SanitizerCoverage (a guard per basic block, load/store callbacks, PC table), with\n"
@@ -59,7 +92,8 @@ static void print_ppt_help(const char *clang) {
       "--version, -###, --help, and command lines without input files. -flto is ignored.\n"
       "\n"
       "Environment:\n"
-      "  PPT_CC_CLANG       clang to run (default %s; must match ppt-cc's LLVM version)\n"
+      "  PPT_CC_CLANG       clang ppt-cc runs (default %s; must match ppt-cc's LLVM)\n"
+      "  PPT_CXX_CLANG      clang++ ppt-c++ runs (default %s; the same)\n"
       "  PPT_CC_RUNTIME     runtime to link (default <ppt-cc dir>/../lib/" PPT_CC_RUNTIME_NAME
       ")\n"
       "  PPT_CC_VERBOSE     1: print each command run; 2: also each block descriptor\n"
@@ -67,7 +101,7 @@ static void print_ppt_help(const char *clang) {
       "  TMPDIR             where the temporary folder goes (default /tmp)\n"
       "\n"
       "Documentation: docs/ppt-cc.md\n",
-      clang);
+      PPT_CC_DEFAULT_CLANG, PPT_CXX_DEFAULT_CLANG);
 }
 
 static int env_int(const char *name) {
@@ -97,27 +131,23 @@ static char *find_runtime(ppt_err *err) {
   char path[4096 + 256];
   for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
     snprintf(path, sizeof path, "%s/%s/%s", exe, rel[i], PPT_CC_RUNTIME_NAME);
-    if (access(path, R_OK) == 0)
-      return strdup(path);
+    if (access(path, R_OK) == 0) return strdup(path);
   }
   ppt_err_set(err, PPT_EINPUT,
-              "ppt-cc: runtime not found: %s/%s/%s (build target ppt_rt, or set PPT_CC_RUNTIME)",
-              exe, PPT_CC_BIN_TO_LIB, PPT_CC_RUNTIME_NAME);
+              "ppt-cc: runtime not found: %s/%s/%s (build target ppt_rt, or set PPT_CC_RUNTIME)", exe,
+              PPT_CC_BIN_TO_LIB, PPT_CC_RUNTIME_NAME);
   return NULL;
 }
 
 /* Runs a command; a nonzero exit becomes the result (clang has printed why). */
 static int run_cmd(job *j, pcc_strv *cmd, int *code, ppt_err *err) {
-  if (!pcc_strv_ok(cmd))
-    return ppt_err_set(err, PPT_ERUN, "ppt-cc: out of memory");
-  if (pcc_run(&j->run, cmd->v, code, err))
-    return err->status;
+  if (!pcc_strv_ok(cmd)) return ppt_err_set(err, PPT_ERUN, "ppt-cc: out of memory");
+  if (pcc_run(&j->run, cmd->v, code, err)) return err->status;
   return 0;
 }
 
 static void push_arg(pcc_strv *v, const pcc_arg *a) {
-  for (int k = 0; k < a->n; k++)
-    pcc_strv_push(v, a->s[k]);
+  for (int k = 0; k < a->n; k++) pcc_strv_push(v, a->s[k]);
 }
 
 /* Is OpenMP on for this compilation (the last of -fopenmp[=LIB] and -fno-openmp wins)? */
@@ -133,22 +163,18 @@ static int openmp_on(const pcc_cmdline *cl) {
 }
 
 /* Step 1: the user's compile options, without output/mode/inputs, + coverage, to IR. */
-static void ir_command(const job *j, const pcc_arg *src, const char *obj, const char *bc,
-                       pcc_strv *v) {
+static void ir_command(const job *j, const pcc_arg *src, const char *obj, const char *bc, pcc_strv *v) {
   const pcc_cmdline *cl = j->cl;
   pcc_strv_push(v, j->clang);
   for (size_t i = 0; i < cl->n; i++) {
     const pcc_arg *a = &cl->a[i];
     switch (a->role) {
-    case PCC_R_OTHER:
-    case PCC_R_CODEGEN:
-    case PCC_R_OLEVEL:
-    case PCC_R_DEPFILE:
-    case PCC_R_DEPTARGET:
-      push_arg(v, a);
-      break;
-    default: /* -o -c -x -flto, link-only options and inputs */
-      break;
+      case PCC_R_OTHER:
+      case PCC_R_CODEGEN:
+      case PCC_R_OLEVEL:
+      case PCC_R_DEPFILE:
+      case PCC_R_DEPTARGET: push_arg(v, a); break;
+      default: /* -o -c -x -flto, link-only options and inputs */ break;
     }
   }
   pcc_strv_push(v, "-g");
@@ -160,6 +186,7 @@ static void ir_command(const job *j, const pcc_arg *src, const char *obj, const 
     pcc_strv_push(v, "-Wsource-uses-openmp");
     pcc_strv_push(v, "-Wno-error=source-uses-openmp");
   }
+  pcc_strv_push(v, "-DPPT_CC=1"); /* ppt/roi.h's markers call the runtime */
   pcc_strv_push(v, k_sancov);
   pcc_strv_push(v, "-c");
   pcc_strv_push(v, "-emit-llvm");
@@ -200,11 +227,9 @@ static void obj_command(const job *j, const char *bc, const char *obj, pcc_strv 
   pcc_strv_push(v, bc);
   pcc_strv_push(v, "-o");
   pcc_strv_push(v, obj);
-  if (cl->olevel)
-    pcc_strv_push(v, cl->olevel);
+  if (cl->olevel) pcc_strv_push(v, cl->olevel);
   for (size_t i = 0; i < cl->n; i++)
-    if (cl->a[i].role == PCC_R_CODEGEN)
-      push_arg(v, &cl->a[i]);
+    if (cl->a[i].role == PCC_R_CODEGEN) push_arg(v, &cl->a[i]);
   pcc_strv_push(v, "-g");
   pcc_strv_push(v, "-gdwarf-4");
   pcc_strv_push(v, "-Xclang");
@@ -224,15 +249,12 @@ static int compile_c(job *j, const pcc_arg *src, const char *obj, ppt_err *err) 
     goto done;
   }
   ir_command(j, src, obj, bc, &cmd);
-  if ((rc = run_cmd(j, &cmd, &code, err)) != 0 || (rc = code) != 0)
-    goto done;
+  if ((rc = run_cmd(j, &cmd, &code, err)) != 0 || (rc = code) != 0) goto done;
   pcc_irtab_stats st;
-  if ((rc = pcc_irtab_rewrite(bc, bc2, src->s[0], j->log_blocks ? stderr : NULL, &st, err)) != 0)
-    goto done;
+  if ((rc = pcc_irtab_rewrite(bc, bc2, src->s[0], j->log_blocks ? stderr : NULL, &st, err)) != 0) goto done;
   pcc_strv_free(&cmd);
   obj_command(j, bc2, obj, &cmd);
-  if ((rc = run_cmd(j, &cmd, &code, err)) == 0)
-    rc = code;
+  if ((rc = run_cmd(j, &cmd, &code, err)) == 0) rc = code;
 done:
   pcc_strv_free(&cmd);
   free(stem);
@@ -246,8 +268,7 @@ static int compile_mode(job *j, ppt_err *err) {
   const pcc_cmdline *cl = j->cl;
   for (size_t i = 0; i < cl->n; i++) {
     const pcc_arg *a = &cl->a[i];
-    if (a->role != PCC_R_IN_C)
-      continue;
+    if (a->role != PCC_R_IN_C) continue;
     char *obj = NULL;
     if (cl->output)
       obj = strdup(cl->output);
@@ -256,20 +277,16 @@ static int compile_mode(job *j, ppt_err *err) {
       obj = stem ? pcc_strdup2(stem, ".o") : NULL;
       free(stem);
     }
-    if (!obj)
-      return ppt_err_set(err, PPT_ERUN, "ppt-cc: out of memory");
+    if (!obj) return ppt_err_set(err, PPT_ERUN, "ppt-cc: out of memory");
     int rc = compile_c(j, a, obj, err);
     free(obj);
-    if (rc != 0 || pcc_run_interrupted(&j->run))
-      return rc ? rc : 1;
+    if (rc != 0 || pcc_run_interrupted(&j->run)) return rc ? rc : 1;
   }
-  if (cl->n_src + cl->n_link == 0)
-    return 0;
+  if (cl->n_src + cl->n_link == 0) return 0;
   pcc_strv cmd = {0};
   pcc_strv_push(&cmd, j->clang);
   for (size_t i = 0; i < cl->n; i++)
-    if (cl->a[i].role != PCC_R_IN_C)
-      push_arg(&cmd, &cl->a[i]);
+    if (cl->a[i].role != PCC_R_IN_C) push_arg(&cmd, &cl->a[i]);
   int code = 0, rc = run_cmd(j, &cmd, &code, err);
   pcc_strv_free(&cmd);
   return rc ? rc : code;
@@ -277,8 +294,7 @@ static int compile_mode(job *j, ppt_err *err) {
 
 static int later_input(const pcc_cmdline *cl, size_t i) {
   for (size_t k = i + 1; k < cl->n; k++)
-    if (cl->a[k].role == PCC_R_IN_C || cl->a[k].role == PCC_R_IN_SRC ||
-        cl->a[k].role == PCC_R_IN_LINK)
+    if (cl->a[k].role == PCC_R_IN_C || cl->a[k].role == PCC_R_IN_SRC || cl->a[k].role == PCC_R_IN_LINK)
       return 1;
   return 0;
 }
@@ -288,8 +304,7 @@ static int later_input(const pcc_cmdline *cl, size_t i) {
 static int link_mode(job *j, ppt_err *err) {
   const pcc_cmdline *cl = j->cl;
   char *runtime = NULL;
-  if (!cl->no_runtime && !(runtime = find_runtime(err)))
-    return err->status;
+  if (!cl->no_runtime && !(runtime = find_runtime(err))) return err->status;
   pcc_strv cmd = {0};
   pcc_strv_push(&cmd, j->clang);
   int rc = 0;
@@ -307,13 +322,10 @@ static int link_mode(job *j, ppt_err *err) {
       break;
     }
     rc = compile_c(j, a, obj, err);
-    if (rc == 0 && pcc_run_interrupted(&j->run))
-      rc = 1;
+    if (rc == 0 && pcc_run_interrupted(&j->run)) rc = 1;
     /* Under "-x c" the object would be read as C source: reset the language around it. */
-    if (a->xlang)
-      pcc_strv_push(&cmd, "-x");
-    if (a->xlang)
-      pcc_strv_push(&cmd, "none");
+    if (a->xlang) pcc_strv_push(&cmd, "-x");
+    if (a->xlang) pcc_strv_push(&cmd, "none");
     pcc_strv_push(&cmd, obj);
     if (a->xlang && later_input(cl, i)) { /* clang warns about a trailing -x */
       pcc_strv_push(&cmd, "-x");
@@ -324,8 +336,7 @@ static int link_mode(job *j, ppt_err *err) {
   if (rc == 0 && runtime) {
     /* The runtime's wrappers of libomp entry points (see models/trace/runtime/rt_omp.c);
      * a program without OpenMP has no references to wrap and never pulls them in. */
-    if (PPT_CC_WRAP_LDFLAGS[0])
-      pcc_strv_push(&cmd, PPT_CC_WRAP_LDFLAGS);
+    if (PPT_CC_WRAP_LDFLAGS[0]) pcc_strv_push(&cmd, PPT_CC_WRAP_LDFLAGS);
     if (cl->final_xlang) { /* or clang would read the archive as source */
       pcc_strv_push(&cmd, "-x");
       pcc_strv_push(&cmd, "none");
@@ -335,17 +346,18 @@ static int link_mode(job *j, ppt_err *err) {
     pcc_strv_push(&cmd, "-lpthread");
   }
   int code = 0;
-  if (rc == 0 && (rc = run_cmd(j, &cmd, &code, err)) == 0)
-    rc = code;
+  if (rc == 0 && (rc = run_cmd(j, &cmd, &code, err)) == 0) rc = code;
   pcc_strv_free(&cmd);
   free(runtime);
   return rc;
 }
 
 /* Runs clang with the user's arguments as they are. */
-static int passthrough(const pcc_cmdline *cl, const char *clang, char **argv, ppt_err *err) {
+static int passthrough(const pcc_cmdline *cl, const tool *t, char **argv, ppt_err *err) {
+  const char *clang = t->clang;
   if (cl->clang_help) {
-    printf("ppt-cc: clang's help follows; `ppt-cc --ppt-help` describes ppt-cc itself.\n");
+    printf("%s: the help of %s follows; `%s --ppt-help` describes %s itself.\n", t->name, clang, t->name,
+           t->name);
     fflush(stdout);
   }
   argv[0] = (char *)clang;
@@ -356,41 +368,38 @@ static int passthrough(const pcc_cmdline *cl, const char *clang, char **argv, pp
 int main(int argc, char **argv) {
   ppt_err err;
   ppt_err_clear(&err);
-  const char *clang = getenv("PPT_CC_CLANG");
-  if (!clang || !*clang)
-    clang = PPT_CC_DEFAULT_CLANG;
+  const tool t = pick_tool(argv[0]);
   pcc_cmdline cl;
-  if (pcc_args_parse(argc, argv, &cl, &err)) {
+  if (pcc_args_parse_lang(argc, argv, t.cxx, &cl, &err)) {
     fprintf(stderr, "%s\n", err.msg);
     return err.status;
   }
   if (cl.ppt_help) {
-    print_ppt_help(clang);
+    print_ppt_help(&t);
     pcc_args_free(&cl);
     return 0;
   }
   if (cl.passthrough) {
-    passthrough(&cl, clang, argv, &err);
+    passthrough(&cl, &t, argv, &err);
     fprintf(stderr, "%s\n", err.msg);
     pcc_args_free(&cl);
     return err.status;
   }
   if (cl.lto)
-    fprintf(stderr, "ppt-cc: warning: -flto ignored: the block table must describe the final "
-                    "code\n");
+    fprintf(stderr,
+            "ppt-cc: warning: -flto ignored: the block table must describe the final "
+            "code\n");
 
   job j;
   memset(&j, 0, sizeof j);
   j.cl = &cl;
-  j.clang = clang;
+  j.clang = t.clang;
   int verbose = env_int("PPT_CC_VERBOSE");
   j.log_blocks = verbose >= 2;
   pcc_run_init(&j.run, verbose >= 1);
   int rc = pcc_tmpdir_make(&j.tmp, &err);
-  if (rc == 0)
-    rc = cl.compile_only ? compile_mode(&j, &err) : link_mode(&j, &err);
-  if (err.status != PPT_OK)
-    fprintf(stderr, "%s\n", err.msg);
+  if (rc == 0) rc = cl.compile_only ? compile_mode(&j, &err) : link_mode(&j, &err);
+  if (err.status != PPT_OK) fprintf(stderr, "%s\n", err.msg);
   pcc_tmpdir_remove(&j.tmp, env_int("PPT_CC_KEEP_TEMPS"));
   pcc_args_free(&cl);
   pcc_run_finish(&j.run); /* a pending SIGINT/SIGTERM ends ppt-cc here, after clean-up */
