@@ -68,9 +68,12 @@ static size_t model_chunks(int sched, int64_t chunk, uint64_t trip, uint32_t nco
     int64_t lb = -1, ub = -1;
     for (uint64_t i = 0; i < trip; i++) {
       if (core_of[i] != c) continue;
-      if (lb < 0) lb = ub = (int64_t)i;
-      else if (ub == (int64_t)i - 1) ub = (int64_t)i;
-      else break;
+      if (lb < 0)
+        lb = ub = (int64_t)i;
+      else if (ub == (int64_t)i - 1)
+        ub = (int64_t)i;
+      else
+        break;
     }
     if (lb >= 0) out[n++] = (chunk_ev){lb, ub, 0};
   }
@@ -91,8 +94,11 @@ START_TEST(schedules_match_libomp) {
     snprintf(name, sizeof name, "l%u.trace", n);
     ppt_trace *t = e2e_open(d, name);
     chunk_ev real[16], model[16];
-    struct { int sched; int64_t chunk; uint64_t trip; } loops[] = {
-        {PPT_SCHED_STATIC, 0, 100}, {PPT_SCHED_STATIC_CHUNKED, 3, 50}, {PPT_SCHED_STATIC, 0, 5}};
+    struct {
+      int sched;
+      int64_t chunk;
+      uint64_t trip;
+    } loops[] = {{PPT_SCHED_STATIC, 0, 100}, {PPT_SCHED_STATIC_CHUNKED, 3, 50}, {PPT_SCHED_STATIC, 0, 5}};
     for (int k = 0; k < 3; k++) {
       size_t nr = real_chunks(t, k, real);
       size_t nm = model_chunks(loops[k].sched, loops[k].chunk, loops[k].trip, n, model);
@@ -110,6 +116,67 @@ START_TEST(schedules_match_libomp) {
         if (loops[k].sched == PPT_SCHED_STATIC_CHUNKED) ck_assert_int_eq(real[i].st, 3 * (int64_t)n);
       }
     }
+    ppt_trace_close(t);
+  }
+}
+END_TEST
+
+/* schedule(auto) and schedule(runtime) as libomp runs them: auto is guided (libomp's
+ * __kmp_auto), runtime is whatever OMP_SCHEDULE says in the traced run (static without
+ * it). The schedule and chunk the loop events record, per OMP_SCHEDULE. */
+static const char *k_auto_runtime =
+    "volatile double x[64];\n"
+    "int main(void) {\n"
+    "#pragma omp parallel for schedule(auto)\n"
+    "  for (int i = 0; i < 64; i++) x[i] = 1.0;\n"
+    "#pragma omp parallel for schedule(runtime)\n"
+    "  for (int i = 0; i < 64; i++) x[i] += 1.0;\n"
+    "  return 0;\n"
+    "}\n";
+
+static void loop_schedules(ppt_trace *t, int64_t sched[2], int64_t chunk[2]) {
+  ppt_trace_cursor *c;
+  ppt_err err;
+  ck_assert_int_eq(ppt_trace_cursor_open(t, 0, &c, &err), 0);
+  const ppt_trace_rec *r;
+  size_t nr, k = 0;
+  while (ppt_trace_cursor_next(c, &r, &nr, &err) == 0 && nr)
+    for (size_t i = 0; i < nr; i++) {
+      if (r[i].kind != PPT_REC_EVENT || r[i].size != PPT_EV_LOOP_BEGIN || k >= 2) continue;
+      const ppt_trace_event *e = &ppt_trace_cursor_events(c)[r[i].addr];
+      sched[k] = e->v[0];
+      chunk[k++] = e->v[4];
+    }
+  ppt_trace_cursor_close(c);
+  ck_assert_uint_eq(k, 2);
+}
+
+START_TEST(auto_and_runtime_schedules) {
+  const char *d = e2e_dir("sasmm_sched_auto");
+  e2e_write(d, "a.c", k_auto_runtime);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp a.c -o a"), 0);
+  static const struct {
+    const char *env;
+    int64_t sched, chunk;
+  } cases[] = {{"", PPT_SCHED_STATIC, 0},
+               {"OMP_SCHEDULE=dynamic,4", PPT_SCHED_DYNAMIC, 4},
+               {"OMP_SCHEDULE=static,7", PPT_SCHED_STATIC_CHUNKED, 7},
+               {"OMP_SCHEDULE=guided", PPT_SCHED_GUIDED, -1},
+               {"OMP_SCHEDULE=auto", PPT_SCHED_GUIDED, -1}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    ck_assert_int_eq(e2e_sh(d, "unset OMP_SCHEDULE; env %s $PPT trace -o a%zu.trace -- ./a >/dev/null 2>&1",
+                            cases[i].env, i),
+                     0);
+    char name[32];
+    snprintf(name, sizeof name, "a%zu.trace", i);
+    ppt_trace *t = e2e_open(d, name);
+    int64_t sched[2], chunk[2];
+    loop_schedules(t, sched, chunk);
+    ck_assert_int_eq(sched[0], PPT_SCHED_GUIDED);
+    /* -1: libomp's default chunk, which omp_get_schedule reports as 0 or 1 */
+    int chunk_ok = cases[i].chunk < 0 ? chunk[1] == 0 || chunk[1] == 1 : chunk[1] == cases[i].chunk;
+    ck_assert_msg(sched[1] == cases[i].sched && chunk_ok, "%s: schedule %ld chunk %ld", cases[i].env,
+                  (long)sched[1], (long)chunk[1]);
     ppt_trace_close(t);
   }
 }
@@ -139,12 +206,12 @@ static int cmp_seq(const void *a, const void *b) {
   return (**x > **y) - (**x < **y);
 }
 
-
 START_TEST(mimicked_streams_match_real_threads) {
   const char *d = e2e_dir("sasmm_streams");
   e2e_write(d, "l.c", k_loops);
-  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp l.c -o l && $PPT trace -o l1.trace -- ./l >a1.txt 2>/dev/null"
-                             " && $PPT trace -t 4 -o l4.trace -- ./l >a4.txt 2>/dev/null"),
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPTCC -O1 -fopenmp l.c -o l && $PPT trace -o l1.trace -- ./l >a1.txt 2>/dev/null"
+                          " && $PPT trace -t 4 -o l4.trace -- ./l >a4.txt 2>/dev/null"),
                    0);
   seqs mim = {.base = e2e_read_ulong(d, "a1.txt")}, real = {.base = e2e_read_ulong(d, "a4.txt")};
   ppt_trace *t1 = e2e_open(d, "l1.trace"), *t4 = e2e_open(d, "l4.trace");
@@ -234,7 +301,8 @@ static void sc_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, 
 START_TEST(stack_privatised_and_round_robin) {
   const char *d = e2e_dir("sasmm_stack");
   e2e_write(d, "s.c", k_stack);
-  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp s.c -o s && $PPT trace -o s.trace -- ./s >/dev/null 2>&1"), 0);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp s.c -o s && $PPT trace -o s.trace -- ./s >/dev/null 2>&1"),
+                   0);
   ppt_trace *t = e2e_open(d, "s.trace");
   stackcheck sc = {0};
   ppt_sasmm_opts o;
@@ -245,9 +313,9 @@ START_TEST(stack_privatised_and_round_robin) {
   ck_assert_msg(ppt_sasmm_mimic(t, &o, &sink, NULL, &err) == 0, "%s", err.msg);
   uint64_t stack_total = 0;
   for (int c = 0; c < 4; c++) {
-    ck_assert_uint_ge(sc.stack[c], 8);             /* each core writes its own loc[] */
-    ck_assert_uint_eq(sc.stack[c], sc.stack[0]);    /* replicated region: same work */
-    ck_assert_uint_eq(sc.nonstack[c], 8);           /* g[0..7] read by every core */
+    ck_assert_uint_ge(sc.stack[c], 8);           /* each core writes its own loc[] */
+    ck_assert_uint_eq(sc.stack[c], sc.stack[0]); /* replicated region: same work */
+    ck_assert_uint_eq(sc.nonstack[c], 8);        /* g[0..7] read by every core */
     stack_total += sc.stack[c];
   }
   ck_assert_uint_eq(sc.stack_core_ok, stack_total); /* core c's stack lives at c << 52 */
@@ -262,6 +330,7 @@ int main(void) {
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, schedules_match_libomp);
+  tcase_add_test(tc, auto_and_runtime_schedules);
   tcase_add_test(tc, mimicked_streams_match_real_threads);
   tcase_add_test(tc, stack_privatised_and_round_robin);
   suite_add_tcase(s, tc);

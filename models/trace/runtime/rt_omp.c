@@ -6,6 +6,7 @@
  *
  * This file is a separate archive member on purpose: the linker pulls it in only when
  * the program calls libomp, so non-OpenMP programs never reference libomp. */
+#include <omp.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -28,7 +29,8 @@ static int64_t ppt_sched_of(int32_t s) {
     case 35: return PPT_SCHED_DYNAMIC;
     case 36:
     case 42:
-    case 43: return PPT_SCHED_GUIDED;
+    case 43:
+    case 38: return PPT_SCHED_GUIDED; /* auto: libomp runs it as guided (__kmp_auto) */
     default: return PPT_SCHED_OTHER;
   }
 }
@@ -113,6 +115,23 @@ void __wrap___kmpc_for_static_fini(ident_t *loc, int32_t gtid) {
   __real___kmpc_for_static_fini(loc, gtid);
 }
 
+/* schedule(runtime) (libomp's 37): the schedule this run takes from OMP_SCHEDULE or
+ * omp_set_schedule, as libomp resolves it, in *sched and *chunk (what the loop's event
+ * records); the other schedules are left as they are. */
+static void ppt_sched_runtime(int64_t *sched, int64_t *chunk) {
+  omp_sched_t kind;
+  int c;
+  omp_get_schedule(&kind, &c);
+  switch ((int)kind & ~(int)omp_sched_monotonic) {
+    case omp_sched_static: *sched = c > 0 ? PPT_SCHED_STATIC_CHUNKED : PPT_SCHED_STATIC; break;
+    case omp_sched_dynamic: *sched = PPT_SCHED_DYNAMIC; break;
+    case omp_sched_guided:
+    case omp_sched_auto: *sched = PPT_SCHED_GUIDED; break;
+    default: *sched = PPT_SCHED_OTHER; break;
+  }
+  *chunk = c > 0 ? c : 0;
+}
+
 /* ---- dynamic / guided worksharing loops ---- */
 #define PPT_DISPATCH(suffix, T, ST)                                                                          \
   void __real___kmpc_dispatch_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st,    \
@@ -120,6 +139,7 @@ void __wrap___kmpc_for_static_fini(ident_t *loc, int32_t gtid) {
   void __wrap___kmpc_dispatch_init_##suffix(ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st,    \
                                             ST chunk) {                                                      \
     int64_t b[5] = {ppt_sched_of(sched), (int64_t)lb, (int64_t)ub, (int64_t)st, (int64_t)chunk};             \
+    if ((sched & ~((1 << 29) | (1 << 30))) == 37) ppt_sched_runtime(&b[0], &b[4]);                           \
     ppt_rt_event(PPT_EV_LOOP_BEGIN, b, 5);                                                                   \
     __real___kmpc_dispatch_init_##suffix(loc, gtid, sched, lb, ub, st, chunk);                               \
   }                                                                                                          \
