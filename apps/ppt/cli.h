@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "ppt/err.h"
+#include "ppt/hwspec.h"
 #include "ppt/trace.h"
 
 /* A subcommand: argv[0] is the subcommand name. Returns the process exit code. */
@@ -112,6 +113,12 @@ int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, 
  * of N > 1 threads (from `ppt trace --threads N`, or a program that set its own thread
  * count) is bad input, named with its N, instead of a prediction from thread 0 alone. */
 int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err);
+/* Refuses (PPT_EINPUT, one line naming --cores, the estimate and what limits it) a run
+ * that would need more memory than this process can get (MemAvailable, the cgroup's
+ * memory.max, ulimit -v), by the memory model of docs/sasmm.md "Memory": the `at_once`
+ * largest of --cores (x --interleave) simulated at the same time. Better than an OOM kill. */
+int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t at_once,
+                         ppt_err *err);
 /* --interleave as text: the names of c->interleave joined by ',' ("rr,uniform"). */
 void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap);
 

@@ -3,10 +3,13 @@
  * each shared option has one spelling, one check and one message, whichever command
  * takes it; a command adds only its own options (ppt_cli_spec). ppt_cli_main runs a
  * command's steps: parse -> run -> write -> release. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cli.h"
+#include "ppt/cachesim.h"
 
 /* Codes of the shared options without a short form: above any char, so that they never
  * meet a command's own option codes. */
@@ -40,7 +43,8 @@ static int take_only(const char *cmd, const char *s, ppt_cli_common *c) {
       return ppt_cli_usage(cmd, "--only: at most %d prefixes", PPT_CLI_MAX_ONLY);
     c->only[c->nonly++] = tok;
   }
-  if (c->nonly == before) return ppt_cli_usage(cmd, "--only wants block selectors (FUNC, FILE:FUNC, FILE:LINE-LINE), not '%s'", s);
+  if (c->nonly == before)
+    return ppt_cli_usage(cmd, "--only wants block selectors (FUNC, FILE:FUNC, FILE:LINE-LINE), not '%s'", s);
   char *list = realloc(c->only_list, had + n + 1);
   if (!list) return ppt_cli_usage(cmd, "too many --only options");
   if (had) list[had - 1] = ',';
@@ -181,6 +185,71 @@ int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err) {
                      "%s: a trace of %u threads; mimicking cores needs the sequential (1-thread) trace "
                      "of 'ppt trace' (an N-thread trace is ground truth for 'ppt cachesim')",
                      path, n);
+}
+
+/* Memory this process may still take: the least of MemAvailable, the cgroup's limit
+ * less its use (cgroup v2), and the address-space limit; UINT64_MAX when none is known. */
+static uint64_t memory_available(const char **what) {
+  uint64_t best = UINT64_MAX, v;
+  *what = "no limit known";
+  FILE *f = fopen("/proc/meminfo", "r");
+  char line[256];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "MemAvailable: %" SCNu64 " kB", &v) == 1 && v * 1024 < best) {
+      best = v * 1024;
+      *what = "MemAvailable in /proc/meminfo";
+    }
+  if (f) fclose(f);
+  uint64_t max = 0, cur = 0;
+  f = fopen("/sys/fs/cgroup/memory.max", "r");
+  int got = f && fscanf(f, "%" SCNu64, &max) == 1; /* "max": no limit, no number */
+  if (f) fclose(f);
+  f = got ? fopen("/sys/fs/cgroup/memory.current", "r") : NULL;
+  if (f && fscanf(f, "%" SCNu64, &cur) == 1 && max > cur && max - cur < best) {
+    best = max - cur;
+    *what = "the cgroup's memory.max";
+  }
+  if (f) fclose(f);
+  struct rlimit rl;
+  if (getrlimit(RLIMIT_AS, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && (uint64_t)rl.rlim_cur < best) {
+    best = (uint64_t)rl.rlim_cur;
+    *what = "ulimit -v";
+  }
+  return best;
+}
+
+static int by_size_desc(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? 1 : x > y ? -1 : 0;
+}
+
+int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t at_once,
+                         ppt_err *err) {
+  /* The memory model (docs/sasmm.md, "Memory"): each simulated core reads the trace with
+   * its own batch (the largest chunk, decoded) and a 64 KiB output buffer; measured peaks
+   * grow by 1.13-1.17 batches per core (jacobi, bfs), so 1.25 are charged;
+   * each simulation holds a cache simulator of its core count; 32 MiB for the rest. The
+   * runs that go at once are the `at_once` largest core counts (sasmm's worker threads). */
+  uint32_t n[PPT_CLI_MAX_CORES * 2];
+  size_t nn = 0;
+  for (size_t i = 0; i < c->ncores; i++)
+    for (size_t k = 0; k < (c->ninterleave ? c->ninterleave : 1) && nn < sizeof n / sizeof *n; k++)
+      n[nn++] = c->cores[i];
+  qsort(n, nn, sizeof *n, by_size_desc);
+  uint64_t per_core = ppt_trace_batch_bytes(t) * 5 / 4 + 64 * 1024 + 4096, need = 32u << 20;
+  uint32_t most = 0;
+  for (size_t i = 0; i < nn && i < (at_once ? at_once : 1); i++) {
+    need += n[i] * per_core + ppt_cachesim_bytes(hw, n[i]);
+    if (n[i] > most) most = n[i];
+  }
+  const char *what;
+  uint64_t avail = memory_available(&what);
+  if (need <= avail) return 0;
+  return ppt_err_set(err, PPT_EINPUT,
+                     "%s: --cores %u needs about %.2f GB (%.1f MB per simulated core, %.2f GB of cache "
+                     "state; docs/sasmm.md 'Memory'), more than the %.2f GB available (%s)",
+                     ppt_trace_path(t), most, need / 1e9, per_core / 1e6, ppt_cachesim_bytes(hw, most) / 1e9,
+                     avail / 1e9, what);
 }
 
 void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap) {

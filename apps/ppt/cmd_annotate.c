@@ -136,6 +136,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &r->t, err);
   /* A selection that matches nothing is bad input (ppt_cli_counted names it). */
   if (!rc) rc = ppt_cli_counted(&a->c, r->t, &r->counted, err);
+  if (!rc) rc = ppt_cli_check_memory(&a->c, r->t, &r->hw, 1, err);
   if (rc) return rc;
   ppt_annotate_opts o;
   ppt_annotate_opts_default(&o);

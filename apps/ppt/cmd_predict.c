@@ -324,6 +324,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   if (!rc) rc = ppt_hwspec_has_timing(&r->hw, a->c.hw, err);
   if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &t, err);
   if (!rc) rc = ppt_cli_counted(&a->c, t, &counted, err);
+  if (!rc) rc = ppt_cli_check_memory(&a->c, t, &r->hw, 1, err);
   if (rc) {
     ppt_trace_close(t);
     return rc;

@@ -253,6 +253,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
   if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &r->t, err);
   if (!rc) rc = ppt_cli_counted(&a->c, r->t, &r->counted, err);
+  if (!rc) rc = ppt_cli_check_memory(&a->c, r->t, &r->hw, (size_t)a->threads, err);
   if (rc) return rc;
   ppt_reuse_opts_default(&r->ropts);
   r->ropts.line = r->hw.levels[0].line;

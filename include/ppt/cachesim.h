@@ -45,6 +45,10 @@ typedef struct ppt_cachesim_counts {
 /* A simulator with empty caches for `nthreads` threads (1..65536). The hwspec must be
  * valid (ppt_hwspec_validate); PPT_EINPUT otherwise, PPT_ERUN when out of memory. */
 int ppt_cachesim_new(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out, ppt_err *err);
+/* Bytes ppt_cachesim_new(hw, nthreads) allocates: 8 per line of every private copy and
+ * shared instance (docs/sasmm.md, "Memory"), so a command can refuse a run that would not
+ * fit before it starts. */
+uint64_t ppt_cachesim_bytes(const ppt_hwspec *hw, uint32_t nthreads);
 void ppt_cachesim_free(ppt_cachesim *sim);
 /* Restarts the victim draws of random-replacement levels from `seed` (the simulator
  * starts from PPT_CACHESIM_DEFAULT_SEED). No effect when every level is LRU. */

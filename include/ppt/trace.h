@@ -140,6 +140,9 @@ const ppt_trace_bb *ppt_trace_bb_get(const ppt_trace *t, uint32_t id);
 /* A reusable decode buffer (one per reading thread). */
 typedef struct ppt_trace_batch ppt_trace_batch;
 ppt_trace_batch *ppt_trace_batch_new(void);
+/* Bytes a batch holds at most while it decodes t's chunks (the largest chunk compressed,
+ * raw and decoded: 16 B a record): what each reader of t costs (docs/sasmm.md, "Memory"). */
+uint64_t ppt_trace_batch_bytes(const ppt_trace *t);
 void ppt_trace_batch_free(ppt_trace_batch *b);
 /* Decodes chunk i into b; on success recs and n point into b (valid until b is reused). */
 int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, const ppt_trace_rec **recs,

@@ -52,6 +52,17 @@ void ppt_cachesim_free(ppt_cachesim *sim) {
   free(sim);
 }
 
+uint64_t ppt_cachesim_bytes(const ppt_hwspec *hw, uint32_t nthreads) {
+  /* what ppt_cachesim_new allocates: every instance's ways, eagerly (8 B a line) */
+  uint64_t b = sizeof(ppt_cachesim) + (uint64_t)nthreads * hw->nlevels * sizeof(inst *);
+  for (uint32_t k = 0; k < hw->nlevels; k++) {
+    const ppt_hw_level *lv = &hw->levels[k];
+    uint64_t n = ppt_hwspec_instances(lv, nthreads ? nthreads : 1);
+    b += n * (sizeof(inst) + ppt_hwspec_sets(lv) * lv->assoc * sizeof(uint64_t));
+  }
+  return b;
+}
+
 int ppt_cachesim_new(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out, ppt_err *err) {
   int rc = ppt_hwspec_validate(hw, hw->name[0] ? hw->name : "<hwspec>", err);
   if (rc) return rc;

@@ -25,6 +25,11 @@ struct ppt_trace {
   uint64_t file_bytes;
   ppt_trace_chunk_info *chunks;
   size_t nchunks;
+  /* The largest chunk's sizes: a batch takes them at its first decode, so that readers
+   * never realloc (33 readers growing their buffers chunk by chunk fragmented the heap
+   * to twice what they held) and ppt_trace_batch_bytes is what a reader costs. */
+  uint32_t max_comp, max_raw;
+  uint64_t max_nrecs;
   size_t *thread_first; /* per thread: index into by_thread of its first chunk; [nthreads] = nchunks */
   size_t *by_thread;    /* chunk indices grouped by thread, in stream order */
   uint64_t *thread_refs, *thread_recs;
@@ -221,6 +226,9 @@ static int read_chunk_table(ppt_trace *t, const footer *f, uint64_t *sum, ppt_er
       rc = ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu starts thread %u inside a block", path,
                        i, c->thread);
     if (c->thread > max_thread) max_thread = c->thread;
+    if (c->comp_size > t->max_comp) t->max_comp = c->comp_size;
+    if (c->raw_size > t->max_raw) t->max_raw = c->raw_size;
+    if (c->nrecs > t->max_nrecs) t->max_nrecs = c->nrecs;
     prev_end = c->offset + c->comp_size;
   }
   free(traw);
@@ -340,6 +348,15 @@ const ppt_trace_bb *ppt_trace_bb_get(const ppt_trace *t, uint32_t id) {
   return id >= 1 && id <= t->nbbs ? &t->bbs[id - 1] : NULL;
 }
 
+uint64_t ppt_trace_batch_bytes(const ppt_trace *t) {
+  /* a batch holds the largest chunk compressed, raw and decoded, and a zstd context */
+  uint64_t most = (uint64_t)t->max_comp + t->max_raw + t->max_nrecs * sizeof(ppt_trace_rec);
+  ZSTD_DCtx *d = ZSTD_createDCtx(); /* its size depends on the zstd build: ask one */
+  size_t dsize = d ? ZSTD_sizeof_DCtx(d) : 0;
+  ZSTD_freeDCtx(d);
+  return most + dsize;
+}
+
 ppt_trace_batch *ppt_trace_batch_new(void) {
   ppt_trace_batch *b = calloc(1, sizeof *b);
   if (b && !(b->dctx = ZSTD_createDCtx())) {
@@ -437,9 +454,9 @@ int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, con
                            size_t *n, ppt_err *err) {
   if (i >= t->nchunks) return ppt_err_set(err, PPT_EINPUT, "%s: no chunk %zu", t->path, i);
   const ppt_trace_chunk_info *c = &t->chunks[i];
-  if (grow((void **)&b->comp, &b->comp_cap, c->comp_size, 1) ||
-      grow((void **)&b->raw, &b->raw_cap, c->raw_size, 1) ||
-      grow((void **)&b->recs, &b->rec_cap, (size_t)c->nrecs, sizeof *b->recs))
+  if (grow((void **)&b->comp, &b->comp_cap, t->max_comp, 1) ||
+      grow((void **)&b->raw, &b->raw_cap, t->max_raw, 1) ||
+      grow((void **)&b->recs, &b->rec_cap, (size_t)t->max_nrecs, sizeof *b->recs))
     return ppt_err_set(err, PPT_ERUN, "%s: out of memory decoding chunk %zu", t->path, i);
   if (read_at(t->fd, b->comp, c->comp_size, c->offset))
     return ppt_err_set(err, PPT_EINPUT, "%s: truncated trace: chunk %zu unreadable", t->path, i);
