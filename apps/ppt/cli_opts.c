@@ -226,8 +226,9 @@ static int by_size_desc(const void *a, const void *b) {
 int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t at_once,
                          ppt_err *err) {
   /* The memory model (docs/sasmm.md, "Memory"): each simulated core reads the trace with
-   * its own batch (the largest chunk, decoded) and a 64 KiB output buffer; measured peaks
-   * grow by 1.13-1.17 batches per core (jacobi, bfs), so 1.25 are charged;
+   * a batch (the largest chunk, decoded), shared with the cores reading the same chunk
+   * (so no more batches than chunks), and a 64 KiB output buffer; measured peaks grew by
+   * 1.13-1.17 batches per core when every core had its own (jacobi, bfs), so 1.25 are charged;
    * each simulation holds a cache simulator of its core count; 32 MiB for the rest. The
    * runs that go at once are the `at_once` largest core counts (sasmm's worker threads). */
   uint32_t n[PPT_CLI_MAX_CORES * 2];
@@ -236,12 +237,15 @@ int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_
     for (size_t k = 0; k < (c->ninterleave ? c->ninterleave : 1) && nn < sizeof n / sizeof *n; k++)
       n[nn++] = c->cores[i];
   qsort(n, nn, sizeof *n, by_size_desc);
-  uint64_t per_core = ppt_trace_batch_bytes(t) * 5 / 4 + 64 * 1024 + 4096, need = 32u << 20;
+  uint64_t batch = ppt_trace_batch_bytes(t) * 5 / 4, per_core = 64 * 1024 + 4096, need = 32u << 20;
+  uint64_t chunks = ppt_trace_thread_nchunks(t, 0);
   uint32_t most = 0;
   for (size_t i = 0; i < nn && i < (at_once ? at_once : 1); i++) {
-    need += n[i] * per_core + ppt_cachesim_bytes(hw, n[i]);
+    /* the cores share decoded chunks: no more copies than chunks (models/sasmm/rangereader.h) */
+    need += (n[i] < chunks ? n[i] : chunks) * batch + n[i] * per_core + ppt_cachesim_bytes(hw, n[i]);
     if (n[i] > most) most = n[i];
   }
+  per_core += (most < chunks ? most : chunks) * batch / (most ? most : 1);
   const char *what;
   uint64_t avail = memory_available(&what);
   if (need <= avail) return 0;

@@ -14,12 +14,25 @@ typedef struct ppt_range {
   uint64_t s, e;
 } ppt_range;
 
-/* Record index of the first record of each chunk of a thread (n+1 entries). */
+/* A decoded chunk the readers of one map share (refs: readers on it; 0: idle, reusable). */
+typedef struct ppt_chunkslot {
+  size_t chunk; /* index among the thread's chunks; SIZE_MAX: none */
+  uint32_t refs;
+  ppt_trace_batch *b;
+  const ppt_trace_rec *recs;
+} ppt_chunkslot;
+
+/* Record index of the first record of each chunk of a thread (n+1 entries), and the
+ * decoded chunks its readers share: N mimicked cores reading one chunk (a small trace,
+ * or cores working near each other) hold one decoded copy, not N (docs/sasmm.md,
+ * "Memory"). Slots are never more than the distinct chunks in use at once. */
 typedef struct ppt_chunkmap {
   const ppt_trace *t;
   uint32_t thread;
   size_t n;
   uint64_t *first;
+  ppt_chunkslot *slots;
+  size_t nslots;
 } ppt_chunkmap;
 
 int ppt_chunkmap_init(ppt_chunkmap *m, const ppt_trace *t, uint32_t thread, ppt_err *err);
@@ -27,14 +40,14 @@ void ppt_chunkmap_free(ppt_chunkmap *m);
 
 typedef struct ppt_rreader ppt_rreader;
 
-ppt_rreader *ppt_rreader_new(const ppt_chunkmap *m);
+ppt_rreader *ppt_rreader_new(ppt_chunkmap *m);
 void ppt_rreader_free(ppt_rreader *r);
 /* Starts over on ranges (copied). core/privatise: stack references get core's private
  * address. quota/ncores: when quota != NULL, only instance j of block b with
  * j / quota[b] == core (clamped to ncores-1) is kept; references before the first block
  * entry go to core 0. */
-int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core,
-                      int privatise, const uint32_t *quota, uint32_t ncores);
+int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core, int privatise,
+                      const uint32_t *quota, uint32_t ncores);
 /* 1: *out filled; 0: end; -1: error (err set). Event records are skipped. */
 int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err);
 

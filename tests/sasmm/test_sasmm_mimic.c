@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "e2e.h"
 #include "ppt/sasmm.h"
@@ -182,6 +183,35 @@ START_TEST(auto_and_runtime_schedules) {
 }
 END_TEST
 
+/* Memory grows with what is simulated: a small trace (one chunk of ~0.5 M records, the
+ * whole parallel loop) mimicked on 256 cores holds one decoded copy of it that all cores
+ * share, not 256 (1.6 GB before, docs/sasmm.md "Memory"): under 512 MB peak. */
+START_TEST(many_cores_small_trace_memory) {
+  const char *d = e2e_dir("sasmm_mem");
+  e2e_write(d, "m.c",
+            "volatile double x[1 << 16];\n"
+            "int main(void) {\n"
+            "  for (int r = 0; r < 8; r++) {\n"
+            "#pragma omp parallel for schedule(static)\n"
+            "    for (int i = 0; i < (1 << 16); i++) x[i] = x[i] + 1.0;\n"
+            "  }\n"
+            "  return 0;\n"
+            "}\n");
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp m.c -o m && $PPT trace -o m.trace -- ./m >/dev/null 2>&1"),
+                   0);
+  ppt_trace *t = e2e_open(d, "m.trace");
+  ck_assert_uint_ge(ppt_trace_nrefs(t, 0), 1000000);
+  ppt_trace_close(t);
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT sasmm m.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 256 --json "
+                          ">/dev/null"),
+                   0);
+  struct rusage ru;
+  ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+  ck_assert_msg(ru.ru_maxrss < 512 * 1024, "peak %ld KB", ru.ru_maxrss);
+}
+END_TEST
+
 /* Mimicked streams: per core, the sequence of offsets into x touched inside parallel
  * blocks, compared with what each real thread touched. */
 typedef struct seqs {
@@ -331,6 +361,7 @@ int main(void) {
   tcase_set_timeout(tc, 120);
   tcase_add_test(tc, schedules_match_libomp);
   tcase_add_test(tc, auto_and_runtime_schedules);
+  tcase_add_test(tc, many_cores_small_trace_memory);
   tcase_add_test(tc, mimicked_streams_match_real_threads);
   tcase_add_test(tc, stack_privatised_and_round_robin);
   suite_add_tcase(s, tc);
