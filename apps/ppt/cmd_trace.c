@@ -238,7 +238,8 @@ static int keep(const args *a, const char *tmp, int st, const rt_report *rep, re
     rc = ppt_err_set(err, PPT_ERUN, "%s: killed by signal %d; no trace written", prog, WTERMSIG(st));
   } else if (rep->failed) {
     /* a full disk, a file-size limit: the system's reason, and a failure, not bad input */
-    rc = ppt_err_set(err, PPT_ERUN, "%s: the trace could not be written: %s", prog, strerror(rep->err));
+    rc = ppt_err_set(err, PPT_ERUN, "%s: the trace of %s could not be written: %s", a->out, prog,
+                     strerror(rep->err));
   } else if (rep->claimed && !rep->done) {
     /* the runtime's exit handler never ran: what it had not flushed is lost */
     rc = ppt_err_set(err, PPT_ERUN, "%s: ended without finishing its trace (did it call _exit or exec?)",

@@ -314,10 +314,23 @@ START_TEST(write_failures_named) {
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 big.c -o big"), 0);
   ck_assert_int_eq(
       e2e_sh(d, "ulimit -f 200; trap '' XFSZ; $PPT trace -o b.trace -- ./big >/dev/null 2>err.txt"), 1);
-  ck_assert_int_eq(e2e_sh(d,
-                          "test $(wc -l < err.txt) -eq 1 && grep -q 'big: the trace could not be written: "
-                          "File too large' err.txt && ! ls b.trace* 2>/dev/null"),
-                   0);
+  ck_assert_int_eq(
+      e2e_sh(d,
+             "test $(wc -l < err.txt) -eq 1 && grep -q 'b.trace: the trace of ./big could not be "
+             "written: File too large' err.txt && ! ls b.trace* 2>/dev/null"),
+      0);
+  /* A real full disk: a 1 MiB tmpfs (needs root and mount; skipped where it cannot be made). */
+  if (e2e_sh(d, "mkdir -p small && mount -t tmpfs -o size=1m tmpfs small 2>/dev/null") == 0) {
+    int rc = e2e_sh(d, "$PPT trace -o small/b.trace -- ./big >/dev/null 2>err.txt");
+    int ok = e2e_sh(d,
+                    "test $(wc -l < err.txt) -eq 1 && grep -q 'small/b.trace: the trace of ./big could not "
+                    "be written: No space left on device' err.txt && test -z \"$(ls small)\"");
+    ck_assert_int_eq(e2e_sh(d, "umount small"), 0);
+    ck_assert_int_eq(rc, 1);
+    ck_assert_int_eq(ok, 0);
+  } else {
+    fprintf(stderr, "write_failures_named: no tmpfs (not root?): full-disk case not run\n");
+  }
   ck_assert_int_eq(e2e_sh(d, "$PPT trace -o q.trace -- ./big quick >/dev/null 2>err.txt"), 1);
   ck_assert_int_eq(e2e_sh(d,
                           "test $(wc -l < err.txt) -eq 1 && grep -q 'ended without finishing its trace' "
