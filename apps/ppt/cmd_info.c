@@ -53,33 +53,7 @@ typedef struct results {
   ppt_trace_summary s;
   row *blocks, *funcs; /* the first nb and nf are listed */
   size_t nb, nf;
-  uint8_t *widest; /* [nbbs + 1]: widest reference of each block, in bytes (table only) */
 } results;
-
-/* The widest reference of each block, so that the table shows which loops run on 32- or
- * 64-byte vectors. A pass of its own: ppt_trace_summarize does not keep sizes, and the
- * JSON output (which scripts/golden records) stays as it was, so only the table pays. */
-static int widest_refs(results *r, ppt_err *err) {
-  const ppt_trace *t = r->t;
-  r->widest = calloc((size_t)ppt_trace_nbbs(t) + 1, 1);
-  ppt_trace_batch *b = ppt_trace_batch_new();
-  int rc = 0;
-  if (!r->widest || !b) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-  ppt_cli_progress *p = ppt_cli_progress_start("sizes", ppt_trace_nrecs(t, UINT32_MAX));
-  uint64_t done = 0;
-  for (size_t i = 0; i < ppt_trace_nchunks(t) && !rc; i++) {
-    const ppt_trace_rec *rec;
-    size_t n;
-    if ((rc = ppt_trace_chunk_decode(t, i, b, &rec, &n, err))) break;
-    for (size_t k = 0; k < n; k++)
-      if ((rec[k].kind == PPT_REC_LOAD || rec[k].kind == PPT_REC_STORE) && rec[k].size > r->widest[rec[k].bb])
-        r->widest[rec[k].bb] = rec[k].size;
-    ppt_cli_progress_update(p, done += n);
-  }
-  ppt_cli_progress_end(p);
-  ppt_trace_batch_free(b);
-  return rc;
-}
 
 /* Aggregates blocks by function name (blocks of one function are contiguous ids in
  * practice, but nothing here relies on it). */
@@ -138,7 +112,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   size_t nf = functions(r->t, s, r->funcs);
   r->nb = s->bbs < a->top || a->blocks ? s->bbs : (size_t)a->top;
   r->nf = nf < a->top ? nf : (size_t)a->top;
-  return a->c.json ? 0 : widest_refs(r, err);
+  return 0;
 }
 
 static json_object *blocks_json(const results *r) {
@@ -243,7 +217,7 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   for (size_t i = 0; i < r->nb; i++) {
     const row *b = &r->blocks[i];
     char w[8] = "-";
-    if (r->widest[b->id]) snprintf(w, sizeof w, "%u", r->widest[b->id]);
+    if (s->bb_widest[b->id]) snprintf(w, sizeof w, "%u", s->bb_widest[b->id]);
     printf("  %6u %12llu %12llu %4u %6s  %s (%s:%u)\n", b->id, (unsigned long long)b->refs,
            (unsigned long long)b->count, ppt_trace_bb_get(r->t, b->id)->ops[PPT_OP_VWIDTH], w, b->name,
            b->file, b->line);
@@ -259,7 +233,6 @@ static void release(void *vr) {
   results *r = vr;
   free(r->blocks);
   free(r->funcs);
-  free(r->widest);
   ppt_trace_summary_free(&r->s);
   ppt_trace_close(r->t);
 }

@@ -186,6 +186,7 @@ typedef struct ppt_trace_summary {
   uint32_t threads, bbs, parallel_bbs;
   uint64_t *bb_count; /* [nbbs + 1]: instances per block id */
   uint64_t *bb_refs;  /* [nbbs + 1]: references per block id */
+  uint8_t *bb_widest; /* [nbbs + 1]: widest reference of each block, bytes (0: none) */
 } ppt_trace_summary;
 
 /* progress(done_refs, arg) is called after each chunk when non-NULL. */

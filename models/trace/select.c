@@ -87,36 +87,32 @@ static int block_match(const selector *s, const ppt_trace_bb *bb) {
   return bb->line >= s->first && bb->line <= s->last;
 }
 
+/* Marks in c the blocks selector `text` selects; whether it selected any. */
+static int mark(const ppt_trace *t, const char *text, uint8_t *c) {
+  selector s;
+  int any = 0;
+  if (!text || !parse_selector(text, &s)) return 0;
+  for (uint32_t id = 1, n = ppt_trace_nbbs(t); id <= n; id++)
+    if (block_match(&s, ppt_trace_bb_get(t, id))) any = c[id] = 1;
+  return any;
+}
+
 int ppt_trace_select(const ppt_trace *t, const char *const *sels, size_t n, uint8_t **out, ppt_err *err) {
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  uint8_t *c = calloc((size_t)nbbs + 1, 1);
+  uint8_t *c = calloc((size_t)ppt_trace_nbbs(t) + 1, 1);
   *out = NULL;
   if (!c) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  for (size_t p = 0; p < n; p++) {
-    selector s;
-    int any = 0;
-    if (sels[p] && parse_selector(sels[p], &s))
-      for (uint32_t id = 1; id <= nbbs; id++)
-        if (block_match(&s, ppt_trace_bb_get(t, id))) any = c[id] = 1;
-    if (!any) {
+  for (size_t p = 0; p < n; p++)
+    if (!mark(t, sels[p], c)) {
       free(c);
       return ppt_err_set(err, PPT_EINPUT, "%s: --only '%s' matches no block (see 'ppt info --blocks %s')",
                          ppt_trace_path(t), sels[p] ? sels[p] : "", ppt_trace_path(t));
     }
-  }
   *out = c;
   return 0;
 }
 
 uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *sels, size_t n) {
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  uint8_t *c = calloc((size_t)nbbs + 1, 1);
-  if (!c) return NULL;
-  for (size_t p = 0; p < n; p++) {
-    selector s;
-    if (!sels[p] || !parse_selector(sels[p], &s)) continue;
-    for (uint32_t id = 1; id <= nbbs; id++)
-      if (block_match(&s, ppt_trace_bb_get(t, id))) c[id] = 1;
-  }
+  uint8_t *c = calloc((size_t)ppt_trace_nbbs(t) + 1, 1);
+  for (size_t p = 0; c && p < n; p++) mark(t, sels[p], c);
   return c;
 }

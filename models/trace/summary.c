@@ -13,6 +13,7 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progres
   s->bbs = nbbs;
   s->bb_count = calloc((size_t)nbbs + 1, sizeof *s->bb_count);
   s->bb_refs = calloc((size_t)nbbs + 1, sizeof *s->bb_refs);
+  s->bb_widest = calloc((size_t)nbbs + 1, 1);
   /* Distinct 64-byte lines, as a map from each run of 64 lines (4 KiB) to a bitmap of
    * the lines seen in it: programs touch lines in runs, so the table holds far fewer
    * entries than lines and stays in cache where a set of lines would not. */
@@ -20,7 +21,7 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progres
   u64map_init(&runs);
   ppt_trace_batch *b = ppt_trace_batch_new();
   int rc = 0;
-  if (!s->bb_count || !s->bb_refs || !b) {
+  if (!s->bb_count || !s->bb_refs || !s->bb_widest || !b) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
     goto out;
   }
@@ -49,6 +50,7 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progres
           continue;
         }
         s->bb_refs[r[i].bb]++;
+        if (r[i].size > s->bb_widest[r[i].bb]) s->bb_widest[r[i].bb] = r[i].size;
         if (r[i].kind == PPT_REC_LOAD)
           s->loads++;
         else
@@ -87,5 +89,7 @@ out:
 void ppt_trace_summary_free(ppt_trace_summary *s) {
   free(s->bb_count);
   free(s->bb_refs);
+  free(s->bb_widest);
   s->bb_count = s->bb_refs = NULL;
+  s->bb_widest = NULL;
 }

@@ -40,6 +40,11 @@ int e2e_sh(const char *dir, const char *fmt, ...) {
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 }
 
+void e2e_summarize(const ppt_trace *t, ppt_trace_summary *s) {
+  ppt_err err;
+  ck_assert_msg(ppt_trace_summarize(t, s, NULL, NULL, &err) == 0, "%s", err.msg);
+}
+
 ppt_trace *e2e_open(const char *dir, const char *file) {
   char p[1024];
   snprintf(p, sizeof p, "%s/%s", dir, file);

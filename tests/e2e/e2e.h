@@ -15,6 +15,9 @@ int e2e_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 
 /* Opens dir/file as a trace (fails the test on error). */
 ppt_trace *e2e_open(const char *dir, const char *file);
 
+/* ppt_trace_summarize of t (fails the test on error; release with ppt_trace_summary_free). */
+void e2e_summarize(const ppt_trace *t, ppt_trace_summary *s);
+
 /* Reads the first number in dir/file (e.g. an address a test program printed). */
 unsigned long e2e_read_ulong(const char *dir, const char *file);
 

@@ -15,11 +15,6 @@
 /* Runs a command with PPTCXX (the built ppt-c++) set as well as PPT and PPTCC. */
 #define SH(d, cmd) e2e_sh(d, "PPTCXX=\"$(dirname \"$PPTCC\")/ppt-c++\" && " cmd)
 
-static void totals(ppt_trace *t, ppt_trace_summary *s) {
-  ppt_err err;
-  ck_assert_msg(ppt_trace_summarize(t, s, NULL, NULL, &err) == 0, "%s", err.msg);
-}
-
 /* The template's loop body is on line 6, the lambda's on line 20. axpy is kept out of
  * line so the table has its mangled instances; the outlined regions are .omp_outlined.*
  * whatever encloses them (clang 14). -O1 without vectorisation: one load or store per
@@ -129,7 +124,7 @@ START_TEST(template_and_lambda_regions) {
                  {a[4], 4 * n, 20, 0, 0, 0, 0}};
   ppt_trace *t = e2e_open(d, "k.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   count_ranges(t, rg, 5);
   /* axpy<double> twice: y loaded and stored, x loaded, once per element per call. */
   ck_assert_uint_eq(rg[0].loads, 2 * n);
@@ -183,7 +178,7 @@ START_TEST(mixed_c_and_cxx) {
                    0);
   ppt_trace *t = e2e_open(d, "m.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   uint64_t kern = 0, mainrefs = 0;
   for (uint32_t id = 1; id <= s.bbs; id++) {
     if (!s.bb_refs[id]) continue;
@@ -222,7 +217,7 @@ START_TEST(make_and_cmake) {
                    0);
   ppt_trace *t = e2e_open(d, "m.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.loads, 48 + 1);
   ck_assert_uint_eq(s.stores, 48);
   ppt_trace_summary_free(&s);
@@ -233,7 +228,7 @@ START_TEST(make_and_cmake) {
                       " && $PPT trace -o c.trace -- cm/prog 2>/dev/null"),
                    0);
   t = e2e_open(d, "c.trace");
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.stores, 48);
   ppt_trace_summary_free(&s);
   ppt_trace_close(t);

@@ -9,11 +9,6 @@
 #include "ppt/trace.h"
 #include "ppt_test.h"
 
-static void totals(ppt_trace *t, ppt_trace_summary *s) {
-  ppt_err err;
-  ck_assert_int_eq(ppt_trace_summarize(t, s, NULL, NULL, &err), 0);
-}
-
 /* Asks for 4 threads with omp_set_num_threads, then 3 with a num_threads clause; each
  * region prints its team size once. */
 static const char *k_team =
@@ -52,7 +47,7 @@ START_TEST(team_size_forced_and_recorded) {
       0);
   ppt_trace *t = e2e_open(d, "t1.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.threads, 1);
   ck_assert_uint_eq(s.threads_asked, 4);
   ck_assert_uint_eq(s.thread_requests, 2);
@@ -69,7 +64,7 @@ START_TEST(team_size_forced_and_recorded) {
                           "printf '2\\n2\\n' | cmp -s - t2.txt"),
                    0);
   t = e2e_open(d, "t2.trace");
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.threads, 2);
   ck_assert_uint_eq(s.threads_asked, 4);
   ck_assert_uint_eq(s.thread_requests, 2);
@@ -130,7 +125,7 @@ START_TEST(roi_keeps_only_the_kernel) {
         0);
     ppt_trace *t = e2e_open(d, "r.trace");
     ppt_trace_summary s;
-    totals(t, &s);
+    e2e_summarize(t, &s);
     ck_assert_uint_eq(s.threads, (unsigned)threads);
     ck_assert_uint_eq(s.parallel_regions, 1);
     ck_assert_uint_eq(s.thread_requests, 0);
@@ -174,7 +169,7 @@ START_TEST(no_markers_traces_everything) {
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 all.c -o all && $PPT trace -o a.trace -- ./all 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "a.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.loads, 300);
   ck_assert_uint_eq(s.stores, 300);
   ck_assert_uint_eq(s.thread_requests, 0);

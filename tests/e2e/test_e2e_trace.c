@@ -26,18 +26,13 @@ static const char *k_counts =
     "  return s == 4950 ? 0 : 1;\n"
     "}\n";
 
-static void totals(ppt_trace *t, ppt_trace_summary *s) {
-  ppt_err err;
-  ck_assert_msg(ppt_trace_summarize(t, s, NULL, NULL, &err) == 0, "%s", err.msg);
-}
-
 START_TEST(exact_counts_volatile) {
   const char *d = e2e_dir("counts");
   e2e_write(d, "k.c", k_counts);
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 k.c -o k && $PPT trace -o k.trace -- ./k 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "k.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.loads, 250);
   ck_assert_uint_eq(s.stores, 250);
   ck_assert_uint_eq(s.lines64, 14);
@@ -107,7 +102,7 @@ START_TEST(parallel_region) {
   unsigned long x = e2e_read_ulong(d, "addr.txt");
   ppt_trace *t = e2e_open(d, "p1.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   uint64_t par[4], all[4], other = 0;
   count_x(t, x, 8000, par, all, &other);
   ck_assert_uint_eq(all[0], 2001);
@@ -121,7 +116,7 @@ START_TEST(parallel_region) {
 
   x = e2e_read_ulong(d, "addr4.txt"); /* position-independent: x moves between runs */
   t = e2e_open(d, "p4.trace");
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.threads, 4);
   count_x(t, x, 8000, par, all, &other);
   ck_assert_uint_eq(par[0] + par[1] + par[2] + par[3], 2000);
@@ -148,7 +143,7 @@ START_TEST(multi_file_build) {
                    0);
   ppt_trace *t = e2e_open(d, "ab.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.stores, 8);
   ck_assert_uint_eq(s.loads, 8);
   int seen_a = 0, seen_b = 0;
@@ -188,7 +183,7 @@ START_TEST(make_build) {
       e2e_sh(d, "make -s CC=\"$PPTCC\" >/dev/null && $PPT trace -o m.trace -- ./prog 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "m.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.loads, 48 + 1);
   ck_assert_uint_eq(s.stores, 48);
   ppt_trace_summary_free(&s);
@@ -208,7 +203,7 @@ START_TEST(stack_flag) {
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 s.c -o s && $PPT trace -o s.trace -- ./s 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "s.trace");
   ppt_trace_summary s;
-  totals(t, &s);
+  e2e_summarize(t, &s);
   ck_assert_uint_eq(s.refs, 33 + 1);
   ck_assert_uint_eq(s.stack_refs, 32);
   ppt_trace_summary_free(&s);
