@@ -13,6 +13,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 
+#include "mcrefs.h"
 #include "opmix.h"
 #include "widemem.h"
 #include "ppt/trace.h"
@@ -34,6 +35,7 @@ typedef struct bbent {
   const char *func_name, *file_name; /* the same strings, for the log */
   uint32_t line, flags;
   uint16_t ops[PPT_BBDESC_NOPS];
+  uint16_t stack_loads, stack_stores; /* machine-level stack references (mcrefs.h) */
 } bbent;
 
 typedef struct strent {
@@ -56,6 +58,7 @@ typedef struct ctx {
   strent *strs;
   size_t nstrs, cap_strs;
   LLVMTypeRef i8p, i32p;
+  pcc_mcrefs *mc;
 } ctx;
 
 static void on_diag(LLVMDiagnosticInfoRef di, void *p) {
@@ -255,6 +258,30 @@ static char *block_location(LLVMValueRef fn, LLVMBasicBlockRef bb, uint32_t *lin
   return join_path(dir, dl, file, fl);
 }
 
+/* PPT_BB_RETURN: where a call of the function ends, for ppt trace --roi FUNCTION. */
+static uint32_t ends_in_ret(LLVMBasicBlockRef bb) {
+  LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
+  return t && LLVMGetInstructionOpcode(t) == LLVMRet ? PPT_BB_RETURN : 0;
+}
+
+/* libstdc++'s demangler (extern "C" in the C++ ABI; libLLVM already links libstdc++). */
+char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+/* The name the table shows: C++ names demangled (`void axpy<double>(std::vector<...>&)`),
+ * so that ppt info, annotate and --only speak the source's language; everything else
+ * (C names, clang's `.omp_outlined.`) as it is. A name the demangler refuses stays
+ * mangled. Returns a malloc'ed string or NULL. */
+static char *table_name(const char *name) {
+  if (strncmp(name, "_Z", 2) == 0) {
+    int status = -1;
+    char *d = __cxa_demangle(name, NULL, NULL, &status);
+    if (d && status == 0)
+      return d;
+    free(d);
+  }
+  return strdup(name);
+}
+
 static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRef fname,
                       const char *fname_s, int parallel, ppt_err *err) {
   LLVMValueRef guard_call = NULL;
@@ -282,6 +309,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
   bbent *e = &x->e[x->n];
   memset(e, 0, sizeof *e);
   e->guard = LLVMGetOperand(guard_call, 0);
+  pcc_mcrefs_get(x->mc, guard_call, &e->stack_loads, &e->stack_stores);
   int64_t off;
   if (guard_decode(x, e->guard, &e->array, &off) != 0 || off < 0 || off % 4 != 0) {
     size_t n;
@@ -305,7 +333,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
   if (!e->file_str)
     return oom(x, err);
   e->flags = (parallel ? PPT_BB_PARALLEL : 0) |
-             (LLVMGetEntryBasicBlock(fn) == bb ? PPT_BB_FUNC_ENTRY : 0);
+             (LLVMGetEntryBasicBlock(fn) == bb ? PPT_BB_FUNC_ENTRY : 0) | ends_in_ret(bb);
   memcpy(e->ops, ops, sizeof ops);
   x->n++;
   return 0;
@@ -321,7 +349,9 @@ static int scan_module(ctx *x, pcc_irtab_stats *st, ppt_err *err) {
     if (!cname)
       return oom(x, err);
     const char *fname_s = NULL;
-    LLVMValueRef fname = str_const(x, cname, &fname_s);
+    char *shown = table_name(cname);
+    LLVMValueRef fname = shown ? str_const(x, shown, &fname_s) : NULL;
+    free(shown);
     int parallel = parallel_function(cname, n);
     free(cname);
     if (!fname)
@@ -408,7 +438,7 @@ static LLVMTypeRef desc_type(ctx *x) {
   LLVMTypeRef t = LLVMStructTypeInContext(x->c, f, 8, 0);
   static const size_t want[8] = {
       offsetof(struct ppt_bbdesc, magic), offsetof(struct ppt_bbdesc, line),
-      offsetof(struct ppt_bbdesc, flags), offsetof(struct ppt_bbdesc, reserved),
+      offsetof(struct ppt_bbdesc, flags), offsetof(struct ppt_bbdesc, stack),
       offsetof(struct ppt_bbdesc, guard), offsetof(struct ppt_bbdesc, func),
       offsetof(struct ppt_bbdesc, file),  offsetof(struct ppt_bbdesc, ops)};
   if (LLVMABISizeOfType(x->td, t) != sizeof(struct ppt_bbdesc) ||
@@ -428,7 +458,7 @@ static LLVMValueRef desc_const(ctx *x, const bbent *e) {
   LLVMValueRef f[8] = {LLVMConstInt(i32, PPT_BBDESC_MAGIC, 0),
                        LLVMConstInt(i32, e->line, 0),
                        LLVMConstInt(i32, e->flags, 0),
-                       LLVMConstInt(i32, 0, 0),
+                       LLVMConstInt(i32, (uint32_t)e->stack_loads | (uint32_t)e->stack_stores << 16, 0),
                        LLVMConstPointerCast(e->guard, x->i32p),
                        e->func_str,
                        e->file_str,
@@ -515,7 +545,7 @@ static void log_table(ctx *x, FILE *log) {
             (unsigned long long)e->index, e->func_name, e->file_name, e->line, e->flags);
     for (int k = 0; k < PPT_OP_COUNT; k++)
       fprintf(log, "%s%u", k ? "," : "", e->ops[k]);
-    fputc('\n', log);
+    fprintf(log, " stack=%u,%u\n", e->stack_loads, e->stack_stores);
   }
 }
 
@@ -526,6 +556,7 @@ static void ctx_free(ctx *x) {
   free(x->e);
   free(x->arrays);
   free(x->groups);
+  pcc_mcrefs_free(x->mc);
   if (x->m)
     LLVMDisposeModule(x->m);
   if (x->c)
@@ -574,6 +605,9 @@ int pcc_irtab_rewrite(const char *in, const char *out, const char *src, FILE *lo
   /* Callbacks first, so that the table's op mix sees (and skips) them. */
   if (rc == 0)
     rc = pcc_widemem_instrument(x.m, src, &st->ncallbacks, err);
+  /* After the callbacks exist (the clone deletes them), before the table is made. */
+  if (rc == 0)
+    rc = pcc_mcrefs_measure(x.m, src, &x.mc, err);
   if (rc == 0)
     rc = scan_module(&x, st, err);
   if (rc == 0) {

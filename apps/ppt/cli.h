@@ -30,6 +30,7 @@ int ppt_cmd_cachesim(int argc, char **argv);
 int ppt_cmd_hwspec(int argc, char **argv);
 int ppt_cmd_sasmm(int argc, char **argv);
 int ppt_cmd_annotate(int argc, char **argv);
+int ppt_cmd_sweep(int argc, char **argv);
 int ppt_cmd_predict(int argc, char **argv);
 int ppt_cmd_calibrate(int argc, char **argv);
 
@@ -47,10 +48,14 @@ enum {
   PPT_OPT_JSON = 1u << 6,        /* --json */
   PPT_OPT_OUTPUT = 1u << 7,      /* -o, --output FILE (non-empty) */
   PPT_OPT_PLOT = 1u << 8,        /* --plot FILE */
+  PPT_OPT_SET = 1u << 9,         /* --set KEY=VALUE: repeatable, changes the --hw spec */
+  PPT_OPT_SETS = 1u << 10,       /* --set KEY=V1,V2,...: the same with lists (ppt sweep) */
+  PPT_OPT_NOSTACK = 1u << 11,    /* --no-stack-refs: the trace's IR references only */
 };
 
 #define PPT_CLI_MAX_CORES 64
 #define PPT_CLI_MAX_ONLY 64
+#define PPT_CLI_MAX_SET 16
 /* ppt_cli_parse's return after printing --help: the command exits 0. */
 #define PPT_CLI_HELP (-1)
 
@@ -61,15 +66,18 @@ typedef struct ppt_cli_common {
   size_t ncores;
   const char *only[PPT_CLI_MAX_ONLY]; /* --only's prefixes, in the order given */
   size_t nonly;
-  char *only_list;              /* --only's values as given, comma-joined; NULL if none */
-  ppt_interleave interleave[2]; /* --interleave, in the order given */
-  size_t ninterleave;           /* 1, or 2 with PPT_OPT_INTERLEAVES */
-  uint64_t seed;                /* --seed */
-  int json;                     /* --json */
-  const char *output;           /* -o; NULL if not given */
-  const char *plot;             /* --plot; NULL if not given */
-  const char *operand;          /* the one operand, when the spec names one */
-  char **rest;                  /* argv after the options (NULL-terminated) */
+  char *only_list;                  /* --only's values as given, comma-joined; NULL if none */
+  ppt_interleave interleave[2];     /* --interleave, in the order given */
+  size_t ninterleave;               /* 1, or 2 with PPT_OPT_INTERLEAVES */
+  uint64_t seed;                    /* --seed */
+  int json;                         /* --json */
+  int no_stack_refs;                /* --no-stack-refs */
+  const char *output;               /* -o; NULL if not given */
+  const char *plot;                 /* --plot; NULL if not given */
+  const char *set[PPT_CLI_MAX_SET]; /* --set values as given, in order */
+  size_t nset;
+  const char *operand; /* the one operand, when the spec names one */
+  char **rest;         /* argv after the options (NULL-terminated) */
   int nrest;
   char *only_text[PPT_CLI_MAX_ONLY]; /* private: --only values, split in place */
   size_t nonly_text;
@@ -99,6 +107,14 @@ typedef struct ppt_cli_spec {
 int ppt_cli_parse(const ppt_cli_spec *spec, int argc, char **argv, ppt_cli_common *c, void *args);
 void ppt_cli_common_free(ppt_cli_common *c);
 
+/* Loads --hw and applies each --set in order (ppt_hwspec_set): PPT_EINPUT names the file
+ * or the setting. */
+int ppt_cli_load_hw(const ppt_cli_common *c, ppt_hwspec *hw, ppt_err *err);
+#define PPT_CLI_SET_HELP                                                                       \
+  "  --set KEY=VALUE        change one figure of SPEC, repeatable: L2.size=256K, L1.ways=4,\n" \
+  "                         L3.shared_by=8, line=128 (every level), dram.latency_ns=90, ...\n" \
+  "                         (any key of the hwspec file; docs/hwspec.md, \"Settings\")\n"
+
 /* --only's lines in every command's --help (the selector language of ppt_trace_select). */
 #define PPT_CLI_ONLY_HELP                                                                        \
   "  --only SEL[,SEL...]    count only the blocks a selector matches (everything is still\n"     \
@@ -106,6 +122,12 @@ void ppt_cli_common_free(ppt_cli_common *c);
   "                         FILE:LINE or FILE:FIRST-LAST; e.g. kernel_,.omp_outlined. or\n"      \
   "                         jacobi.c:.omp_outlined. or jacobi.c:40-52; one that matches no\n"    \
   "                         block is an error ('ppt info --blocks' lists them)\n"
+/* --no-stack-refs in every command's --help. */
+#define PPT_CLI_NOSTACK_HELP                                                                     \
+  "  --no-stack-refs        leave out the stack references of the machine code (spills, stack\n" \
+  "                         arguments, push/pop, call/ret) that ppt-cc measured per block\n"
+/* Applies --no-stack-refs to a trace just opened (ppt_trace_set_stack_refs). */
+void ppt_cli_stack_refs(const ppt_cli_common *c, ppt_trace *t);
 /* The --only selection of t's blocks (ppt_trace_select): *out NULL when no --only was
  * given; PPT_EINPUT naming a selector that matches no block. */
 int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, ppt_err *err);
@@ -116,9 +138,10 @@ int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err);
 /* Refuses (PPT_EINPUT, one line naming --cores, the estimate and what limits it) a run
  * that would need more memory than this process can get (MemAvailable, the cgroup's
  * memory.max, ulimit -v), by the memory model of docs/sasmm.md "Memory": the `at_once`
- * largest of --cores (x --interleave) simulated at the same time. Better than an OOM kill. */
-int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t at_once,
-                         ppt_err *err);
+ * largest of --cores (x --interleave) simulated at the same time, each with the nhw specs hw[]
+ * (a sweep's hierarchies). Better than an OOM kill. */
+int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t nhw,
+                         size_t at_once, ppt_err *err);
 /* --interleave as text: the names of c->interleave joined by ',' ("rr,uniform"). */
 void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap);
 
@@ -133,12 +156,17 @@ int ppt_cli_parse_u64(const char *s, uint64_t *out);
 int ppt_cli_parse_double(const char *s, double *out);
 /* "1,2,4,8": up to max core counts in 1..4095. Returns 0 or -1. */
 int ppt_cli_parse_cores(const char *s, uint32_t *v, size_t max, size_t *n);
-/* "static", "static,C", "dynamic[,C]", "guided[,C]" to a ppt_sched and chunk. */
+/* "static", "static,C", "[monotonic:|nonmonotonic:]dynamic[,C]", "guided[,C]", "auto" to a
+ * ppt_sched (with PPT_SCHED_NONMONOTONIC as clang compiles the pragma) and chunk. */
 int ppt_cli_parse_schedule(const char *s, int *sched, int64_t *chunk);
+/* The name of a --schedule value (a ppt_sched, or -1: "recorded"). */
+const char *ppt_cli_schedule_name(int sched);
 
 /* The same, checked and reported as a usage error of CMD: 0 or 2. */
 int ppt_cli_take_fraction(const char *cmd, const char *opt, const char *s, double *out);
 int ppt_cli_take_schedule(const char *cmd, const char *s, int *sched, int64_t *chunk);
+/* --threads T of the commands that run tasks on worker threads: 1..256. */
+int ppt_cli_take_threads(const char *cmd, const char *s, uint64_t *out);
 
 /* ---- a command's steps (cli.c) ----
  *

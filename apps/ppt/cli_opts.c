@@ -13,7 +13,17 @@
 
 /* Codes of the shared options without a short form: above any char, so that they never
  * meet a command's own option codes. */
-enum { OPT_HW = 0x100, OPT_CORES, OPT_ONLY, OPT_INTERLEAVE, OPT_SEED, OPT_JSON, OPT_PLOT };
+enum {
+  OPT_HW = 0x100,
+  OPT_CORES,
+  OPT_ONLY,
+  OPT_INTERLEAVE,
+  OPT_SEED,
+  OPT_JSON,
+  OPT_PLOT,
+  OPT_SET,
+  OPT_NOSTACK
+};
 
 static const struct {
   unsigned bits; /* the PPT_OPT_* that take this spelling */
@@ -27,6 +37,8 @@ static const struct {
     {PPT_OPT_JSON, {"json", no_argument, 0, OPT_JSON}},
     {PPT_OPT_OUTPUT, {"output", required_argument, 0, 'o'}},
     {PPT_OPT_PLOT, {"plot", required_argument, 0, OPT_PLOT}},
+    {PPT_OPT_SET | PPT_OPT_SETS, {"set", required_argument, 0, OPT_SET}},
+    {PPT_OPT_NOSTACK, {"no-stack-refs", no_argument, 0, OPT_NOSTACK}},
 };
 #define NSHARED (sizeof shared_opts / sizeof shared_opts[0])
 #define MAX_OPTS 40 /* shared + a command's own + --help + the terminator */
@@ -90,6 +102,15 @@ static int take_shared(const char *cmd, unsigned bits, int code, const char *s, 
         return ppt_cli_usage(cmd, "--seed wants a non-negative integer, not '%s'", s);
       return 0;
     case OPT_JSON: c->json = 1; return 0;
+    case OPT_NOSTACK: c->no_stack_refs = 1; return 0;
+    case OPT_SET:
+      if (!strchr(s, '=') || *s == '=' || !strchr(s, '=')[1])
+        return ppt_cli_usage(cmd, "--set wants LEVEL.KEY=VALUE (e.g. L2.size=256K), not '%s'", s);
+      if (!(bits & PPT_OPT_SETS) && strchr(s, ','))
+        return ppt_cli_usage(cmd, "--set takes one value here ('ppt sweep' takes lists), not '%s'", s);
+      if (c->nset == PPT_CLI_MAX_SET) return ppt_cli_usage(cmd, "at most %d --set options", PPT_CLI_MAX_SET);
+      c->set[c->nset++] = s;
+      return 0;
     case 'o':
       if (!*s) return ppt_cli_usage(cmd, "-o wants a file name");
       c->output = s;
@@ -168,10 +189,25 @@ void ppt_cli_common_free(ppt_cli_common *c) {
   c->only_list = NULL;
 }
 
+int ppt_cli_load_hw(const ppt_cli_common *c, ppt_hwspec *hw, ppt_err *err) {
+  int rc = ppt_hwspec_load(c->hw, hw, err);
+  for (size_t i = 0; i < c->nset && !rc; i++)
+    if ((rc = ppt_hwspec_set(hw, c->set[i], err))) {
+      char why[sizeof err->msg];
+      snprintf(why, sizeof why, "%s", err->msg);
+      ppt_err_set(err, (ppt_status)rc, "%s: %s", c->hw, why);
+    }
+  return rc;
+}
+
 int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, ppt_err *err) {
   *out = NULL;
   if (!c->nonly) return 0;
   return ppt_trace_select(t, c->only, c->nonly, out, err);
+}
+
+void ppt_cli_stack_refs(const ppt_cli_common *c, ppt_trace *t) {
+  if (t) ppt_trace_set_stack_refs(t, !c->no_stack_refs);
 }
 
 int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err) {
@@ -223,8 +259,16 @@ static int by_size_desc(const void *a, const void *b) {
   return x < y ? 1 : x > y ? -1 : 0;
 }
 
-int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t at_once,
-                         ppt_err *err) {
+/* Cache state of every spec at n cores: the hierarchies of a sweep are bounded as if each
+ * were simulated alone. */
+static uint64_t cache_bytes(const ppt_hwspec *hw, size_t nhw, uint32_t n) {
+  uint64_t b = 0;
+  for (size_t i = 0; i < nhw; i++) b += ppt_cachesim_bytes(&hw[i], n);
+  return b;
+}
+
+int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t nhw,
+                         size_t at_once, ppt_err *err) {
   /* The memory model (docs/sasmm.md, "Memory"): each simulated core reads the trace with
    * a batch (the largest chunk, decoded), shared with the cores reading the same chunk
    * (so no more batches than chunks), and a 64 KiB output buffer; measured peaks grew by
@@ -242,7 +286,7 @@ int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_
   uint32_t most = 0;
   for (size_t i = 0; i < nn && i < (at_once ? at_once : 1); i++) {
     /* the cores share decoded chunks: no more copies than chunks (models/sasmm/rangereader.h) */
-    need += (n[i] < chunks ? n[i] : chunks) * batch + n[i] * per_core + ppt_cachesim_bytes(hw, n[i]);
+    need += (n[i] < chunks ? n[i] : chunks) * batch + n[i] * per_core + cache_bytes(hw, nhw, n[i]);
     if (n[i] > most) most = n[i];
   }
   per_core += (most < chunks ? most : chunks) * batch / (most ? most : 1);
@@ -252,7 +296,7 @@ int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_
   return ppt_err_set(err, PPT_EINPUT,
                      "%s: --cores %u needs about %.2f GB (%.1f MB per simulated core, %.2f GB of cache "
                      "state; docs/sasmm.md 'Memory'), more than the %.2f GB available (%s)",
-                     ppt_trace_path(t), most, need / 1e9, per_core / 1e6, ppt_cachesim_bytes(hw, most) / 1e9,
+                     ppt_trace_path(t), most, need / 1e9, per_core / 1e6, cache_bytes(hw, nhw, most) / 1e9,
                      avail / 1e9, what);
 }
 

@@ -28,7 +28,7 @@ static void help(void) {
       "block that spans several lines is charged to the first of them (cg_annotate, which\n"
       "knows each instruction's line, spreads it). A line whose blocks lie in several functions\n"
       "(an OpenMP pragma: the caller and the outlined body) gets a row per function.\n\n"
-      "  --hw SPEC              hwspec JSON (required)\n"
+      "  --hw SPEC              hwspec JSON (required)\n" PPT_CLI_SET_HELP
       "  --cores N              mimicked cores (required; one count)\n"
       "  --sort LEVEL           order the rows by the misses of LEVEL (a level name of SPEC,\n"
       "                         case-insensitive) or by 'refs' (default: the last level)\n"
@@ -38,7 +38,7 @@ static void help(void) {
       "                         before the recorded path\n"
       "  --interleave rr|uniform  how the cores' streams meet in shared levels (default rr)\n"
       "  --seed S               seed of the uniform interleaving and of random replacement\n"
-      "                         (default 1)\n" PPT_CLI_ONLY_HELP
+      "                         (default 1)\n" PPT_CLI_ONLY_HELP PPT_CLI_NOSTACK_HELP
       "  --json                 machine-readable output on stdout (the same rows)\n"
       "  -h, --help\n\n"
       "Exit status: 0 success, 1 failure while running, 2 bad usage or bad input.\n");
@@ -86,13 +86,13 @@ static int parse_args(int argc, char **argv, void *va) {
                                       {"top", required_argument, 0, 'k'},
                                       {"source-dir", required_argument, 0, 'd'},
                                       {0, 0, 0, 0}};
-  static const ppt_cli_spec spec = {
-      .cmd = "annotate",
-      .shared = PPT_OPT_HW | PPT_OPT_CORES | PPT_OPT_INTERLEAVE | PPT_OPT_SEED | PPT_OPT_ONLY | PPT_OPT_JSON,
-      .own = own,
-      .take = take,
-      .help = help,
-      .operand = "TRACE"};
+  static const ppt_cli_spec spec = {.cmd = "annotate",
+                                    .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_CORES | PPT_OPT_INTERLEAVE |
+                                              PPT_OPT_SEED | PPT_OPT_ONLY | PPT_OPT_JSON | PPT_OPT_NOSTACK,
+                                    .own = own,
+                                    .take = take,
+                                    .help = help,
+                                    .operand = "TRACE"};
   args *a = va;
   a->top = 20;
   int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
@@ -131,12 +131,13 @@ static int sort_level(const args *a, const ppt_hwspec *hw, int *level, ppt_err *
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
-  int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
+  int rc = ppt_cli_load_hw(&a->c, &r->hw, err);
   if (!rc) rc = sort_level(a, &r->hw, &r->level, err);
   if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &r->t, err);
+  if (!rc) ppt_cli_stack_refs(&a->c, r->t);
   /* A selection that matches nothing is bad input (ppt_cli_counted names it). */
   if (!rc) rc = ppt_cli_counted(&a->c, r->t, &r->counted, err);
-  if (!rc) rc = ppt_cli_check_memory(&a->c, r->t, &r->hw, 1, err);
+  if (!rc) rc = ppt_cli_check_memory(&a->c, r->t, &r->hw, 1, 1, err);
   if (rc) return rc;
   ppt_annotate_opts o;
   ppt_annotate_opts_default(&o);

@@ -18,13 +18,12 @@ static void help(void) {
       "global hit rate (1 - misses at every level up to this one / all accesses) and local hit\n"
       "rate (hits here / accesses reaching here). Thread t of the trace runs on core t: private\n"
       "levels per thread, shared levels as SPEC's shared_by says.\n\n"
-      "  --hw SPEC            hwspec JSON file (required)\n"
+      "  --hw SPEC            hwspec JSON file (required)\n" PPT_CLI_SET_HELP
       "  --interleave MODE    how the threads' streams meet in shared levels: 'rr' (default),\n"
       "                       one reference of each thread in turn; 'uniform', each reference\n"
       "                       from a thread drawn at random\n"
       "  --seed S             seed of the 'uniform' interleaving and of random-replacement\n"
-      "                       levels' victims (default 1)\n"
-      PPT_CLI_ONLY_HELP
+      "                       levels' victims (default 1)\n" PPT_CLI_ONLY_HELP PPT_CLI_NOSTACK_HELP
       "  --json               machine-readable output on stdout\n"
       "  -h, --help\n\n"
       "Counts are in line accesses (an access touching two cache lines counts twice, the unit\n"
@@ -112,11 +111,11 @@ static int write_table(void *va, void *vr, ppt_err *err) {
 }
 
 static int parse_args(int argc, char **argv, void *va) {
-  static const ppt_cli_spec spec = {
-      .cmd = "cachesim",
-      .shared = PPT_OPT_HW | PPT_OPT_INTERLEAVE | PPT_OPT_SEED | PPT_OPT_ONLY | PPT_OPT_JSON,
-      .help = help,
-      .operand = "TRACE"};
+  static const ppt_cli_spec spec = {.cmd = "cachesim",
+                                    .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_INTERLEAVE | PPT_OPT_SEED |
+                                              PPT_OPT_ONLY | PPT_OPT_JSON | PPT_OPT_NOSTACK,
+                                    .help = help,
+                                    .operand = "TRACE"};
   args *a = va;
   int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
   if (rc) return rc;
@@ -130,8 +129,9 @@ static int run(void *va, void *vr, ppt_err *err) {
   results *r = vr;
   ppt_trace *t;
   /* The spec first: it is small, and a typo in it should not wait for a trace to open. */
-  int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
+  int rc = ppt_cli_load_hw(&a->c, &r->hw, err);
   if (!rc) rc = ppt_trace_open(a->c.operand, &t, err);
+  if (!rc) ppt_cli_stack_refs(&a->c, t);
   if (rc) return rc;
   uint8_t *counted = NULL; /* only to check the selection: tracesim makes its own */
   rc = ppt_cli_counted(&a->c, t, &counted, err);

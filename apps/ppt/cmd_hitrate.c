@@ -23,9 +23,10 @@ static void help(void) {
       "one reuse-distance profile, used for every level: a single thread running alone.\n"
       "The profile is thread 0's exact histogram of TRACE, or a PROFILE file written by\n"
       "'ppt reuse -o' (PPT text 'sd count p(sd)' or JSON, recognised by content).\n\n"
-      "  --hw SPEC   hwspec JSON file (required)\n"
+      "  --hw SPEC   hwspec JSON file (required)\n" PPT_CLI_SET_HELP
       "  --line B    line size of the profile in bytes (default: SPEC's line size). Text\n"
       "              profiles do not record it; it must equal SPEC's.\n"
+      "  --no-stack-refs  a TRACE's IR references only (not the machine code's stack ones)\n"
       "  --json      machine-readable output on stdout\n"
       "  -h, --help\n\n"
       "hit rate = global (1 - references missing at every level up to this one / all);\n"
@@ -70,10 +71,11 @@ static int sniff(const char *path, kind *k, ppt_err *err) {
 }
 
 /* Thread 0's exact histogram, streamed a chunk at a time. */
-static int from_trace(const char *path, unsigned line, ppt_rdhist **out, ppt_err *err) {
+static int from_trace(const char *path, unsigned line, int stack_refs, ppt_rdhist **out, ppt_err *err) {
   ppt_trace *t;
   int rc = ppt_trace_open(path, &t, err);
   if (rc) return rc;
+  ppt_trace_set_stack_refs(t, stack_refs);
   ppt_reuse_opts o;
   ppt_reuse_opts_default(&o);
   o.line = line;
@@ -214,7 +216,7 @@ static int take(void *arg, int val, const char *value) {
 static int parse_args(int argc, char **argv, void *va) {
   static const struct option own[] = {{"line", required_argument, 0, 'l'}, {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "hitrate",
-                                    .shared = PPT_OPT_HW | PPT_OPT_JSON,
+                                    .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_JSON | PPT_OPT_NOSTACK,
                                     .own = own,
                                     .take = take,
                                     .help = help,
@@ -232,7 +234,7 @@ static int load_profile(const args *a, results *r, ppt_err *err) {
                        (unsigned long long)a->line, hwline);
   int rc;
   if (r->k == KIND_TRACE)
-    rc = from_trace(src, hwline, &r->h, err);
+    rc = from_trace(src, hwline, !a->c.no_stack_refs, &r->h, err);
   else if (r->k == KIND_TEXT)
     rc = from_text(src, hwline, &r->h, err);
   else
@@ -249,7 +251,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
   /* The spec first: it is small, and a typo in it should not wait for a trace. */
-  int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
+  int rc = ppt_cli_load_hw(&a->c, &r->hw, err);
   if (!rc) rc = sniff(a->c.operand, &r->k, err);
   if (!rc) rc = load_profile(a, r, err);
   if (rc) return rc;

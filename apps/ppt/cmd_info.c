@@ -13,7 +13,7 @@ static void help(void) {
       "parallel-region share, and the blocks and functions with the most references.\n\n"
       "  --top N   how many blocks and functions to list (default 10)\n"
       "  --blocks  list every block, by file and line: what --only FILE:LINE, FILE:FUNC\n"
-      "            or FUNC selects in the other commands\n"
+      "            or FUNC selects in the other commands\n" PPT_CLI_NOSTACK_HELP
       "  --json    machine-readable output on stdout\n"
       "  -h, --help\n");
 }
@@ -85,8 +85,12 @@ static int parse_args(int argc, char **argv, void *va) {
   args *a = va;
   static const struct option own[] = {
       {"top", required_argument, 0, 'n'}, {"blocks", no_argument, 0, 'b'}, {0, 0, 0, 0}};
-  static const ppt_cli_spec spec = {
-      .cmd = "info", .shared = PPT_OPT_JSON, .own = own, .take = take, .help = help, .operand = "TRACE"};
+  static const ppt_cli_spec spec = {.cmd = "info",
+                                    .shared = PPT_OPT_JSON | PPT_OPT_NOSTACK,
+                                    .own = own,
+                                    .take = take,
+                                    .help = help,
+                                    .operand = "TRACE"};
   a->top = 10;
   return ppt_cli_parse(&spec, argc, argv, &a->c, a);
 }
@@ -95,6 +99,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
   int rc = ppt_trace_open(a->c.operand, &r->t, err);
+  if (!rc) ppt_cli_stack_refs(&a->c, r->t);
   if (rc) return rc;
   ppt_cli_progress *p = ppt_cli_progress_start("reading", ppt_trace_nrecs(r->t, UINT32_MAX));
   rc = ppt_trace_summarize(r->t, &r->s, ppt_cli_progress_cb, p, err);
@@ -127,6 +132,9 @@ static json_object *blocks_json(const results *r) {
     json_object_object_add(e, "line", json_object_new_int64(b->line));
     json_object_object_add(e, "parallel", json_object_new_boolean(bb->flags & PPT_BB_PARALLEL));
     json_object_object_add(e, "instances", json_object_new_int64((int64_t)b->count));
+    /* per instance, machine-level (ppt-cc; counted in refs unless --no-stack-refs) */
+    json_object_object_add(e, "stack_loads", json_object_new_int64(bb->stack_loads));
+    json_object_object_add(e, "stack_stores", json_object_new_int64(bb->stack_stores));
     json_object_object_add(e, "refs", json_object_new_int64((int64_t)b->refs));
     json_object_array_add(tb, e);
   }
@@ -161,6 +169,7 @@ static int write_json(void *va, void *vr, ppt_err *err) {
                 {"loads", s->loads},
                 {"stores", s->stores},
                 {"stack_refs", s->stack_refs},
+                {"mcstack_refs", s->mcstack_refs},
                 {"bb_instances", s->bb_instances},
                 {"bbs", s->bbs},
                 {"parallel_bbs", s->parallel_bbs},
@@ -200,6 +209,12 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     printf("threads asked  none\n");
   printf("references     %llu (%llu loads, %llu stores, %llu on own stack)\n", (unsigned long long)s->refs,
          (unsigned long long)s->loads, (unsigned long long)s->stores, (unsigned long long)s->stack_refs);
+  /* The machine code's own stack references (ppt-cc measured them per block). */
+  printf("stack refs     %llu of the machine code (spills, arguments, push/pop, call/ret)%s\n",
+         (unsigned long long)s->mcstack_refs,
+         a->c.no_stack_refs           ? ": left out (--no-stack-refs)"
+         : ppt_trace_stack_refs(r->t) ? ""
+                                      : ": none in this trace");
   printf("blocks         %u (%u in parallel regions), %llu instances\n", s->bbs, s->parallel_bbs,
          (unsigned long long)s->bb_instances);
   printf("parallel refs  %llu (%.1f%%) in %llu parallel regions, %llu worksharing loops\n",
@@ -213,14 +228,19 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     printf("\nblocks by file and line (select with --only FILE:LINE, FILE:FUNC or FUNC)\n");
   else
     printf("\ntop blocks by references\n");
-  printf("  %6s %12s %12s %4s %6s  %s\n", "id", "refs", "instances", "vec", "widest", "function (file:line)");
+  /* stack: the machine code's stack loads/stores per instance, part of refs */
+  printf("  %6s %12s %12s %4s %6s %9s  %s\n", "id", "refs", "instances", "vec", "widest", "stack",
+         "function (file:line)");
   for (size_t i = 0; i < r->nb; i++) {
     const row *b = &r->blocks[i];
     char w[8] = "-";
     if (s->bb_widest[b->id]) snprintf(w, sizeof w, "%u", s->bb_widest[b->id]);
-    printf("  %6u %12llu %12llu %4u %6s  %s (%s:%u)\n", b->id, (unsigned long long)b->refs,
-           (unsigned long long)b->count, ppt_trace_bb_get(r->t, b->id)->ops[PPT_OP_VWIDTH], w, b->name,
-           b->file, b->line);
+    const ppt_trace_bb *bb = ppt_trace_bb_get(r->t, b->id);
+    char st[16] = "-";
+    if (bb->stack_loads | bb->stack_stores)
+      snprintf(st, sizeof st, "%u/%u", bb->stack_loads, bb->stack_stores);
+    printf("  %6u %12llu %12llu %4u %6s %9s  %s (%s:%u)\n", b->id, (unsigned long long)b->refs,
+           (unsigned long long)b->count, bb->ops[PPT_OP_VWIDTH], w, st, b->name, b->file, b->line);
   }
   printf("\ntop functions by references\n  %12s %10s  %s\n", "refs", "calls", "function (file)");
   for (size_t i = 0; i < r->nf; i++)

@@ -31,14 +31,15 @@ static void help(void) {
       "Predicts the runtime of the traced program on N cores of the CPU in SPEC (a hwspec with\n"
       "timing data: clock, latencies, bandwidths, op throughputs), with hit rates, speedup and\n"
       "a time breakdown per core count.\n\n"
-      "  --hw SPEC             hwspec JSON with timing (e.g. hwspecs/host.json)\n"
+      "  --hw SPEC             hwspec JSON with timing (e.g. hwspecs/host.json)\n" PPT_CLI_SET_HELP
       "  --cores LIST          core counts (default 1,2,4,8,16)\n"
       "  --overlap P           compute/memory overlap: sum, max, partial,F or stall (default %s%s)\n"
       "  --compute M           op classes: sum (PPT: one after the other) or ports (the busiest\n"
       "                        class, an out-of-order core's throughput bound) (default %s)\n"
       "  --memory M            hit rates to time: amm (AMM Eq. 4-5) or miss (per line moved\n"
       "                        beyond L1, latency unless prefetched) (default %s)\n"
-      "  --schedule S          override every loop's schedule (static, static,C, dynamic,C, guided)\n"
+      "  --schedule S          override every loop's schedule as the pragma would say it (static,\n"
+      "                        static,C, [monotonic:]dynamic,C, guided[,C], auto)\n"
       "  --interleave rr|uniform  shared-cache interleaving (default rr)\n"
       "  --seed S              seed for uniform interleaving and random-replacement victims\n"
       "                        (default 1)\n"
@@ -56,7 +57,7 @@ static void help(void) {
       "  --plot FILE.png       runtime and speedup against cores (gnuplot), and FILE-regions.png:\n"
       "                        per core count, a stacked bar per top region (6, then 'other'):\n"
       "                        compute and memory (the threads' mean busy time, split in the\n"
-      "                        critical thread's ratio), imbalance, fork-join\n"
+      "                        critical thread's ratio), imbalance, fork-join\n" PPT_CLI_NOSTACK_HELP
       "  --json                machine-readable results on stdout\n"
       "  -h, --help\n",
       ppt_tc_overlap_name(def.overlap), frac, ppt_tc_compute_name(def.compute),
@@ -252,8 +253,9 @@ static int parse_args(int argc, char **argv, void *va) {
       {"memory", required_argument, 0, 'M'},      {"models", required_argument, 0, 'm'},
       {"coherence", no_argument, 0, 'K'},         {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "predict",
-                                    .shared = PPT_OPT_HW | PPT_OPT_CORES | PPT_OPT_INTERLEAVE | PPT_OPT_SEED |
-                                              PPT_OPT_ONLY | PPT_OPT_PLOT | PPT_OPT_JSON,
+                                    .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_CORES | PPT_OPT_INTERLEAVE |
+                                              PPT_OPT_SEED | PPT_OPT_ONLY | PPT_OPT_PLOT | PPT_OPT_JSON |
+                                              PPT_OPT_NOSTACK,
                                     .own = own,
                                     .take = take,
                                     .help = help,
@@ -320,11 +322,12 @@ static int run(void *va, void *vr, ppt_err *err) {
   results *r = vr;
   ppt_trace *t = NULL;
   uint8_t *counted = NULL;
-  int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
+  int rc = ppt_cli_load_hw(&a->c, &r->hw, err);
   if (!rc) rc = ppt_hwspec_has_timing(&r->hw, a->c.hw, err);
   if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &t, err);
+  if (!rc) ppt_cli_stack_refs(&a->c, t);
   if (!rc) rc = ppt_cli_counted(&a->c, t, &counted, err);
-  if (!rc) rc = ppt_cli_check_memory(&a->c, t, &r->hw, 1, err);
+  if (!rc) rc = ppt_cli_check_memory(&a->c, t, &r->hw, 1, 1, err);
   if (rc) {
     ppt_trace_close(t);
     return rc;

@@ -41,7 +41,7 @@ static void help(void) {
       "                  among themselves, scaled by 1/R\n"
       "  --seed S        seed of --sample's generator / --approx's hash (default 1)\n"
       "  --thread K      analyse thread K of the traced run (default 0)\n"
-      "  --all-threads   analyse each thread of the trace separately\n"
+      "  --all-threads   analyse each thread of the trace separately\n" PPT_CLI_NOSTACK_HELP
       "  --json          machine-readable output on stdout\n"
       "  -o FILE         write the whole-stream histogram to FILE (JSON if FILE ends in .json,\n"
       "                  else PPT's text lines 'sd count p(sd)', -1 = first touch); with\n"
@@ -527,7 +527,7 @@ static int parse_args(int argc, char **argv, void *va) {
                                       {"ppt-text", required_argument, 0, 'p'},
                                       {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "reuse",
-                                    .shared = PPT_OPT_SEED | PPT_OPT_JSON | PPT_OPT_OUTPUT,
+                                    .shared = PPT_OPT_SEED | PPT_OPT_JSON | PPT_OPT_NOSTACK | PPT_OPT_OUTPUT,
                                     .own = own,
                                     .take = take,
                                     .help = help,
@@ -598,6 +598,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
   int rc = ppt_trace_open(a->c.operand, &r->t, err);
+  if (!rc) ppt_cli_stack_refs(&a->c, r->t);
   if (rc) return rc;
   uint32_t nth = ppt_trace_nthreads(r->t);
   if (!a->all_threads && a->thread >= nth)

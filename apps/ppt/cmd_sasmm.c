@@ -10,6 +10,7 @@
 #include "cli.h"
 #include "ppt/hwspec.h"
 #include "ppt/io.h"
+#include "ppt/rdscale.h"
 #include "ppt/reuse.h"
 #include "ppt/sasmm.h"
 #include "ppt/sdcm.h"
@@ -22,9 +23,11 @@ static void help(void) {
       "Predicts private (PRD) and shared (CRD) cache hit rates of every level of SPEC on N cores\n"
       "from the sequential TRACE: worksharing-loop iterations are dealt to N mimicked cores as\n"
       "the OpenMP schedule would, and the cores' streams are interleaved for shared levels.\n\n"
-      "  --hw SPEC              hwspec JSON (cache levels; e.g. hwspecs/sasmm-cachegrind.json)\n"
+      "  --hw SPEC              hwspec JSON (cache levels; e.g. "
+      "hwspecs/sasmm-cachegrind.json)\n" PPT_CLI_SET_HELP
       "  --cores LIST           core counts, comma-separated (default 1,2,4,8,16)\n"
-      "  --schedule S           static | static,C | dynamic,C | guided[,C] for every loop\n"
+      "  --schedule S           static | static,C | [monotonic:]dynamic,C | guided[,C] | auto\n"
+      "                         for every loop, as the pragma would say it\n"
       "                         (default: each loop's recorded schedule)\n"
       "  --split iterations|instances  deal loop iterations (default) or, as the paper,\n"
       "                         each block's instances\n"
@@ -38,8 +41,11 @@ static void help(void) {
       "                         (e.g. 100000, like Valgrind's scheduler, to compare with Cachegrind)\n"
       "  --seed S               seed for uniform interleaving, sampling and random-replacement\n"
       "                         victims (default 1)\n" PPT_CLI_ONLY_HELP
+      "  --scale-from A,B       with --model sdcm: mimic A and B cores (and the counts below B)\n"
+      "                         and predict the larger counts' PRD/CRD profiles from them\n"
+      "                         (Wu & Yeung, reference groups; docs/sasmm.md)\n"
       "  --threads T            worker threads (default 2)\n"
-      "  -o, --profiles FILE    write the PRD/CRD profiles (JSON, docs/sasmm.md)\n"
+      "  -o, --profiles FILE    write the PRD/CRD profiles (JSON, docs/sasmm.md)\n" PPT_CLI_NOSTACK_HELP
       "  --json                 machine-readable results on stdout\n"
       "  -h, --help\n");
 }
@@ -50,12 +56,15 @@ typedef struct args {
   int mode, model_sim;
   double rate;
   uint64_t threads;
+  uint32_t scale[2]; /* --scale-from A,B; {0, 0} when not given */
 } args;
 
 typedef struct task {
   uint32_t n;
   ppt_interleave il;
-  int shared_only; /* the private profiles come from the rr task of the same n */
+  int shared_only;        /* the private profiles come from the rr task of the same n */
+  int predicted;          /* --scale-from: profiles predicted, not mimicked */
+  double c_core, c_share; /* Wu & Yeung §5, in lines (NAN: not known; c_share INFINITY: none) */
   ppt_sasmm_profiles prof;
   ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
   ppt_tracesim_result sim;
@@ -91,6 +100,7 @@ static void *worker(void *arg) {
     pthread_mutex_unlock(&j->lock);
     if (i >= r->ntasks) return NULL;
     task *tk = &r->tasks[i];
+    if (tk->predicted) continue;
     ppt_sasmm_opts o = j->a->base;
     o.ncores = tk->n;
     o.interleave = tk->il;
@@ -140,10 +150,13 @@ static int take(void *arg, int val, const char *value) {
         return ppt_cli_usage("sasmm", "--model wants sim or sdcm, not '%s'", value);
       return 0;
     case 'r': return ppt_cli_take_fraction("sasmm", "--sample", value, &a->rate);
-    default: /* --threads */
-      if (ppt_cli_parse_u64(value, &a->threads) || a->threads < 1 || a->threads > 256)
-        return ppt_cli_usage("sasmm", "--threads wants 1..256, not '%s'", value);
+    case 'S': {
+      size_t n = 0;
+      if (ppt_cli_parse_cores(value, a->scale, 2, &n) || n != 2 || a->scale[0] >= a->scale[1])
+        return ppt_cli_usage("sasmm", "--scale-from wants two core counts A,B with A < B, not '%s'", value);
       return 0;
+    }
+    default: return ppt_cli_take_threads("sasmm", value, &a->threads); /* --threads */
   }
 }
 
@@ -155,11 +168,13 @@ static int parse_args(int argc, char **argv, void *va) {
                                       {"model", required_argument, 0, 'M'},
                                       {"quantum", required_argument, 0, 'Q'},
                                       {"threads", required_argument, 0, 't'},
+                                      {"scale-from", required_argument, 0, 'S'},
                                       {"profiles", required_argument, 0, 'o'}, /* its name for -o */
                                       {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "sasmm",
-                                    .shared = PPT_OPT_HW | PPT_OPT_CORES | PPT_OPT_INTERLEAVES |
-                                              PPT_OPT_SEED | PPT_OPT_ONLY | PPT_OPT_OUTPUT | PPT_OPT_JSON,
+                                    .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_CORES | PPT_OPT_INTERLEAVES |
+                                              PPT_OPT_SEED | PPT_OPT_ONLY | PPT_OPT_OUTPUT | PPT_OPT_JSON |
+                                              PPT_OPT_NOSTACK,
                                     .own = own,
                                     .take = take,
                                     .help = help,
@@ -177,10 +192,71 @@ static int parse_args(int argc, char **argv, void *va) {
     ppt_cli_common_free(&a->c);
     return ppt_cli_usage("sasmm", "--profiles needs --model sdcm (the simulator builds no profiles)");
   }
+  if (a->model_sim && a->scale[1]) {
+    ppt_cli_common_free(&a->c);
+    return ppt_cli_usage("sasmm", "--scale-from needs --model sdcm (it predicts profiles)");
+  }
   return 0;
 }
 
 /* ---------------------------------------------------------------- run */
+
+/* The core counts mimicked: all of --cores, or with --scale-from A,B, A and B (first, when
+ * --cores lacks them) and the counts up to B. */
+static size_t measured_counts(const args *a, uint32_t *out) {
+  size_t n = 0;
+  for (int s = 0; a->scale[1] && s < 2; s++) {
+    int listed = 0;
+    for (size_t i = 0; i < a->c.ncores; i++) listed |= a->c.cores[i] == a->scale[s];
+    if (!listed) out[n++] = a->scale[s];
+  }
+  for (size_t i = 0; i < a->c.ncores; i++)
+    if (!a->scale[1] || a->c.cores[i] <= a->scale[1]) out[n++] = a->c.cores[i];
+  return n;
+}
+
+/* The task mimicked at n cores with interleaving il whose private profiles are its own. */
+static const task *find_task(const results *r, uint32_t n, ppt_interleave il, int want_prd) {
+  for (size_t i = 0; i < r->ntasks; i++) {
+    const task *tk = &r->tasks[i];
+    if (tk->n == n && !tk->predicted && (want_prd ? !tk->shared_only : tk->il == il)) return tk;
+  }
+  return NULL;
+}
+
+/* --scale-from: each predicted task's CRD from the measured CRDs of its interleaving and
+ * its PRD from the measured summed PRDs (Wu & Yeung §4.1.1, whole-program profiles as in
+ * §4.2's last paragraph), then C_core and C_share of every task (§5). */
+static int scale_tasks(const args *a, results *r, ppt_err *err) {
+  ppt_rdscale_opts so;
+  ppt_rdscale_opts_default(&so);
+  for (size_t i = 0; i < r->ntasks; i++) {
+    task *tk = &r->tasks[i];
+    if (!tk->predicted) continue;
+    const task *ca = find_task(r, a->scale[0], tk->il, 0), *cb = find_task(r, a->scale[1], tk->il, 0);
+    const task *pa = find_task(r, a->scale[0], tk->il, 1), *pb = find_task(r, a->scale[1], tk->il, 1);
+    if (!ca || !cb || !pa || !pb)
+      return ppt_err_set(err, PPT_ERUN, "--scale-from: a measured profile is missing");
+    tk->prof.ncores = tk->n;
+    int rc = ppt_rdscale_predict(pa->prof.prd_all, pa->n, pb->prof.prd_all, pb->n, tk->n, PPT_RDSCALE_PRD,
+                                 &so, &tk->prof.prd_all, err);
+    if (!rc)
+      rc = ppt_rdscale_predict(ca->prof.crd, ca->n, cb->prof.crd, cb->n, tk->n, PPT_RDSCALE_CRD, &so,
+                               &tk->prof.crd, err);
+    if (rc) return rc;
+  }
+  for (size_t i = 0; i < r->ntasks; i++) {
+    task *tk = &r->tasks[i];
+    const task *one = find_task(r, 1, tk->il, 0), *own = tk->shared_only ? tk - 1 : tk;
+    tk->c_core = tk->c_share = NAN;
+    if (!tk->prof.crd || !own->prof.prd_all) continue;
+    if (one && one->prof.crd && ppt_rdscale_c_core(tk->prof.crd, one->prof.crd, &tk->c_core))
+      return ppt_err_set(err, PPT_ERUN, "C_core: empty profile or out of memory");
+    if (ppt_rdscale_c_share(tk->prof.crd, own->prof.prd_all, tk->n, &tk->c_share))
+      return ppt_err_set(err, PPT_ERUN, "C_share: empty profile or out of memory");
+  }
+  return 0;
+}
 
 /* One task per core count and interleaving, rr before uniform. */
 static int make_tasks(const args *a, results *r, ppt_err *err) {
@@ -189,14 +265,21 @@ static int make_tasks(const args *a, results *r, ppt_err *err) {
     want_rr |= a->c.interleave[i] == PPT_INTERLEAVE_RR;
     want_uni |= a->c.interleave[i] == PPT_INTERLEAVE_UNIFORM;
   }
-  if (!(r->tasks = calloc(a->c.ncores * 2, sizeof *r->tasks)))
+  if (!(r->tasks = calloc(a->c.ncores * 2 + 4, sizeof *r->tasks)))
     return ppt_err_set(err, PPT_ERUN, "out of memory");
-  for (size_t i = 0; i < a->c.ncores; i++) {
-    uint32_t n = a->c.cores[i];
-    if (want_rr) r->tasks[r->ntasks++] = (task){.n = n, .il = PPT_INTERLEAVE_RR};
+  uint32_t all[PPT_CLI_MAX_CORES + 2];
+  size_t nall = measured_counts(a, all);
+  for (size_t i = 0; i < a->c.ncores; i++)
+    if (a->scale[1] && a->c.cores[i] > a->scale[1]) all[nall++] = a->c.cores[i];
+  for (size_t i = 0; i < nall; i++) {
+    uint32_t n = all[i];
+    int pred = a->scale[1] && n > a->scale[1];
+    if (want_rr) r->tasks[r->ntasks++] = (task){.n = n, .il = PPT_INTERLEAVE_RR, .predicted = pred};
     if (want_uni)
-      r->tasks[r->ntasks++] =
-          (task){.n = n, .il = PPT_INTERLEAVE_UNIFORM, .shared_only = want_rr && !a->model_sim};
+      r->tasks[r->ntasks++] = (task){.n = n,
+                                     .il = PPT_INTERLEAVE_UNIFORM,
+                                     .shared_only = want_rr && !a->model_sim && !pred,
+                                     .predicted = pred};
   }
   return 0;
 }
@@ -237,6 +320,12 @@ static int hit_rates(const args *a, results *r, ppt_err *err) {
       continue;
     }
     ppt_sasmm_profiles view = tk->prof;
+    if (tk->predicted) { /* only the cores' summed PRD is predicted */
+      for (uint32_t k = 0; k < tk->n * nl; k++) tk->per_core[k] = NAN;
+      int rc = ppt_sdcm_sasmm_hitrates(&r->hw, &view, tk->rates, NULL, err);
+      if (rc) return rc;
+      continue;
+    }
     if (tk->shared_only) {
       view.prd = tk[-1].prof.prd;
       view.prd_all = tk[-1].prof.prd_all;
@@ -250,17 +339,27 @@ static int hit_rates(const args *a, results *r, ppt_err *err) {
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
-  int rc = ppt_hwspec_load(a->c.hw, &r->hw, err);
+  int rc = ppt_cli_load_hw(&a->c, &r->hw, err);
   if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &r->t, err);
+  if (!rc) ppt_cli_stack_refs(&a->c, r->t);
   if (!rc) rc = ppt_cli_counted(&a->c, r->t, &r->counted, err);
-  if (!rc) rc = ppt_cli_check_memory(&a->c, r->t, &r->hw, (size_t)a->threads, err);
+  if (!rc) { /* only the mimicked counts cost memory */
+    ppt_cli_common mc = a->c;
+    uint32_t meas[PPT_CLI_MAX_CORES + 2];
+    mc.ncores = measured_counts(a, meas);
+    mc.ncores = mc.ncores > PPT_CLI_MAX_CORES ? PPT_CLI_MAX_CORES : mc.ncores;
+    memcpy(mc.cores, meas, mc.ncores * sizeof *meas);
+    rc = ppt_cli_check_memory(&mc, r->t, &r->hw, 1, (size_t)a->threads, err);
+  }
   if (rc) return rc;
   ppt_reuse_opts_default(&r->ropts);
   r->ropts.line = r->hw.levels[0].line;
   r->ropts.mode = (ppt_reuse_mode)a->mode;
   r->ropts.rate = a->rate;
   r->ropts.seed = (unsigned long)a->c.seed;
-  if (!(rc = make_tasks(a, r, err)) && !(rc = run_tasks(a, r, err))) rc = hit_rates(a, r, err);
+  if (!(rc = make_tasks(a, r, err))) rc = run_tasks(a, r, err);
+  if (!rc && !a->model_sim) rc = scale_tasks(a, r, err);
+  if (!rc) rc = hit_rates(a, r, err);
   return rc;
 }
 
@@ -277,19 +376,11 @@ static void release(void *vr) {
 
 /* ---------------------------------------------------------------- output */
 
-static const char *schedule_name(int sched) {
-  return sched < 0                           ? "recorded"
-         : sched == PPT_SCHED_STATIC         ? "static"
-         : sched == PPT_SCHED_STATIC_CHUNKED ? "static,C"
-         : sched == PPT_SCHED_DYNAMIC        ? "dynamic,C"
-                                             : "guided,C";
-}
-
 static json_object *settings_json(const args *a, const results *r) {
   json_object *set = json_object_new_object();
   char il[32];
   ppt_cli_interleave_text(&a->c, il, sizeof il);
-  json_object_object_add(set, "schedule", json_object_new_string(schedule_name(a->base.sched)));
+  json_object_object_add(set, "schedule", json_object_new_string(ppt_cli_schedule_name(a->base.sched)));
   json_object_object_add(set, "chunk", json_object_new_int64(a->base.chunk));
   json_object_object_add(set, "split", json_object_new_string(a->base.split ? "instances" : "iterations"));
   json_object_object_add(set, "interleave", json_object_new_string(il));
@@ -300,6 +391,12 @@ static json_object *settings_json(const args *a, const results *r) {
   json_object_object_add(set, "quantum", json_object_new_int64((int64_t)a->base.quantum));
   json_object_object_add(set, "only", a->c.only_list ? json_object_new_string(a->c.only_list) : NULL);
   json_object_object_add(set, "line", json_object_new_int((int)r->ropts.line));
+  json_object *sf = NULL;
+  if (a->scale[1]) {
+    sf = json_object_new_array();
+    for (int s = 0; s < 2; s++) json_object_array_add(sf, json_object_new_int((int)a->scale[s]));
+  }
+  json_object_object_add(set, "scale_from", sf);
   return set;
 }
 
@@ -325,6 +422,14 @@ static json_object *task_json(const args *a, const ppt_hwspec *hw, const task *t
   json_object_object_add(e, "n", json_object_new_int((int)tk->n));
   json_object_object_add(e, "interleave", json_object_new_string(ppt_interleave_name(tk->il)));
   json_object_object_add(e, "iterations", json_object_new_int64((int64_t)tk->prof.stats.iterations));
+  if (!a->model_sim) { /* Wu & Yeung §4.1.1 and §5.1-5.2, in bytes (null: unknown / none) */
+    double line = hw->levels[0].line;
+    json_object_object_add(e, "predicted", json_object_new_boolean(tk->predicted));
+    json_object_object_add(e, "c_core_bytes",
+                           isfinite(tk->c_core) ? json_object_new_double(tk->c_core * line) : NULL);
+    json_object_object_add(e, "c_share_bytes",
+                           isfinite(tk->c_share) ? json_object_new_double(tk->c_share * line) : NULL);
+  }
   for (uint32_t k = 0; k < hw->nlevels; k++) {
     json_object *l = json_object_new_object();
     json_object_object_add(l, "name", json_object_new_string(hw->levels[k].name));
@@ -332,7 +437,7 @@ static json_object *task_json(const args *a, const ppt_hwspec *hw, const task *t
     json_object_object_add(l, "hit_rate", ppt_cli_json_rate(tk->rates[k].hit_rate));
     json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(tk->rates[k].local_hit_rate));
     add_counts(l, a, tk, k);
-    if (hw->levels[k].shared_by == 1 && !a->model_sim) {
+    if (hw->levels[k].shared_by == 1 && !a->model_sim && !tk->predicted) {
       json_object *pc = json_object_new_array();
       for (uint32_t c = 0; c < tk->n; c++)
         json_object_array_add(pc, ppt_cli_json_rate(tk->per_core[(size_t)c * hw->nlevels + k]));
@@ -370,16 +475,32 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   for (uint32_t k = 0; k < hw->nlevels; k++)
     printf(" %8s %s", hw->levels[k].name,
            hw->levels[k].shared_by > 1 ? "(shared,global/local)" : "(private)");
+  if (!a->model_sim) printf(" %12s %12s", "C_core(KiB)", "C_share(KiB)");
   printf("\n");
   for (size_t i = 0; i < r->ntasks; i++) {
     const task *tk = &r->tasks[i];
-    printf("%-6u %-8s", tk->n, ppt_interleave_name(tk->il));
+    printf("%-5u%c %-8s", tk->n, tk->predicted ? '*' : ' ', ppt_interleave_name(tk->il));
     for (uint32_t k = 0; k < hw->nlevels; k++) {
       if (hw->levels[k].shared_by > 1)
         printf(" %7.2f%% / %6.2f%%      ", 100 * tk->rates[k].hit_rate, 100 * tk->rates[k].local_hit_rate);
       else
         printf(" %7.2f%%          ", 100 * tk->rates[k].hit_rate);
     }
+    if (!a->model_sim)
+      for (int c = 0; c < 2; c++) {
+        double v = c ? tk->c_share : tk->c_core;
+        if (isfinite(v))
+          printf(" %12.1f", v * hw->levels[0].line / 1024);
+        else
+          printf(" %12s", isnan(v) ? "-" : "none");
+      }
+    printf("\n");
+  }
+  if (a->scale[1]) {
+    printf("# * predicted from the %u- and %u-core profiles (Wu & Yeung §4.1.1, reference groups):",
+           a->scale[0], a->scale[1]);
+    for (size_t i = 0; i < r->ntasks; i++)
+      if (r->tasks[i].predicted && r->tasks[i].il == r->tasks[0].il) printf(" %u", r->tasks[i].n);
     printf("\n");
   }
   return 0;
@@ -393,6 +514,10 @@ static json_object *task_profiles(const task *tk, ppt_err *err) {
   json_object_object_add(e, "interleave", json_object_new_string(ppt_interleave_name(tk->il)));
   json_object_object_add(e, "prd", prd);
   int rc = 0;
+  if (tk->predicted) { /* only the summed PRD is predicted */
+    json_object_object_add(e, "predicted", json_object_new_boolean(1));
+    if (!(rc = ppt_rdhist_to_json(tk->prof.prd_all, &h, err))) json_object_object_add(e, "prd_all", h);
+  }
   for (uint32_t c = 0; tk->prof.prd && !tk->shared_only && c < tk->n && !rc; c++)
     if (!(rc = ppt_rdhist_to_json(tk->prof.prd[c], &h, err))) json_object_array_add(prd, h);
   if (!rc && tk->prof.crd && !(rc = ppt_rdhist_to_json(tk->prof.crd, &h, err)))

@@ -28,18 +28,25 @@ extern char **environ;
 
 static void help(void) {
   printf(
-      "usage: ppt trace [-o FILE] [--threads N] [--json] -- PROGRAM [ARGS...]\n\n"
+      "usage: ppt trace [-o FILE] [--threads N] [--roi FUNCTION] [--json] -- PROGRAM [ARGS...]\n\n"
       "Runs PROGRAM (built with ppt-cc) and records every basic-block entry, load and store\n"
       "of every thread into a compressed trace (docs/trace-format.md).\n\n"
       "  -o, --output FILE  trace file to write (default: ppt.trace)\n"
       "  -t, --threads N    OpenMP threads (OMP_NUM_THREADS); default 1, the SASMM input\n"
+      "      --roi FUNCTION region of interest: record from FUNCTION's first call to its last\n"
+      "                     return (calls nest; what runs between two calls is inside); the\n"
+      "                     name as `ppt info --blocks` shows it (C++: demangled, `axpy<double>`\n"
+      "                     or the full signature). Caches start cold at the first call: every\n"
+      "                     pass forgets what the set-up touched (docs/ppt-cc.md, regions of\n"
+      "                     interest). Overrides PPT_ROI_BEGIN/END markers.\n"
       "      --json         print a JSON summary on stdout\n"
       "  -h, --help         this help\n\n"
       "The trace is written to FILE.tmpPID (PID: ppt trace's) and renamed to FILE once PROGRAM\n"
       "has exited and every chunk of it decodes. One process is recorded: PROGRAM (or, behind a\n"
       "wrapper such as sh -c, the first ppt-cc-built program to start); the programs it forks\n"
       "or runs are not (docs/ppt-cc.md).\n\n"
-      "Exit status: PROGRAM's failure or a lost or corrupt trace gives 1; bad usage gives 2.\n"
+      "Exit status: PROGRAM's failure or a lost or corrupt trace gives 1; bad usage, an --roi\n"
+      "FUNCTION that PROGRAM does not have (PROGRAM does not run) or never calls gives 2.\n"
       "SIGINT/SIGTERM are passed on to PROGRAM; when it has gone, the temporary file is removed\n"
       "and ppt trace dies from the same signal (shell status 130/143), leaving no FILE.\n");
 }
@@ -48,6 +55,7 @@ typedef struct args {
   ppt_cli_common c; /* -o, --json; c.rest: PROGRAM ARGS */
   uint64_t threads;
   const char *out;
+  const char *roi; /* --roi FUNCTION, or NULL */
 } args;
 
 typedef struct results {
@@ -58,14 +66,19 @@ typedef struct results {
 
 static int take(void *arg, int val, const char *value) {
   args *a = arg;
-  (void)val; /* --threads, the only one */
+  if (val == 'R') {
+    if (!*value) return ppt_cli_usage("trace", "--roi wants a function name");
+    a->roi = value;
+    return 0;
+  }
   if (ppt_cli_parse_u64(value, &a->threads) || a->threads < 1 || a->threads > 4096)
     return ppt_cli_usage("trace", "--threads wants a number from 1 to 4096, not '%s'", value);
   return 0;
 }
 
 static int parse_args(int argc, char **argv, void *va) {
-  static const struct option own[] = {{"threads", required_argument, 0, 't'}, {0, 0, 0, 0}};
+  static const struct option own[] = {
+      {"threads", required_argument, 0, 't'}, {"roi", required_argument, 0, 'R'}, {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "trace",
                                     .shared = PPT_OPT_OUTPUT | PPT_OPT_JSON,
                                     .own = own,
@@ -133,6 +146,7 @@ static void exec_child(char **prog, pid_t parent, int errfd, int statusfd, const
  * rt_status): it claimed it, finished it, or failed with errno `err`. */
 typedef struct rt_report {
   int claimed, done, failed, err;
+  int roi_nomatch, roi_never; /* --roi FUNCTION: not in the program / never called */
 } rt_report;
 
 /* Reads the runtime's messages; the pipe is not waited on (a process PROGRAM left
@@ -145,6 +159,8 @@ static void read_report(int fd, rt_report *rep) {
     for (ssize_t i = 0; i < n; i++) {
       rep->claimed |= buf[i] == 'C';
       rep->done |= buf[i] == 'K';
+      rep->roi_nomatch |= buf[i] == 'M';
+      rep->roi_never |= buf[i] == 'N';
       if (buf[i] == 'F' && i + 4 < n) {
         rep->failed = 1;
         memcpy(&rep->err, buf + i + 1, sizeof rep->err);
@@ -172,6 +188,7 @@ static int spawn(const args *a, const char *tmp, int *st, rt_report *rep, ppt_er
   setenv("OMP_NUM_THREADS", tbuf, 1);
   /* The runtime forces this team size on programs that pick their own (rt_omp.c). */
   setenv("PPT_TRACE_THREADS", tbuf, 1);
+  if (a->roi) setenv("PPT_TRACE_ROI", a->roi, 1);
   /* Signals wait until g_child is set: one arriving in between is passed on, not lost. */
   sigset_t block, old;
   sigemptyset(&block);
@@ -186,6 +203,7 @@ static int spawn(const args *a, const char *tmp, int *st, rt_report *rep, ppt_er
   unsetenv("PPT_TRACE_FILE");
   unsetenv("PPT_TRACE_STATUS_FD");
   unsetenv("PPT_TRACE_THREADS");
+  unsetenv("PPT_TRACE_ROI");
   close(pfd[1]);
   close(sfd[1]);
   if (pid < 0) {
@@ -234,6 +252,12 @@ static int keep(const args *a, const char *tmp, int st, const rt_report *rep, re
   ppt_trace *t;
   if (g_signal) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: interrupted by signal %d; no trace written", prog, (int)g_signal);
+  } else if (rep->roi_nomatch) {
+    /* the runtime stopped PROGRAM before main: nothing ran */
+    rc = ppt_err_set(err, PPT_EINPUT,
+                     "%s: --roi %s: no function of that name in its block table (inlined? see ppt info "
+                     "--blocks of a full trace); PROGRAM not run",
+                     prog, a->roi);
   } else if (WIFSIGNALED(st)) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: killed by signal %d; no trace written", prog, WTERMSIG(st));
   } else if (rep->failed) {
@@ -264,6 +288,9 @@ static int keep(const args *a, const char *tmp, int st, const rt_report *rep, re
     ppt_trace_close(t);
     if (!rc && g_signal)
       rc = ppt_err_set(err, PPT_ERUN, "%s: interrupted by signal %d; no trace written", prog, (int)g_signal);
+    if (!rc && rep->roi_never)
+      rc = ppt_err_set(err, PPT_EINPUT, "%s: --roi %s: the function was never called; no trace written", prog,
+                       a->roi);
     if (!rc && rename(tmp, a->out) != 0)
       rc = ppt_err_set(err, PPT_ERUN, "%s: cannot rename into place: %s", a->out, strerror(errno));
   }

@@ -12,6 +12,8 @@ static const ppt_cli_cmd commands[] = {
      "hit rates per cache level from a trace or reuse profile (SDCM, one thread)"},
     {"predict", ppt_cmd_predict, "predict multicore runtime on a CPU spec (SASMM + SimGrid engine)"},
     {"sasmm", ppt_cmd_sasmm, "predict private and shared cache hit rates on N cores (SASMM)"},
+    {"sweep", ppt_cmd_sweep,
+     "hit rates at every point of a design space: specs x --set values x core counts"},
     {"annotate", ppt_cmd_annotate,
      "misses per cache level per function and source line on N cores (cg_annotate-style)"},
     {"cachesim", ppt_cmd_cachesim, "simulate a trace exactly on a hwspec's caches: hit rates per level"},

@@ -133,6 +133,16 @@ struct json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw);
  * specs built or modified in code ("what if L2 were twice as big"). Optional data that is
  * 0 counts as absent. Errors: PPT_EINPUT, "NAME: levels[1].size: problem". */
 int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err);
+/* Changes one setting, "KEY=VALUE" (docs/hwspec.md, "Settings"): KEY is a path into the
+ * file format with a level's name first ("L2.size=256K", "L1.ways=4", "L3.shared_by=8",
+ * "L2.latency_cycles=14", "DTLB1.entries=96", "dram.latency_ns=90", "clock_ghz=3.5");
+ * "ways" is "assoc"; "line=128" sets every level's line. Integer keys take K, M, G (binary)
+ * suffixes. The changed spec is parsed and validated as a file would be; on any error
+ * (PPT_EINPUT, one line naming the setting) *hw is unchanged. */
+int ppt_hwspec_set(ppt_hwspec *hw, const char *setting, ppt_err *err);
+/* A setting's value: "256K", "1M", "1.5", "64"; binary suffixes (K, M, G, also KiB, MiB,
+ * GiB) only when `integer`. 0 and *v, or -1. */
+int ppt_hwspec_parse_number(const char *s, int integer, double *v);
 /* Whether the spec carries everything the runtime model needs (clock, per-level latency
  * and bandwidth, DRAM latency and bandwidth, every op class's throughput). Cache-only
  * specs (hit-rate work) need none of it. 0 if complete, else PPT_EINPUT naming the first

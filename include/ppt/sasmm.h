@@ -21,19 +21,28 @@
 
 enum ppt_sasmm_split { PPT_SPLIT_ITERATIONS = 0, PPT_SPLIT_INSTANCES = 1 };
 
+/* What the mimic's first pass learns from a trace, the same for every core count: each
+ * worksharing-loop instance and the block that starts its iterations. A sweep over core
+ * counts computes it once (ppt_sasmm_plan_new) and hands it to every mimic. */
+typedef struct ppt_sasmm_plan ppt_sasmm_plan;
+int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err);
+void ppt_sasmm_plan_free(ppt_sasmm_plan *p);
+
 typedef struct ppt_sasmm_opts {
   uint32_t ncores; /* mimicked cores, >= 1 */
   int split;       /* ppt_sasmm_split */
   int sched;       /* -1: the schedule each loop recorded; else a ppt_sched for all loops */
   int64_t chunk;   /* chunk for an overriding schedule (0 = OpenMP's default) */
   ppt_interleave interleave;
-  uint64_t seed;    /* PPT_INTERLEAVE_UNIFORM interleaving; victims of random-replacement levels */
-  uint64_t quantum; /* interleaving turn: 0/1 = one reference (Algorithm 2); Q > 1 =
-                       Q block instances, a coarse time slice like Valgrind's */
-  int private_only; /* skip building the shared stream */
-  int shared_only;  /* ppt_sasmm_measure: measure the CRD only (prd stays NULL) */
-  int coherence;    /* ppt_progmodel: write-invalidate coherence in the simulation
-                       (a core's store drops the line from the other cores' caches) */
+  uint64_t seed;              /* PPT_INTERLEAVE_UNIFORM interleaving; victims of random-replacement levels */
+  uint64_t quantum;           /* interleaving turn: 0/1 = one reference (Algorithm 2); Q > 1 =
+                                 Q block instances, a coarse time slice like Valgrind's */
+  int private_only;           /* skip building the shared stream */
+  int shared_only;            /* ppt_sasmm_measure: measure the CRD only (prd stays NULL) */
+  int coherence;              /* ppt_progmodel: write-invalidate coherence in the simulation
+                                 (a core's store drops the line from the other cores' caches) */
+  const ppt_sasmm_plan *plan; /* the trace's plan (ppt_sasmm_plan_new), or NULL: the mimic
+                                 makes its own (one more pass over the trace) */
 } ppt_sasmm_opts;
 
 void ppt_sasmm_opts_default(ppt_sasmm_opts *o);
@@ -61,10 +70,12 @@ typedef struct ppt_sasmm_stats {
 int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm_sink *sink,
                     ppt_sasmm_stats *stats, ppt_err *err);
 
-/* OpenMP's distribution of iterations 0..trip-1 over ncores (libomp semantics):
- * writes core_of[i] for each iteration. For dynamic and guided, chunks go to the core
- * that has done the least work so far (work[i] = references of iteration i; NULL =
- * equal work), which is what a free-running team converges to. */
+/* OpenMP's distribution of iterations 0..trip-1 over ncores as libomp 14 runs it (sched
+ * is a ppt_sched, PPT_SCHED_NONMONOTONIC flag included): writes core_of[i] for each
+ * iteration. Where libomp depends on timing (dynamic, guided, static_steal) every core
+ * starts together and each runs at the speed work[] gives (work[i] = references of
+ * iteration i; NULL = equal work): the next chunk goes to the core that has done the
+ * least work so far. */
 void ppt_sasmm_schedule(int sched, int64_t chunk, uint64_t trip, uint32_t ncores, const uint64_t *work,
                         uint32_t *core_of);
 

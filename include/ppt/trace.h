@@ -17,7 +17,11 @@
 /* Record kinds. */
 enum { PPT_REC_BB = 0, PPT_REC_LOAD = 1, PPT_REC_STORE = 2, PPT_REC_EVENT = 3 };
 /* Record flags. */
-enum { PPT_REC_STACK = 1 }; /* address lies on the executing thread's own stack */
+enum {
+  PPT_REC_STACK = 1,  /* address lies on the executing thread's own stack */
+  PPT_REC_MCSTACK = 2 /* (with PPT_REC_STACK) a machine-level stack reference the reader
+                         added for its block (ppt_trace_set_stack_refs) */
+};
 
 /* One decoded record. For memory records, `bb` is the block instance it belongs to
  * (the most recent block entry of the same thread; 0 before any). For event records
@@ -71,13 +75,20 @@ enum ppt_event_type {
   PPT_EV_THREADS_ASKED = 5,
   PPT_EV_NTYPES
 };
-/* Schedules in PPT_EV_LOOP_BEGIN (libomp's sched_type values would leak ABI; these don't). */
+/* Schedules in PPT_EV_LOOP_BEGIN (libomp's sched_type values would leak ABI; these don't).
+ * PPT_SCHED_NONMONOTONIC is a flag or'ed onto the kind: the loop carried the nonmonotonic
+ * modifier (clang 14 adds it to plain dynamic and guided), which makes libomp run dynamic
+ * as static_steal. Traces written before the flag existed have it clear (monotonic), and
+ * schedule(auto) in them is PPT_SCHED_GUIDED. */
 enum ppt_sched {
   PPT_SCHED_STATIC = 0,
   PPT_SCHED_STATIC_CHUNKED = 1,
   PPT_SCHED_DYNAMIC = 2,
-  PPT_SCHED_GUIDED = 3,
-  PPT_SCHED_OTHER = 4
+  PPT_SCHED_GUIDED = 3, /* libomp's guided_iterative */
+  PPT_SCHED_OTHER = 4,
+  PPT_SCHED_AUTO = 5, /* libomp's guided_analytical, which it runs for schedule(auto) */
+  PPT_SCHED_NONMONOTONIC = 0x100,
+  PPT_SCHED_KIND_MASK = 0xff
 };
 
 typedef struct ppt_trace_event {
@@ -87,14 +98,20 @@ typedef struct ppt_trace_event {
 } ppt_trace_event;
 
 /* Static description of one instrumented basic block. */
-enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2 };
+/* PPT_BB_RETURN: the block ends in `ret` (ppt trace --roi FUNCTION ends there). */
+enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4 };
 typedef struct ppt_trace_bb {
-  uint32_t id;      /* 1..nbbs */
-  uint32_t flags;   /* PPT_BB_* */
-  uint32_t line;    /* first source line in the block, 0 if unknown */
-  const char *func; /* function (clang's name: ".omp_outlined." for parallel bodies) */
-  const char *file; /* source file, "" if unknown */
-  uint16_t ops[PPT_OP_COUNT];
+  uint32_t id;                /* 1..nbbs */
+  uint32_t flags;             /* PPT_BB_* */
+  uint32_t line;              /* first source line in the block, 0 if unknown */
+  const char *func;           /* function (clang's name: ".omp_outlined." for parallel bodies) */
+  const char *file;           /* source file, "" if unknown */
+  uint16_t ops[PPT_OP_COUNT]; /* LOAD/STORE include the stack references below while the
+                                 trace counts them (ppt_trace_set_stack_refs) */
+  /* References the block's machine code makes to the thread's stack beyond the IR's
+   * (spills and reloads, stack arguments, push/pop, call/ret; ppt-cc measures them):
+   * each block instance adds them as PPT_REC_MCSTACK records. 0 in older traces. */
+  uint16_t stack_loads, stack_stores;
 } ppt_trace_bb;
 
 typedef struct ppt_trace_chunk_info {
@@ -148,6 +165,26 @@ void ppt_trace_batch_free(ppt_trace_batch *b);
 int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, const ppt_trace_rec **recs,
                            size_t *n, ppt_err *err);
 
+/* Machine-level stack references (issue 13; docs/trace-format.md, "Stack references").
+ * The block table says how many stack loads and stores each block's machine code makes
+ * beyond its IR's (register spills, stack arguments, push/pop, call/ret). While on (the
+ * default, for a trace that has any), decoding a chunk adds them after each block entry
+ * as 8-byte loads and stores flagged PPT_REC_STACK | PPT_REC_MCSTACK, at a window of 4
+ * lines private to the thread (ppt_trace_mcstack_addr), and the op mix's LOAD/STORE
+ * count them; chunks then decode to more records than ppt_trace_chunk_info says.
+ * Set before t is shared by threads (`--no-stack-refs` turns it off). */
+void ppt_trace_set_stack_refs(ppt_trace *t, int on);
+/* 1 when decoding adds stack references (on, and some block has them). */
+int ppt_trace_stack_refs(const ppt_trace *t);
+/* Address of the k-th stack reference of a block instance run by thread `thread`. */
+uint64_t ppt_trace_mcstack_addr(uint32_t thread, uint32_t k);
+/* Writes bb's stack stores, then its loads (bb->stack_stores + bb->stack_loads records)
+ * for a block instance run by `thread`. */
+void ppt_trace_mcstack_recs(const ppt_trace_bb *bb, uint32_t thread, ppt_trace_rec *out);
+/* A batch (cursor) with raw set decodes exactly the file's records, none added: for
+ * passes that address records by their position in the stream (chunk_info.nrecs). */
+void ppt_trace_batch_set_raw(ppt_trace_batch *b, int raw);
+
 /* Events of the batch last decoded into b: record r with kind PPT_REC_EVENT refers to
  * ppt_trace_batch_events(b)[r.addr]. */
 const ppt_trace_event *ppt_trace_batch_events(const ppt_trace_batch *b);
@@ -160,6 +197,8 @@ int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_
 void ppt_trace_cursor_close(ppt_trace_cursor *c);
 /* Events of the cursor's current batch. */
 const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c);
+/* ppt_trace_batch_set_raw for the cursor's batch. */
+void ppt_trace_cursor_set_raw(ppt_trace_cursor *c, int raw);
 
 /* Block selectors (--only; docs/sasmm.md "Selecting blocks"), each one of
  *   FUNC            functions whose name starts with FUNC, or matches it as a glob
@@ -178,6 +217,7 @@ uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *se
 /* Whole-trace totals in one streaming pass (what `ppt info` prints). */
 typedef struct ppt_trace_summary {
   uint64_t refs, loads, stores, stack_refs, bb_instances;
+  uint64_t mcstack_refs;            /* of the stack_refs, those the reader added (PPT_REC_MCSTACK) */
   uint64_t parallel_refs;           /* references in blocks flagged PPT_BB_PARALLEL */
   uint64_t lines64;                 /* distinct 64-byte lines touched */
   uint64_t parallel_regions, loops; /* PPT_EV_PAR_BEGIN and PPT_EV_LOOP_BEGIN events */

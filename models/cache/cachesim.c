@@ -11,12 +11,13 @@
  * A random-replacement level keeps the same layout: which way a miss evicts is drawn
  * uniformly (seeded gsl_rng), and the order of the ways then no longer matters to it. */
 #include "ppt/cachesim.h"
+#include "cache/lruset.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define EMPTY UINT64_MAX /* never a line number: lines are addr >> line_bits, line >= 8 */
+#define EMPTY PPT_LRUSET_EMPTY
 #define MAX_THREADS 65536u
 
 typedef struct inst {
@@ -143,26 +144,12 @@ static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line
   uint32_t n = sim->nlevels;
   for (uint32_t k = 0; k < n; k++) {
     inst *c = path[k];
-    uint32_t a = c->assoc;
-    uint64_t *set = c->ways + (line & c->set_mask) * a;
     c->c.accesses++;
     c->c.store_accesses += (unsigned)is_store;
-    if (set[0] == line) return k; /* the common case: same line as last time in this set */
-    /* Where the line sits decides hit or miss, and that is random in real traces, so
-     * the search and the shift are written without data-dependent branches (cmov); a
-     * miss shifts the whole set, dropping the LRU way (or an empty one). */
-    uint32_t pos = a;
-    for (uint32_t i = 1; i < a; i++) pos = set[i] == line ? i : pos;
-    uint32_t top = pos < a ? pos : a - 1;
-    if (pos == a && c->random && set[a - 1] != EMPTY)
-      top = (uint32_t)gsl_rng_uniform_int(sim->rng, a); /* full set: evict a drawn way */
-    uint64_t victim = set[top];
-    for (uint32_t j = a - 1; j > 0; j--) {
-      uint64_t keep = (uint64_t)0 - (j > top); /* all ones: way j stays */
-      set[j] = (set[j] & keep) | (set[j - 1] & ~keep);
-    }
-    set[0] = line;
-    if (pos < a) return k;
+    uint64_t victim;
+    if (ppt_lruset_touch(c->ways + (line & c->set_mask) * c->assoc, c->assoc, line,
+                         c->random ? sim->rng : NULL, &victim))
+      return k;
     c->c.misses++;
     c->c.store_misses += (unsigned)is_store;
     if (victim != EMPTY && sim->inclusive[k]) back_invalidate(sim, k, (uint32_t)(c - sim->insts[k]), victim);

@@ -244,6 +244,10 @@ static void stage_tlb(calib_run *r) {
   int again = !r->cfg->quick && calib_tlb_measure(&tg, l2, r->rng, &r->t_mem, ns2, pg) == 0;
   out->tlb_n = tg.nlevels;
   snprintf(out->tlb_source, sizeof out->tlb_source, "%s", tg.source);
+  for (uint32_t j = 0; j < tg.nlevels; j++)
+    if (tg.grown[j])
+      snprintf(out->tlb_source + strlen(out->tlb_source), sizeof out->tlb_source - strlen(out->tlb_source),
+               "; DTLB%u larger than CPUID says, entries from a chase sweep", j + 1);
   for (uint32_t j = 0; j < tg.nlevels; j++) {
     out->tlb_entries[j] = tg.entries[j];
     out->tlb_assoc[j] = tg.assoc[j];

@@ -283,7 +283,8 @@ typedef struct calib_tlb_geo {
   uint32_t nlevels;
   uint32_t entries[PPT_HW_MAX_TLB];
   uint32_t assoc[PPT_HW_MAX_TLB];
-  char source[96]; /* the CPUID leaves they came from, for the citation */
+  uint8_t grown[PPT_HW_MAX_TLB]; /* entries measured larger than CPUID said (calib_tlb_measure) */
+  char source[96];               /* the CPUID leaves they came from, for the citation */
 } calib_tlb_geo;
 
 /* Pure decoders of CPUID register values (unit-tested with known CPUs):
@@ -310,10 +311,17 @@ double calib_tlb_miss_ns(size_t pages, int *huge, gsl_rng *rng, const calib_timi
 /* miss_ns[j] for each level of g: the chase at 4 x entries of level j (so every access
  * misses levels 0..j), at most cache_bytes / 2 of lines (0: no cap; the L2 size keeps
  * both chases in L2) but never under 2 x entries, minus what levels < j already
- * explain; clamped at 0 (noise). pages_used[j] (when non-NULL) gets the chase's pages.
- * -1 when out of memory, else 0. */
-int calib_tlb_measure(const calib_tlb_geo *g, uint64_t cache_bytes, gsl_rng *rng, const calib_timing *t,
+ * explain; clamped at 0 (noise). A level j > 0 whose chase costs at most a quarter of
+ * what the levels above explain (or 0.25 ns, whichever is more) is larger than CPUID says: the
+ * reach doubles CALIB_TLB_MAX_SWEEP times, g->entries[j] becomes the reach
+ * calib_tlb_held picks (g->grown[j] = 1) and miss_ns[j] the chase at 4x that.
+ * pages_used[j] (when non-NULL) gets the chase's pages. -1 when out of memory, else 0. */
+#define CALIB_TLB_MAX_SWEEP 6
+int calib_tlb_measure(calib_tlb_geo *g, uint64_t cache_bytes, gsl_rng *rng, const calib_timing *t,
                       double miss_ns[], uint64_t pages_used[]);
+/* The last reach of a doubling sweep that level holds: the largest index i with
+ * extra_ns[i] at most half the sweep's largest extra (the walk); n when n == 0. */
+uint32_t calib_tlb_held(const double *extra_ns, uint32_t n);
 
 /* ---- calib_par.c, calib_omp.c ---- */
 /* Misses one core keeps in flight: accesses/s of up to 32 independent random chases over

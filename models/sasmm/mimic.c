@@ -28,6 +28,11 @@ typedef struct loops {
   size_t n, cap;
 } loops;
 
+struct ppt_sasmm_plan {
+  const ppt_trace *t; /* the trace it was made from */
+  loops L;
+};
+
 static uint64_t trip_of(const int64_t *v) {
   int64_t lb = v[1], ub = v[2], incr = v[3] ? v[3] : 1;
   if (incr > 0 ? ub < lb : ub > lb) return 0;
@@ -60,6 +65,7 @@ static int find_markers(const ppt_trace *t, loops *out, ppt_err *err) {
     goto out;
   }
   if ((rc = ppt_trace_cursor_open(t, 0, &c, err))) goto out;
+  ppt_trace_cursor_set_raw(c, 1); /* positions index the file's records (rangereader.h) */
   int par = 0, depth = 0, counting = 0;
   loop_info cur = {0};
   uint64_t pos = 0;
@@ -331,6 +337,7 @@ static int walk(mimic *m, const loops *L, ppt_err *err) {
   ppt_trace_cursor *c;
   int rc = ppt_trace_cursor_open(t, 0, &c, err);
   if (rc) return rc;
+  ppt_trace_cursor_set_raw(c, 1); /* positions index the file's records (rangereader.h) */
   uint32_t nbbs = ppt_trace_nbbs(t);
   uint64_t pos = 0, phase_start = 0;
   int par = 0;
@@ -427,8 +434,12 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
       rc = ppt_err_set(err, PPT_ERUN, "out of memory");
       goto out;
     }
-  if ((rc = find_markers(t, &L, err))) goto out;
-  if ((rc = walk(&m, &L, err))) goto out;
+  if (o->plan && o->plan->t != t) {
+    rc = ppt_err_set(err, PPT_EINPUT, "%s: mimic: the plan is of another trace", ppt_trace_path(t));
+    goto out;
+  }
+  if (!o->plan && (rc = find_markers(t, &L, err))) goto out;
+  if ((rc = walk(&m, o->plan ? &o->plan->L : &L, err))) goto out;
   for (uint32_t c = 0; c < n; c++) flush_priv(&m.out, c);
   flush_shared(&m.out);
 out:
@@ -449,4 +460,23 @@ out:
   free(L.v);
   ppt_chunkmap_free(&m.map);
   return rc;
+}
+
+int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
+  ppt_sasmm_plan *p = calloc(1, sizeof *p);
+  if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  p->t = t;
+  int rc = find_markers(t, &p->L, err);
+  if (rc) {
+    ppt_sasmm_plan_free(p);
+    return rc;
+  }
+  *out = p;
+  return 0;
+}
+
+void ppt_sasmm_plan_free(ppt_sasmm_plan *p) {
+  if (!p) return;
+  free(p->L.v);
+  free(p);
 }

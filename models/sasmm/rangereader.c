@@ -52,6 +52,8 @@ static size_t slot_acquire(ppt_chunkmap *m, size_t k, ppt_err *err) {
       ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(m->t));
       return SIZE_MAX;
     }
+    /* positions are the file's records; readers add the stack references themselves */
+    ppt_trace_batch_set_raw(ns[m->nslots].b, 1);
     idle = m->nslots++;
   }
   ppt_chunkslot *sl = &m->slots[idle];
@@ -82,6 +84,11 @@ struct ppt_rreader {
   uint32_t *seen; /* per block: instances met so far (per-instance split) */
   uint32_t nbbs;
   int keep; /* current block instance belongs to this core */
+  /* The machine-level stack references of the block instance last returned, still to
+   * return (ppt_trace_set_stack_refs): the file has no records for them. */
+  ppt_trace_rec mc[64];
+  uint32_t mc_n, mc_k;
+  const ppt_trace_bb *mc_bb;
 };
 
 ppt_rreader *ppt_rreader_new(ppt_chunkmap *m) {
@@ -119,6 +126,7 @@ int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, u
   r->privatise = privatise;
   r->quota = quota;
   r->keep = core == 0;
+  r->mc_n = r->mc_k = 0;
   if (quota) {
     if (!r->seen && !(r->seen = calloc((size_t)r->nbbs + 1, sizeof *r->seen))) return -1;
     memset(r->seen, 0, ((size_t)r->nbbs + 1) * sizeof *r->seen);
@@ -139,8 +147,28 @@ static size_t chunk_of(const ppt_chunkmap *m, uint64_t pos) {
   return lo;
 }
 
+/* The next stack reference of the block instance r returned last (1), or none (0). */
+static int next_stack_ref(ppt_rreader *r, ppt_trace_rec *out) {
+  if (r->mc_k >= r->mc_n) return 0;
+  uint32_t k = r->mc_k++, n = (uint32_t)(sizeof r->mc / sizeof *r->mc);
+  if (k % n == 0) { /* refill the window of records: blocks may have thousands */
+    ppt_trace_bb part = *r->mc_bb;
+    uint32_t st = part.stack_stores, done = k;
+    part.stack_stores = (uint16_t)(done < st ? (st - done < n ? st - done : n) : 0);
+    uint32_t ldone = done > st ? done - st : 0;
+    uint32_t left = n - part.stack_stores, lrem = part.stack_loads - ldone;
+    part.stack_loads = (uint16_t)(lrem < left ? lrem : left);
+    ppt_trace_mcstack_recs(&part, 0, r->mc);
+  }
+  ppt_trace_rec rec = r->mc[k % n];
+  if (r->privatise) rec.addr = ppt_sasmm_private_addr(rec.addr, r->core);
+  *out = rec;
+  return 1;
+}
+
 int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err) {
   ppt_chunkmap *m = r->m;
+  if (next_stack_ref(r, out)) return 1;
   for (;;) {
     while (r->ri < r->nr && r->pos >= r->ranges[r->ri].e) {
       if (++r->ri < r->nr) r->pos = r->ranges[r->ri].s;
@@ -172,6 +200,12 @@ int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err) {
     }
     if (r->privatise && rec.kind != PPT_REC_BB && (rec.flags & PPT_REC_STACK))
       rec.addr = ppt_sasmm_private_addr(rec.addr, r->core);
+    if (rec.kind == PPT_REC_BB && ppt_trace_stack_refs(m->t)) {
+      const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, rec.bb);
+      r->mc_bb = bb;
+      r->mc_k = 0;
+      r->mc_n = bb ? (uint32_t)bb->stack_loads + bb->stack_stores : 0;
+    }
     *out = rec;
     return 1;
   }

@@ -11,17 +11,22 @@
 
 #include <stdint.h>
 
-#define PPT_BBDESC_MAGIC 0x50504201u /* "PPB" + layout version 1 */
-#define PPT_BBDESC_NOPS 16           /* room for PPT_OP_COUNT (13) and growth */
+/* Layout version 2 gives `stack` a meaning; version 1 (objects built before it) had 0
+ * there, which the runtime still reads, as "no machine-level stack references". */
+#define PPT_BBDESC_MAGIC 0x50504202u    /* "PPB" + layout version 2 */
+#define PPT_BBDESC_MAGIC_V1 0x50504201u /* "PPB" + layout version 1 */
+#define PPT_BBDESC_NOPS 16              /* room for PPT_OP_COUNT (16) */
 
 struct ppt_bbdesc {
-  uint32_t magic;     /* PPT_BBDESC_MAGIC */
-  uint32_t line;      /* first source line of the block, 0 if none */
-  uint32_t flags;     /* PPT_BB_* from ppt/trace.h */
-  uint32_t reserved;  /* 0 */
-  const uint32_t *guard; /* the block's SanitizerCoverage guard */
-  const char *func;   /* NUL-terminated function name */
-  const char *file;   /* NUL-terminated source file name ("" if none) */
+  uint32_t magic; /* PPT_BBDESC_MAGIC */
+  uint32_t line;  /* first source line of the block, 0 if none */
+  uint32_t flags; /* PPT_BB_* from ppt/trace.h */
+  /* Stack references the block's machine code makes beyond the IR's (spills, stack
+   * arguments, push/pop, call/ret): loads in the low 16 bits, stores in the high 16. */
+  uint32_t stack;
+  const uint32_t *guard;         /* the block's SanitizerCoverage guard */
+  const char *func;              /* NUL-terminated function name */
+  const char *file;              /* NUL-terminated source file name ("" if none) */
   uint16_t ops[PPT_BBDESC_NOPS]; /* indexed by enum ppt_op; unused slots 0 */
 };
 

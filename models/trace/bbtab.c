@@ -10,7 +10,11 @@ int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, const char *path, p
   if (size < 8) return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block table too short", path);
   uint32_t nb = ppt_fmt_get32(raw), slen = ppt_fmt_get32(raw + 4);
   uint64_t need = 8 + (uint64_t)nb * PPT_TRACE_BB_ENTRY_SIZE + slen;
-  if (need != size)
+  /* Traces since issue 13 append the stack-reference extension; older ones do not. */
+  const unsigned char *x = NULL;
+  if (need + 4 + (uint64_t)nb * 4 == size && ppt_fmt_get32(raw + need) == PPT_TRACE_BBX_STACK)
+    x = raw + need + 4;
+  else if (need != size)
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block table size mismatch", path);
   const char *tab = (const char *)raw + 8 + (uint64_t)nb * PPT_TRACE_BB_ENTRY_SIZE;
   if (slen && tab[slen - 1] != '\0')
@@ -30,16 +34,20 @@ int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, const char *path, p
     if (fo >= slen || fi >= slen) {
       free(out);
       free(s);
-      return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block %u names a string out of range",
-                         path, i + 1);
+      return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block %u names a string out of range", path,
+                         i + 1);
     }
     out[i].id = i + 1;
     out[i].flags = ppt_fmt_get32(e);
     out[i].line = ppt_fmt_get32(e + 4);
     out[i].func = s + fo;
     out[i].file = s + fi;
-    for (int k = 0; k < PPT_OP_COUNT; k++)
-      out[i].ops[k] = (uint16_t)(e[16 + 2 * k] | (e[17 + 2 * k] << 8));
+    for (int k = 0; k < PPT_OP_COUNT; k++) out[i].ops[k] = (uint16_t)(e[16 + 2 * k] | (e[17 + 2 * k] << 8));
+    if (x) {
+      const unsigned char *q = x + 4 * (uint64_t)i;
+      out[i].stack_loads = (uint16_t)(q[0] | (q[1] << 8));
+      out[i].stack_stores = (uint16_t)(q[2] | (q[3] << 8));
+    }
   }
   *bbs = out;
   *n = nb;

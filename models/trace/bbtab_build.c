@@ -57,7 +57,9 @@ int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, ui
     }
   }
   ppt_fmt_put32(ent + 4, len);
-  unsigned char *out = malloc(esize + len + 1);
+  /* The stack-reference extension (format.h), always written: 4 bytes a block. */
+  uint64_t xsize = 4 + (uint64_t)n * 4;
+  unsigned char *out = malloc(esize + len + xsize + 1);
   if (!out) {
     free(tab);
     free(ent);
@@ -65,9 +67,18 @@ int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, ui
   }
   memcpy(out, ent, esize);
   if (len) memcpy(out + esize, tab, len);
+  unsigned char *x = out + esize + len;
+  ppt_fmt_put32(x, PPT_TRACE_BBX_STACK);
+  for (uint32_t i = 0; i < n; i++) {
+    unsigned char *e = x + 4 + 4 * (uint64_t)i;
+    e[0] = (unsigned char)bbs[i].stack_loads;
+    e[1] = (unsigned char)(bbs[i].stack_loads >> 8);
+    e[2] = (unsigned char)bbs[i].stack_stores;
+    e[3] = (unsigned char)(bbs[i].stack_stores >> 8);
+  }
   free(tab);
   free(ent);
   *raw = out;
-  *size = (uint32_t)(esize + len);
+  *size = (uint32_t)(esize + len + xsize);
   return 0;
 }

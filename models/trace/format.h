@@ -20,9 +20,14 @@
 #define PPT_TRACE_BB_ENTRY_SIZE 48u
 #define PPT_TRACE_FLAG_COMPLETE 1u
 #define PPT_TRACE_FLAG_FORKJOIN 2u /* the trace holds parallel-region events (PPT_EV_PAR_*) */
-/* Encoded bytes per chunk before compression. Bounded so that a decoded chunk (at most
- * one record per encoded byte, 16 B each) stays a few MiB. */
+/* Encoded bytes per chunk before compression: at most RAW_MAX (what a reader accepts),
+ * and the writer cuts chunks at RAW_TARGET (the header's chunk_raw_max). A decoded chunk
+ * holds up to one 16-byte record per encoded byte, and at about 1.3 encoded bytes per
+ * record a 512 KiB chunk decoded to 6-7 MB: a mimic of 16 cores holding 16 of them wrote
+ * and reread 100 MB, far beyond the caches, and decoding was half its time. 64 KiB chunks
+ * decode to under 1 MiB. */
 #define PPT_TRACE_CHUNK_RAW_MAX (512u * 1024u)
+#define PPT_TRACE_CHUNK_RAW_TARGET (64u * 1024u)
 
 /* Header (offset: field)
  *   0: magic[8]  8: u32 version  12: u32 header_size  16: u32 flags  20: u32 chunk_raw_max
@@ -38,7 +43,11 @@
  * Block table (raw, zstd-compressed in the file)
  *   0: u32 nbbs  4: u32 strtab_size, then nbbs entries for ids 1..nbbs:
  *   0: u32 flags  4: u32 line  8: u32 func_off  12: u32 file_off  16: u16 ops[16]
- *   then strtab_size bytes of NUL-terminated strings (offsets index into it). */
+ *   then strtab_size bytes of NUL-terminated strings (offsets index into it),
+ *   then, optionally (traces written since issue 13; older ones end with the strings):
+ *   u32 PPT_TRACE_BBX_STACK, then nbbs entries u16 stack_loads, u16 stack_stores.
+ *   The table's raw size says which: readers accept both, absent means 0. */
+#define PPT_TRACE_BBX_STACK 0x314b5453u /* "STK1" */
 
 static inline void ppt_fmt_put32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));

@@ -17,6 +17,7 @@
 #include "trace/codec.h"
 #include "trace/decode.h"
 #include "trace/format.h"
+#include "trace/stackrefs.h"
 
 struct ppt_trace {
   int fd;
@@ -35,6 +36,8 @@ struct ppt_trace {
   uint64_t *thread_refs, *thread_recs;
   ppt_trace_bb *bbs;
   char *strings;
+  uint16_t (*irmem)[2]; /* per block: the IR's LOAD and STORE counts, without stack refs */
+  int has_stack, stack_on;
 };
 
 struct ppt_trace_batch {
@@ -45,6 +48,9 @@ struct ppt_trace_batch {
   ppt_trace_event *events;
   size_t ev_cap;
   ZSTD_DCtx *dctx;
+  ppt_trace_rec *xrecs; /* the records with stack references added */
+  size_t xcap;
+  int raw_only; /* ppt_trace_batch_set_raw */
 };
 
 struct ppt_trace_cursor {
@@ -137,7 +143,9 @@ static int read_header(ppt_trace *t, ppt_err *err) {
   if (t->version != PPT_TRACE_VERSION)
     return ppt_err_set(err, PPT_EINPUT, "%s: unsupported trace version %u (this ppt reads version %u)", path,
                        t->version, PPT_TRACE_VERSION);
-  if (ppt_fmt_get32(h + 12) != PPT_TRACE_HEADER_SIZE || ppt_fmt_get32(h + 20) != PPT_TRACE_CHUNK_RAW_MAX)
+  /* chunk_raw_max: what the writer cut chunks at (older ppt: RAW_MAX itself) */
+  if (ppt_fmt_get32(h + 12) != PPT_TRACE_HEADER_SIZE || ppt_fmt_get32(h + 20) == 0 ||
+      ppt_fmt_get32(h + 20) > PPT_TRACE_CHUNK_RAW_MAX)
     return bad(err, path, "corrupt trace: unexpected header fields");
   t->flags = ppt_fmt_get32(h + 16);
   if (!(t->flags & PPT_TRACE_FLAG_COMPLETE))
@@ -278,12 +286,42 @@ int ppt_trace_open(const char *path, ppt_trace **out, ppt_err *err) {
     t->file_bytes = (uint64_t)st.st_size;
     if (!(rc = read_header(t, err)) && !(rc = read_footer(t, &f, err))) rc = read_tables(t, &f, err);
   }
+  if (!rc && !(t->irmem = malloc(((size_t)t->nbbs + 1) * sizeof *t->irmem)))
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", path);
   if (rc) {
     ppt_trace_close(t);
     return rc;
   }
+  for (uint32_t i = 0; i < t->nbbs; i++) {
+    t->irmem[i][0] = t->bbs[i].ops[PPT_OP_LOAD];
+    t->irmem[i][1] = t->bbs[i].ops[PPT_OP_STORE];
+    t->has_stack |= (t->bbs[i].stack_loads | t->bbs[i].stack_stores) != 0;
+  }
+  ppt_trace_set_stack_refs(t, 1);
   *out = t;
   return 0;
+}
+
+static uint16_t add16(uint16_t a, uint16_t b) {
+  return (uint32_t)a + b > 0xFFFFu ? 0xFFFFu : (uint16_t)(a + b);
+}
+
+void ppt_trace_set_stack_refs(ppt_trace *t, int on) {
+  t->stack_on = on != 0;
+  for (uint32_t i = 0; i < t->nbbs; i++) {
+    ppt_trace_bb *b = &t->bbs[i];
+    b->ops[PPT_OP_LOAD] = add16(t->irmem[i][0], on ? b->stack_loads : 0);
+    b->ops[PPT_OP_STORE] = add16(t->irmem[i][1], on ? b->stack_stores : 0);
+  }
+}
+int ppt_trace_stack_refs(const ppt_trace *t) {
+  return t->stack_on && t->has_stack;
+}
+void ppt_trace_batch_set_raw(ppt_trace_batch *b, int raw) {
+  b->raw_only = raw != 0;
+}
+void ppt_trace_cursor_set_raw(ppt_trace_cursor *c, int raw) {
+  c->b->raw_only = raw != 0;
 }
 
 void ppt_trace_close(ppt_trace *t) {
@@ -297,6 +335,7 @@ void ppt_trace_close(ppt_trace *t) {
   free(t->thread_recs);
   free(t->bbs);
   free(t->strings);
+  free(t->irmem);
   free(t);
 }
 
@@ -373,6 +412,7 @@ void ppt_trace_batch_free(ppt_trace_batch *b) {
   free(b->raw);
   free(b->recs);
   free(b->events);
+  free(b->xrecs);
   free(b);
 }
 
@@ -468,6 +508,12 @@ int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, con
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu has malformed records", t->path, i);
   *recs = b->recs;
   *n = (size_t)c->nrecs;
+  if (!b->raw_only && ppt_trace_stack_refs(t)) {
+    size_t k = ppt_stackrefs_expand(t, c->thread, b->recs, *n, &b->xrecs, &b->xcap);
+    if (k == SIZE_MAX) return ppt_err_set(err, PPT_ERUN, "%s: out of memory decoding chunk %zu", t->path, i);
+    *recs = b->xrecs;
+    *n = k;
+  }
   return 0;
 }
 

@@ -64,11 +64,20 @@ static int parse_lines(const char *s, uint32_t *first, uint32_t *last) {
   return 1;
 }
 
-/* Splits at the last ':' (C function names have none; C++ names in the table are
- * mangled). Returns 0 for a selector that cannot match anything (empty parts). */
+/* The last ':' that is not half of a '::': C function names have none, and C++ names in
+ * the table are demangled (`ns::f(int)`), so `a.cc:ns::f` splits after `a.cc`. */
+static const char *last_single_colon(const char *text) {
+  const char *colon = NULL;
+  for (const char *p = text; *p; p++)
+    if (*p == ':' && p[1] != ':' && (p == text || p[-1] != ':')) colon = p;
+  return colon;
+}
+
+/* Splits at the last single ':'. Returns 0 for a selector that cannot match anything
+ * (empty parts). */
 static int parse_selector(const char *text, selector *s) {
   memset(s, 0, sizeof *s);
-  const char *colon = strrchr(text, ':');
+  const char *colon = last_single_colon(text);
   const char *what = colon ? colon + 1 : text;
   if (colon) {
     s->file = text;

@@ -55,7 +55,8 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progres
           s->loads++;
         else
           s->stores++;
-        s->stack_refs += r[i].flags & PPT_REC_STACK;
+        s->stack_refs += (r[i].flags & PPT_REC_STACK) != 0;
+        s->mcstack_refs += (r[i].flags & PPT_REC_MCSTACK) != 0;
         /* Most references re-touch the previous line: skip the map for those. */
         uint64_t line = r[i].addr >> 6;
         if (line != last_line) {

@@ -59,7 +59,7 @@ ppt_trace_writer *ppt_trace_writer_open(const char *path, int zstd_level) {
   ppt_fmt_put32(h + 8, PPT_TRACE_VERSION);
   ppt_fmt_put32(h + 12, PPT_TRACE_HEADER_SIZE);
   ppt_fmt_put32(h + 16, 0);
-  ppt_fmt_put32(h + 20, PPT_TRACE_CHUNK_RAW_MAX);
+  ppt_fmt_put32(h + 20, PPT_TRACE_CHUNK_RAW_TARGET);
   ppt_fmt_put64(h + 24, (uint64_t)getpid());
   ppt_fmt_put64(h + 32, (uint64_t)time(NULL));
   if (write_all(w->fd, h, sizeof h, 0)) {
@@ -117,7 +117,7 @@ out:
 ppt_trace_enc *ppt_trace_enc_new(ppt_trace_writer *w) {
   ppt_trace_enc *e = calloc(1, sizeof *e);
   if (!e) return NULL;
-  e->ccap = ZSTD_compressBound(PPT_TRACE_CHUNK_RAW_MAX);
+  e->ccap = ZSTD_compressBound(PPT_TRACE_CHUNK_RAW_TARGET);
   e->cbuf = malloc(e->ccap);
   e->cctx = ZSTD_createCCtx();
   if (!e->cbuf || !e->cctx) {
@@ -130,7 +130,7 @@ ppt_trace_enc *ppt_trace_enc_new(ppt_trace_writer *w) {
   e->w = w;
   e->thread = ppt_trace_writer_new_thread(w);
   e->pos = e->buf;
-  e->lim = e->buf + PPT_TRACE_CHUNK_RAW_MAX - PPT_TRACE_ENC_SLACK;
+  e->lim = e->buf + PPT_TRACE_CHUNK_RAW_TARGET - PPT_TRACE_ENC_SLACK;
   return e;
 }
 

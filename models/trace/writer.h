@@ -38,7 +38,7 @@ typedef struct ppt_trace_enc {
   unsigned char *cbuf;
   size_t ccap;
   ppt_codec_site sites[PPT_CODEC_SITES];
-  unsigned char buf[PPT_TRACE_CHUNK_RAW_MAX];
+  unsigned char buf[PPT_TRACE_CHUNK_RAW_TARGET];
 } ppt_trace_enc;
 
 /* Allocates an encoder for a new thread of w (NULL on out of memory). */

@@ -88,6 +88,20 @@ START_TEST(intel_ice_lake) {
 END_TEST
 
 /* Whatever this host is, what it reports is a valid hwspec "tlb" array. */
+/* The reach a level holds: the last one costing at most half the sweep's largest extra.
+ * The validation VM's L2 DTLB (CPUID: 128 entries) beyond the L1 DTLB's 2.6 ns: ~0 at
+ * 512-1024 pages, 0.7 ns at 2048, then walks of ~12 ns. */
+START_TEST(held_reach) {
+  double vm[] = {0.02, 0.1, 0.7, 12.3, 12.0, 12.5, 12.4};
+  ck_assert_uint_eq(calib_tlb_held(vm, 7), 2); /* 2048 of 512 << i pages */
+  double lru[] = {0, 0, 0, 8, 8};              /* an LRU level: all or nothing */
+  ck_assert_uint_eq(calib_tlb_held(lru, 5), 2);
+  double slope[] = {1, 2, 3, 4, 5, 6, 7, 8}; /* half of 8: the 4 at index 3 */
+  ck_assert_uint_eq(calib_tlb_held(slope, 8), 3);
+  ck_assert_uint_eq(calib_tlb_held(vm, 0), 0);
+}
+END_TEST
+
 START_TEST(host_geometry_valid) {
   calib_tlb_geo g;
   calib_cpuid_regs regs;
@@ -140,6 +154,7 @@ int main(void) {
   tcase_add_test(d, amd_encodings);
   tcase_add_test(d, intel_ice_lake);
   tcase_add_test(d, host_geometry_valid);
+  tcase_add_test(d, held_reach);
   suite_add_tcase(s, d);
   TCase *m = tcase_create("measure");
   tcase_set_timeout(m, 60);

@@ -12,7 +12,8 @@ void e2e_write(const char *dir, const char *file, const char *text);
 /* Runs a shell command line in dir with PPT (ppt) and PPTCC (ppt-cc) in the
  * environment; returns the exit status. */
 int e2e_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Opens dir/file as a trace (fails the test on error). */
+/* Opens dir/file as a trace (fails the test on error), with the machine code's stack
+ * references off (ppt_trace_set_stack_refs): the IR's references only. */
 ppt_trace *e2e_open(const char *dir, const char *file);
 
 /* ppt_trace_summarize of t (fails the test on error; release with ppt_trace_summary_free). */

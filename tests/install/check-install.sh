@@ -10,7 +10,7 @@ cmake --install "$build" --prefix "$pfx" >/dev/null
 cd "$pfx"
 "$pfx/bin/ppt-cc" -O1 -fopenmp "$src/apps/examples/matmul.c" -o mm
 "$pfx/bin/ppt" trace -o mm.trace -- ./mm 16 >/dev/null 2>&1
-refs=$("$pfx/bin/ppt" info --json mm.trace | sed -n 's/^ *"refs":\([0-9]*\),$/\1/p')
+refs=$("$pfx/bin/ppt" info --no-stack-refs --json mm.trace | sed -n 's/^ *"refs":\([0-9]*\),$/\1/p')
 test "$refs" -gt 8192 # 2 * 16^3 loads in the multiply alone
 # ppt-c++ (a symlink to ppt-cc) builds and traces a C++ program from the prefix too.
 test -L "$pfx/bin/ppt-c++"
@@ -18,7 +18,7 @@ printf '#include <vector>\nint main() { std::vector<double> v(4096, 1.0); double
 '  for (double x : v) s += x; return s == 4096.0 ? 0 : 1; }\n' > v.cpp
 "$pfx/bin/ppt-c++" -O1 v.cpp -o v
 "$pfx/bin/ppt" trace -o v.trace -- ./v >/dev/null 2>&1
-vrefs=$("$pfx/bin/ppt" info --json v.trace | sed -n 's/^ *"refs":\([0-9]*\),$/\1/p')
+vrefs=$("$pfx/bin/ppt" info --no-stack-refs --json v.trace | sed -n 's/^ *"refs":\([0-9]*\),$/\1/p')
 test "$vrefs" -ge 4096
 cat > use.c <<'C'
 #include <stdio.h>
@@ -49,7 +49,7 @@ int main(void) {
 C
 "$pfx/bin/ppt-cc" -O1 -I"$pfx/include" roi.c -o roi
 "$pfx/bin/ppt" trace -o roi.trace -- ./roi >/dev/null 2>&1
-test "$("$pfx/bin/ppt" info --json roi.trace | sed -n 's/^ *"stores":\([0-9]*\),$/\1/p')" = 50
+test "$("$pfx/bin/ppt" info --no-stack-refs --json roi.trace | sed -n 's/^ *"stores":\([0-9]*\),$/\1/p')" = 50
 # ppt calibrate's OpenMP region probe sits next to ppt, where calibrate looks for it.
 "$pfx/bin/ppt-ompcost" --trials 2 --min-s 0.0005 | grep -q '"fork_join_serial_s"'
 echo "install check passed"

@@ -127,7 +127,7 @@ elfdesc *elfobj_descs(const elfobj *o, size_t *n) {
       e->magic = raw.magic;
       e->line = raw.line;
       e->flags = raw.flags;
-      e->reserved = raw.reserved;
+      e->stack = raw.stack;
       memcpy(e->ops, raw.ops, sizeof e->ops);
       size_t ts;
       uint64_t to;

@@ -11,7 +11,7 @@ typedef struct elfobj elfobj;
 
 /* One descriptor as the object describes it. */
 typedef struct elfdesc {
-  uint32_t magic, line, flags, reserved;
+  uint32_t magic, line, flags, stack; /* stack: loads | stores << 16 */
   size_t guard_sec;   /* section index the guard pointer points into */
   uint64_t guard_off; /* byte offset in it */
   const char *func;   /* strings resolved in the object (NULL if unresolvable) */

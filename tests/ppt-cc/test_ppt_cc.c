@@ -126,7 +126,7 @@ static const char *log_text(void) {
 
 /* Loads an object's descriptors (strings point into *keep, which the caller closes) and
  * checks the invariant every table must meet: one descriptor per SanitizerCoverage guard,
- * each guard claimed by exactly one descriptor, magic and reserved fields right. */
+ * each guard claimed by exactly one descriptor, magic and stack fields sane. */
 static elfdesc *table_keep(const char *obj, size_t *n, elfobj **keep) {
   elfobj *o = elfobj_open(obj);
   ck_assert_msg(o != NULL, "%s is not an x86-64 ELF object", obj);
@@ -138,7 +138,9 @@ static elfdesc *table_keep(const char *obj, size_t *n, elfobj **keep) {
   ck_assert_uint_eq(*n, gbytes / 4);
   for (size_t i = 0; i < *n; i++) {
     ck_assert_uint_eq(d[i].magic, PPT_BBDESC_MAGIC);
-    ck_assert_uint_eq(d[i].reserved, 0);
+    /* machine-level stack references: a handful per block, never garbage */
+    ck_assert_uint_lt(d[i].stack & 0xFFFFu, 1024);
+    ck_assert_uint_lt(d[i].stack >> 16, 1024);
     ck_assert_ptr_nonnull(d[i].func);
     ck_assert_ptr_nonnull(d[i].file);
     ck_assert_str_eq(elfobj_secname(o, d[i].guard_sec), "__sancov_guards");
@@ -192,12 +194,12 @@ START_TEST(straight_line_op_mix) {
       {[PPT_OP_VWIDTH] = 1, [PPT_OP_OTHER] = 1},
       {[PPT_OP_IALU] = 3, [PPT_OP_LOAD] = 1, [PPT_OP_BRANCH] = 1, [PPT_OP_VWIDTH] = 1,
        [PPT_OP_OTHER] = 1}};
-  int seen_g[4] = {0};
+  int seen_g[4] = {0}, returns = 0;
   for (size_t i = 0; i < n; i++) {
     ck_assert_str_eq(d[i].file, want_file);
     if (strcmp(d[i].func, "f") == 0) {
       ck_assert_mem_eq(d[i].ops, want_f, sizeof want_f);
-      ck_assert_uint_eq(d[i].flags, PPT_BB_FUNC_ENTRY);
+      ck_assert_uint_eq(d[i].flags, PPT_BB_FUNC_ENTRY | PPT_BB_RETURN); /* one block: enters and returns */
       ck_assert_uint_eq(d[i].line, 1);
       continue;
     }
@@ -207,10 +209,12 @@ START_TEST(straight_line_op_mix) {
       k++;
     ck_assert_msg(k < 4, "unexpected op mix in g");
     seen_g[k]++;
-    ck_assert_uint_eq(d[i].flags, k == 0 ? PPT_BB_FUNC_ENTRY : 0);
+    ck_assert_uint_eq(d[i].flags & ~(uint32_t)PPT_BB_RETURN, k == 0 ? PPT_BB_FUNC_ENTRY : 0);
+    returns += (d[i].flags & PPT_BB_RETURN) != 0;
   }
   for (int k = 0; k < 4; k++)
     ck_assert_int_eq(seen_g[k], 1);
+  ck_assert_int_eq(returns, 1); /* g's loop exits to one block that returns */
   free(d);
   elfobj_close(o);
 }

@@ -8,7 +8,9 @@
  * 128-byte lines, M/2 lines each read twice in a row: M/2 first touches, K*M/2 at
  * distance 0 and (K-1)*M/2 at distance M/2-1. Hit rates of that profile follow from SDCM
  * by hand: a fully associative LRU cache of C lines hits iff D < C; an A-way cache of B
- * lines hits with the binomial probability F(A-1; D, A/B) (GSL, the oracle here). */
+ * lines hits with the binomial probability F(A-1; D, A/B) (GSL, the oracle here).
+ * Every command runs with --no-stack-refs: these are the IR's references, without the
+ * machine code's own stack references (main's call, the prologue) that ppt adds. */
 #include <check.h>
 #include <gsl/gsl_cdf.h>
 #include <json-c/json.h>
@@ -137,7 +139,7 @@ static double text_total(const char *file) {
 }
 
 START_TEST(sweep_exact) {
-  json_object *j = run_json("$PPT reuse --json sweep.trace");
+  json_object *j = run_json("$PPT reuse --no-stack-refs --json sweep.trace");
   ck_assert_double_eq(num(j, "refs"), (double)K * M);
   ck_assert_double_eq(num(j, "infinite"), M);
   ck_assert_double_eq(count_at(j, M - 1), (double)(K - 1) * M);
@@ -151,7 +153,7 @@ START_TEST(sweep_exact) {
   json_object_put(j);
   /* The text summary and the log2 table: M-1 = 4095 falls in the 2048-4095 bin. */
   ck_assert_int_eq(e2e_sh(dir,
-                          "$PPT reuse sweep.trace >sum.txt && grep -q '^refs  *819200$' sum.txt"
+                          "$PPT reuse --no-stack-refs sweep.trace >sum.txt && grep -q '^refs  *819200$' sum.txt"
                           " && grep -q '^infinite  *4096 ' sum.txt"
                           " && grep -Eq '^2048-4095  *815104 ' sum.txt"),
                    0);
@@ -159,7 +161,7 @@ START_TEST(sweep_exact) {
 END_TEST
 
 START_TEST(sweep_line_128) {
-  json_object *j = run_json("$PPT reuse --line 128 --json sweep.trace");
+  json_object *j = run_json("$PPT reuse --no-stack-refs --line 128 --json sweep.trace");
   ck_assert_double_eq(num(j, "refs"), (double)K * M);
   ck_assert_double_eq(num(j, "infinite"), M / 2);
   ck_assert_double_eq(count_at(j, 0), (double)K * M / 2);
@@ -176,14 +178,14 @@ START_TEST(threads_identical) {
   ck_assert_uint_ge(ppt_trace_thread_nchunks(t, 0), 3);
   ppt_trace_close(t);
   ck_assert_int_eq(e2e_sh(dir,
-                          "$PPT reuse -o t1.txt --ppt-text d1 sweep.trace >/dev/null"
-                          " && $PPT reuse --threads 2 -o t2.txt --ppt-text d2 sweep.trace >/dev/null"
+                          "$PPT reuse --no-stack-refs -o t1.txt --ppt-text d1 sweep.trace >/dev/null"
+                          " && $PPT reuse --no-stack-refs --threads 2 -o t2.txt --ppt-text d2 sweep.trace >/dev/null"
                           " && cmp t1.txt t2.txt && diff -r d1 d2"),
                    0);
   for (int p = 0; p < 2; p++) { /* also on a trace with serial and parallel blocks */
     const char *tr = p ? "p1.trace" : "sweep.trace";
-    json_object *a = run_json("$PPT reuse --per-bb --json %s", tr);
-    json_object *b = run_json("$PPT reuse --per-bb --threads 2 --json %s", tr);
+    json_object *a = run_json("$PPT reuse --no-stack-refs --per-bb --json %s", tr);
+    json_object *b = run_json("$PPT reuse --no-stack-refs --per-bb --threads 2 --json %s", tr);
     ck_assert_int_eq(json_object_get_int(get(b, "workers")), 2);
     static const char *keys[] = {"refs", "infinite", "histogram", "regions", "blocks", "lines"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
@@ -196,21 +198,21 @@ END_TEST
 
 START_TEST(full_sampling_equals_exact) {
   ck_assert_int_eq(e2e_sh(dir,
-                          "$PPT reuse -o e.txt --ppt-text de sweep.trace >/dev/null"
-                          " && $PPT reuse --sample 1.0 -o s.txt --ppt-text ds sweep.trace >/dev/null"
-                          " && $PPT reuse --approx 1 -o a.txt sweep.trace >/dev/null"
+                          "$PPT reuse --no-stack-refs -o e.txt --ppt-text de sweep.trace >/dev/null"
+                          " && $PPT reuse --no-stack-refs --sample 1.0 -o s.txt --ppt-text ds sweep.trace >/dev/null"
+                          " && $PPT reuse --no-stack-refs --approx 1 -o a.txt sweep.trace >/dev/null"
                           " && cmp e.txt s.txt && cmp e.txt a.txt && diff -r de ds"),
                    0);
   ck_assert_int_eq(e2e_sh(dir,
-                          "$PPT reuse -o pe.txt --ppt-text dpe p1.trace >/dev/null"
-                          " && $PPT reuse --sample 1 -o ps.txt --ppt-text dps p1.trace >/dev/null"
+                          "$PPT reuse --no-stack-refs -o pe.txt --ppt-text dpe p1.trace >/dev/null"
+                          " && $PPT reuse --no-stack-refs --sample 1 -o ps.txt --ppt-text dps p1.trace >/dev/null"
                           " && cmp pe.txt ps.txt && diff -r dpe dps"),
                    0);
 }
 END_TEST
 
 START_TEST(sampled_estimate) {
-  json_object *j = run_json("$PPT reuse --sample 0.01 --seed 7 --json -o s7.txt sweep.trace");
+  json_object *j = run_json("$PPT reuse --no-stack-refs --sample 0.01 --seed 7 --json -o s7.txt sweep.trace");
   ck_assert_str_eq(json_object_get_string(get(j, "mode")), "sampled");
   ck_assert_int_eq(json_object_get_int(get(j, "seed")), 7);
   ck_assert_double_eq(num(j, "rate"), 0.01);
@@ -227,10 +229,10 @@ START_TEST(sampled_estimate) {
   json_object_put(j);
   ck_assert_int_eq(
       e2e_sh(dir,
-             "$PPT reuse --sample 0.01 --seed 7 -o s7b.txt sweep.trace >/dev/null && cmp s7.txt s7b.txt"),
+             "$PPT reuse --no-stack-refs --sample 0.01 --seed 7 -o s7b.txt sweep.trace >/dev/null && cmp s7.txt s7b.txt"),
       0);
   /* SHARDS keeps the stream's reference count as the total (SHARDS_adj). */
-  j = run_json("$PPT reuse --approx 0.1 --json sweep.trace");
+  j = run_json("$PPT reuse --no-stack-refs --approx 0.1 --json sweep.trace");
   ck_assert_str_eq(json_object_get_string(get(j, "mode")), "approx");
   ck_assert_double_eq_tol(num(j, "refs"), (double)K * M, 1e-6);
   json_object_put(j);
@@ -238,7 +240,7 @@ START_TEST(sampled_estimate) {
 END_TEST
 
 START_TEST(per_bb_regions_and_ppt_text) {
-  json_object *j = run_json("$PPT reuse --per-bb --json -o whole.txt --ppt-text pt p1.trace");
+  json_object *j = run_json("$PPT reuse --no-stack-refs --per-bb --json -o whole.txt --ppt-text pt p1.trace");
   double refs = num(j, "refs");
   json_object *reg = get(j, "regions"), *par = get(reg, "parallel"), *ser = get(reg, "serial");
   ck_assert_double_eq(num(par, "refs") + num(ser, "refs"), refs);
@@ -273,7 +275,7 @@ END_TEST
 START_TEST(all_threads) {
   ppt_trace *t = e2e_open(dir, "p2.trace");
   ck_assert_uint_eq(ppt_trace_nthreads(t), 2);
-  json_object *j = run_json("$PPT reuse --all-threads --json -o th.json p2.trace");
+  json_object *j = run_json("$PPT reuse --no-stack-refs --all-threads --json -o th.json p2.trace");
   json_object *th = get(j, "threads");
   ck_assert_uint_eq(json_object_array_length(th), 2);
   for (uint32_t k = 0; k < 2; k++) {
@@ -281,7 +283,7 @@ START_TEST(all_threads) {
     ck_assert_int_eq(json_object_get_int(get(e, "thread")), (int)k);
     ck_assert_double_eq(num(e, "refs"), (double)ppt_trace_nrefs(t, k));
   }
-  json_object *one = run_json("$PPT reuse --thread 1 --json p2.trace");
+  json_object *one = run_json("$PPT reuse --no-stack-refs --thread 1 --json p2.trace");
   ck_assert(json_object_equal(get(one, "histogram"), get(json_object_array_get_idx(th, 1), "histogram")));
   ck_assert_double_eq(num(one, "infinite"), num(json_object_array_get_idx(th, 1), "infinite"));
   json_object_put(one);
@@ -309,11 +311,11 @@ START_TEST(hitrate_trace_and_profiles) {
   ck_assert_int_eq(
       e2e_sh(
           dir,
-          "$PPT reuse -o prof.txt sweep.trace >/dev/null && $PPT reuse -o prof.json sweep.trace >/dev/null"),
+          "$PPT reuse --no-stack-refs -o prof.txt sweep.trace >/dev/null && $PPT reuse --no-stack-refs -o prof.json sweep.trace >/dev/null"),
       0);
-  json_object *a = run_json("$PPT hitrate --json sweep.trace --hw fa.json");
-  json_object *b = run_json("$PPT hitrate --json prof.txt --hw fa.json");
-  json_object *c = run_json("$PPT hitrate --json --hw fa.json prof.json");
+  json_object *a = run_json("$PPT hitrate --no-stack-refs --json sweep.trace --hw fa.json");
+  json_object *b = run_json("$PPT hitrate --no-stack-refs --json prof.txt --hw fa.json");
+  json_object *c = run_json("$PPT hitrate --no-stack-refs --json --hw fa.json prof.json");
   ck_assert(json_object_equal(get(a, "levels"), get(b, "levels")));
   ck_assert(json_object_equal(get(a, "levels"), get(c, "levels")));
   ck_assert_str_eq(json_object_get_string(get(a, "source_kind")), "trace");
@@ -333,7 +335,7 @@ START_TEST(hitrate_trace_and_profiles) {
   json_object_put(b);
   json_object_put(c);
   /* The text table agrees. */
-  ck_assert_int_eq(e2e_sh(dir, "$PPT hitrate prof.txt --hw fa.json | grep -Eq '^L3 .* 0\\.995000 '"), 0);
+  ck_assert_int_eq(e2e_sh(dir, "$PPT hitrate --no-stack-refs prof.txt --hw fa.json | grep -Eq '^L3 .* 0\\.995000 '"), 0);
 }
 END_TEST
 
@@ -345,31 +347,31 @@ START_TEST(bad_inputs) {
   e2e_write(dir, "line32.json", "{\"line\": 32, \"refs\": 5, \"infinite\": 1, \"histogram\": [[3, 4]]}");
   e2e_write(dir, "empty.txt", "");
   ck_assert_int_eq(e2e_sh(dir, "head -c 200 sweep.trace >trunc.trace"), 0);
-  fails("ppt reuse: missing.trace: ", "$PPT reuse missing.trace");
-  fails("ppt reuse: garbage.trace: ", "$PPT reuse garbage.trace");
-  fails("ppt reuse: trunc.trace: ", "$PPT reuse trunc.trace");
-  fails("ppt reuse: sweep.trace: ", "$PPT reuse --thread 1 sweep.trace");
-  fails("ppt reuse: ", "$PPT reuse --sample 0 sweep.trace");
-  fails("ppt reuse: ", "$PPT reuse --sample 1.5 sweep.trace");
-  fails("ppt reuse: ", "$PPT reuse --approx x sweep.trace");
-  fails("ppt reuse: ", "$PPT reuse --sample 0.1 --approx 0.1 sweep.trace");
-  fails("ppt reuse: ", "$PPT reuse --line 48 sweep.trace");
-  fails("ppt reuse: ", "$PPT reuse --threads 0 sweep.trace");
-  fails("ppt reuse: ", "$PPT reuse --thread 0 --all-threads sweep.trace");
-  fails("ppt reuse: ", "$PPT reuse --bogus sweep.trace");
+  fails("ppt reuse: missing.trace: ", "$PPT reuse --no-stack-refs missing.trace");
+  fails("ppt reuse: garbage.trace: ", "$PPT reuse --no-stack-refs garbage.trace");
+  fails("ppt reuse: trunc.trace: ", "$PPT reuse --no-stack-refs trunc.trace");
+  fails("ppt reuse: sweep.trace: ", "$PPT reuse --no-stack-refs --thread 1 sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --sample 0 sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --sample 1.5 sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --approx x sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --sample 0.1 --approx 0.1 sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --line 48 sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --threads 0 sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --thread 0 --all-threads sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --bogus sweep.trace");
   fails("ppt reuse: ", "$PPT reuse");
-  fails("ppt hitrate: bad.txt:2: ", "$PPT hitrate bad.txt --hw fa.json");
-  fails("ppt hitrate: bad.json: ", "$PPT hitrate bad.json --hw fa.json");
-  fails("ppt hitrate: wrongrefs.json: ", "$PPT hitrate wrongrefs.json --hw fa.json");
-  fails("ppt hitrate: line32.json: ", "$PPT hitrate line32.json --hw fa.json");
-  fails("ppt hitrate: empty.txt: ", "$PPT hitrate empty.txt --hw fa.json");
-  fails("ppt hitrate: missing.txt: ", "$PPT hitrate missing.txt --hw fa.json");
-  fails("ppt hitrate: trunc.trace: ", "$PPT hitrate trunc.trace --hw fa.json");
-  fails("ppt hitrate: nohw.json: ", "$PPT hitrate prof.txt --hw nohw.json");
-  fails("ppt hitrate: fa.json: ", "$PPT hitrate sweep.trace --hw fa.json --line 32");
-  fails("ppt hitrate: ", "$PPT hitrate sweep.trace");
+  fails("ppt hitrate: bad.txt:2: ", "$PPT hitrate --no-stack-refs bad.txt --hw fa.json");
+  fails("ppt hitrate: bad.json: ", "$PPT hitrate --no-stack-refs bad.json --hw fa.json");
+  fails("ppt hitrate: wrongrefs.json: ", "$PPT hitrate --no-stack-refs wrongrefs.json --hw fa.json");
+  fails("ppt hitrate: line32.json: ", "$PPT hitrate --no-stack-refs line32.json --hw fa.json");
+  fails("ppt hitrate: empty.txt: ", "$PPT hitrate --no-stack-refs empty.txt --hw fa.json");
+  fails("ppt hitrate: missing.txt: ", "$PPT hitrate --no-stack-refs missing.txt --hw fa.json");
+  fails("ppt hitrate: trunc.trace: ", "$PPT hitrate --no-stack-refs trunc.trace --hw fa.json");
+  fails("ppt hitrate: nohw.json: ", "$PPT hitrate --no-stack-refs prof.txt --hw nohw.json");
+  fails("ppt hitrate: fa.json: ", "$PPT hitrate --no-stack-refs sweep.trace --hw fa.json --line 32");
+  fails("ppt hitrate: ", "$PPT hitrate --no-stack-refs sweep.trace");
   /* Nothing was written under a failed -o. */
-  fails("ppt reuse: ", "$PPT reuse --sample 2 -o never.txt sweep.trace");
+  fails("ppt reuse: ", "$PPT reuse --no-stack-refs --sample 2 -o never.txt sweep.trace");
   ck_assert_int_ne(e2e_sh(dir, "test -e never.txt"), 0);
 }
 END_TEST
@@ -379,13 +381,13 @@ END_TEST
 START_TEST(output_through_fifo) {
   ck_assert_int_eq(
       e2e_sh(dir,
-             "rm -f ff ff.json && mkfifo ff ff.json && $PPT reuse -o reg.txt sweep.trace >/dev/null"
-             " && $PPT reuse -o reg.json sweep.trace >/dev/null"
-             " && { cat ff >got.txt & } && $PPT reuse -o ff sweep.trace >/dev/null && wait"
-             " && { cat ff.json >got.json & } && $PPT reuse -o ff.json sweep.trace >/dev/null && wait"
+             "rm -f ff ff.json && mkfifo ff ff.json && $PPT reuse --no-stack-refs -o reg.txt sweep.trace >/dev/null"
+             " && $PPT reuse --no-stack-refs -o reg.json sweep.trace >/dev/null"
+             " && { cat ff >got.txt & } && $PPT reuse --no-stack-refs -o ff sweep.trace >/dev/null && wait"
+             " && { cat ff.json >got.json & } && $PPT reuse --no-stack-refs -o ff.json sweep.trace >/dev/null && wait"
              " && test -p ff && test -p ff.json && cmp got.txt reg.txt && cmp got.json reg.json"),
       0);
-  fails("ppt reuse: ", "mkdir -p adir && $PPT reuse -o adir sweep.trace");
+  fails("ppt reuse: ", "mkdir -p adir && $PPT reuse --no-stack-refs -o adir sweep.trace");
 }
 END_TEST
 

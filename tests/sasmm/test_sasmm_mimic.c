@@ -122,8 +122,8 @@ START_TEST(schedules_match_libomp) {
 }
 END_TEST
 
-/* schedule(auto) and schedule(runtime) as libomp runs them: auto is guided (libomp's
- * __kmp_auto), runtime is whatever OMP_SCHEDULE says in the traced run (static without
+/* schedule(auto) and schedule(runtime) as libomp runs them: auto is guided_analytical
+ * (libomp's __kmp_auto), runtime is whatever OMP_SCHEDULE says in the traced run (static without
  * it). The schedule and chunk the loop events record, per OMP_SCHEDULE. */
 static const char *k_auto_runtime =
     "volatile double x[64];\n"
@@ -163,7 +163,7 @@ START_TEST(auto_and_runtime_schedules) {
                {"OMP_SCHEDULE=dynamic,4", PPT_SCHED_DYNAMIC, 4},
                {"OMP_SCHEDULE=static,7", PPT_SCHED_STATIC_CHUNKED, 7},
                {"OMP_SCHEDULE=guided", PPT_SCHED_GUIDED, -1},
-               {"OMP_SCHEDULE=auto", PPT_SCHED_GUIDED, -1}};
+               {"OMP_SCHEDULE=auto", PPT_SCHED_AUTO, -1}};
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     ck_assert_int_eq(e2e_sh(d, "unset OMP_SCHEDULE; env %s $PPT trace -o a%zu.trace -- ./a >/dev/null 2>&1",
                             cases[i].env, i),
@@ -173,7 +173,7 @@ START_TEST(auto_and_runtime_schedules) {
     ppt_trace *t = e2e_open(d, name);
     int64_t sched[2], chunk[2];
     loop_schedules(t, sched, chunk);
-    ck_assert_int_eq(sched[0], PPT_SCHED_GUIDED);
+    ck_assert_int_eq(sched[0], PPT_SCHED_AUTO | PPT_SCHED_NONMONOTONIC); /* clang 14 marks it */
     /* -1: libomp's default chunk, which omp_get_schedule reports as 0 or 1 */
     int chunk_ok = cases[i].chunk < 0 ? chunk[1] == 0 || chunk[1] == 1 : chunk[1] == cases[i].chunk;
     ck_assert_msg(sched[1] == cases[i].sched && chunk_ok, "%s: schedule %ld chunk %ld", cases[i].env,

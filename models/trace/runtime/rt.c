@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "ppt/trace.h"
@@ -35,6 +36,9 @@ typedef struct rt_thread {
   uintptr_t stack_lo;
   uintptr_t stack_size;
   struct rt_thread *next; /* registry of live threads, for the exit flush */
+  /* The encoder's state at the last cut of ppt trace --roi FUNCTION (rt_roi_cut), to
+   * which the exit restores it when what followed is dropped (rt_roi_discard). */
+  uint32_t cut_seq, cut_bb, cut_k;
 } rt_thread;
 
 static struct {
@@ -56,6 +60,15 @@ static struct {
   _Atomic int par_depth; /* parallel regions under way (PPT_EV_PAR_BEGIN .. _END) */
   int roi_depth;         /* PPT_ROI_BEGIN nesting; changed in serial code only */
   _Atomic int roi_warned;
+  /* ppt trace --roi FUNCTION (PPT_TRACE_ROI), tracked in serial code only: per block id,
+   * FUNCTION's entry flag (NULL: no such region); whether a call is under way and the
+   * stack pointer of its frame; whether it ran; whether a cut was made and the file's
+   * length then (rt_cut.c says why). */
+  unsigned char *roi_kind;
+  char *roi_func;
+  int roi_active, roi_entered, roi_cut;
+  uintptr_t roi_sp;
+  uint64_t roi_cut_off;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .status_fd = -1};
 
 /* Tells ppt trace what became of the trace: 'C' claimed (this process writes it), 'K'
@@ -133,6 +146,84 @@ static inline ppt_trace_enc *rt_enc(void) {
   return t->enc;
 }
 
+/* ppt trace --roi FUNCTION. "From FUNCTION's first entry to its last return": the first
+ * entry starts recording; every outermost return cuts a chunk boundary (rt_roi_cut) and
+ * recording goes on, since a later call makes what runs in between part of the region;
+ * at exit, what followed the last cut is dropped (rt_roi_discard, then rt_cut.c).
+ * A return is seen on the stack, not in a block: the callbacks run at the start of a
+ * block, and FUNCTION's return block may call anything (a parallel region) before its
+ * `ret`. The caller's stack pointer at a callback (sp, rt_caller_sp) equals FUNCTION's
+ * frame inside it, is lower in its callees (recursion included) and higher once it has
+ * returned (or was left by longjmp or an exception): the first callback from serial code
+ * with a higher sp is the cut. Calls made inside parallel regions do not count
+ * (recording is one switch for the process, flipped in serial code, as for markers). */
+static void rt_roi_cut(void) {
+  pthread_mutex_lock(&rt.lock);
+  if (rt.w && !rt.finished) {
+    for (rt_thread *t = rt.threads; t; t = t->next) {
+      ppt_trace_enc *e = t->enc;
+      if (!e) continue;
+      if (ppt_trace_enc_flush(e) && !rt.err) rt.err = e->err ? e->err : EIO;
+      t->cut_seq = e->seq;
+      t->cut_bb = e->bb;
+      t->cut_k = e->k;
+    }
+    /* every chunk so far is appended (pwrite): the file's length is where the next begins */
+    struct stat st;
+    if (stat(rt.path, &st) == 0) {
+      rt.roi_cut_off = (uint64_t)st.st_size;
+      rt.roi_cut = 1;
+    } else if (!rt.err) {
+      rt.err = errno;
+    }
+  }
+  pthread_mutex_unlock(&rt.lock);
+}
+
+/* The stack pointer of the instrumented code that called the callback this is inlined
+ * in (x86-64: the return address and the saved frame pointer lie between). */
+#define rt_caller_sp() ((uintptr_t)__builtin_frame_address(0) + 16)
+
+/* id: the block entered, 0 for a parallel region's fork. */
+static void rt_roi_at(uint32_t id, uintptr_t sp) {
+  if (atomic_load_explicit(&rt.par_depth, memory_order_relaxed) > 0) return;
+  if (rt.roi_active) {
+    if (sp <= rt.roi_sp) return; /* still inside FUNCTION */
+    rt.roi_active = 0;
+    rt_roi_cut();
+  }
+  if (id && id <= rt.nguards && (rt.roi_kind[id] & PPT_BB_FUNC_ENTRY)) {
+    rt.roi_active = rt.roi_entered = 1;
+    rt.roi_sp = sp;
+    atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
+  }
+}
+
+void ppt_rt_roi_fork(uintptr_t sp) {
+  if (rt.roi_kind) rt_roi_at(0, sp);
+}
+
+/* At exit (rt.lock held), when FUNCTION's last call returned and a cut followed it: the
+ * records since are not part of the region. Each encoder forgets them and takes back its
+ * state at the cut, so the exit flush continues its stream where the cut left it.
+ * Returns the file's length then (the chunks from the cut up to it are removed after the
+ * trace is closed), or 0 when nothing is to be dropped. */
+static uint64_t rt_roi_discard(void) {
+  if (!rt.roi_kind || !rt.roi_cut || rt.roi_active) return 0;
+  for (rt_thread *t = rt.threads; t; t = t->next) {
+    ppt_trace_enc *e = t->enc;
+    if (!e) continue;
+    e->pos = e->buf;
+    e->nrecs = e->nrefs = e->nother = 0;
+    e->seq = t->cut_seq;
+    e->bb = e->start_bb = t->cut_bb;
+    e->k = e->start_k = t->cut_k;
+    memset(e->sites, 0, sizeof e->sites);
+  }
+  struct stat st;
+  return stat(rt.path, &st) == 0 ? (uint64_t)st.st_size : 0;
+}
+
 /* The program's own team-size requests, as one event at the end of thread 0's stream
  * (the main thread's), written whatever the region of interest: it describes the run. */
 static void rt_note_threads_asked(void) {
@@ -152,6 +243,7 @@ static void rt_finish(void) {
   }
   rt.finished = 1;
   int bad = rt.err;
+  uint64_t tail = rt_roi_discard();
   rt_note_threads_asked();
   for (rt_thread *t = rt.threads; t; t = t->next) {
     ppt_trace_enc *e = t->enc;
@@ -167,7 +259,16 @@ static void rt_finish(void) {
     if (bad || !tab) ppt_trace_writer_abort(rt.w);
     if (!rt_status('F', e))
       fprintf(stderr, "ppt runtime: %s: could not write the trace: %s\n", rt.path, strerror(e));
+  } else if (tail && ppt_rt_trace_cut(rt.path, rt.roi_cut_off, tail)) {
+    int e = errno ? errno : EIO;
+    if (!rt_status('F', e))
+      fprintf(stderr, "ppt runtime: %s: could not cut the trace at the region's end: %s\n", rt.path,
+              strerror(e));
   } else {
+    /* 'N': FUNCTION never ran, the trace is empty (ppt trace says so and keeps nothing) */
+    if (rt.roi_kind && !rt.roi_entered && !rt_status('N', 0))
+      fprintf(stderr, "ppt runtime: %s: --roi %s: the function was never called; the trace is empty\n",
+              rt.path, rt.roi_func);
     rt_status('K', 0);
   }
   free(tab);
@@ -204,6 +305,19 @@ static void rt_atfork_child(void) {
 extern const char __start_ppt_roi[] __attribute__((weak));
 extern const char __stop_ppt_roi[] __attribute__((weak));
 
+/* --roi FUNCTION: its blocks, found before main (the guards are numbered by then:
+ * SanitizerCoverage's module constructors run first). A name that matches no block is
+ * bad input, reported before the program runs ('M' to ppt trace). */
+static int rt_roi_init(void) {
+  uint32_t nblocks = 0;
+  rt.roi_kind = ppt_rt_roi_kinds(rt.nguards, rt.roi_func, &nblocks);
+  if (rt.roi_kind && nblocks) return 0;
+  if (!rt.roi_kind || !rt_status('M', 0))
+    fprintf(stderr, "ppt runtime: --roi %s: %s\n", rt.roi_func,
+            rt.roi_kind ? "no function of that name in the program's block table" : "out of memory");
+  return -1;
+}
+
 /* Runs before main (and before most constructors): open the trace if asked to. */
 __attribute__((constructor(101))) static void rt_init(void) {
   pthread_key_create(&rt.key, rt_thread_detach);
@@ -220,10 +334,14 @@ __attribute__((constructor(101))) static void rt_init(void) {
   const char *team = getenv("PPT_TRACE_THREADS");
   int nteam = team && *team ? atoi(team) : 0;
   unsetenv("PPT_TRACE_THREADS");
+  const char *roi = getenv("PPT_TRACE_ROI");
+  rt.roi_func = roi && *roi ? strdup(roi) : NULL;
+  unsetenv("PPT_TRACE_ROI");
   if (!rt.path || access(rt.path, F_OK) == 0) return;
   /* Only the process that claims the trace reports on it; programs it starts do not
    * inherit the pipe. */
   if (status_fd >= 0 && fcntl(status_fd, F_SETFD, FD_CLOEXEC) == 0) rt.status_fd = status_fd;
+  if (rt.roi_func && rt_roi_init()) exit(2);
   const char *lv = getenv("PPT_TRACE_ZSTD_LEVEL");
   int level = lv ? atoi(lv) : 3;
   pthread_atfork(rt_atfork_prepare, rt_atfork_parent, rt_atfork_child);
@@ -238,7 +356,9 @@ __attribute__((constructor(101))) static void rt_init(void) {
   }
   rt_status('C', 0);
   rt.team = nteam > 0 ? nteam : 0;
-  /* A program with region-of-interest markers records nothing until the first one. */
+  /* A program with region-of-interest markers records nothing until the first one, and
+   * with --roi FUNCTION nothing until FUNCTION's first call. */
+  if (rt.roi_kind) atomic_store(&rt_rec, 0);
   if (__start_ppt_roi && __start_ppt_roi != __stop_ppt_roi) atomic_store(&rt_rec, 0);
   /* A thread that already ran instrumented code before we opened the file is re-attached. */
   tls_thr = NULL;
@@ -264,6 +384,7 @@ void __sanitizer_cov_pcs_init(const uintptr_t *beg, const uintptr_t *end) {
 
 void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
   ppt_trace_enc *e = rt_enc();
+  if (__builtin_expect(rt.roi_kind != NULL, 0)) rt_roi_at(*guard, rt_caller_sp());
   if (e && atomic_load_explicit(&rt_rec, memory_order_relaxed)) ppt_trace_enc_bb(e, *guard);
 }
 
@@ -298,13 +419,14 @@ static int rt_roi_misplaced(const char *what, int end) {
   return why != NULL;
 }
 
+/* With ppt trace --roi FUNCTION the function decides alone: the markers are ignored. */
 void ppt_roi_begin(void) {
-  if (!rt.w || rt_roi_misplaced("PPT_ROI_BEGIN", 0)) return;
+  if (!rt.w || rt.roi_kind || rt_roi_misplaced("PPT_ROI_BEGIN", 0)) return;
   if (rt.roi_depth++ == 0) atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
 }
 
 void ppt_roi_end(void) {
-  if (!rt.w || rt_roi_misplaced("PPT_ROI_END", 1)) return;
+  if (!rt.w || rt.roi_kind || rt_roi_misplaced("PPT_ROI_END", 1)) return;
   if (--rt.roi_depth == 0) atomic_store_explicit(&rt_rec, 0, memory_order_relaxed);
 }
 

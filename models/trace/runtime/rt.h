@@ -8,6 +8,20 @@
  * ppt-cc embedded (rt_table.c). Returns 0 or -1. */
 int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size);
 
+/* ppt trace --roi FUNCTION: per block id 0..nguards, the PPT_BB_FUNC_ENTRY and
+ * PPT_BB_RETURN flags of the blocks of FUNCTION (its name in the table, or the function
+ * part of a demangled C++ name), 0 for other blocks; *nblocks: FUNCTION's blocks (0: no
+ * such function). NULL when out of memory (rt_table.c). */
+unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nblocks);
+
+/* ppt trace --roi FUNCTION: a parallel region is forked by code whose stack pointer is
+ * sp (a return of FUNCTION may be followed by a fork before any block). */
+void ppt_rt_roi_fork(uintptr_t sp);
+
+/* Removes from the finished trace at path the chunks that begin at file offsets lo..hi-1
+ * (recorded after the region's last return, rt_cut.c). Returns 0 or -1 (errno). */
+int ppt_rt_trace_cut(const char *path, uint64_t lo, uint64_t hi);
+
 /* Records an OpenMP event (ppt_event_type) in the calling thread's stream, inside a
  * region of interest only (ppt_roi_begin); tracks the parallel-region depth either way. */
 void ppt_rt_event(unsigned type, const int64_t *v, unsigned n);

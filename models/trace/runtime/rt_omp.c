@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "ppt/trace.h"
 #include "trace/runtime/rt.h"
@@ -18,19 +19,23 @@
 typedef struct ident ident_t; /* opaque: only passed through */
 typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
 
-/* libomp's schedule numbers (kmp.h, sched_type), without the monotonic modifier bits. */
+/* libomp's schedule numbers (kmp.h, sched_type). Bit 30 is the nonmonotonic modifier, bit
+ * 29 monotonic: clang 14 passes 2^30 + 35 for plain schedule(dynamic[,c]) and 2^30 + 36 for
+ * guided (seen in its IR), and libomp runs nonmonotonic dynamic as static_steal, so the
+ * modifier is kept (PPT_SCHED_NONMONOTONIC). */
 static int64_t ppt_sched_of(int32_t s) {
+  int64_t nonmono = (s & (1 << 30)) ? PPT_SCHED_NONMONOTONIC : 0;
   switch (s & ~((1 << 29) | (1 << 30))) {
     case 34:
     case 40:
     case 41:
     case 44: return PPT_SCHED_STATIC; /* static, greedy, balanced */
     case 33: return PPT_SCHED_STATIC_CHUNKED;
-    case 35: return PPT_SCHED_DYNAMIC;
+    case 35: return PPT_SCHED_DYNAMIC | nonmono;
     case 36:
-    case 42:
-    case 43:
-    case 38: return PPT_SCHED_GUIDED; /* auto: libomp runs it as guided (__kmp_auto) */
+    case 42: return PPT_SCHED_GUIDED | nonmono; /* guided: libomp's __kmp_guided, iterative */
+    case 38:                                    /* auto: libomp's __kmp_auto, analytical */
+    case 43: return PPT_SCHED_AUTO | nonmono;
     default: return PPT_SCHED_OTHER;
   }
 }
@@ -53,6 +58,8 @@ void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
   va_start(ap, fn);
   for (int i = 0; i < argc; i++) a[i] = va_arg(ap, void *);
   va_end(ap);
+  /* the caller's stack pointer, as rt.c's rt_caller_sp sees it in a block callback */
+  ppt_rt_roi_fork((uintptr_t)__builtin_frame_address(0) + 16);
   ppt_rt_event(PPT_EV_PAR_BEGIN, NULL, 0);
   switch (argc) {
 #define A1 a[0]
@@ -115,6 +122,17 @@ void __wrap___kmpc_for_static_fini(ident_t *loc, int32_t gtid) {
   __real___kmpc_for_static_fini(loc, gtid);
 }
 
+/* Whether OMP_SCHEDULE asks for "nonmonotonic:KIND": omp_get_schedule cannot say (omp.h
+ * has no flag for it), and libomp 14 runs OMP_SCHEDULE=dynamic,c without a modifier as
+ * monotonic (the compile-time modifier of schedule(runtime) is dropped; real 4-thread
+ * traces show each thread's chunks ascending), but nonmonotonic:dynamic,c as static_steal. */
+static int ppt_env_nonmonotonic(void) {
+  const char *e = getenv("OMP_SCHEDULE");
+  if (!e) return 0;
+  while (*e == ' ' || *e == '\t') e++;
+  return strncasecmp(e, "nonmonotonic", 12) == 0;
+}
+
 /* schedule(runtime) (libomp's 37): the schedule this run takes from OMP_SCHEDULE or
  * omp_set_schedule, as libomp resolves it, in *sched and *chunk (what the loop's event
  * records); the other schedules are left as they are. */
@@ -122,11 +140,14 @@ static void ppt_sched_runtime(int64_t *sched, int64_t *chunk) {
   omp_sched_t kind;
   int c;
   omp_get_schedule(&kind, &c);
+  int mono = ((int)kind & (int)omp_sched_monotonic) != 0;
   switch ((int)kind & ~(int)omp_sched_monotonic) {
     case omp_sched_static: *sched = c > 0 ? PPT_SCHED_STATIC_CHUNKED : PPT_SCHED_STATIC; break;
-    case omp_sched_dynamic: *sched = PPT_SCHED_DYNAMIC; break;
-    case omp_sched_guided:
-    case omp_sched_auto: *sched = PPT_SCHED_GUIDED; break;
+    case omp_sched_dynamic:
+      *sched = PPT_SCHED_DYNAMIC | (!mono && ppt_env_nonmonotonic() ? PPT_SCHED_NONMONOTONIC : 0);
+      break;
+    case omp_sched_guided: *sched = PPT_SCHED_GUIDED; break;
+    case omp_sched_auto: *sched = PPT_SCHED_AUTO; break;
     default: *sched = PPT_SCHED_OTHER; break;
   }
   *chunk = c > 0 ? c : 0;

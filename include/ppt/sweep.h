@@ -1,0 +1,50 @@
+/* ppt/sweep.h — the design-space engine: hit rates of every (core count, hierarchy) point
+ * of a sweep from one sequential trace, one mimicking pass per core count
+ * (docs/sweep.md).
+ *
+ * For each core count, SASMM mimics the cores once (ppt/sasmm.h) and the interleaved
+ * stream feeds every hierarchy of the sweep together, the levels they share simulated
+ * once (models/cache/sweepsim.h). Each point's counts are exactly those of
+ * ppt_tracesim_sasmm (what `ppt sasmm --set ...` prints) at that point. Core counts run
+ * as independent tasks on `threads` worker threads. */
+#ifndef PPT_SWEEP_H
+#define PPT_SWEEP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/hwspec.h"
+#include "ppt/sasmm.h"
+#include "ppt/trace.h"
+#include "ppt/tracesim.h"
+
+typedef struct ppt_sweep_opts {
+  ppt_sasmm_opts base;   /* schedule, split, interleave, seed, quantum; ncores unused */
+  const uint32_t *cores; /* core counts, each >= 1 */
+  size_t ncores;
+  const unsigned char *counted; /* [nbbs + 1] blocks counted, or NULL (all) */
+  uint32_t threads;             /* worker threads, >= 1 */
+  /* Called after each core count with the number done; may be NULL. Serialised. */
+  void (*progress)(uint64_t done, void *arg);
+  void *progress_arg;
+} ppt_sweep_opts;
+
+/* Statistics of a sweep, for reports and benchmarks. */
+typedef struct ppt_sweep_stats {
+  size_t nodes;     /* level simulations per core count, summed over core counts */
+  size_t fallbacks; /* specs simulated whole (inclusive or several random levels) */
+} ppt_sweep_stats;
+
+/* Runs specs[0..nspecs) at every core count: out[c * nspecs + s] gets spec s at
+ * o->cores[c] (as ppt_sweepsim_result: levels in both units, refs, counted refs). Errors:
+ * PPT_EINPUT for an invalid spec or a corrupt trace, PPT_ERUN when out of memory. */
+int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, const ppt_sweep_opts *o,
+                  ppt_tracesim_result *out, ppt_sweep_stats *stats, ppt_err *err);
+
+/* Bytes of cache state the sweep holds when `at_once` of the largest core counts run
+ * together (an upper bound, for the memory check). */
+uint64_t ppt_sweep_bytes(const ppt_hwspec *specs, size_t nspecs, const uint32_t *cores, size_t ncores,
+                         size_t at_once);
+
+#endif

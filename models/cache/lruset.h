@@ -1,0 +1,38 @@
+/* lruset.h — one set of a set-associative cache, the replacement step that the exact
+ * simulator (cachesim.c) and the sweep's level simulations (sweepsim.c) share (internal
+ * to the cache module).
+ *
+ * A set is an array of `a` line numbers in recency order, most recent first
+ * (move-to-front); empty ways hold PPT_LRUSET_EMPTY and always form the tail, so a fill
+ * takes an empty way before it evicts anything. With a generator, a miss in a full set
+ * evicts a uniformly drawn way instead of the least recent (random replacement). */
+#ifndef PPT_CACHE_LRUSET_H
+#define PPT_CACHE_LRUSET_H
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+#define PPT_LRUSET_EMPTY UINT64_MAX /* never a line number: lines are addr >> line_bits, line >= 8 */
+
+/* Makes `line` the most recent of the set: returns 1 on a hit, 0 on a miss, with *victim
+ * the line the miss evicted (PPT_LRUSET_EMPTY: it took an empty way). rng: NULL for LRU. */
+static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng, uint64_t *victim) {
+  if (set[0] == line) return 1; /* the common case: same line as last time in this set */
+  /* Where the line sits decides hit or miss, and that is random in real traces, so the
+   * search and the shift are written without data-dependent branches (cmov); a miss
+   * shifts the whole set, dropping the LRU way (or an empty one). */
+  uint32_t pos = a;
+  for (uint32_t i = 1; i < a; i++) pos = set[i] == line ? i : pos;
+  uint32_t top = pos < a ? pos : a - 1;
+  if (pos == a && rng && set[a - 1] != PPT_LRUSET_EMPTY)
+    top = (uint32_t)gsl_rng_uniform_int(rng, a); /* full set: evict a drawn way */
+  *victim = set[top];
+  for (uint32_t j = a - 1; j > 0; j--) {
+    uint64_t keep = (uint64_t)0 - (j > top); /* all ones: way j stays */
+    set[j] = (set[j] & keep) | (set[j - 1] & ~keep);
+  }
+  set[0] = line;
+  return pos < a;
+}
+
+#endif

@@ -1,0 +1,299 @@
+/* sweepsim.c — many hierarchies on one stream, sharing every level they have in common
+ * (the tree of sweepsim.h). */
+#include "cache/sweepsim.h"
+#include "cache/lruset.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ppt/cachesim.h"
+
+#define NONE UINT32_MAX
+/* Lines one reference can touch: sizes stop at 255 bytes (ppt_trace_rec.size), lines
+ * start at 8 bytes (ppt_hwspec_validate). */
+#define MAX_LINES 40
+
+/* One simulated level: the geometry that identifies it under its parent, its state (the
+ * sets of every instance, as ppt_cachesim keeps them, with the same replacement step:
+ * cache/lruset.h) and the counted accesses that reached it and missed it, in line
+ * accesses (acc, miss) and references (racc, rmiss). */
+typedef struct node {
+  uint32_t parent; /* NONE for a first level */
+  ppt_hw_level lv;
+  uint64_t *ways; /* instance i's set s at ways + (i * sets + s) * assoc */
+  uint64_t sets, set_mask;
+  uint32_t assoc, shared_by;
+  gsl_rng *rng; /* random replacement's victims (seeded as ppt_cachesim's); NULL: LRU */
+  uint32_t line_bits;
+  uint32_t *kids;
+  size_t nkids;
+  uint64_t acc, miss, racc, rmiss;
+  uint64_t line_refs; /* first levels: line accesses of every reference, counted or not */
+  /* First levels private to each thread: the line of each thread's last access (see
+   * ppt_sweepsim_access); NULL otherwise. */
+  uint64_t *last;
+} node;
+
+struct ppt_sweepsim {
+  node *nodes;
+  size_t nnodes;
+  uint32_t *tops; /* first-level nodes */
+  size_t ntops;
+  size_t nspecs;
+  uint32_t *path;                       /* [spec * PPT_HW_MAX_LEVELS + k]: its level k's node */
+  uint32_t *nlevels;                    /* [spec] */
+  char (*names)[PPT_HW_MAX_LEVELS][16]; /* [spec] level names */
+  ppt_tracesim_tally **whole;           /* [spec]: the fallback's full simulation, or NULL */
+  ppt_tracesim_tally **wholes;          /* the non-NULL ones, for the hot path */
+  size_t nwholes;
+  const unsigned char *counted; /* [nbbs + 1] or NULL */
+  uint32_t nbbs;
+  uint64_t refs, counted_refs, loads, stores;
+};
+
+/* Whether the tree reproduces spec exactly (see sweepsim.h). */
+static int tree_exact(const ppt_hwspec *hw) {
+  int random = 0;
+  for (uint32_t k = 0; k < hw->nlevels; k++) {
+    if (hw->levels[k].inclusive) return 0;
+    random += hw->levels[k].replacement == PPT_HW_REPL_RANDOM;
+  }
+  return random <= 1;
+}
+
+static int same_geometry(const ppt_hw_level *a, const ppt_hw_level *b) {
+  return a->size == b->size && a->assoc == b->assoc && a->line == b->line && a->shared_by == b->shared_by &&
+         a->replacement == b->replacement;
+}
+
+/* Level lv's state for nthreads threads: every instance's sets empty, and for random
+ * replacement the generator ppt_cachesim would draw from (taus2, seeded). */
+static int node_init(node *nd, uint32_t nthreads, uint64_t seed) {
+  nd->sets = ppt_hwspec_sets(&nd->lv);
+  nd->set_mask = nd->sets - 1;
+  nd->assoc = nd->lv.assoc;
+  nd->shared_by = nd->lv.shared_by;
+  uint64_t n = ppt_hwspec_instances(&nd->lv, nthreads) * nd->sets * nd->assoc;
+  if (!(nd->ways = malloc(n * sizeof *nd->ways))) return -1;
+  for (uint64_t i = 0; i < n; i++) nd->ways[i] = PPT_LRUSET_EMPTY;
+  if (nd->lv.replacement == PPT_HW_REPL_RANDOM) {
+    if (!(nd->rng = gsl_rng_alloc(gsl_rng_taus2))) return -1;
+    gsl_rng_set(nd->rng, (unsigned long)seed);
+  }
+  while ((1u << nd->line_bits) < nd->lv.line) nd->line_bits++;
+  return 0;
+}
+
+static void node_free(node *nd) {
+  free(nd->ways);
+  free(nd->kids);
+  free(nd->last);
+  if (nd->rng) gsl_rng_free(nd->rng);
+}
+
+static int push(uint32_t **v, size_t *n, uint32_t x) {
+  uint32_t *nv = realloc(*v, (*n + 1) * sizeof *nv);
+  if (!nv) return -1;
+  nv[(*n)++] = x;
+  *v = nv;
+  return 0;
+}
+
+/* The node for level k of hw under `parent` (made if new). Returns its index or NONE. */
+static uint32_t find_or_add(ppt_sweepsim *s, const ppt_hwspec *hw, uint32_t k, uint32_t parent,
+                            uint32_t nthreads, uint64_t seed, ppt_err *err) {
+  const uint32_t *cand = parent == NONE ? s->tops : s->nodes[parent].kids;
+  size_t ncand = parent == NONE ? s->ntops : s->nodes[parent].nkids;
+  for (size_t i = 0; i < ncand; i++)
+    if (same_geometry(&s->nodes[cand[i]].lv, &hw->levels[k])) return cand[i];
+  node *nn = realloc(s->nodes, (s->nnodes + 1) * sizeof *nn);
+  if (!nn) goto oom;
+  s->nodes = nn;
+  node *nd = &s->nodes[s->nnodes];
+  *nd = (node){.parent = parent, .lv = hw->levels[k]};
+  if (node_init(nd, nthreads, seed) || (parent == NONE && nd->lv.shared_by == 1 &&
+                                        !(nd->last = malloc((size_t)nthreads * sizeof *nd->last)))) {
+    node_free(nd);
+    goto oom;
+  }
+  for (uint32_t t = 0; nd->last && t < nthreads; t++) nd->last[t] = UINT64_MAX;
+  uint32_t id = (uint32_t)s->nnodes++;
+  if (push(parent == NONE ? &s->tops : &s->nodes[parent].kids,
+           parent == NONE ? &s->ntops : &s->nodes[parent].nkids, id))
+    goto oom;
+  return id;
+oom:
+  ppt_err_set(err, PPT_ERUN, "sweep: out of memory");
+  return NONE;
+}
+
+int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const unsigned char *counted,
+                     uint32_t nbbs, uint64_t seed, ppt_sweepsim **out, ppt_err *err) {
+  ppt_sweepsim *s = calloc(1, sizeof *s);
+  if (!s || !(s->path = malloc((n ? n : 1) * PPT_HW_MAX_LEVELS * sizeof *s->path)) ||
+      !(s->nlevels = calloc(n ? n : 1, sizeof *s->nlevels)) ||
+      !(s->names = calloc(n ? n : 1, sizeof *s->names)) ||
+      !(s->whole = calloc(n ? n : 1, sizeof *s->whole)) ||
+      !(s->wholes = calloc(n ? n : 1, sizeof *s->wholes))) {
+    ppt_sweepsim_free(s);
+    return ppt_err_set(err, PPT_ERUN, "sweep: out of memory");
+  }
+  s->nspecs = n;
+  s->counted = counted;
+  s->nbbs = nbbs;
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    const ppt_hwspec *hw = &specs[i];
+    if ((rc = ppt_hwspec_validate(hw, hw->name[0] ? hw->name : "<hwspec>", err))) break;
+    s->nlevels[i] = hw->nlevels;
+    for (uint32_t k = 0; k < hw->nlevels; k++) memcpy(s->names[i][k], hw->levels[k].name, 16);
+    if (!tree_exact(hw)) {
+      ppt_hwspec whole = *hw;
+      whole.ntlb = 0; /* the sweep reports caches: no TLB to pay for */
+      rc = ppt_tracesim_tally_new(&whole, nthreads, counted, nbbs, seed, &s->whole[i], err);
+      if (!rc) s->wholes[s->nwholes++] = s->whole[i];
+      continue;
+    }
+    uint32_t parent = NONE;
+    for (uint32_t k = 0; k < hw->nlevels && !rc; k++) {
+      parent = find_or_add(s, hw, k, parent, nthreads, seed, err);
+      if (parent == NONE) rc = err->status ? (int)err->status : PPT_ERUN;
+      s->path[i * PPT_HW_MAX_LEVELS + k] = parent;
+    }
+  }
+  if (rc) {
+    ppt_sweepsim_free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+/* Line accesses `lines` (n >= 1) of one reference reach node ni: the ones it misses go on
+ * to each level under it. */
+static void visit(ppt_sweepsim *s, uint32_t ni, uint32_t thread, const uint64_t *lines, uint32_t n,
+                  int count) {
+  node *nd = &s->nodes[ni];
+  uint64_t missed[MAX_LINES], victim;
+  uint64_t *inst = nd->ways + (uint64_t)(thread / nd->shared_by) * nd->sets * nd->assoc;
+  uint32_t nm = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!ppt_lruset_touch(inst + (lines[i] & nd->set_mask) * nd->assoc, nd->assoc, lines[i], nd->rng,
+                          &victim))
+      missed[nm++] = lines[i];
+  if (count) {
+    nd->acc += n;
+    nd->miss += nm;
+    nd->racc++;
+    nd->rmiss += nm > 0;
+  }
+  for (size_t c = 0; nm && c < nd->nkids; c++) visit(s, nd->kids[c], thread, missed, nm, count);
+}
+
+void ppt_sweepsim_access(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *rec) {
+  for (size_t i = 0; i < s->nwholes; i++) ppt_tracesim_tally_access(s->wholes[i], thread, rec);
+  if (rec->kind != PPT_REC_LOAD && rec->kind != PPT_REC_STORE) return;
+  int store = rec->kind == PPT_REC_STORE;
+  int count = !s->counted || (rec->bb <= s->nbbs && s->counted[rec->bb]);
+  s->refs++;
+  s->counted_refs += (unsigned)count;
+  s->stores += (unsigned)(count & store);
+  s->loads += (unsigned)(count & !store);
+  uint64_t a = rec->addr, end = a + (rec->size ? rec->size - 1u : 0u);
+  if (end < a) end = UINT64_MAX;
+  for (size_t t = 0; t < s->ntops; t++) {
+    node *nd = &s->nodes[s->tops[t]];
+    uint64_t first = a >> nd->line_bits, last = end >> nd->line_bits, lines[MAX_LINES];
+    uint32_t n = 0;
+    for (uint64_t l = first; n < MAX_LINES; l++) {
+      lines[n++] = l;
+      if (l == last) break;
+    }
+    nd->line_refs += n;
+    /* A private first level that this thread's last access left holding `first` holds
+     * it as the most recent line of its set, and nobody else touched it since: a hit
+     * that changes nothing, in every level. Streaming code makes most references so
+     * (unit-stride doubles: 7 in 8), and they cost no simulation. Exact for LRU and
+     * random replacement alike (a hit draws no victim). */
+    if (nd->last) {
+      uint64_t prev = nd->last[thread];
+      nd->last[thread] = last;
+      if (n == 1 && first == prev) {
+        if (count) {
+          nd->acc++;
+          nd->racc++;
+        }
+        continue;
+      }
+    }
+    visit(s, s->tops[t], thread, lines, n, count);
+  }
+}
+
+static double rate(uint64_t misses, uint64_t of) {
+  return of ? 1.0 - (double)misses / (double)of : NAN;
+}
+
+void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_tracesim_result *out) {
+  if (s->whole[i]) {
+    ppt_tracesim_tally_result(s->whole[i], threads, out);
+    return;
+  }
+  memset(out, 0, sizeof *out);
+  out->nlevels = s->nlevels[i];
+  out->threads = threads;
+  out->refs = s->refs;
+  out->counted_refs = s->counted_refs;
+  out->counted_loads = s->loads;
+  out->counted_stores = s->stores;
+  const uint32_t *p = &s->path[i * PPT_HW_MAX_LEVELS];
+  if (out->nlevels) out->line_refs = s->nodes[p[0]].line_refs;
+  for (uint32_t k = 0; k < out->nlevels; k++) {
+    const node *nd = &s->nodes[p[k]], *top = &s->nodes[p[0]];
+    ppt_tracesim_level *lv = &out->levels[k];
+    memcpy(lv->name, s->names[i][k], sizeof lv->name);
+    lv->accesses = nd->acc;
+    lv->misses = nd->miss;
+    lv->ref_accesses = nd->racc;
+    lv->ref_misses = nd->rmiss;
+    lv->hit_rate = rate(nd->miss, top->acc);
+    lv->local_hit_rate = rate(nd->miss, nd->acc);
+    lv->ref_hit_rate = rate(nd->rmiss, top->racc);
+    lv->ref_local_hit_rate = rate(nd->rmiss, nd->racc);
+  }
+}
+
+size_t ppt_sweepsim_nodes(const ppt_sweepsim *s) {
+  return s->nnodes;
+}
+
+size_t ppt_sweepsim_fallbacks(const ppt_sweepsim *s) {
+  return s->nwholes;
+}
+
+uint64_t ppt_sweepsim_bytes(const ppt_hwspec *specs, size_t n, uint32_t nthreads) {
+  /* An upper bound: shared levels are counted once per spec that has them. */
+  uint64_t b = 0;
+  for (size_t i = 0; i < n; i++) {
+    ppt_hwspec whole = specs[i];
+    whole.ntlb = 0;
+    b += ppt_cachesim_bytes(&whole, nthreads);
+  }
+  return b;
+}
+
+void ppt_sweepsim_free(ppt_sweepsim *s) {
+  if (!s) return;
+  for (size_t i = 0; i < s->nnodes; i++) node_free(&s->nodes[i]);
+  for (size_t i = 0; s->whole && i < s->nspecs; i++) ppt_tracesim_tally_free(s->whole[i]);
+  free(s->nodes);
+  free(s->tops);
+  free(s->path);
+  free(s->nlevels);
+  free(s->names);
+  free(s->whole);
+  free(s->wholes);
+  free(s);
+}

@@ -1,0 +1,47 @@
+/* sweepsim.h — many cache hierarchies simulated on one stream at once (internal to the
+ * cache module; the design-space sweep of ppt/sweep.h drives it).
+ *
+ * In a non-inclusive hierarchy without coherence (ppt/cachesim.h) level k+1 sees exactly
+ * the line accesses level k missed, in order, and nothing it does changes level k. So the
+ * hierarchies of a sweep form a tree: the specs whose first levels have the same geometry
+ * share one simulation of that level, and each distinct second level under it is fed
+ * only its misses, and so on. Thirty points that differ in L2 and L3 cost about one L1
+ * simulation of the whole stream plus simulations of the (much shorter) miss streams.
+ * Every node is a one-level ppt_cachesim, so the replacement code is the simulator's own
+ * and each point's counts equal ppt_tracesim_sasmm's at that point exactly.
+ *
+ * Specs the tree cannot reproduce exactly get a full ppt_tracesim_tally of their own on
+ * the same stream: an inclusive level (its evictions reach back up), or more than one
+ * random-replacement level (the simulator draws their victims from one generator, in
+ * access order across the levels). */
+#ifndef PPT_CACHE_SWEEPSIM_H
+#define PPT_CACHE_SWEEPSIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/hwspec.h"
+#include "ppt/trace.h"
+#include "ppt/tracesim.h"
+
+typedef struct ppt_sweepsim ppt_sweepsim;
+
+/* Simulators for specs[0..n) (each valid) with `nthreads` threads; counted and seed as in
+ * ppt_tracesim_tally_new (counted must outlive the sweepsim). */
+int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const unsigned char *counted,
+                     uint32_t nbbs, uint64_t seed, ppt_sweepsim **out, ppt_err *err);
+/* One record of `thread` (loads and stores are simulated, others ignored). */
+void ppt_sweepsim_access(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *rec);
+/* Spec i's counts: nlevels, levels (accesses, misses and rates in both units), refs,
+ * line_refs, counted refs, loads and stores; the other fields 0. */
+void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_tracesim_result *out);
+/* Distinct level simulations (tree nodes) and specs simulated whole (fallbacks). */
+size_t ppt_sweepsim_nodes(const ppt_sweepsim *s);
+size_t ppt_sweepsim_fallbacks(const ppt_sweepsim *s);
+/* Bytes ppt_sweepsim_new would allocate for these specs (the cache state), so a command
+ * can refuse what does not fit. */
+uint64_t ppt_sweepsim_bytes(const ppt_hwspec *specs, size_t n, uint32_t nthreads);
+void ppt_sweepsim_free(ppt_sweepsim *s);
+
+#endif

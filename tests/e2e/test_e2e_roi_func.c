@@ -1,0 +1,151 @@
+/* test_e2e_roi_func.c — ppt trace --roi FUNCTION: from the function's first call to its
+ * last return, recursion, names that match nothing or are never called, C++ functions by
+ * their demangled names. The oracles are reference counts known from the programs' loops
+ * over volatile arrays (references to the threads' own stacks are left out: they depend
+ * on the optimiser). */
+#include <check.h>
+
+#include "e2e.h"
+#include "ppt/trace.h"
+#include "ppt_test.h"
+
+/* kernel is called 3 times (100, 200, 300 iterations: 600 loads and 600 stores); 10 loads
+ * and 10 stores follow each call, 20 of each between calls (inside the region) and 10
+ * after the last (outside); set-up and report, 1000 and 2000 references, are outside.
+ * fact recurses 5 deep (argc 1), storing b[5..1]. */
+static const char *k_func =
+    "#include <stdio.h>\n"
+    "volatile double a[1000], b[1000];\n"
+    "__attribute__((noinline)) void kernel(int n) {\n"
+    "#pragma omp parallel for\n"
+    "  for (int i = 0; i < n; i++) a[i] = b[i] + 1.0;\n"
+    "}\n"
+    "__attribute__((noinline)) int fact(int n) {\n"
+    "  b[n] = n;\n"
+    "  return n <= 1 ? 1 : n * fact(n - 1);\n"
+    "}\n"
+    "__attribute__((noinline)) void never(void) { a[0] = 2; }\n"
+    "int main(int argc, char **argv) {\n"
+    "  (void)argv;\n"
+    "  for (int i = 0; i < 1000; i++) b[i] = i;\n"
+    "  for (int r = 0; r < 3; r++) {\n"
+    "    kernel(100 * (r + 1));\n"
+    "    for (int i = 0; i < 10; i++) b[i] += 1.0;\n"
+    "  }\n"
+    "  for (int i = 0; i < 1000; i++) b[i] = a[i];\n"
+    "  int f = fact(argc + 4);\n"
+    "  if (argc > 5) never();\n"
+    "  printf(\"%d %g\\n\", f, b[5]);\n"
+    "  return 0;\n"
+    "}\n";
+
+/* Loads and stores away from the threads' stacks, over every thread. */
+static void count_heap(ppt_trace *t, uint64_t *loads, uint64_t *stores) {
+  *loads = *stores = 0;
+  for (uint32_t th = 0; th < ppt_trace_nthreads(t); th++) {
+    ppt_trace_cursor *c;
+    ppt_err err;
+    ck_assert_int_eq(ppt_trace_cursor_open(t, th, &c, &err), 0);
+    const ppt_trace_rec *r;
+    size_t n;
+    while (ppt_trace_cursor_next(c, &r, &n, &err) == 0 && n)
+      for (size_t i = 0; i < n; i++) {
+        if (r[i].kind == PPT_REC_EVENT || (r[i].flags & PPT_REC_STACK)) continue;
+        *loads += r[i].kind == PPT_REC_LOAD;
+        *stores += r[i].kind == PPT_REC_STORE;
+      }
+    ppt_trace_cursor_close(c);
+  }
+}
+
+START_TEST(roi_function_calls_and_between) {
+  const char *d = e2e_dir("e2e_roi_func");
+  e2e_write(d, "f.c", k_func);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp f.c -o f"), 0);
+  for (int threads = 1; threads <= 2; threads++) {
+    ck_assert_int_eq(e2e_sh(d, "$PPT trace -t %d --roi kernel -o k.trace -- ./f >out.txt 2>err.txt", threads),
+                     0);
+    ppt_trace *t = e2e_open(d, "k.trace");
+    uint64_t l, s;
+    count_heap(t, &l, &s);
+    /* + the outlined body's load of its thread id (*gtid, libomp's memory): one per
+     * thread and region */
+    ck_assert_uint_ge(l, 600 + 20);
+    ck_assert_uint_le(l, 600 + 20 + 3 * (uint64_t)threads);
+    ck_assert_uint_eq(s, 600 + 20);
+    ppt_trace_summary sum;
+    e2e_summarize(t, &sum);
+    ck_assert_uint_eq(sum.parallel_regions, 3);
+    ppt_trace_summary_free(&sum);
+    ppt_trace_close(t);
+  }
+  /* recursion: the region is the outermost call */
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace --roi fact -o r.trace -- ./f >out.txt 2>err.txt"), 0);
+  ppt_trace *t = e2e_open(d, "r.trace");
+  uint64_t l, s;
+  count_heap(t, &l, &s);
+  ck_assert_uint_eq(l, 0);
+  ck_assert_uint_eq(s, 5);
+  ppt_trace_close(t);
+}
+END_TEST
+
+/* A name no block has: exit 2 naming it, before the program runs (no output). A function
+ * never called: exit 2, no trace. */
+START_TEST(roi_function_errors) {
+  const char *d = e2e_dir("e2e_roi_func_err");
+  e2e_write(d, "f.c", k_func);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp f.c -o f"), 0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace --roi kernal -o n.trace -- ./f >out.txt 2>err.txt"), 2);
+  ck_assert_int_eq(e2e_sh(d, "grep -q 'kernal' err.txt && ! test -s out.txt && ! test -e n.trace"), 0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace --roi never -o v.trace -- ./f >out.txt 2>err.txt"), 2);
+  ck_assert_int_eq(e2e_sh(d, "grep -q 'never called' err.txt && ! test -e v.trace && ls | grep -vq tmp"), 0);
+}
+END_TEST
+
+/* C++: the table shows demangled names, --roi takes the function part of one. */
+START_TEST(roi_function_cxx_demangled) {
+  const char *d = e2e_dir("e2e_roi_func_cxx");
+  e2e_write(d, "x.cpp",
+            "#include <cstdio>\n"
+            "#include <vector>\n"
+            "template <class T>\n"
+            "__attribute__((noinline)) void axpy(std::vector<T> &y, const std::vector<T> &x, T a) {\n"
+            "#pragma omp parallel for\n"
+            "  for (long i = 0; i < (long)y.size(); i++) y[i] += a * x[i];\n"
+            "}\n"
+            "int main() {\n"
+            "  std::vector<double> x(300, 1.0), y(300, 2.0);\n"
+            "  axpy(y, x, 3.0);\n"
+            "  std::printf(\"%g\\n\", y[7]);\n"
+            "  return 0;\n"
+            "}\n");
+  ck_assert_int_eq(e2e_sh(d,
+                          "\"$(dirname \"$PPTCC\")/ppt-c++\" -O1 -fopenmp x.cpp -o x && $PPT trace -o "
+                          "all.trace -- ./x >/dev/null"),
+                   0);
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT info --blocks all.trace | grep -q 'void axpy<double>(std::vector<double' && "
+                          "! $PPT info --blocks all.trace | grep -q '_Z4axpy'"),
+                   0);
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace --roi 'axpy<double>' -o a.trace -- ./x >/dev/null 2>err.txt"), 0);
+  ppt_trace *t = e2e_open(d, "a.trace");
+  uint64_t l, s;
+  count_heap(t, &l, &s);
+  ck_assert_uint_ge(l, 600);
+  ck_assert_uint_le(l, 600 + 1); /* + *gtid, as above */
+  ck_assert_uint_eq(s, 300);
+  ppt_trace_close(t);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("e2e_roi_func");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 120);
+  tcase_add_test(tc, roi_function_calls_and_between);
+  tcase_add_test(tc, roi_function_errors);
+  tcase_add_test(tc, roi_function_cxx_demangled);
+  suite_add_tcase(s, tc);
+  return ppt_test_run(s);
+}

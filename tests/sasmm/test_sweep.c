@@ -1,0 +1,248 @@
+/* test_sweep.c — the design-space engine (ppt/sweep.h) against its oracle, the per-point
+ * exact simulation of the mimicked cores (ppt_tracesim_sasmm, what `ppt sasmm` runs):
+ *  - every point of a 3 x 3 x 2 (L1 size x L2 size x L3 replacement) sweep plus an
+ *    inclusive spec (simulated whole), at 1, 2, 3 and 4 cores, on a real OpenMP program
+ *    traced with ppt-cc, counted everywhere and with an --only selection: equal counts;
+ *  - LRU inclusion (Mattson et al. 1970; Hill & Smith 1989 for set counts): at fixed
+ *    ways, misses never grow as a level grows;
+ *  - `ppt sweep --json` against `ppt sasmm --set ... --json` at one point;
+ *  - ppt_hwspec_set: keys, suffixes, "line", and refusals that leave the spec alone. */
+#include <check.h>
+
+#include "ppt_test.h"
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+#include "ppt/sweep.h"
+#include "ppt/tracesim.h"
+
+/* A row sweep, a column walk (strided: set conflicts), a dynamic loop with a gather,
+ * and shared data every core reads: the levels see distinct behaviour. */
+static const char *k_prog =
+    "#include <stdlib.h>\n"
+    "#define N 96\n"
+    "static double a[N][N], b[N][N], x[4096];\n"
+    "static int idx[20000];\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < 20000; i++) idx[i] = (i * 7919) % 4096;\n"
+    "  for (int t = 0; t < 2; t++) {\n"
+    "#pragma omp parallel for schedule(static)\n"
+    "    for (int i = 0; i < N; i++)\n"
+    "      for (int j = 0; j < N; j++) a[i][j] += b[j][i] + x[j];\n"
+    "#pragma omp parallel for schedule(dynamic, 64)\n"
+    "    for (int i = 0; i < 20000; i++) x[idx[i]] += 1.0;\n"
+    "  }\n"
+    "  return a[1][2] > 1e300;\n"
+    "}\n";
+
+static const char *k_base =
+    "{\"name\": \"base\", \"cores\": 4, \"levels\": ["
+    "{\"name\": \"L1\", \"size\": 8192, \"assoc\": 4, \"line\": 64, \"shared_by\": 1, \"inclusive\": false},"
+    "{\"name\": \"L2\", \"size\": 32768, \"assoc\": 8, \"line\": 64, \"shared_by\": 1, \"inclusive\": false},"
+    "{\"name\": \"L3\", \"size\": 131072, \"assoc\": 8, \"line\": 64, \"shared_by\": 4, \"inclusive\": "
+    "false}]}";
+
+static ppt_trace *traced(const char *d) {
+  e2e_write(d, "p.c", k_prog);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp p.c -o p && $PPT trace -o p.trace -- ./p >/dev/null 2>&1"),
+                   0);
+  return e2e_open(d, "p.trace");
+}
+
+static void set(ppt_hwspec *hw, const char *s) {
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_set(hw, s, &err) == 0, "%s: %s", s, err.msg);
+}
+
+/* The sweep's configurations: L1 4/8/16 KiB x L2 32/64/128 KiB x L3 lru/random, and the
+ * base spec with an inclusive L3 (which the tree cannot share). */
+static size_t make_specs(ppt_hwspec *out) {
+  static const char *l1[] = {"L1.size=4K", "L1.size=8K", "L1.size=16K"};
+  static const char *l2[] = {"L2.size=32K", "L2.size=64K", "L2.size=128K"};
+  static const char *l3[] = {"L3.replacement=lru", "L3.replacement=random"};
+  ppt_hwspec base;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_parse(k_base, "base", &base, &err) == 0, "%s", err.msg);
+  size_t n = 0;
+  for (int i = 0; i < 3; i++)
+    for (int j = 0; j < 3; j++)
+      for (int k = 0; k < 2; k++) {
+        out[n] = base;
+        set(&out[n], l1[i]);
+        set(&out[n], l2[j]);
+        set(&out[n], l3[k]);
+        n++;
+      }
+  out[n] = base;
+  set(&out[n], "L3.inclusive=true");
+  return n + 1;
+}
+
+static void same(const ppt_tracesim_result *a, const ppt_tracesim_result *b, size_t spec, uint32_t cores) {
+  ck_assert_uint_eq(a->nlevels, b->nlevels);
+  ck_assert_uint_eq(a->counted_refs, b->counted_refs);
+  ck_assert_uint_eq(a->refs, b->refs);
+  ck_assert_uint_eq(a->line_refs, b->line_refs);
+  for (uint32_t k = 0; k < a->nlevels; k++) {
+    const ppt_tracesim_level *x = &a->levels[k], *y = &b->levels[k];
+    ck_assert_msg(x->accesses == y->accesses && x->misses == y->misses &&
+                      x->ref_accesses == y->ref_accesses && x->ref_misses == y->ref_misses,
+                  "spec %zu, %u cores, %s: sweep %llu/%llu refs %llu/%llu, sasmm %llu/%llu refs %llu/%llu",
+                  spec, cores, x->name, (unsigned long long)x->accesses, (unsigned long long)x->misses,
+                  (unsigned long long)x->ref_accesses, (unsigned long long)x->ref_misses,
+                  (unsigned long long)y->accesses, (unsigned long long)y->misses,
+                  (unsigned long long)y->ref_accesses, (unsigned long long)y->ref_misses);
+  }
+}
+
+static void check_sweep(const ppt_trace *t, const unsigned char *counted) {
+  ppt_hwspec specs[32];
+  size_t ns = make_specs(specs);
+  static const uint32_t cores[] = {1, 2, 3, 4};
+  size_t nc = sizeof cores / sizeof *cores;
+  ppt_sweep_opts o = {.cores = cores, .ncores = nc, .counted = counted, .threads = 2};
+  ppt_sasmm_opts_default(&o.base);
+  ppt_tracesim_result *out = calloc(ns * nc, sizeof *out);
+  ppt_sweep_stats st;
+  ppt_err err;
+  ck_assert_msg(ppt_sweep_run(t, specs, ns, &o, out, &st, &err) == 0, "%s", err.msg);
+  /* 3 L1s, 9 L2s, 18 L3s per core count; the inclusive spec is simulated whole */
+  ck_assert_uint_eq(st.nodes, 30 * nc);
+  ck_assert_uint_eq(st.fallbacks, 1);
+  for (size_t c = 0; c < nc; c++)
+    for (size_t s = 0; s < ns; s++) {
+      ppt_sasmm_opts so = o.base;
+      so.ncores = cores[c];
+      ppt_tracesim_result want;
+      ck_assert_msg(ppt_tracesim_sasmm(t, &so, &specs[s], counted, &want, NULL, &err) == 0, "%s", err.msg);
+      same(&out[c * ns + s], &want, s, cores[c]);
+    }
+  /* Inclusion: at fixed ways, a larger L1 (index 0, 2, 4 of each L2 group) misses no
+   * more; at a fixed L1, a larger L2 has no more global misses at L2. */
+  for (size_t c = 0; c < nc; c++) {
+    const ppt_tracesim_result *p = &out[c * ns];
+    for (int j = 0; j < 3; j++)
+      for (int i = 1; i < 3; i++)
+        ck_assert_uint_le(p[(i * 3 + j) * 2].levels[0].misses, p[((i - 1) * 3 + j) * 2].levels[0].misses);
+    for (int i = 0; i < 3; i++)
+      for (int j = 1; j < 3; j++)
+        ck_assert_uint_le(p[(i * 3 + j) * 2].levels[1].misses, p[(i * 3 + j - 1) * 2].levels[1].misses);
+    ck_assert_uint_gt(p[0].levels[0].misses, p[4 * 2].levels[0].misses); /* the sizes matter here */
+  }
+  free(out);
+}
+
+START_TEST(sweep_equals_each_point) {
+  const char *d = e2e_dir("sweep-points");
+  ppt_trace *t = traced(d);
+  check_sweep(t, NULL);
+  /* counted: the parallel loops only */
+  const char *sel[] = {".omp_outlined."};
+  unsigned char *counted;
+  ppt_err err;
+  ck_assert_msg(ppt_trace_select(t, sel, 1, &counted, &err) == 0, "%s", err.msg);
+  check_sweep(t, counted);
+  free(counted);
+  ppt_trace_close(t);
+}
+END_TEST
+
+/* The JSON value at path "points[i].levels[k].misses" style lookups, by hand. */
+static uint64_t level_misses(json_object *levels, int k) {
+  json_object *l = json_object_array_get_idx(levels, (size_t)k), *m;
+  ck_assert(json_object_object_get_ex(l, "misses", &m));
+  return (uint64_t)json_object_get_int64(m);
+}
+
+START_TEST(cli_point_equals_sasmm) {
+  const char *d = e2e_dir("sweep-cli");
+  ppt_trace *t = traced(d);
+  ppt_trace_close(t);
+  e2e_write(d, "base.json", k_base);
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT sweep p.trace --hw base.json --cores 1,4 --set L1.size=4K,16K "
+                          "--set L2.ways=4,8 --json -o s.csv > s.json"),
+                   0);
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT sasmm p.trace --hw base.json --cores 4 --set L1.size=16K --set L2.ways=4 "
+                          "--json > a.json"),
+                   0);
+  char path[800];
+  snprintf(path, sizeof path, "%s/s.json", d); /* e2e_sh ran in d */
+  json_object *s = json_object_from_file(path);
+  snprintf(path, sizeof path, "%s/a.json", d);
+  json_object *a = json_object_from_file(path);
+  ck_assert_ptr_nonnull(s);
+  ck_assert_ptr_nonnull(a);
+  json_object *pts, *cores, *pl, *al;
+  ck_assert(json_object_object_get_ex(s, "points", &pts));
+  ck_assert_uint_eq(json_object_array_length(pts), 8);
+  /* order: L1.size slowest, then L2.ways, then cores: 16K, ways 4, 4 cores is point 5 */
+  json_object *p = json_object_array_get_idx(pts, 5), *set, *v;
+  ck_assert(json_object_object_get_ex(p, "set", &set));
+  ck_assert(json_object_object_get_ex(set, "L1.size", &v));
+  ck_assert_int_eq(json_object_get_int64(v), 16384);
+  ck_assert(json_object_object_get_ex(p, "levels", &pl));
+  ck_assert(json_object_object_get_ex(a, "cores", &cores));
+  ck_assert(json_object_object_get_ex(json_object_array_get_idx(cores, 0), "levels", &al));
+  for (int k = 0; k < 3; k++) ck_assert_uint_eq(level_misses(pl, k), level_misses(al, k));
+  json_object_put(s);
+  json_object_put(a);
+  /* one CSV row per point and a header */
+  ck_assert_int_eq(e2e_sh(d, "test $(wc -l < s.csv) -eq 9"), 0);
+  /* a point that is not a valid spec is bad input, named */
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT sweep p.trace --hw base.json --set L1.size=3K 2>err.txt; test $? -eq 2 && "
+                          "grep -q 'L1.size=3K' err.txt"),
+                   0);
+}
+END_TEST
+
+START_TEST(hwspec_settings) {
+  ppt_hwspec hw, before;
+  ppt_err err;
+  ck_assert_int_eq(ppt_hwspec_parse(k_base, "base", &hw, &err), 0);
+  set(&hw, "L3.size=1M");
+  set(&hw, "L2.size=256K");
+  ck_assert_uint_eq(hw.levels[1].size, 262144);
+  set(&hw, "l1.ways=8"); /* level names match case-insensitively; ways is assoc */
+  ck_assert_uint_eq(hw.levels[0].assoc, 8);
+  set(&hw, "line=128");
+  for (uint32_t k = 0; k < hw.nlevels; k++) ck_assert_uint_eq(hw.levels[k].line, 128);
+  set(&hw, "L3.shared_by=2");
+  ck_assert_uint_eq(hw.levels[2].shared_by, 2);
+  set(&hw, "L2.latency_cycles=14.5"); /* a key the spec left out */
+  ck_assert_double_eq_tol(hw.levels[1].latency_cycles, 14.5, 1e-12);
+  set(&hw, "L3.size=2MiB");
+  ck_assert_uint_eq(hw.levels[2].size, 2u << 20);
+  set(&hw, "L3.replacement=random"); /* a key the spec left out, as a string */
+  ck_assert_int_eq(hw.levels[2].replacement, PPT_HW_REPL_RANDOM);
+  before = hw;
+  static const char *bad[] = {"L2.size=3000", "L4.size=1M",        "L2.size=big", "L2.colour=3",
+                              "L2.size",      "L1.line=32",        "cores=-1",    "L2.size=1.5K5",
+                              "=3",           "L2.inclusive=maybe"};
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+    ck_assert_msg(ppt_hwspec_set(&hw, bad[i], &err) == PPT_EINPUT, "%s accepted", bad[i]);
+    ck_assert_msg(memcmp(&hw, &before, sizeof hw) == 0, "%s changed the spec", bad[i]);
+    ck_assert_ptr_nonnull(strstr(err.msg, "setting"));
+  }
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("sweep");
+  TCase *tc = tcase_create("sweep");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, hwspec_settings);
+  tcase_add_test(tc, sweep_equals_each_point);
+  tcase_add_test(tc, cli_point_equals_sasmm);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) {
+  return ppt_test_run(suite());
+}
