@@ -67,3 +67,38 @@ unsigned long e2e_read_ulong(const char *dir, const char *file) {
   fclose(f);
   return x;
 }
+
+void e2e_foreach_rec(const ppt_trace *t, void (*fn)(uint32_t thread, const ppt_trace_rec *r, void *arg),
+                     void *arg) {
+  for (uint32_t th = 0; th < ppt_trace_nthreads(t); th++) {
+    ppt_trace_cursor *c;
+    ppt_err err;
+    ck_assert_msg(ppt_trace_cursor_open(t, th, &c, &err) == 0, "%s", err.msg);
+    const ppt_trace_rec *r;
+    size_t n;
+    int rc;
+    while ((rc = ppt_trace_cursor_next(c, &r, &n, &err)) == 0 && n)
+      for (size_t i = 0; i < n; i++) fn(th, &r[i], arg);
+    ck_assert_msg(rc == 0, "%s", err.msg);
+    ppt_trace_cursor_close(c);
+  }
+}
+
+typedef struct heap_count {
+  uint64_t loads, stores;
+} heap_count;
+
+static void count_heap_rec(uint32_t thread, const ppt_trace_rec *r, void *arg) {
+  heap_count *h = arg;
+  (void)thread;
+  if (r->kind == PPT_REC_EVENT || (r->flags & PPT_REC_STACK)) return;
+  h->loads += r->kind == PPT_REC_LOAD;
+  h->stores += r->kind == PPT_REC_STORE;
+}
+
+void e2e_count_heap(const ppt_trace *t, uint64_t *loads, uint64_t *stores) {
+  heap_count h = {0, 0};
+  e2e_foreach_rec(t, count_heap_rec, &h);
+  *loads = h.loads;
+  *stores = h.stores;
+}

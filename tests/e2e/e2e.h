@@ -19,6 +19,13 @@ ppt_trace *e2e_open(const char *dir, const char *file);
 /* ppt_trace_summarize of t (fails the test on error; release with ppt_trace_summary_free). */
 void e2e_summarize(const ppt_trace *t, ppt_trace_summary *s);
 
+/* Calls fn on every record of every thread of t, thread by thread, in stream order (fails
+ * the test on a read error). */
+void e2e_foreach_rec(const ppt_trace *t, void (*fn)(uint32_t thread, const ppt_trace_rec *r, void *arg),
+                     void *arg);
+/* Loads and stores of every thread that are not on the threads' own stacks. */
+void e2e_count_heap(const ppt_trace *t, uint64_t *loads, uint64_t *stores);
+
 /* Reads the first number in dir/file (e.g. an address a test program printed). */
 unsigned long e2e_read_ulong(const char *dir, const char *file);
 

@@ -39,25 +39,6 @@ static const char *k_func =
     "  return 0;\n"
     "}\n";
 
-/* Loads and stores away from the threads' stacks, over every thread. */
-static void count_heap(ppt_trace *t, uint64_t *loads, uint64_t *stores) {
-  *loads = *stores = 0;
-  for (uint32_t th = 0; th < ppt_trace_nthreads(t); th++) {
-    ppt_trace_cursor *c;
-    ppt_err err;
-    ck_assert_int_eq(ppt_trace_cursor_open(t, th, &c, &err), 0);
-    const ppt_trace_rec *r;
-    size_t n;
-    while (ppt_trace_cursor_next(c, &r, &n, &err) == 0 && n)
-      for (size_t i = 0; i < n; i++) {
-        if (r[i].kind == PPT_REC_EVENT || (r[i].flags & PPT_REC_STACK)) continue;
-        *loads += r[i].kind == PPT_REC_LOAD;
-        *stores += r[i].kind == PPT_REC_STORE;
-      }
-    ppt_trace_cursor_close(c);
-  }
-}
-
 START_TEST(roi_function_calls_and_between) {
   const char *d = e2e_dir("e2e_roi_func");
   e2e_write(d, "f.c", k_func);
@@ -67,7 +48,7 @@ START_TEST(roi_function_calls_and_between) {
                      0);
     ppt_trace *t = e2e_open(d, "k.trace");
     uint64_t l, s;
-    count_heap(t, &l, &s);
+    e2e_count_heap(t, &l, &s);
     /* + the outlined body's load of its thread id (*gtid, libomp's memory): one per
      * thread and region */
     ck_assert_uint_ge(l, 600 + 20);
@@ -83,7 +64,7 @@ START_TEST(roi_function_calls_and_between) {
   ck_assert_int_eq(e2e_sh(d, "$PPT trace --roi fact -o r.trace -- ./f >out.txt 2>err.txt"), 0);
   ppt_trace *t = e2e_open(d, "r.trace");
   uint64_t l, s;
-  count_heap(t, &l, &s);
+  e2e_count_heap(t, &l, &s);
   ck_assert_uint_eq(l, 0);
   ck_assert_uint_eq(s, 5);
   ppt_trace_close(t);
@@ -131,7 +112,7 @@ START_TEST(roi_function_cxx_demangled) {
   ck_assert_int_eq(e2e_sh(d, "$PPT trace --roi 'axpy<double>' -o a.trace -- ./x >/dev/null 2>err.txt"), 0);
   ppt_trace *t = e2e_open(d, "a.trace");
   uint64_t l, s;
-  count_heap(t, &l, &s);
+  e2e_count_heap(t, &l, &s);
   ck_assert_uint_ge(l, 600);
   ck_assert_uint_le(l, 600 + 1); /* + *gtid, as above */
   ck_assert_uint_eq(s, 300);

@@ -129,21 +129,8 @@ START_TEST(roi_keeps_only_the_kernel) {
     ck_assert_uint_eq(s.threads, (unsigned)threads);
     ck_assert_uint_eq(s.parallel_regions, 1);
     ck_assert_uint_eq(s.thread_requests, 0);
-    uint64_t loads = 0, stores = 0;
-    for (uint32_t th = 0; th < ppt_trace_nthreads(t); th++) {
-      ppt_trace_cursor *c;
-      ppt_err err;
-      ck_assert_int_eq(ppt_trace_cursor_open(t, th, &c, &err), 0);
-      const ppt_trace_rec *r;
-      size_t n;
-      while (ppt_trace_cursor_next(c, &r, &n, &err) == 0 && n)
-        for (size_t i = 0; i < n; i++) {
-          if (r[i].flags & PPT_REC_STACK) continue;
-          loads += r[i].kind == PPT_REC_LOAD;
-          stores += r[i].kind == PPT_REC_STORE;
-        }
-      ppt_trace_cursor_close(c);
-    }
+    uint64_t loads, stores;
+    e2e_count_heap(t, &loads, &stores);
     ck_assert_uint_eq(loads, 500);
     ck_assert_uint_eq(stores, 500 + 100 + 400);
     ppt_trace_summary_free(&s);

@@ -69,26 +69,27 @@ static const char *k_par =
 
 /* Counts, per thread, references to [lo, lo + len): in parallel blocks, and in all;
  * and references elsewhere that are not on the thread's stack. */
-static void count_x(ppt_trace *t, uint64_t lo, uint64_t len, uint64_t *par, uint64_t *all, uint64_t *other) {
-  for (uint32_t th = 0; th < ppt_trace_nthreads(t); th++) {
-    ppt_trace_cursor *c;
-    ppt_err err;
-    ck_assert_int_eq(ppt_trace_cursor_open(t, th, &c, &err), 0);
-    const ppt_trace_rec *r;
-    size_t n;
-    par[th] = all[th] = 0;
-    while (ppt_trace_cursor_next(c, &r, &n, &err) == 0 && n)
-      for (size_t i = 0; i < n; i++) {
-        if (r[i].kind != PPT_REC_LOAD && r[i].kind != PPT_REC_STORE) continue;
-        if (r[i].addr - lo >= len) {
-          *other += !(r[i].flags & PPT_REC_STACK);
-          continue;
-        }
-        all[th]++;
-        par[th] += (ppt_trace_bb_get(t, r[i].bb)->flags & PPT_BB_PARALLEL) != 0;
-      }
-    ppt_trace_cursor_close(c);
+typedef struct x_count {
+  uint64_t lo, len;
+  uint64_t *par, *all, *other;
+  const ppt_trace *t;
+} x_count;
+
+static void count_x_rec(uint32_t th, const ppt_trace_rec *r, void *arg) {
+  x_count *x = arg;
+  if (r->kind != PPT_REC_LOAD && r->kind != PPT_REC_STORE) return;
+  if (r->addr - x->lo >= x->len) {
+    *x->other += !(r->flags & PPT_REC_STACK);
+    return;
   }
+  x->all[th]++;
+  x->par[th] += (ppt_trace_bb_get(x->t, r->bb)->flags & PPT_BB_PARALLEL) != 0;
+}
+
+static void count_x(ppt_trace *t, uint64_t lo, uint64_t len, uint64_t *par, uint64_t *all, uint64_t *other) {
+  for (uint32_t th = 0; th < ppt_trace_nthreads(t); th++) par[th] = all[th] = 0;
+  x_count x = {lo, len, par, all, other, t};
+  e2e_foreach_rec(t, count_x_rec, &x);
 }
 
 START_TEST(parallel_region) {
