@@ -158,7 +158,7 @@ struct ppt_cli_progress {
   const char *label;
   uint64_t total;
   int tty;
-  struct timespec last;
+  struct timespec start, last;
 };
 
 ppt_cli_progress *ppt_cli_progress_start(const char *label, uint64_t total) {
@@ -167,6 +167,7 @@ ppt_cli_progress *ppt_cli_progress_start(const char *label, uint64_t total) {
   p->label = label;
   p->total = total ? total : 1;
   p->tty = isatty(STDERR_FILENO);
+  clock_gettime(CLOCK_MONOTONIC, &p->start);
   return p;
 }
 
@@ -185,6 +186,14 @@ void ppt_cli_progress_update(ppt_cli_progress *p, uint64_t done) {
   fprintf(stderr, "\r%s [", p->label);
   for (int i = 0; i < width; i++) fputc(i < fill ? '#' : ' ', stderr);
   fprintf(stderr, "] %5.1f%%", 100.0 * f);
+  /* The time left, at the pace so far (once there is a pace to go by). */
+  double spent = (double)(now.tv_sec - p->start.tv_sec) + 1e-9 * (double)(now.tv_nsec - p->start.tv_nsec);
+  if (done > 0 && done < p->total && spent >= 1.0) {
+    double left = spent * (double)(p->total - done) / (double)done;
+    fprintf(stderr, "  ETA %2d:%02d ", (int)(left / 60), (int)left % 60);
+  } else {
+    fprintf(stderr, "%12s", "");
+  }
 }
 
 void ppt_cli_progress_cb(uint64_t done, void *arg) {
@@ -193,7 +202,7 @@ void ppt_cli_progress_cb(uint64_t done, void *arg) {
 
 void ppt_cli_progress_end(ppt_cli_progress *p) {
   if (!p) return;
-  if (p->tty) fprintf(stderr, "\r%*s\r", 60 + (int)0, "");
+  if (p->tty) fprintf(stderr, "\r%*s\r", 80, "");
   free(p);
 }
 
