@@ -107,6 +107,18 @@ const char *ppt_cli_schedule_name(int sched) {
   }
 }
 
+int ppt_cli_split_list(char *s, const char **v, size_t max, size_t *n) {
+  *n = 0;
+  for (char *p = s;;) {
+    size_t len = strcspn(p, ",");
+    if (!len || *n == max) return -1;
+    v[(*n)++] = p;
+    if (!p[len]) return 0;
+    p[len] = '\0';
+    p += len + 1;
+  }
+}
+
 int ppt_cli_take_threads(const char *cmd, const char *s, uint64_t *out) {
   if (ppt_cli_parse_u64(s, out) || *out < 1 || *out > 256)
     return ppt_cli_usage(cmd, "--threads wants 1..256, not '%s'", s);

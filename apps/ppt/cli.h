@@ -110,6 +110,11 @@ void ppt_cli_common_free(ppt_cli_common *c);
 /* Loads --hw and applies each --set in order (ppt_hwspec_set): PPT_EINPUT names the file
  * or the setting. */
 int ppt_cli_load_hw(const ppt_cli_common *c, ppt_hwspec *hw, ppt_err *err);
+/* The same for one spec file of a list (predict and sweep take --hw A.json,B.json). */
+int ppt_cli_load_hw_file(const ppt_cli_common *c, const char *path, ppt_hwspec *hw, ppt_err *err);
+/* Splits "a,b,c" in place into v[0..*n) (at most max); 0, or -1 on an empty item or too
+ * many. */
+int ppt_cli_split_list(char *s, const char **v, size_t max, size_t *n);
 #define PPT_CLI_SET_HELP                                                                       \
   "  --set KEY=VALUE        change one figure of SPEC, repeatable: L2.size=256K, L1.ways=4,\n" \
   "                         L3.shared_by=8, line=128 (every level), dram.latency_ns=90, ...\n" \

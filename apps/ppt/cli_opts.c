@@ -190,12 +190,16 @@ void ppt_cli_common_free(ppt_cli_common *c) {
 }
 
 int ppt_cli_load_hw(const ppt_cli_common *c, ppt_hwspec *hw, ppt_err *err) {
-  int rc = ppt_hwspec_load(c->hw, hw, err);
+  return ppt_cli_load_hw_file(c, c->hw, hw, err);
+}
+
+int ppt_cli_load_hw_file(const ppt_cli_common *c, const char *path, ppt_hwspec *hw, ppt_err *err) {
+  int rc = ppt_hwspec_load(path, hw, err);
   for (size_t i = 0; i < c->nset && !rc; i++)
     if ((rc = ppt_hwspec_set(hw, c->set[i], err))) {
       char why[sizeof err->msg];
       snprintf(why, sizeof why, "%s", err->msg);
-      ppt_err_set(err, (ppt_status)rc, "%s: %s", c->hw, why);
+      ppt_err_set(err, (ppt_status)rc, "%s: %s", path, why);
     }
   return rc;
 }

@@ -10,16 +10,12 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "predict.h"
 #include "ppt/engine.h"
 #include "ppt/hwspec.h"
 #include "ppt/io.h"
 #include "ppt/progmodel.h"
 #include "ppt/trace.h"
-
-/* part / of as a JSON number; null when of is 0. */
-static json_object *share(uint64_t part, uint64_t of) {
-  return of ? json_object_new_double((double)part / (double)of) : NULL;
-}
 
 static void help(void) {
   ppt_tc_policy def;
@@ -27,11 +23,13 @@ static void help(void) {
   char frac[32] = "";
   if (def.overlap == PPT_OVERLAP_PARTIAL) snprintf(frac, sizeof frac, ",%.2f", def.fraction);
   printf(
-      "usage: ppt predict TRACE --hw SPEC [--cores 1,2,4,8,16] [options]\n\n"
+      "usage: ppt predict TRACE --hw SPEC[,SPEC...] [--cores 1,2,4,8,16] [options]\n\n"
       "Predicts the runtime of the traced program on N cores of the CPU in SPEC (a hwspec with\n"
       "timing data: clock, latencies, bandwidths, op throughputs), with hit rates, speedup and\n"
       "a time breakdown per core count.\n\n"
-      "  --hw SPEC             hwspec JSON with timing (e.g. hwspecs/host.json)\n" PPT_CLI_SET_HELP
+      "  --hw SPEC[,SPEC...]   hwspec JSON with timing (e.g. hwspecs/host.json); several (up to 8)\n"
+      "                        are compared: a table with a column group per spec, --plot's\n"
+      "                        runtime lines together, and in --json a \"specs\" entry each\n" PPT_CLI_SET_HELP
       "  --cores LIST          core counts (default 1,2,4,8,16)\n"
       "  --overlap P           compute/memory overlap: sum, max, partial,F or stall (default %s%s)\n"
       "  --compute M           op classes: sum (PPT: one after the other) or ports (the busiest\n"
@@ -63,51 +61,6 @@ static void help(void) {
       ppt_tc_overlap_name(def.overlap), frac, ppt_tc_compute_name(def.compute),
       ppt_tc_memory_name(def.memory));
 }
-
-/* A site of the program model (ppt/progmodel.h) summed over its phases at one core
- * count: the engine's seconds and breakdown of its regions, its hit rates. */
-typedef struct site_row {
-  char function[128], file[256];
-  uint32_t line;
-  int parallel;
-  uint64_t instances;
-  double runtime_s, compute_s, memory_s, imbalance_s, fork_join_s;
-  double seg_compute, seg_memory; /* --plot: mean busy time less fork-join, split */
-  ppt_progmodel_site_info info;   /* counts and rates (its strings are not kept) */
-} site_row;
-
-typedef struct point {
-  uint32_t n;
-  double seconds, compute_s, memory_s, wait_s;
-  size_t regions;
-  ppt_tracesim_result rates;
-  site_row *rows; /* sorted by runtime_s, largest first */
-  size_t nrows;
-} point;
-
-/* A core model of --models: its name as given and its policy. */
-typedef struct model {
-  char name[64];
-  ppt_tc_policy pol;
-} model;
-
-typedef struct args {
-  ppt_cli_common c; /* --hw, --cores, --interleave, --seed, --only, --plot, --json; c.operand: the trace */
-  ppt_sasmm_opts so;
-  ppt_node_config cfg;
-  model models[64]; /* --models */
-  size_t nmodels;
-  double fork_cycles; /* --fork-cycles, when fork_set */
-  int fork_set;
-} args;
-
-typedef struct results {
-  ppt_hwspec hw;
-  double fork_cycles; /* of a region on more than one thread: --fork-cycles, else the spec's */
-  point *pts;         /* one per core count */
-  size_t npts;
-  double *mrt; /* --models: runtime of model j on core count i at mrt[j * ncores + i] */
-} results;
 
 /* Largest runtime first; ties in source order, so that output does not depend on qsort. */
 static int by_runtime(const void *a, const void *b) {
@@ -283,7 +236,7 @@ static int simulate(const ppt_hwspec *hw, const ppt_node_config *cfg, const ppt_
 
 /* The prediction for core count i, and the other core models' runtimes from the same
  * cache simulation (only the tasklists change). */
-static int predict_point(const args *a, results *r, const ppt_trace *t, const uint8_t *counted, size_t i,
+static int predict_point(const args *a, spec_run *r, const ppt_trace *t, const uint8_t *counted, size_t i,
                          ppt_err *err) {
   uint32_t n = a->c.cores[i];
   ppt_sasmm_opts so = a->so;
@@ -317,351 +270,64 @@ static int predict_point(const args *a, results *r, const ppt_trace *t, const ui
   return rc;
 }
 
-static int run(void *va, void *vr, ppt_err *err) {
-  const args *a = va;
-  results *r = vr;
-  ppt_trace *t = NULL;
-  uint8_t *counted = NULL;
-  int rc = ppt_cli_load_hw(&a->c, &r->hw, err);
-  if (!rc) rc = ppt_hwspec_has_timing(&r->hw, a->c.hw, err);
-  if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &t, err);
-  if (!rc) ppt_cli_stack_refs(&a->c, t);
-  if (!rc) rc = ppt_cli_counted(&a->c, t, &counted, err);
+/* Loads spec r->file (with --set) and predicts every core count on it. */
+static int run_spec(const args *a, spec_run *r, const ppt_trace *t, const uint8_t *counted, ppt_err *err) {
+  int rc = ppt_cli_load_hw_file(&a->c, r->file, &r->hw, err);
+  if (!rc) rc = ppt_hwspec_has_timing(&r->hw, r->file, err);
   if (!rc) rc = ppt_cli_check_memory(&a->c, t, &r->hw, 1, 1, err);
-  if (rc) {
-    ppt_trace_close(t);
-    return rc;
-  }
+  if (rc) return rc;
   /* The fork-join cost of a region: --fork-cycles, else the spec's measured figure. */
   r->fork_cycles = a->fork_set ? a->fork_cycles : r->hw.fork_join_cycles;
   size_t nc = a->c.ncores;
   r->pts = calloc(nc, sizeof *r->pts);
   r->mrt = calloc(a->nmodels * nc + 1, sizeof *r->mrt);
-  if (!r->pts || !r->mrt) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-  if (r->pts) r->npts = nc;
+  if (!r->pts || !r->mrt) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  r->npts = nc;
   ppt_cli_progress *prog = ppt_cli_progress_start("predicting", nc);
   for (size_t i = 0; i < nc && !rc; i++) {
     rc = predict_point(a, r, t, counted, i, err);
     ppt_cli_progress_update(prog, i + 1);
   }
   ppt_cli_progress_end(prog);
+  return rc;
+}
+
+static int run(void *va, void *vr, ppt_err *err) {
+  const args *a = va;
+  results *r = vr;
+  ppt_trace *t = NULL;
+  uint8_t *counted = NULL;
+  if (!(r->files_text = strdup(a->c.hw))) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (ppt_cli_split_list(r->files_text, r->files, PPT_PREDICT_MAX_SPECS, &r->nruns))
+    return ppt_err_set(err, PPT_EINPUT,
+                       "--hw wants spec files A.json,B.json,... (none empty, at most %d), not '%s'",
+                       PPT_PREDICT_MAX_SPECS, a->c.hw);
+  int rc = ppt_cli_open_sequential(a->c.operand, &t, err);
+  if (!rc) ppt_cli_stack_refs(&a->c, t);
+  if (!rc) rc = ppt_cli_counted(&a->c, t, &counted, err);
+  for (size_t s = 0; s < r->nruns && !rc; s++) {
+    r->runs[s].file = r->files[s];
+    rc = run_spec(a, &r->runs[s], t, counted, err);
+  }
   free(counted);
   ppt_trace_close(t);
   return rc;
 }
 
-/* ---------------------------------------------------------------- output */
-
-static json_object *settings_json(const args *a, const results *r) {
-  const ppt_tc_policy *pol = &a->cfg.policy;
-  json_object *set = json_object_new_object();
-  json_object_object_add(set, "overlap", json_object_new_string(ppt_tc_overlap_name(pol->overlap)));
-  json_object_object_add(set, "overlap_fraction", json_object_new_double(ppt_tc_policy_fraction(pol)));
-  json_object_object_add(set, "interleave", json_object_new_string(ppt_interleave_name(a->so.interleave)));
-  json_object_object_add(set, "seed", json_object_new_int64((int64_t)a->c.seed));
-  json_object_object_add(set, "coherence", json_object_new_boolean(a->so.coherence));
-  json_object_object_add(set, "fork_cycles", json_object_new_double(r->fork_cycles));
-  json_object_object_add(set, "compute", json_object_new_string(ppt_tc_compute_name(pol->compute)));
-  json_object_object_add(set, "memory", json_object_new_string(ppt_tc_memory_name(pol->memory)));
-  return set;
-}
-
-/* Per level: hit rates, and of the references the level served, the shares the
- * prefetcher model covered, whose first-level miss queued on one set (ppt/missq.h) and
- * that came from another core's cache. */
-static json_object *levels_json(const ppt_hwspec *hw, const ppt_tracesim_result *q) {
-  json_object *lv = json_object_new_array();
-  for (uint32_t k = 0; k < q->nlevels; k++) {
-    json_object *l = json_object_new_object();
-    json_object_object_add(l, "name", json_object_new_string(hw->levels[k].name));
-    json_object_object_add(l, "hit_rate", ppt_cli_json_rate(q->levels[k].ref_hit_rate));
-    json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(q->levels[k].ref_local_hit_rate));
-    if (k > 0) {
-      json_object_object_add(l, "prefetched", share(q->prefetched[k], q->served[k]));
-      json_object_object_add(l, "same_set", share(q->same_set[k], q->served[k]));
-      json_object_object_add(l, "transfers", share(q->transfers[k], q->served[k]));
-    }
-    json_object_array_add(lv, l);
-  }
-  return lv;
-}
-
-static json_object *dram_json(const ppt_tracesim_result *q) {
-  uint32_t d = q->nlevels;
-  json_object *dr = json_object_new_object();
-  json_object_object_add(dr, "served", json_object_new_int64((int64_t)q->served[d]));
-  json_object_object_add(dr, "prefetched", share(q->prefetched[d], q->served[d]));
-  json_object_object_add(dr, "same_set", share(q->same_set[d], q->served[d]));
-  json_object_object_add(dr, "transfers", share(q->transfers[d], q->served[d]));
-  return dr;
-}
-
-/* Data TLB: the share of references missing every TLB level up to this one. */
-static json_object *tlb_json(const ppt_tracesim_result *q) {
-  json_object *ta = json_object_new_array();
-  uint64_t miss = q->counted_refs;
-  for (uint32_t j = 0; j < q->ntlb; j++) {
-    json_object *l = json_object_new_object();
-    miss -= q->tlb_served[j];
-    json_object_object_add(l, "name", json_object_new_string(q->tlb_names[j]));
-    json_object_object_add(l, "miss_rate", json_object_new_double((double)miss / (double)q->counted_refs));
-    json_object_array_add(ta, l);
-  }
-  return ta;
-}
-
-/* The sites, largest runtime first (docs/engine.md, "Regions in the output"). */
-static json_object *regions_json(const ppt_hwspec *hw, const point *pt) {
-  json_object *arr = json_object_new_array();
-  for (size_t i = 0; i < pt->nrows; i++) {
-    const site_row *w = &pt->rows[i];
-    json_object *o = json_object_new_object(), *lv = json_object_new_array();
-    json_object_object_add(o, "function", json_object_new_string(w->function));
-    json_object_object_add(o, "file", json_object_new_string(w->file));
-    json_object_object_add(o, "line", json_object_new_int64(w->line));
-    json_object_object_add(o, "kind", json_object_new_string(w->parallel ? "parallel" : "serial"));
-    json_object_object_add(o, "instances", json_object_new_int64((int64_t)w->instances));
-    json_object_object_add(o, "runtime_s", json_object_new_double(w->runtime_s));
-    json_object_object_add(o, "compute_s", json_object_new_double(w->compute_s));
-    json_object_object_add(o, "memory_s", json_object_new_double(w->memory_s));
-    json_object_object_add(o, "imbalance_s", json_object_new_double(w->imbalance_s));
-    json_object_object_add(o, "fork_join_s", json_object_new_double(w->fork_join_s));
-    for (uint32_t k = 0; k < w->info.nlevels; k++) {
-      json_object *l = json_object_new_object();
-      json_object_object_add(l, "name", json_object_new_string(hw->levels[k].name));
-      json_object_object_add(l, "hit_rate", ppt_cli_json_rate(w->info.hit_rate[k]));
-      json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(w->info.local_hit_rate[k]));
-      json_object_object_add(l, "accesses", json_object_new_int64((int64_t)w->info.accesses[k]));
-      json_object_object_add(l, "misses", json_object_new_int64((int64_t)w->info.misses[k]));
-      json_object_array_add(lv, l);
-    }
-    json_object_object_add(o, "levels", lv);
-    json_object_array_add(arr, o);
-  }
-  return arr;
-}
-
-static json_object *point_json(const ppt_hwspec *hw, const point *pt, const point *first) {
-  json_object *e = json_object_new_object(), *bd = json_object_new_object();
-  const ppt_tracesim_result *q = &pt->rates;
-  json_object_object_add(e, "n", json_object_new_int((int)pt->n));
-  json_object_object_add(e, "runtime_s", json_object_new_double(pt->seconds));
-  json_object_object_add(e, "speedup", json_object_new_double(first->seconds / pt->seconds));
-  json_object_object_add(e, "nregions", json_object_new_int64((int64_t)pt->regions));
-  json_object_object_add(e, "levels", levels_json(hw, q));
-  json_object_object_add(e, "dram", dram_json(q));
-  if (q->ntlb && q->counted_refs) json_object_object_add(e, "tlb", tlb_json(q));
-  json_object_object_add(bd, "compute_s", json_object_new_double(pt->compute_s));
-  json_object_object_add(bd, "memory_s", json_object_new_double(pt->memory_s));
-  json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pt->wait_s));
-  json_object_object_add(e, "breakdown", bd);
-  json_object_object_add(e, "regions", regions_json(hw, pt));
-  return e;
-}
-
-static json_object *models_json(const args *a, const results *r) {
-  json_object *ma = json_object_new_array();
-  for (size_t j = 0; j < a->nmodels; j++) {
-    json_object *me = json_object_new_object(), *ca = json_object_new_array();
-    json_object_object_add(me, "model", json_object_new_string(a->models[j].name));
-    for (size_t i = 0; i < a->c.ncores; i++) {
-      json_object *e = json_object_new_object();
-      json_object_object_add(e, "n", json_object_new_int((int)r->pts[i].n));
-      json_object_object_add(e, "runtime_s", json_object_new_double(r->mrt[j * a->c.ncores + i]));
-      json_object_array_add(ca, e);
-    }
-    json_object_object_add(me, "cores", ca);
-    json_object_array_add(ma, me);
-  }
-  return ma;
-}
-
-static int write_json(void *va, void *vr, ppt_err *err) {
-  const args *a = va;
-  const results *r = vr;
-  json_object *o = ppt_cli_json_head(&a->c, settings_json(a, r)), *arr = json_object_new_array();
-  for (size_t i = 0; i < a->c.ncores; i++)
-    json_object_array_add(arr, point_json(&r->hw, &r->pts[i], &r->pts[0]));
-  json_object_object_add(o, "cores", arr);
-  if (a->nmodels) json_object_object_add(o, "models", models_json(a, r));
-  return ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
-}
-
-static void write_models_table(const args *a, const results *r) {
-  printf("\n%-28s", "core model (runtime)");
-  for (size_t i = 0; i < a->c.ncores; i++) {
-    char h[32];
-    snprintf(h, sizeof h, "%u cores", r->pts[i].n);
-    printf(" %11s", h);
-  }
-  printf("\n");
-  for (size_t j = 0; j < a->nmodels; j++) {
-    printf("%-28s", a->models[j].name);
-    for (size_t i = 0; i < a->c.ncores; i++) printf(" %9.4f s", r->mrt[j * a->c.ncores + i]);
-    printf("\n");
-  }
-}
-
-/* Index of the largest core count. */
-static size_t largest(const point *pts, size_t np) {
-  size_t b = 0;
-  for (size_t i = 1; i < np; i++)
-    if (pts[i].n > pts[b].n) b = i;
-  return b;
-}
-
-/* The top regions (sites) at one core count, by runtime. */
-static void write_regions_table(const ppt_hwspec *hw, const point *pt) {
-  uint32_t last = hw->nlevels ? hw->nlevels - 1 : 0;
-  printf("\ntop regions on %u cores %41s %7s %7s %7s\n", pt->n, "runtime", "share", hw->levels[0].name,
-         hw->levels[last].name);
-  for (size_t i = 0; i < pt->nrows && i < 10; i++) {
-    const site_row *w = &pt->rows[i];
-    char where[300];
-    const char *base = strrchr(w->file, '/');
-    snprintf(where, sizeof where, "%s %s:%u (%s)", w->parallel ? "par" : "ser", base ? base + 1 : w->file,
-             w->line, w->function);
-    printf("%2zu %-50.50s %10.4g s %6.2f%% %6.2f%% %6.2f%%\n", i + 1, where, w->runtime_s,
-           pt->seconds > 0 ? 100 * w->runtime_s / pt->seconds : 0.0, 100 * w->info.hit_rate[0],
-           100 * w->info.hit_rate[last]);
-  }
-}
-
-static int write_table(void *va, void *vr, ppt_err *err) {
-  const args *a = va;
-  const results *r = vr;
-  (void)err;
-  const ppt_tc_policy *pol = &a->cfg.policy;
-  const ppt_hwspec *hw = &r->hw;
-  const point *pts = r->pts;
-  printf(
-      "%s on %s (%s overlap %.2f, compute %s, memory %s, interleave %s, seed %llu, fork-join %.0f cycles)\n",
-      a->c.operand, hw->name, ppt_tc_overlap_name(pol->overlap), ppt_tc_policy_fraction(pol),
-      ppt_tc_compute_name(pol->compute), ppt_tc_memory_name(pol->memory),
-      ppt_interleave_name(a->so.interleave), (unsigned long long)a->c.seed, r->fork_cycles);
-  printf("%6s %12s %8s", "cores", "runtime", "speedup");
-  for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %7s", hw->levels[k].name);
-  printf(" %10s %10s %10s\n", "compute", "memory", "imbalance");
-  for (size_t i = 0; i < a->c.ncores; i++) {
-    printf("%6u %10.4f s %7.2fx", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
-    for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %6.2f%%", 100 * pts[i].rates.levels[k].ref_hit_rate);
-    printf(" %8.4f s %8.4f s %8.4f s\n", pts[i].compute_s, pts[i].memory_s, pts[i].wait_s);
-  }
-  printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
-  write_regions_table(hw, &pts[largest(pts, a->c.ncores)]);
-  if (a->nmodels) write_models_table(a, r);
-  return 0;
-}
-
-/* Is row w the site `of`? */
-static int same_site(const site_row *w, const site_row *of) {
-  return w->line == of->line && w->parallel == of->parallel && !strcmp(w->file, of->file) &&
-         !strcmp(w->function, of->function);
-}
-
-/* FILE-regions.png's data: per core count (a gnuplot data set), one row per top site of
- * the largest core count (up to 6) and "other", segments compute memory imbalance fork-join. */
-static void regions_data(FILE *d, const point *pts, size_t np) {
-  const point *top = &pts[largest(pts, np)];
-  size_t ntop = top->nrows < 6 ? top->nrows : 6;
-  for (size_t i = 0; i < np; i++) {
-    double seg[7][4] = {{0}};
-    for (size_t j = 0; j < pts[i].nrows; j++) {
-      const site_row *w = &pts[i].rows[j];
-      size_t t = 0;
-      while (t < ntop && !same_site(w, &top->rows[t])) t++;
-      double add[4] = {w->seg_compute, w->seg_memory, w->imbalance_s, w->fork_join_s};
-      for (int k = 0; k < 4; k++) seg[t][k] += add[k];
-    }
-    for (size_t t = 0; t <= ntop; t++) {
-      if (t == ntop && top->nrows <= ntop) break; /* no "other" */
-      const site_row *w = t < ntop ? &top->rows[t] : NULL;
-      const char *base = w ? strrchr(w->file, '/') : NULL;
-      char label[300];
-      snprintf(label, sizeof label, "%s:%u%s", w ? (base ? base + 1 : w->file) : "other", w ? w->line : 0,
-               w && !w->parallel ? " serial" : "");
-      for (char *c = label; *c; c++)
-        if (*c == '"' || *c == '\'') *c = '_';
-      fprintf(d, "\"%s\" %.9g %.9g %.9g %.9g\n", w ? label : "other", seg[t][0], seg[t][1], seg[t][2],
-              seg[t][3]);
-    }
-    fprintf(d, "\n\n");
-  }
-}
-
-/* FILE-regions.png: stacked bars of the top regions, grouped by core count. */
-static int write_regions_plot(const char *path, const char *title, const point *pts, size_t np,
-                              ppt_err *err) {
-  char png[4096], tmp[4200];
-  size_t len = strlen(path);
-  int ext = len > 4 && !strcmp(path + len - 4, ".png");
-  snprintf(png, sizeof png, "%.*s-regions.png", (int)(ext ? len - 4 : len), path);
-  snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", png, (long)getpid());
-  FILE *d = fopen(tmp, "w");
-  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", png, strerror(errno));
-  regions_data(d, pts, np);
-  if (ppt_cli_close_data(d, tmp, png, err)) return PPT_ERUN;
-  size_t cap = 1024 + np * (2 * sizeof tmp + 256);
-  char *sc = malloc(cap);
-  if (!sc) {
-    remove(tmp);
-    return ppt_err_set(err, PPT_ERUN, "out of memory");
-  }
-  int n = snprintf(
-      sc, cap,
-      "set style data histogram\nset style histogram rowstacked\nset style fill solid 0.8 border -1\n"
-      "set boxwidth 0.8\nset ylabel 'seconds'\nset xtics rotate by -45\nset grid y\n"
-      "set key outside right\nplot ");
-  for (size_t i = 0; i < np; i++)
-    n += snprintf(
-        sc + n, cap - (size_t)n,
-        "%snewhistogram '%u cores' lt 1, '%s' index %zu using 2:xtic(1) %s, '' index %zu using 3 %s, "
-        "'' index %zu using 4 %s, '' index %zu using 5 %s",
-        i ? ", " : "", pts[i].n, tmp, i, i ? "notitle" : "title 'compute'", i,
-        i ? "notitle" : "title 'memory'", i, i ? "notitle" : "title 'imbalance'", i,
-        i ? "notitle" : "title 'fork-join'");
-  snprintf(sc + n, cap - (size_t)n, "\n");
-  int rc = ppt_cli_gnuplot(png, tmp, sc, "ppt predict", title, err);
-  free(sc);
-  return rc;
-}
-
-/* --plot: runtime and speedup against cores, and the regions' breakdown, by gnuplot;
- * written atomically. */
-static int write_plot(void *va, void *vr, ppt_err *err) {
-  const args *a = va;
-  const char *path = a->c.plot, *title = a->c.operand;
-  const point *pts = ((const results *)vr)->pts;
-  size_t np = a->c.ncores;
-  if (!path) return 0;
-  char tmp[4096], script[9000];
-  snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", path, (long)getpid());
-  FILE *d = fopen(tmp, "w");
-  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", path, strerror(errno));
-  for (size_t i = 0; i < np; i++)
-    fprintf(d, "%u %.9g %.6g\n", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
-  if (ppt_cli_close_data(d, tmp, path, err)) return PPT_ERUN;
-  snprintf(script, sizeof script,
-           "set xlabel 'cores'\nset logscale x 2\n"
-           "set ylabel 'runtime (s)'\nset y2label 'speedup'\nset y2tics\nset ytics nomirror\nset grid\n"
-           "set key top center\n"
-           "plot '%s' using 1:2 with linespoints lw 2 title 'runtime', '' using 1:3 axes x1y2 with "
-           "linespoints lw 2 "
-           "title 'speedup', '' using 1:1 axes x1y2 with lines dt 2 title 'ideal speedup'\n",
-           tmp);
-  int rc = ppt_cli_gnuplot(path, tmp, script, "ppt predict", title, err);
-  return rc ? rc : write_regions_plot(path, title, pts, np, err);
-}
-
 static void release(void *vr) {
   results *r = vr;
-  for (size_t i = 0; r->pts && i < r->npts; i++) free(r->pts[i].rows);
-  free(r->pts);
-  free(r->mrt);
+  for (size_t s = 0; s < PPT_PREDICT_MAX_SPECS; s++) {
+    spec_run *run = &r->runs[s];
+    for (size_t i = 0; run->pts && i < run->npts; i++) free(run->pts[i].rows);
+    free(run->pts);
+    free(run->mrt);
+  }
+  free(r->files_text);
 }
 
 int ppt_cmd_predict(int argc, char **argv) {
-  static const ppt_cli_steps steps = {"predict",  parse_args, run,    write_table,
-                                      write_json, write_plot, release};
+  static const ppt_cli_steps steps = {
+      "predict", parse_args, run, ppt_predict_write_table, ppt_predict_write_json, ppt_predict_write_plot,
+      release};
   return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

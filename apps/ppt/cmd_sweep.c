@@ -118,22 +118,9 @@ static int parse_args(int argc, char **argv, void *va) {
 
 /* ---------------------------------------------------------------- run */
 
-/* Splits "a,b,c" in place into v (at most max); 0, or -1 on an empty item or too many. */
-static int split(char *s, const char **v, size_t max, size_t *n) {
-  *n = 0;
-  for (char *p = s;;) {
-    size_t len = strcspn(p, ",");
-    if (!len || *n == max) return -1;
-    v[(*n)++] = p;
-    if (!p[len]) return 0;
-    p[len] = '\0';
-    p += len + 1;
-  }
-}
-
 static int parse_axes(const args *a, results *r, ppt_err *err) {
   if (!(r->files_text = strdup(a->c.hw))) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  if (split(r->files_text, r->files, MAX_FILES, &r->nfiles))
+  if (ppt_cli_split_list(r->files_text, r->files, MAX_FILES, &r->nfiles))
     return ppt_err_set(err, PPT_EINPUT,
                        "--hw wants spec files A.json,B.json,... (none empty, at most %d), not '%s'",
                        MAX_FILES, a->c.hw);
@@ -143,7 +130,7 @@ static int parse_axes(const args *a, results *r, ppt_err *err) {
     char *eq = strchr(x->text, '='); /* there is one: the option parser checked */
     *eq = '\0';
     x->key = x->text;
-    if (split(eq + 1, x->vals, MAX_VALUES, &x->nvals))
+    if (ppt_cli_split_list(eq + 1, x->vals, MAX_VALUES, &x->nvals))
       return ppt_err_set(err, PPT_EINPUT, "--set %s: wants values V1,V2,... (none empty, at most %d)",
                          a->c.set[i], MAX_VALUES);
     for (size_t j = 0; j < i; j++)

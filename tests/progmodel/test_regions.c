@@ -300,6 +300,24 @@ START_TEST(two_regions) {
              "&& exit $s",
              pr),
       1);
+
+  /* Two specs compared: each spec's entry is what predicting on it alone gives. */
+  const char *hw2 = "$PPT_SOURCE_DIR/hwspecs/intel-xeon-e5-2650v3.json";
+  const char *cmp = "$PPT predict two.trace --cores 1,2 --hw $PPT_SOURCE_DIR/hwspecs/host.json";
+  ck_assert_int_eq(e2e_sh(d, "%s,%s --json >c.json 2>/dev/null", cmp, hw2), 0);
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT predict two.trace --hw %s --cores 1,2 --json >i.json 2>/dev/null && "
+                          "for k in 0 1; do "
+                          "test \"$(jq \".specs[0].cores[$k].runtime_s\" c.json)\" = "
+                          "\"$(jq \".cores[$k].runtime_s\" p.json)\" && "
+                          "test \"$(jq \".specs[1].cores[$k].runtime_s\" c.json)\" = "
+                          "\"$(jq \".cores[$k].runtime_s\" i.json)\" "
+                          "|| exit 1; done && test \"$(jq -r '.specs[1].hwspec' c.json)\" = %s",
+                          hw2, hw2),
+                   0);
+  /* the table has a column group per spec; an empty list item is bad input */
+  ck_assert_int_eq(e2e_sh(d, "%s,%s | grep -q '^comparison | host .*| intel-xeon-e5-2650v3'", cmp, hw2), 0);
+  ck_assert_int_eq(e2e_sh(d, "%s, >/dev/null 2>err; test $? -eq 2 && grep -q 'none empty' err", cmp), 0);
 }
 END_TEST
 
