@@ -29,7 +29,8 @@ static void help(void) {
       "a time breakdown per core count.\n\n"
       "  --hw SPEC[,SPEC...]   hwspec JSON with timing (e.g. hwspecs/host.json); several (up to 8)\n"
       "                        are compared: a table with a column group per spec, --plot's\n"
-      "                        runtime lines together, and in --json a \"specs\" entry each\n" PPT_CLI_SET_HELP
+      "                        runtime lines together, and in --json a \"specs\" entry "
+      "each\n" PPT_CLI_SET_HELP
       "  --cores LIST          core counts (default 1,2,4,8,16)\n"
       "  --overlap P           compute/memory overlap: sum, max, partial,F or stall (default %s%s)\n"
       "  --compute M           op classes: sum (PPT: one after the other) or ports (the busiest\n"
@@ -231,6 +232,22 @@ static int simulate(const ppt_hwspec *hw, const ppt_node_config *cfg, const ppt_
   int rc = ppt_node_new(hw, cfg, &node, err);
   if (!rc) rc = ppt_node_run(node, ppt_progmodel_program(m), res, err);
   ppt_node_free(node);
+  return rc;
+}
+
+int ppt_cli_predict_seconds(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *base,
+                            const uint8_t *counted, uint32_t n, double *seconds, ppt_err *err) {
+  ppt_sasmm_opts so = *base;
+  ppt_node_config cfg;
+  ppt_node_config_default(&cfg);
+  so.ncores = cfg.cores = n;
+  cfg.fork_cycles = n > 1 ? hw->fork_join_cycles : hw->fork_join_serial_cycles; /* as predict_point */
+  ppt_progmodel *m = NULL;
+  ppt_node_result *res = NULL;
+  int rc = ppt_progmodel_build(t, hw, &so, &cfg.policy, counted, &m, err);
+  if (!rc && !(rc = simulate(hw, &cfg, m, &res, err))) *seconds = ppt_node_result_seconds(res);
+  ppt_node_result_free(res);
+  ppt_progmodel_free(m);
   return rc;
 }
 

@@ -42,7 +42,10 @@ static void help(void) {
       "  --plot FILE.png        heatmap: configurations x core counts, colour = misses per\n"
       "                         1000 references at --plot-level; and FILE-levels.png: each\n"
       "                         level's hit rate against cores, a line per configuration\n"
-      "  --plot-level NAME      the level the heatmap shows (default: the last)\n" PPT_CLI_NOSTACK_HELP
+      "  --plot-level NAME      the level the heatmap shows (default: the last)\n"
+      "  --runtime              also each point's runtime, as 'ppt predict --set ...' gives it\n"
+      "                         (default core model; specs with timing data only): one program\n"
+      "                         model per point, so far slower than the hit rates\n" PPT_CLI_NOSTACK_HELP
       "  --json                 machine-readable results on stdout\n"
       "  -h, --help\n");
 }
@@ -60,6 +63,7 @@ typedef struct args {
   ppt_sasmm_opts base;
   uint64_t threads;
   const char *plot_level;
+  int runtime; /* --runtime */
 } args;
 
 /* A configuration: spec file and one value of each axis. */
@@ -80,6 +84,7 @@ typedef struct results {
   ppt_trace *t;
   uint8_t *counted;
   ppt_tracesim_result *out; /* [core index * nspecs + spec] */
+  double *runtime;          /* --runtime: the same layout; NaN where a spec has no timing */
   ppt_sweep_stats stats;
   double seconds;
 } results;
@@ -89,6 +94,7 @@ static int take(void *arg, int val, const char *value) {
   switch (val) {
     case 's': return ppt_cli_take_schedule("sweep", value, &a->base.sched, &a->base.chunk);
     case 'L': a->plot_level = value; return 0;
+    case 'R': a->runtime = 1; return 0;
     default: return ppt_cli_take_threads("sweep", value, &a->threads); /* --threads */
   }
 }
@@ -97,6 +103,7 @@ static int parse_args(int argc, char **argv, void *va) {
   static const struct option own[] = {{"schedule", required_argument, 0, 's'},
                                       {"threads", required_argument, 0, 't'},
                                       {"plot-level", required_argument, 0, 'L'},
+                                      {"runtime", no_argument, 0, 'R'},
                                       {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "sweep",
                                     .shared = PPT_OPT_HW | PPT_OPT_CORES | PPT_OPT_INTERLEAVE | PPT_OPT_SEED |
@@ -188,6 +195,27 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* --runtime: ppt predict's runtime at every point whose spec has timing data. */
+static int runtimes(const args *a, results *r, ppt_err *err) {
+  size_t n = a->c.ncores * r->nspecs;
+  if (!(r->runtime = malloc(n * sizeof *r->runtime))) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  ppt_cli_progress *bar = ppt_cli_progress_start("runtimes", n);
+  int rc = 0;
+  for (size_t s = 0; s < r->nspecs && !rc; s++) {
+    ppt_err skip;
+    int timed = !ppt_hwspec_has_timing(&r->specs[s], r->specs[s].name, &skip);
+    for (size_t c = 0; c < a->c.ncores && !rc; c++) {
+      double *x = &r->runtime[c * r->nspecs + s];
+      *x = NAN;
+      if (timed)
+        rc = ppt_cli_predict_seconds(r->t, &r->specs[s], &a->base, r->counted, a->c.cores[c], x, err);
+      ppt_cli_progress_update(bar, s * a->c.ncores + c + 1);
+    }
+  }
+  ppt_cli_progress_end(bar);
+  return rc;
+}
+
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
@@ -216,7 +244,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   rc = ppt_sweep_run(r->t, r->specs, r->nspecs, &o, r->out, &r->stats, err);
   r->seconds = now() - t0;
   ppt_cli_progress_end(bar);
-  return rc;
+  return rc || !a->runtime ? rc : runtimes(a, r, err);
 }
 
 static void release(void *vr) {
@@ -226,6 +254,7 @@ static void release(void *vr) {
   free(r->cfg);
   free(r->specs);
   free(r->out);
+  free(r->runtime);
   free(r->counted);
   ppt_trace_close(r->t);
 }
@@ -235,6 +264,11 @@ static void release(void *vr) {
 static const ppt_tracesim_result *point(const args *a, const results *r, size_t spec, size_t core) {
   (void)a;
   return &r->out[core * r->nspecs + spec];
+}
+
+/* --runtime's prediction at a point; NaN without --runtime or timing data. */
+static double runtime_of(const results *r, size_t spec, size_t core) {
+  return r->runtime ? r->runtime[core * r->nspecs + spec] : NAN;
 }
 
 /* Misses per 1000 counted references at level k (Cachegrind's unit). */
@@ -250,7 +284,8 @@ static json_object *value_json(const char *v) {
   return x == floor(x) && fabs(x) < 9e15 ? json_object_new_int64((int64_t)x) : json_object_new_double(x);
 }
 
-static json_object *point_json(const results *r, size_t s, uint32_t cores, const ppt_tracesim_result *p) {
+static json_object *point_json(const results *r, size_t s, uint32_t cores, const ppt_tracesim_result *p,
+                               double runtime_s) {
   json_object *e = json_object_new_object(), *set = json_object_new_object(), *lv = json_object_new_array();
   json_object_object_add(e, "hw", json_object_new_string(r->specs[s].name));
   json_object_object_add(e, "hwspec", json_object_new_string(r->files[r->cfg[s].file]));
@@ -271,6 +306,7 @@ static json_object *point_json(const results *r, size_t s, uint32_t cores, const
   }
   json_object_object_add(e, "levels", lv);
   json_object_object_add(e, "counted_refs", json_object_new_uint64(p->counted_refs));
+  if (!isnan(runtime_s)) json_object_object_add(e, "runtime_s", json_object_new_double(runtime_s));
   return e;
 }
 
@@ -287,7 +323,7 @@ static int write_json(void *va, void *vr, ppt_err *err) {
   json_object *o = ppt_cli_json_head(&a->c, set);
   for (size_t s = 0; s < r->nspecs; s++)
     for (size_t c = 0; c < a->c.ncores; c++)
-      json_object_array_add(pts, point_json(r, s, a->c.cores[c], point(a, r, s, c)));
+      json_object_array_add(pts, point_json(r, s, a->c.cores[c], point(a, r, s, c), runtime_of(r, s, c)));
   json_object_object_add(o, "points", pts);
   json_object_object_add(st, "configurations", json_object_new_int64((int64_t)r->nspecs));
   json_object_object_add(st, "level_simulations", json_object_new_int64((int64_t)r->stats.nodes));
@@ -315,7 +351,7 @@ static int write_table(void *va, void *vr, ppt_err *err) {
       for (size_t k = 0; k < r->naxes; k++) printf(" %12s", r->axes[k].key);
       printf(" %6s", "cores");
       for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %8s", hw->levels[k].name);
-      printf(" %9s\n", "MPKI");
+      printf(" %9s%s\n", "MPKI", a->runtime ? "     runtime" : "");
     }
     for (size_t c = 0; c < a->c.ncores; c++) {
       const ppt_tracesim_result *p = point(a, r, s, c);
@@ -323,7 +359,12 @@ static int write_table(void *va, void *vr, ppt_err *err) {
       for (size_t k = 0; k < r->naxes; k++) printf(" %12s", r->axes[k].vals[r->cfg[s].val[k]]);
       printf(" %6u", a->c.cores[c]);
       for (uint32_t k = 0; k < p->nlevels; k++) printf(" %7.2f%%", 100 * p->levels[k].ref_hit_rate);
-      printf(" %9.3f\n", p->nlevels ? mpki(p, p->nlevels - 1) : NAN);
+      printf(" %9.3f", p->nlevels ? mpki(p, p->nlevels - 1) : NAN);
+      if (a->runtime && isnan(runtime_of(r, s, c)))
+        printf(" %12s", "-");
+      else if (a->runtime)
+        printf(" %10.4g s", runtime_of(r, s, c));
+      printf("\n");
     }
   }
   return 0;
@@ -345,7 +386,7 @@ static int write_csv(const args *a, const results *r, ppt_err *err) {
     used +=
         (size_t)snprintf(buf + used, cap - used, ",level%u,hit_rate%u,local_hit_rate%u,accesses%u,misses%u",
                          k + 1, k + 1, k + 1, k + 1, k + 1);
-  used += (size_t)snprintf(buf + used, cap - used, ",counted_refs\n");
+  used += (size_t)snprintf(buf + used, cap - used, ",counted_refs%s\n", a->runtime ? ",runtime_s" : "");
   for (size_t s = 0; s < r->nspecs; s++)
     for (size_t c = 0; c < a->c.ncores; c++) {
       const ppt_tracesim_result *p = point(a, r, s, c);
@@ -363,7 +404,12 @@ static int write_csv(const args *a, const results *r, ppt_err *err) {
                                  l->ref_local_hit_rate, (unsigned long long)l->ref_accesses,
                                  (unsigned long long)l->ref_misses);
       }
-      used += (size_t)snprintf(buf + used, cap - used, ",%llu\n", (unsigned long long)p->counted_refs);
+      used += (size_t)snprintf(buf + used, cap - used, ",%llu", (unsigned long long)p->counted_refs);
+      if (a->runtime && !isnan(runtime_of(r, s, c)))
+        used += (size_t)snprintf(buf + used, cap - used, ",%.9g", runtime_of(r, s, c));
+      else if (a->runtime)
+        used += (size_t)snprintf(buf + used, cap - used, ",");
+      used += (size_t)snprintf(buf + used, cap - used, "\n");
     }
   int rc = ppt_io_write_file(a->c.output, buf, err);
   free(buf);

@@ -193,6 +193,17 @@ START_TEST(cli_point_equals_sasmm) {
   json_object_put(a);
   /* one CSV row per point and a header */
   ck_assert_int_eq(e2e_sh(d, "test $(wc -l < s.csv) -eq 9"), 0);
+  /* --runtime: a point's runtime is ppt predict's with the same settings; a cache-only
+   * spec has none */
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT sweep p.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json,base.json --cores 1,2 "
+                          "--set L2.size=32K,64K --runtime --json > r.json && "
+                          "$PPT predict p.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --set L2.size=64K "
+                          "--cores 1,2 --json > pr.json && "
+                          "for k in 0 1; do test \"$(jq \".points[2 + $k].runtime_s\" r.json)\" = "
+                          "\"$(jq \".cores[$k].runtime_s\" pr.json)\" || exit 1; done && "
+                          "test \"$(jq '.points[4].runtime_s' r.json)\" = null"),
+                   0);
   /* a point that is not a valid spec is bad input, named */
   ck_assert_int_eq(e2e_sh(d,
                           "$PPT sweep p.trace --hw base.json --set L1.size=3K 2>err.txt; test $? -eq 2 && "
