@@ -245,6 +245,12 @@ static const char *why_unwritable(const char *out) {
   return e ? strerror(e) : NULL;
 }
 
+void ppt_cli_plot_sibling(const char *path, const char *suffix, char *out, size_t cap) {
+  size_t len = strlen(path);
+  int ext = len > 4 && !strcmp(path + len - 4, ".png");
+  snprintf(out, cap, "%.*s-%s.png", (int)(ext ? len - 4 : len), path, suffix);
+}
+
 int ppt_cli_gnuplot(const char *path, const char *data, const char *script, const char *cmd,
                     const char *title, ppt_err *err) {
   char out[4096];

@@ -112,6 +112,8 @@ void ppt_cli_common_free(ppt_cli_common *c);
 int ppt_cli_load_hw(const ppt_cli_common *c, ppt_hwspec *hw, ppt_err *err);
 /* The same for one spec file of a list (predict and sweep take --hw A.json,B.json). */
 int ppt_cli_load_hw_file(const ppt_cli_common *c, const char *path, ppt_hwspec *hw, ppt_err *err);
+/* One setting (ppt_hwspec_set) on the spec read from path; its error names path. */
+int ppt_cli_set_hw(const char *path, ppt_hwspec *hw, const char *setting, ppt_err *err);
 /* Splits "a,b,c" in place into v[0..*n) (at most max); 0, or -1 on an empty item or too
  * many. */
 int ppt_cli_split_list(char *s, const char **v, size_t max, size_t *n);
@@ -213,6 +215,8 @@ struct json_object;
  * read-only: the system's reason, from a write of our own), or gnuplot's exit status. */
 int ppt_cli_gnuplot(const char *path, const char *data, const char *script, const char *cmd,
                     const char *title, ppt_err *err);
+/* The name of a second plot beside --plot PATH: "a.png" and "levels" give "a-levels.png". */
+void ppt_cli_plot_sibling(const char *path, const char *suffix, char *out, size_t cap);
 /* Closes a plot's data file; on a write error removes tmp and says why (for path). */
 int ppt_cli_close_data(FILE *f, const char *tmp, const char *path, ppt_err *err);
 int ppt_cli_put_json(struct json_object *o, int flags, ppt_err *err);

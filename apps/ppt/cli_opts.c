@@ -195,12 +195,17 @@ int ppt_cli_load_hw(const ppt_cli_common *c, ppt_hwspec *hw, ppt_err *err) {
 
 int ppt_cli_load_hw_file(const ppt_cli_common *c, const char *path, ppt_hwspec *hw, ppt_err *err) {
   int rc = ppt_hwspec_load(path, hw, err);
-  for (size_t i = 0; i < c->nset && !rc; i++)
-    if ((rc = ppt_hwspec_set(hw, c->set[i], err))) {
-      char why[sizeof err->msg];
-      snprintf(why, sizeof why, "%s", err->msg);
-      ppt_err_set(err, (ppt_status)rc, "%s: %s", path, why);
-    }
+  for (size_t i = 0; i < c->nset && !rc; i++) rc = ppt_cli_set_hw(path, hw, c->set[i], err);
+  return rc;
+}
+
+int ppt_cli_set_hw(const char *path, ppt_hwspec *hw, const char *setting, ppt_err *err) {
+  int rc = ppt_hwspec_set(hw, setting, err);
+  if (rc) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    ppt_err_set(err, (ppt_status)rc, "%s: %s", path, why);
+  }
   return rc;
 }
 

@@ -235,17 +235,30 @@ static int simulate(const ppt_hwspec *hw, const ppt_node_config *cfg, const ppt_
   return rc;
 }
 
+/* The program model of t on hw at n cores, run on the engine: so and cfg are the
+ * options, completed here with the core count and the fork-join cost of a region. One
+ * thread runs a parallel region serialised: no threads to wake or join, but libomp still
+ * enters and leaves the region and sets up its loops (measured by ppt calibrate:
+ * fork_join_serial_cycles; 540 ns against ~1060 ns on 2 threads on the validation host).
+ * fork_cycles (--fork-cycles, else the spec's) is the multi-thread figure only. */
+static int run_model(const ppt_trace *t, const ppt_hwspec *hw, ppt_sasmm_opts *so, ppt_node_config *cfg,
+                     double fork_cycles, const uint8_t *counted, uint32_t n, ppt_progmodel **m,
+                     ppt_node_result **res, ppt_err *err) {
+  so->ncores = cfg->cores = n;
+  cfg->fork_cycles = n > 1 ? fork_cycles : hw->fork_join_serial_cycles;
+  int rc = ppt_progmodel_build(t, hw, so, &cfg->policy, counted, m, err);
+  return rc ? rc : simulate(hw, cfg, *m, res, err);
+}
+
 int ppt_cli_predict_seconds(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *base,
                             const uint8_t *counted, uint32_t n, double *seconds, ppt_err *err) {
   ppt_sasmm_opts so = *base;
   ppt_node_config cfg;
   ppt_node_config_default(&cfg);
-  so.ncores = cfg.cores = n;
-  cfg.fork_cycles = n > 1 ? hw->fork_join_cycles : hw->fork_join_serial_cycles; /* as predict_point */
   ppt_progmodel *m = NULL;
   ppt_node_result *res = NULL;
-  int rc = ppt_progmodel_build(t, hw, &so, &cfg.policy, counted, &m, err);
-  if (!rc && !(rc = simulate(hw, &cfg, m, &res, err))) *seconds = ppt_node_result_seconds(res);
+  int rc = run_model(t, hw, &so, &cfg, hw->fork_join_cycles, counted, n, &m, &res, err);
+  if (!rc) *seconds = ppt_node_result_seconds(res);
   ppt_node_result_free(res);
   ppt_progmodel_free(m);
   return rc;
@@ -258,17 +271,11 @@ static int predict_point(const args *a, spec_run *r, const ppt_trace *t, const u
   uint32_t n = a->c.cores[i];
   ppt_sasmm_opts so = a->so;
   ppt_node_config cfg = a->cfg;
-  so.ncores = cfg.cores = n;
-  /* One thread runs a parallel region serialised: no threads to wake or join, but
-   * libomp still enters and leaves the region and sets up its loops (measured by
-   * ppt calibrate: fork_join_serial_cycles; 540 ns against ~1060 ns on 2 threads on
-   * the validation host). --fork-cycles sets the multi-thread figure only. */
-  cfg.fork_cycles = n > 1 ? r->fork_cycles : r->hw.fork_join_serial_cycles;
   ppt_progmodel *m = NULL;
   ppt_node_result *res = NULL;
   point *pt = &r->pts[i];
-  int rc = ppt_progmodel_build(t, &r->hw, &so, &cfg.policy, counted, &m, err);
-  if (!rc && !(rc = simulate(&r->hw, &cfg, m, &res, err))) {
+  int rc = run_model(t, &r->hw, &so, &cfg, r->fork_cycles, counted, n, &m, &res, err);
+  if (!rc) {
     pt->n = n;
     pt->seconds = ppt_node_result_seconds(res);
     pt->regions = ppt_progmodel_nregions(m);

@@ -176,11 +176,7 @@ static int make_specs(results *r, ppt_err *err) {
     for (size_t k = 0; k < r->naxes; k++) {
       char setting[512];
       snprintf(setting, sizeof setting, "%s=%s", r->axes[k].key, r->axes[k].vals[c->val[k]]);
-      if ((rc = ppt_hwspec_set(&r->specs[i], setting, err))) {
-        char why[sizeof err->msg];
-        snprintf(why, sizeof why, "%s", err->msg);
-        return ppt_err_set(err, (ppt_status)rc, "%s: %s", r->files[c->file], why);
-      }
+      if ((rc = ppt_cli_set_hw(r->files[c->file], &r->specs[i], setting, err))) return rc;
     }
   }
   r->nspecs = n;
@@ -481,9 +477,7 @@ static int write_plot(const args *a, const results *r, ppt_err *err) {
  * (of the first spec's levels), a line per configuration. */
 static int write_levels_plot(const args *a, const results *r, ppt_err *err) {
   char png[4096], tmp[4200];
-  size_t len = strlen(a->c.plot);
-  int ext = len > 4 && !strcmp(a->c.plot + len - 4, ".png");
-  snprintf(png, sizeof png, "%.*s-levels.png", (int)(ext ? len - 4 : len), a->c.plot);
+  ppt_cli_plot_sibling(a->c.plot, "levels", png, sizeof png);
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", png, (long)getpid());
   FILE *d = fopen(tmp, "w");
   if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", png, strerror(errno));

@@ -308,9 +308,7 @@ static void regions_data(FILE *d, const point *pts, size_t np) {
 static int write_regions_plot(const char *path, const char *title, const point *pts, size_t np,
                               ppt_err *err) {
   char png[4096], tmp[4200];
-  size_t len = strlen(path);
-  int ext = len > 4 && !strcmp(path + len - 4, ".png");
-  snprintf(png, sizeof png, "%.*s-regions.png", (int)(ext ? len - 4 : len), path);
+  ppt_cli_plot_sibling(path, "regions", png, sizeof png);
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", png, (long)getpid());
   FILE *d = fopen(tmp, "w");
   if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", png, strerror(errno));

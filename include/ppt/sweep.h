@@ -42,9 +42,4 @@ typedef struct ppt_sweep_stats {
 int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, const ppt_sweep_opts *o,
                   ppt_tracesim_result *out, ppt_sweep_stats *stats, ppt_err *err);
 
-/* Bytes of cache state the sweep holds when `at_once` of the largest core counts run
- * together (an upper bound, for the memory check). */
-uint64_t ppt_sweep_bytes(const ppt_hwspec *specs, size_t nspecs, const uint32_t *cores, size_t ncores,
-                         size_t at_once);
-
 #endif

@@ -122,23 +122,3 @@ int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, co
   ppt_sasmm_plan_free(plan);
   return rc;
 }
-
-uint64_t ppt_sweep_bytes(const ppt_hwspec *specs, size_t nspecs, const uint32_t *cores, size_t ncores,
-                         size_t at_once) {
-  uint32_t *c = malloc((ncores ? ncores : 1) * sizeof *c);
-  if (!c) return UINT64_MAX;
-  memcpy(c, cores, ncores * sizeof *c);
-  uint64_t b = 0;
-  /* the at_once largest core counts, picked one by one */
-  for (size_t k = 0; k < at_once && k < ncores; k++) {
-    size_t m = k;
-    for (size_t i = k + 1; i < ncores; i++)
-      if (c[i] > c[m]) m = i;
-    uint32_t x = c[k];
-    c[k] = c[m];
-    c[m] = x;
-    b += ppt_sweepsim_bytes(specs, nspecs, c[k]);
-  }
-  free(c);
-  return b;
-}

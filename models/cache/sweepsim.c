@@ -8,8 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ppt/cachesim.h"
-
 #define NONE UINT32_MAX
 /* Lines one reference can touch: sizes stop at 255 bytes (ppt_trace_rec.size), lines
  * start at 8 bytes (ppt_hwspec_validate). */
@@ -271,17 +269,6 @@ size_t ppt_sweepsim_nodes(const ppt_sweepsim *s) {
 
 size_t ppt_sweepsim_fallbacks(const ppt_sweepsim *s) {
   return s->nwholes;
-}
-
-uint64_t ppt_sweepsim_bytes(const ppt_hwspec *specs, size_t n, uint32_t nthreads) {
-  /* An upper bound: shared levels are counted once per spec that has them. */
-  uint64_t b = 0;
-  for (size_t i = 0; i < n; i++) {
-    ppt_hwspec whole = specs[i];
-    whole.ntlb = 0;
-    b += ppt_cachesim_bytes(&whole, nthreads);
-  }
-  return b;
 }
 
 void ppt_sweepsim_free(ppt_sweepsim *s) {

@@ -39,9 +39,6 @@ void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_
 /* Distinct level simulations (tree nodes) and specs simulated whole (fallbacks). */
 size_t ppt_sweepsim_nodes(const ppt_sweepsim *s);
 size_t ppt_sweepsim_fallbacks(const ppt_sweepsim *s);
-/* Bytes ppt_sweepsim_new would allocate for these specs (the cache state), so a command
- * can refuse what does not fit. */
-uint64_t ppt_sweepsim_bytes(const ppt_hwspec *specs, size_t n, uint32_t nthreads);
 void ppt_sweepsim_free(ppt_sweepsim *s);
 
 #endif
