@@ -31,6 +31,7 @@ int ppt_cmd_hwspec(int argc, char **argv);
 int ppt_cmd_sasmm(int argc, char **argv);
 int ppt_cmd_annotate(int argc, char **argv);
 int ppt_cmd_sweep(int argc, char **argv);
+int ppt_cmd_extrapolate(int argc, char **argv);
 int ppt_cmd_predict(int argc, char **argv);
 int ppt_cmd_calibrate(int argc, char **argv);
 

@@ -14,6 +14,8 @@ static const ppt_cli_cmd commands[] = {
     {"sasmm", ppt_cmd_sasmm, "predict private and shared cache hit rates on N cores (SASMM)"},
     {"sweep", ppt_cmd_sweep,
      "hit rates at every point of a design space: specs x --set values x core counts"},
+    {"extrapolate", ppt_cmd_extrapolate,
+     "hit rates at a larger problem size from traces at a few small ones (per-block fits)"},
     {"annotate", ppt_cmd_annotate,
      "misses per cache level per function and source line on N cores (cg_annotate-style)"},
     {"cachesim", ppt_cmd_cachesim, "simulate a trace exactly on a hwspec's caches: hit rates per level"},

@@ -39,6 +39,8 @@ typedef struct ppt_sasmm_opts {
                                  Q block instances, a coarse time slice like Valgrind's */
   int private_only;           /* skip building the shared stream */
   int shared_only;            /* ppt_sasmm_measure: measure the CRD only (prd stays NULL) */
+  int keep_blocks;            /* ppt_sasmm_measure: also keep each block's histograms (prd_bb,
+                                 crd_bb), for models that work per block (ppt/extrap.h) */
   int coherence;              /* ppt_progmodel: write-invalidate coherence in the simulation
                                  (a core's store drops the line from the other cores' caches) */
   const ppt_sasmm_plan *plan; /* the trace's plan (ppt_sasmm_plan_new), or NULL: the mimic
@@ -90,6 +92,11 @@ typedef struct ppt_sasmm_profiles {
   struct ppt_rdhist *prd_all; /* sum over cores (SDCM of it = refs-weighted mean of the cores') */
   struct ppt_rdhist *crd;     /* NULL when opts.private_only */
   ppt_sasmm_stats stats;
+  /* With opts.keep_blocks: per block b < nblocks (= nbbs + 1; block 0 holds references
+   * before the first block entry), the cores' summed PRD and the CRD of b's references,
+   * of every block whatever `counted` says; NULL where b has no reference. */
+  uint32_t nblocks;
+  struct ppt_rdhist **prd_bb, **crd_bb;
 } ppt_sasmm_profiles;
 
 /* Mimics and measures reuse (exact or sampled, per ropts). When counted != NULL, only

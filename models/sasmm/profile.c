@@ -43,6 +43,19 @@ static int counted_hist(const ppt_reuse *r, const uint8_t *counted, uint32_t nbb
   return rc;
 }
 
+/* opts.keep_blocks: dst[b] += each block b's histogram of r (a copy, owned by dst). */
+static int keep_blocks(const ppt_reuse *r, ppt_rdhist **dst, uint32_t nblocks, ppt_err *err) {
+  uint32_t max = ppt_reuse_max_bb(r);
+  for (uint32_t b = 0; b <= max && b < nblocks; b++) {
+    const ppt_rdhist *h = ppt_reuse_bb_hist(r, b);
+    if (!h) continue;
+    if (!dst[b] && !(dst[b] = ppt_rdhist_new(ppt_rdhist_line(h))))
+      return ppt_err_set(err, PPT_ERUN, "out of memory");
+    if (ppt_rdhist_merge(dst[b], h, 1.0)) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  }
+  return 0;
+}
+
 int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_reuse_opts *ropts,
                       const uint8_t *counted, ppt_sasmm_profiles *out, ppt_err *err) {
   memset(out, 0, sizeof *out);
@@ -52,7 +65,12 @@ int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_reu
   out->ncores = n;
   f.prd = calloc(n, sizeof *f.prd);
   out->prd = calloc(n, sizeof *out->prd);
-  if (!f.prd || !out->prd) {
+  if (o->keep_blocks) {
+    out->nblocks = nbbs + 1;
+    out->prd_bb = calloc(out->nblocks, sizeof *out->prd_bb);
+    out->crd_bb = calloc(out->nblocks, sizeof *out->crd_bb);
+  }
+  if (!f.prd || !out->prd || (o->keep_blocks && (!out->prd_bb || !out->crd_bb))) {
     rc = ppt_err_set(err, PPT_ERUN, "out of memory");
     goto out;
   }
@@ -75,10 +93,12 @@ int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_reu
   for (uint32_t c = 0; c < n && !rc && !o->shared_only; c++) {
     if ((rc = ppt_reuse_finish(f.prd[c], err))) break;
     if ((rc = counted_hist(f.prd[c], counted, nbbs, &out->prd[c], err))) break;
+    if (o->keep_blocks && (rc = keep_blocks(f.prd[c], out->prd_bb, out->nblocks, err))) break;
     if (ppt_rdhist_merge(out->prd_all, out->prd[c], 1.0)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   }
   if (!rc && f.crd && !(rc = ppt_reuse_finish(f.crd, err)))
     rc = counted_hist(f.crd, counted, nbbs, &out->crd, err);
+  if (!rc && f.crd && o->keep_blocks) rc = keep_blocks(f.crd, out->crd_bb, out->nblocks, err);
 out:
   if (f.prd)
     for (uint32_t c = 0; c < n; c++) ppt_reuse_free(f.prd[c]);
@@ -94,5 +114,11 @@ void ppt_sasmm_profiles_free(ppt_sasmm_profiles *p) {
   free(p->prd);
   ppt_rdhist_free(p->prd_all);
   ppt_rdhist_free(p->crd);
+  for (uint32_t b = 0; b < p->nblocks; b++) {
+    if (p->prd_bb) ppt_rdhist_free(p->prd_bb[b]);
+    if (p->crd_bb) ppt_rdhist_free(p->crd_bb[b]);
+  }
+  free(p->prd_bb);
+  free(p->crd_bb);
   memset(p, 0, sizeof *p);
 }

@@ -1,0 +1,98 @@
+/* ppt/extrap.h — problem-size scaling (issue 17): predict the reuse profiles of a larger
+ * input from traces of the same binary at a few small ones, after AMM §3 (block counts as
+ * functions of the input size, and the per-block reuse profiles P(D|BB) of §3.2.1 that
+ * move with it). docs/extrapolate.md describes the model, its refusal rule and its band.
+ *
+ * The model works per block b and per kind of profile (the cores' summed PRD, the CRD of
+ * the interleaved stream), on SASMM's per-block histograms (ppt_sasmm_measure with
+ * opts.keep_blocks). For each traced size s_i it takes b's reference count, its first
+ * touches and the mean distance of each of Q equal-probability slices of its finite
+ * histogram; each quantity is fitted across the sizes as a polynomial in s (degree 0, 1
+ * or 2, chosen by ppt_extrap_fit_poly), and evaluated at the target to rebuild b's
+ * histogram there. Summing the blocks gives the target's PRD and CRD, whose hit rates
+ * are SDCM's (ppt_sdcm_sasmm_hitrates). */
+#ifndef PPT_EXTRAP_H
+#define PPT_EXTRAP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/sasmm.h"
+
+/* ---- one quantity across sizes ---- */
+
+#define PPT_EXTRAP_MAX_DEGREE 2
+/* The forms a quantity may take: polynomials of degree 0, 1, 2 (their degree is their
+ * form) and the power form b + a x^p, p the nearest of 1, 2, 3 to the slope of log y
+ * against log x. */
+enum { PPT_EXTRAP_POWER = PPT_EXTRAP_MAX_DEGREE + 1, PPT_EXTRAP_NFORMS };
+
+/* A fitted form, by least squares (gsl_multifit_linear) in t = x / xscale: coef[0] +
+ * coef[1] t + coef[2] t^2, or for the power form coef[0] + coef[1] t^power. */
+typedef struct ppt_extrap_poly {
+  unsigned degree; /* the form: 0, 1, 2 or PPT_EXTRAP_POWER */
+  unsigned power;  /* the power form's p */
+  double xscale;   /* the largest x */
+  double coef[PPT_EXTRAP_MAX_DEGREE + 1];
+  double cov[PPT_EXTRAP_MAX_DEGREE + 1][PPT_EXTRAP_MAX_DEGREE + 1]; /* 0 without spare points */
+  double loo[PPT_EXTRAP_NFORMS]; /* each form's leave-one-out RMS error; NaN: not
+                                    evaluable (too few points) */
+} ppt_extrap_poly;
+
+/* Fits y(x) over n >= 1 points (distinct x > 0) and chooses the form, tried in the order
+ * degree 0, degree 1, power, degree 2 (by number of coefficients: 1, 2, 2, 3):
+ *  - a form with a point to spare (coefficients < n) is judged by its leave-one-out RMS
+ *    error E (each point predicted from the fit of the others);
+ *  - the first form with E <= rtol * mean|y| (+ a tiny absolute floor) wins;
+ *  - if none is that good, the form that interpolates (as many coefficients as points;
+ *    it cannot be judged): with 2 points the power form, with 3 degree 2; with more
+ *    points, the form of smallest E, an earlier one winning when its E is within 10 % of
+ *    the best.
+ * Why the power form: a block in a loop nest of depth d runs about c N^d times; with two
+ * sizes only a two-coefficient curve can be fitted, and issue 17 asks "which distances
+ * grow with which power". rtol <= 0 means the default, 1e-3. PPT_EINPUT for n = 0,
+ * non-finite data or an x <= 0. */
+int ppt_extrap_fit_poly(const double *x, const double *y, size_t n, double rtol, ppt_extrap_poly *out,
+                        ppt_err *err);
+/* The fitted value at x, and its standard error from the coefficients' covariance. */
+double ppt_extrap_fit_eval(const ppt_extrap_poly *f, double x);
+double ppt_extrap_fit_sd(const ppt_extrap_poly *f, double x);
+
+/* ---- the model ---- */
+
+typedef struct ppt_extrap_opts {
+  unsigned quantiles; /* Q equal-probability slices per block histogram; default 32 */
+  double rtol;        /* ppt_extrap_fit_poly's tolerance; default 1e-3 */
+} ppt_extrap_opts;
+void ppt_extrap_opts_default(ppt_extrap_opts *o);
+
+/* The fitted model of one core count. */
+typedef struct ppt_extrap_model ppt_extrap_model;
+
+/* Fits the model on n >= 2 measured sizes: sizes[i] (distinct) and profs[i], measured
+ * with opts.keep_blocks at the same core count on traces with the same block table. */
+int ppt_extrap_fit(const double *sizes, const ppt_sasmm_profiles *const *profs, size_t n,
+                   const ppt_extrap_opts *o, ppt_extrap_model **out, ppt_err *err);
+void ppt_extrap_model_free(ppt_extrap_model *m);
+
+/* Blocks with a reference at some traced size. */
+uint32_t ppt_extrap_model_blocks(const ppt_extrap_model *m);
+/* How many of the model's fits chose each form, degree 0, 1, 2, power (adds to counts[]). */
+void ppt_extrap_model_degrees(const ppt_extrap_model *m, uint64_t counts[PPT_EXTRAP_NFORMS]);
+
+/* The profiles at `size`: prd_all and crd (prd stays NULL), summed over the blocks b with
+ * counted[b] != 0 (counted NULL: all). draw = 0: the fitted values; draw = k > 0: the k-th
+ * parametric bootstrap draw, every fitted quantity drawn from its gaussian (value, standard
+ * error at size), gsl_rng mt19937 seeded from (seed, k) so that each draw is reproducible. */
+int ppt_extrap_predict(const ppt_extrap_model *m, double size, const uint8_t *counted, uint64_t seed,
+                       unsigned draw, ppt_sasmm_profiles *out, ppt_err *err);
+
+/* The block whose predicted reference count at `size` is furthest, relatively, from the
+ * measured one in meas (per-block, opts.keep_blocks), among counted blocks holding at least
+ * min_share of the counted references of either: *worst_bb and *worst_err (a fraction). */
+int ppt_extrap_block_error(const ppt_extrap_model *m, double size, const ppt_sasmm_profiles *meas,
+                           const uint8_t *counted, double min_share, uint32_t *worst_bb, double *worst_err,
+                           ppt_err *err);
+
+#endif

@@ -1,0 +1,321 @@
+/* test_extrap.c — problem-size scaling (ppt/extrap.h, `ppt extrapolate`):
+ *  - the degree rule on synthetic data: a quadratic recovered (3 points: it interpolates;
+ *    5 points: chosen by leave-one-out), a constant stays 0 (also with noise), a line 1, a
+ *    cubic count the power form;
+ *  - the model on hand-made per-block profiles of a cyclic sweep (R sweeps over n lines:
+ *    n first touches, (R-1) n at distance n-1): rebuilt exactly at 8n;
+ *  - end to end: the sweep traced at n = 1000, 1500, 2000 lines, extrapolated to 8000:
+ *    SDCM's analytic hit rates (GSL's binomial CDF) to 1e-9, and `ppt sasmm --model sdcm`
+ *    on a trace taken at 8000; with 2 traces the result is marked unchecked;
+ *  - a program that sweeps below n = 1500 and jumps at random above: refused (exit 1);
+ *  - bad usage and traces of different binaries: exit 2 with one line. */
+#include <check.h>
+#include <gsl/gsl_cdf.h>
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+#include "ppt/extrap.h"
+#include "ppt/reuse.h"
+#include "ppt_test.h"
+
+#define R 20
+
+static const char *k_sweep =
+    "#include <stdlib.h>\n"
+    "__attribute__((noinline)) int sweep(volatile char *a, int n, int r) {\n"
+    "  int s = 0;\n"
+    "  for (int k = 0; k < r; k++)\n"
+    "    for (int i = 0; i < n; i++) s += a[64 * i];\n"
+    "  return s;\n"
+    "}\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = atoi(argv[1]);\n"
+    "  volatile char *a = aligned_alloc(4096, (size_t)n * 64);\n"
+    "  return sweep(a, n, 20) & 1;\n"
+    "}\n";
+
+/* Below 1500 lines a cyclic sweep; above, as many reads at random over 16 n lines. */
+static const char *k_changes =
+    "#include <stdlib.h>\n"
+    "__attribute__((noinline)) int work(volatile char *a, int n, int r) {\n"
+    "  int s = 0;\n"
+    "  if (n < 1500) {\n"
+    "    for (int k = 0; k < r; k++)\n"
+    "      for (int i = 0; i < n; i++) s += a[64 * i];\n"
+    "  } else {\n"
+    "    unsigned x = 1;\n"
+    "    for (int k = 0; k < r * n; k++) {\n"
+    "      x = x * 1103515245u + 12345u;\n"
+    "      s += a[64 * (size_t)((x >> 8) % (16u * (unsigned)n))];\n"
+    "    }\n"
+    "  }\n"
+    "  return s;\n"
+    "}\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = atoi(argv[1]);\n"
+    "  volatile char *a = aligned_alloc(4096, (size_t)n * 16 * 64);\n"
+    "  return work(a, n, 20) & 1;\n"
+    "}\n";
+
+/* L1: fully associative 2048 lines (n - 1 >= 2048 misses); L2 16-way 8192 lines
+ * (binomial); L3 shared, 16-way 16384 lines. */
+static const char *k_hw =
+    "{\"name\": \"test-fa\", \"cores\": 4, \"levels\": [\n"
+    " {\"name\": \"L1\", \"size\": 131072, \"assoc\": 2048, \"line\": 64, \"shared_by\": 1},\n"
+    " {\"name\": \"L2\", \"size\": 524288, \"assoc\": 16, \"line\": 64, \"shared_by\": 1},\n"
+    " {\"name\": \"L3\", \"size\": 1048576, \"assoc\": 16, \"line\": 64, \"shared_by\": 4}]}\n";
+
+/* ---------------------------------------------------------------- unit */
+
+static void fit(const double *x, const double *y, size_t n, ppt_extrap_poly *f) {
+  ppt_err err;
+  ck_assert_msg(ppt_extrap_fit_poly(x, y, n, 0, f, &err) == 0, "%s", err.msg);
+}
+
+START_TEST(degree_choice) {
+  ppt_extrap_poly f;
+  double x[5] = {100, 150, 200, 250, 300}, y[5];
+  for (int i = 0; i < 5; i++) y[i] = 3 + 2 * x[i] + 0.5 * x[i] * x[i];
+  fit(x, y, 3, &f); /* no degree below 2 predicts the points: the interpolating one */
+  ck_assert_uint_eq(f.degree, 2);
+  ck_assert_double_eq_tol(ppt_extrap_fit_eval(&f, 800), 3 + 1600 + 0.5 * 640000, 1e-6);
+  fit(x, y, 5, &f); /* judged by leave-one-out */
+  ck_assert_uint_eq(f.degree, 2);
+  ck_assert_double_eq_tol(ppt_extrap_fit_eval(&f, 1000), 3 + 2000 + 500000, 1e-6);
+  ck_assert_double_eq_tol(f.coef[2] / (f.xscale * f.xscale), 0.5, 1e-12);
+  for (int i = 0; i < 5; i++) y[i] = 7;
+  fit(x, y, 3, &f);
+  ck_assert_uint_eq(f.degree, 0);
+  ck_assert_double_eq_tol(ppt_extrap_fit_eval(&f, 1e4), 7, 1e-12);
+  double noisy[5] = {7, 7.002, 6.998, 7.001, 6.999};
+  fit(x, noisy, 5, &f);
+  ck_assert_uint_eq(f.degree, 0);
+  ck_assert_double_gt(ppt_extrap_fit_sd(&f, 800), 0); /* spare points: a band */
+  for (int i = 0; i < 5; i++) y[i] = 20 * x[i] + 1;
+  fit(x, y, 3, &f);
+  ck_assert_uint_eq(f.degree, 1);
+  ck_assert_double_eq_tol(ppt_extrap_fit_eval(&f, 800), 16001, 1e-6);
+  ck_assert_double_lt(ppt_extrap_fit_sd(&f, 800), 1e-6); /* an exact line: no scatter */
+  fit(x, y, 1, &f);
+  ck_assert_uint_eq(f.degree, 0);
+  for (int i = 0; i < 5; i++) y[i] = 2 * x[i] * x[i] * x[i]; /* a depth-3 loop nest's count */
+  fit(x, y, 2, &f);                                          /* two sizes: the power form, exponent 3 */
+  ck_assert_uint_eq(f.degree, PPT_EXTRAP_POWER);
+  ck_assert_uint_eq(f.power, 3);
+  ck_assert_double_eq_tol(ppt_extrap_fit_eval(&f, 800) / (2 * 800.0 * 800 * 800), 1, 1e-12);
+  fit(x, y, 3, &f); /* three: chosen by leave-one-out over the quadratic */
+  ck_assert_uint_eq(f.degree, PPT_EXTRAP_POWER);
+  ppt_err err;
+  ck_assert_int_eq(ppt_extrap_fit_poly(x, y, 0, 0, &f, &err), PPT_EINPUT);
+}
+END_TEST
+
+/* Per-block profiles of a cyclic sweep over n lines, R times, in block 1. */
+static void sweep_profiles(double n, ppt_sasmm_profiles *p) {
+  memset(p, 0, sizeof *p);
+  p->ncores = 1;
+  p->nblocks = 2;
+  p->prd_bb = calloc(2, sizeof *p->prd_bb);
+  p->crd_bb = calloc(2, sizeof *p->crd_bb);
+  p->prd_all = ppt_rdhist_new(64);
+  for (int k = 0; k < 2; k++) {
+    ppt_rdhist *h = ppt_rdhist_new(64);
+    ppt_rdhist_add(h, PPT_RD_INF, n);
+    ppt_rdhist_add(h, (int64_t)n - 1, (R - 1) * n);
+    (k ? p->crd_bb : p->prd_bb)[1] = h;
+  }
+}
+
+START_TEST(model_sweep_exact) {
+  double sizes[3] = {1000, 1500, 2000};
+  ppt_sasmm_profiles prof[3];
+  const ppt_sasmm_profiles *pp[3];
+  for (int i = 0; i < 3; i++) {
+    sweep_profiles(sizes[i], &prof[i]);
+    pp[i] = &prof[i];
+  }
+  ppt_extrap_opts o;
+  ppt_extrap_opts_default(&o);
+  ppt_extrap_model *m;
+  ppt_err err;
+  ck_assert_msg(ppt_extrap_fit(sizes, pp, 3, &o, &m, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(ppt_extrap_model_blocks(m), 1);
+  for (unsigned draw = 0; draw < 3; draw++) { /* exact fits: every draw is the fit */
+    ppt_sasmm_profiles out;
+    ck_assert_msg(ppt_extrap_predict(m, 8000, NULL, 1, draw, &out, &err) == 0, "%s", err.msg);
+    for (int k = 0; k < 2; k++) {
+      const ppt_rdhist *h = k ? out.crd : out.prd_all;
+      ck_assert_double_eq(ppt_rdhist_infinite(h), 8000);
+      ck_assert_double_eq(ppt_rdhist_count(h, 7999), (R - 1) * 8000.0);
+      ck_assert_uint_eq(ppt_rdhist_nbins(h), 1);
+    }
+    ppt_sasmm_profiles_free(&out);
+  }
+  uint32_t bb;
+  double e;
+  ck_assert_int_eq(ppt_extrap_block_error(m, 2000, &prof[2], NULL, 0.01, &bb, &e, &err), 0);
+  ck_assert_double_eq(e, 0);
+  ppt_extrap_model_free(m);
+  for (int i = 0; i < 3; i++) ppt_sasmm_profiles_free(&prof[i]);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- end to end */
+
+static char dir[512];
+
+static void setup(void) {
+  snprintf(dir, sizeof dir, "%s", e2e_dir("extrap"));
+  e2e_write(dir, "sweep.c", k_sweep);
+  e2e_write(dir, "changes.c", k_changes);
+  e2e_write(dir, "fa.json", k_hw);
+  ck_assert_int_eq(e2e_sh(dir,
+                          "$PPTCC -O1 sweep.c -o sweep && $PPTCC -O1 changes.c -o changes"
+                          " && for n in 1000 1500 2000 8000; do"
+                          " $PPT trace -o s$n.trace -- ./sweep $n 2>/dev/null || exit 1; done"
+                          " && for n in 1000 1400 2000; do"
+                          " $PPT trace -o c$n.trace -- ./changes $n 2>/dev/null || exit 1; done"),
+                   0);
+}
+
+static json_object *load(const char *file) {
+  char p[1024];
+  snprintf(p, sizeof p, "%s/%s", dir, file);
+  json_object *j = json_object_from_file(p);
+  ck_assert_msg(j != NULL, "no JSON in %s", file);
+  return j;
+}
+
+static json_object *get(json_object *o, const char *key) {
+  json_object *v = NULL;
+  ck_assert_msg(json_object_object_get_ex(o, key, &v), "no key %s", key);
+  return v;
+}
+
+static json_object *level(json_object *cores, size_t c, size_t k) {
+  return json_object_array_get_idx(get(json_object_array_get_idx(cores, c), "levels"), k);
+}
+
+#define SWEEP3 "--trace N=1000:s1000.trace --trace N=1500:s1500.trace --trace N=2000:s2000.trace"
+
+START_TEST(sweep_end_to_end) {
+  ck_assert_int_eq(e2e_sh(dir, "$PPT extrapolate " SWEEP3
+                               " --target N=8000 --hw fa.json --cores 1,2 --only sweep --no-stack-refs"
+                               " --json -o x.json >x.out && $PPT sasmm s8000.trace --hw fa.json --cores 1"
+                               " --only sweep --no-stack-refs --model sdcm --json >s.json"),
+                   0);
+  json_object *x = load("x.json"), *s = load("s.json"), *xo = load("x.out");
+  ck_assert_str_eq(json_object_to_json_string(x), json_object_to_json_string(xo));
+  /* SDCM by hand: a reuse at distance 7999 hits a k-way cache of B lines with
+   * F(k-1; 7999, k/B); first touches miss. */
+  double reuse = (R - 1.0) / R;
+  double want[3] = {0, reuse * gsl_cdf_binomial_P(15, 16.0 / 8192, 7999),
+                    reuse * gsl_cdf_binomial_P(15, 16.0 / 16384, 7999)};
+  json_object *xc = get(x, "cores"), *sc = get(s, "cores");
+  for (size_t c = 0; c < 2; c++)
+    for (size_t k = 0; k < 3; k++) {
+      json_object *l = level(xc, c, k);
+      double h = json_object_get_double(get(l, "hit_rate"));
+      ck_assert_double_eq_tol(h, want[k], 1e-9);
+      ck_assert_double_eq_tol(h, json_object_get_double(get(level(sc, 0, k), "hit_rate")), 1e-9);
+      ck_assert_double_eq_tol(json_object_get_double(get(l, "hit_rate_lo")), h, 1e-9);
+      ck_assert_double_eq_tol(json_object_get_double(get(l, "hit_rate_hi")), h, 1e-9);
+    }
+  ck_assert_double_eq(json_object_get_double(get(json_object_array_get_idx(xc, 0), "refs")), R * 8000.0);
+  json_object *m = get(x, "model");
+  ck_assert(json_object_get_boolean(get(m, "checked")));
+  ck_assert_uint_eq(json_object_array_length(get(m, "loo")), 6);
+  ck_assert_int_eq(json_object_get_int(get(get(x, "target"), "value")), 8000);
+  ck_assert_int_eq(json_object_get_int(get(x, "seed")), 1);
+  ck_assert_uint_eq(json_object_array_length(get(x, "traces")), 3);
+  json_object_put(x);
+  json_object_put(s);
+  json_object_put(xo);
+}
+END_TEST
+
+START_TEST(two_traces_unchecked) {
+  ck_assert_int_eq(
+      e2e_sh(dir,
+             "$PPT extrapolate --trace N=2000:s2000.trace --trace N=1000:s1000.trace"
+             " --target N=8000 --hw fa.json --cores 1 --only sweep --no-stack-refs --json >u.json"
+             " && $PPT extrapolate --trace N=2000:s2000.trace --trace N=1000:s1000.trace"
+             " --target N=8000 --hw fa.json --cores 1 --only sweep | grep -q 'NOT checked'"),
+      0);
+  json_object *u = load("u.json");
+  ck_assert(!json_object_get_boolean(get(get(u, "model"), "checked")));
+  double reuse = (R - 1.0) / R;
+  ck_assert_double_eq_tol(json_object_get_double(get(level(get(u, "cores"), 0, 1), "hit_rate")),
+                          reuse * gsl_cdf_binomial_P(15, 16.0 / 8192, 7999), 1e-9);
+  json_object_put(u);
+}
+END_TEST
+
+START_TEST(behaviour_change_refused) {
+  ck_assert_int_eq(e2e_sh(dir,
+                          "$PPT extrapolate --trace N=1000:c1000.trace --trace N=1400:c1400.trace"
+                          " --trace N=2000:c2000.trace --target N=8000 --hw fa.json --cores 1"
+                          " >r.out 2>r.err"),
+                   1);
+  ck_assert_int_eq(
+      e2e_sh(dir,
+             "test $(wc -l <r.err) -eq 1 && test ! -s r.out"
+             " && grep -q 'the behaviour changes with N' r.err && grep -q 'not extrapolated' r.err"
+             " && grep -q 'c2000.trace' r.err && grep -q 'L1' r.err && grep -q '1 cores' r.err"),
+      0);
+}
+END_TEST
+
+START_TEST(bad_input) {
+  static const char *bad[] = {
+      "--trace N=1000:s1000.trace --target N=8000 --hw fa.json",                /* one trace */
+      SWEEP3 " --hw fa.json",                                                   /* no target */
+      SWEEP3 " --target M=8000 --hw fa.json",                                   /* another parameter */
+      "--trace N=1000 --trace N=1500:s1500.trace --target N=8000 --hw fa.json", /* no file */
+      "--trace N=x:s1000.trace --trace N=1500:s1500.trace --target N=8000 --hw fa.json",
+      "--trace N=1000:s1000.trace --trace N=1000:s1500.trace --target N=8000 --hw fa.json",
+      SWEEP3 " --target N=-3 --hw fa.json",
+      SWEEP3 " --target N=8000",                                    /* no --hw */
+      SWEEP3 " --target N=8000 --hw fa.json extra",                 /* an operand */
+      SWEEP3 " --target N=8000 --hw fa.json --only nosuchfunction", /* selects nothing */
+      "--trace N=1000:s1000.trace --trace N=1500:missing.trace --target N=8000 --hw fa.json",
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+    ck_assert_msg(e2e_sh(dir,
+                         "$PPT extrapolate %s >b.out 2>b.err; r=$?; test $(wc -l <b.err) -eq 1 || exit 9;"
+                         " exit $r",
+                         bad[i]) == 2,
+                  "not refused with one line, exit 2: %s", bad[i]);
+  ck_assert_int_eq(e2e_sh(dir,
+                          "$PPT extrapolate --trace N=1000:s1000.trace --trace N=1400:c1400.trace"
+                          " --target N=8000 --hw fa.json 2>b.err; r=$?;"
+                          " grep -q 'c1400.trace: not the same binary as s1000.trace' b.err && exit $r"),
+                   2);
+  ck_assert_int_eq(e2e_sh(dir, "$PPT extrapolate --help | grep -q 'usage: ppt extrapolate'"), 0);
+}
+END_TEST
+
+static Suite *suite(void) {
+  Suite *s = suite_create("extrap");
+  TCase *unit = tcase_create("unit");
+  tcase_add_test(unit, degree_choice);
+  tcase_add_test(unit, model_sweep_exact);
+  suite_add_tcase(s, unit);
+  TCase *e2e = tcase_create("e2e");
+  tcase_set_timeout(e2e, 300);
+  tcase_add_unchecked_fixture(e2e, setup, NULL);
+  tcase_add_test(e2e, sweep_end_to_end);
+  tcase_add_test(e2e, two_traces_unchecked);
+  tcase_add_test(e2e, behaviour_change_refused);
+  tcase_add_test(e2e, bad_input);
+  suite_add_tcase(s, e2e);
+  return s;
+}
+
+int main(void) {
+  return ppt_test_run(suite());
+}
