@@ -16,6 +16,7 @@
 #define MAX_FILES 16
 #define MAX_VALUES 64
 #define MAX_CONFIGS 4096
+#define MAX_AUTO_THREADS 8
 
 static void help(void) {
   printf(
@@ -37,7 +38,12 @@ static void help(void) {
       "  --interleave rr|uniform  the cores' interleaving for shared levels (default rr)\n"
       "  --seed S               uniform interleaving and random-replacement victims (default "
       "1)\n" PPT_CLI_ONLY_HELP
-      "  --threads T            worker threads, one core count each (default 2)\n"
+      "  --threads T            worker threads, one core count each (default: one per core\n"
+      "                         count, at most 8: the system shares the CPUs among them)\n"
+      "  --sample-sets K        simulate 1/K of every level's sets (K a power of two; default\n"
+      "                         1: all, exact). Each sampled set is exact; accesses and misses\n"
+      "                         are scaled by K. Faster, with an error from the spread between\n"
+      "                         sets (docs/sweep.md, \"Set sampling\")\n"
       "  -o, --output FILE.csv  every point as a CSV row\n"
       "  --plot FILE.png        heatmap: configurations x core counts, colour = misses per\n"
       "                         1000 references at --plot-level; and FILE-levels.png: each\n"
@@ -61,7 +67,8 @@ typedef struct axis {
 typedef struct args {
   ppt_cli_common c; /* c.hw: the comma-separated spec files */
   ppt_sasmm_opts base;
-  uint64_t threads;
+  uint64_t threads; /* 0: one per core count, at most MAX_AUTO_THREADS */
+  uint64_t sample_sets;
   const char *plot_level;
   int runtime; /* --runtime */
 } args;
@@ -95,16 +102,20 @@ static int take(void *arg, int val, const char *value) {
     case 's': return ppt_cli_take_schedule("sweep", value, &a->base.sched, &a->base.chunk);
     case 'L': a->plot_level = value; return 0;
     case 'R': a->runtime = 1; return 0;
+    case 'S':
+      if (ppt_cli_parse_u64(value, &a->sample_sets) || !a->sample_sets || a->sample_sets > 4096 ||
+          (a->sample_sets & (a->sample_sets - 1)))
+        return ppt_cli_usage("sweep", "--sample-sets wants a power of two from 1 to 4096, not '%s'", value);
+      return 0;
     default: return ppt_cli_take_threads("sweep", value, &a->threads); /* --threads */
   }
 }
 
 static int parse_args(int argc, char **argv, void *va) {
-  static const struct option own[] = {{"schedule", required_argument, 0, 's'},
-                                      {"threads", required_argument, 0, 't'},
-                                      {"plot-level", required_argument, 0, 'L'},
-                                      {"runtime", no_argument, 0, 'R'},
-                                      {0, 0, 0, 0}};
+  static const struct option own[] = {
+      {"schedule", required_argument, 0, 's'},    {"threads", required_argument, 0, 't'},
+      {"plot-level", required_argument, 0, 'L'},  {"runtime", no_argument, 0, 'R'},
+      {"sample-sets", required_argument, 0, 'S'}, {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "sweep",
                                     .shared = PPT_OPT_HW | PPT_OPT_CORES | PPT_OPT_INTERLEAVE | PPT_OPT_SEED |
                                               PPT_OPT_ONLY | PPT_OPT_OUTPUT | PPT_OPT_JSON | PPT_OPT_NOSTACK |
@@ -115,9 +126,12 @@ static int parse_args(int argc, char **argv, void *va) {
                                     .operand = "TRACE"};
   args *a = va;
   ppt_sasmm_opts_default(&a->base);
-  a->threads = 2;
+  a->sample_sets = 1;
   int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
   if (rc) return rc;
+  /* Core counts are few and unequal in cost; one worker each lets the system keep both
+   * CPUs busy to the end instead of leaving the last core count to run alone. */
+  if (!a->threads) a->threads = a->c.ncores < MAX_AUTO_THREADS ? a->c.ncores : MAX_AUTO_THREADS;
   a->base.seed = a->c.seed;
   a->base.interleave = a->c.interleave[0];
   return 0;
@@ -234,6 +248,7 @@ static int run(void *va, void *vr, ppt_err *err) {
                       .ncores = a->c.ncores,
                       .counted = r->counted,
                       .threads = (uint32_t)a->threads,
+                      .sample_sets = (uint32_t)a->sample_sets,
                       .progress = ppt_cli_progress_cb,
                       .progress_arg = bar};
   double t0 = now();
@@ -314,6 +329,7 @@ static int write_json(void *va, void *vr, ppt_err *err) {
   json_object_object_add(set, "chunk", json_object_new_int64(a->base.chunk));
   json_object_object_add(set, "interleave", json_object_new_string(ppt_interleave_name(a->c.interleave[0])));
   json_object_object_add(set, "seed", json_object_new_int64((int64_t)a->c.seed));
+  json_object_object_add(set, "sample_sets", json_object_new_int64((int64_t)a->sample_sets));
   json_object_object_add(set, "only", a->c.only_list ? json_object_new_string(a->c.only_list) : NULL);
   json_object_object_add(set, "unit", json_object_new_string("references"));
   json_object *o = ppt_cli_json_head(&a->c, set);
@@ -333,12 +349,16 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   const results *r = vr;
   (void)err;
+  char note[48] = "";
+  if (a->sample_sets > 1)
+    snprintf(note, sizeof note, ", sets sampled 1/%llu", (unsigned long long)a->sample_sets);
   printf(
       "# %s: %zu configurations x %zu core counts = %zu points; %zu level simulations%s in %.2f s; "
-      "interleave %s, seed %llu%s%s\n",
+      "interleave %s, seed %llu%s%s%s\n",
       a->c.operand, r->nspecs, a->c.ncores, r->nspecs * a->c.ncores, r->stats.nodes,
       r->stats.fallbacks ? " (+ whole hierarchies)" : "", r->seconds, ppt_interleave_name(a->c.interleave[0]),
-      (unsigned long long)a->c.seed, a->c.only_list ? ", only " : "", a->c.only_list ? a->c.only_list : "");
+      (unsigned long long)a->c.seed, a->c.only_list ? ", only " : "", a->c.only_list ? a->c.only_list : "",
+      note);
   printf("# hit rates are global, per reference; MPKI: misses per 1000 references at the last level\n");
   for (size_t s = 0; s < r->nspecs; s++) {
     const ppt_hwspec *hw = &r->specs[s];

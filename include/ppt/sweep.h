@@ -25,6 +25,7 @@ typedef struct ppt_sweep_opts {
   size_t ncores;
   const unsigned char *counted; /* [nbbs + 1] blocks counted, or NULL (all) */
   uint32_t threads;             /* worker threads, >= 1 */
+  uint32_t sample_sets;         /* 1 (or 0): exact; K > 1: set sampling (cache/sweepsim.h) */
   /* Called after each core count with the number done; may be NULL. Serialised. */
   void (*progress)(uint64_t done, void *arg);
   void *progress_arg;

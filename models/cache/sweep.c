@@ -28,14 +28,13 @@ typedef struct job {
 } job;
 
 static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
-  ppt_sweepsim *s = arg;
-  for (size_t i = 0; i < n; i++) ppt_sweepsim_access(s, cores[i], &r[i]);
+  ppt_sweepsim_access_batch(arg, r, cores, n);
 }
 
 static int run_task(const job *j, task *tk) {
   ppt_sweepsim *s;
   int rc = ppt_sweepsim_new(j->specs, j->nspecs, tk->ncores, j->o->counted, ppt_trace_nbbs(j->t),
-                            j->o->base.seed, &s, &tk->err);
+                            j->o->sample_sets, j->o->base.seed, &s, &tk->err);
   if (rc) return rc;
   ppt_sasmm_opts so = j->o->base;
   so.ncores = tk->ncores;

@@ -3,6 +3,7 @@
 #include "cache/sweepsim.h"
 #include "cache/lruset.h"
 
+#include <gsl/gsl_randist.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 /* Lines one reference can touch: sizes stop at 255 bytes (ppt_trace_rec.size), lines
  * start at 8 bytes (ppt_hwspec_validate). */
 #define MAX_LINES 40
+/* Set sampling looks at most this many address bits above the widest line. */
+#define SAMPLE_BITS_MAX 12
 
 /* One simulated level: the geometry that identifies it under its parent, its state (the
  * sets of every instance, as ppt_cachesim keeps them, with the same replacement step:
@@ -29,6 +32,10 @@ typedef struct node {
   size_t nkids;
   uint64_t acc, miss, racc, rmiss;
   uint64_t line_refs; /* first levels: line accesses of every reference, counted or not */
+  /* First levels under set sampling: the counted line accesses and references of every
+   * reference, sampled or not (the exact denominators of the rates; see
+   * ppt_sweepsim_result). */
+  uint64_t all_acc, all_racc;
   /* First levels private to each thread: the line of each thread's last access (see
    * ppt_sweepsim_access); NULL otherwise. */
   uint64_t *last;
@@ -49,6 +56,11 @@ struct ppt_sweepsim {
   const unsigned char *counted; /* [nbbs + 1] or NULL */
   uint32_t nbbs;
   uint64_t refs, counted_refs, loads, stores;
+  /* Set sampling (sweepsim.h): a line of the tree is simulated when sel[(addr >>
+   * sample_shift) & sample_mask] is set; sample = 1: every line (sel NULL). */
+  uint32_t sample, sample_shift;
+  uint64_t sample_mask;
+  unsigned char *sel;
 };
 
 /* Whether the tree reproduces spec exactly (see sweepsim.h). */
@@ -127,8 +139,62 @@ oom:
   return NONE;
 }
 
+/* Set sampling (sweepsim.h): the address bits just above the widest line of the tree are
+ * set-index bits of every level in it, so choosing lines by those bits chooses whole
+ * sets, the same fraction of every level's sets, and each chosen set of level k+1 gets
+ * exactly the misses of the chosen sets of level k that map to it. The chosen residues
+ * are a seeded random subset (gsl_ran_choose), not a fixed stride, so that an access
+ * pattern with a power-of-two stride does not fall entirely in or out of the sample. */
+static int sample_init(ppt_sweepsim *s, uint32_t sample, uint64_t seed, ppt_err *err) {
+  s->sample = sample ? sample : 1;
+  if (s->sample == 1 || !s->nnodes) return 0;
+  if (s->sample & (s->sample - 1))
+    return ppt_err_set(err, PPT_EINPUT, "--sample-sets %u is not a power of two", s->sample);
+  uint32_t wide = 0, bits = SAMPLE_BITS_MAX;
+  for (size_t i = 0; i < s->nnodes; i++)
+    if (s->nodes[i].line_bits > wide) wide = s->nodes[i].line_bits;
+  const node *tight = NULL;
+  for (size_t i = 0; i < s->nnodes; i++) {
+    const node *nd = &s->nodes[i];
+    uint32_t set_bits = 0;
+    while (((uint64_t)1 << set_bits) < nd->sets) set_bits++;
+    uint32_t top = nd->line_bits + set_bits; /* the level's set index is bits [line_bits, top) */
+    uint32_t room = top > wide ? top - wide : 0;
+    if (room < bits) {
+      bits = room;
+      tight = nd;
+    }
+  }
+  if (((uint64_t)1 << bits) < s->sample)
+    return ppt_err_set(
+        err, PPT_EINPUT,
+        "--sample-sets %u: level %s (%llu B, %llu sets of %u B) leaves %u set-index bits "
+        "above the widest line (%u B): at most %u",
+        s->sample, tight->lv.name, (unsigned long long)tight->lv.size, (unsigned long long)tight->sets,
+        tight->lv.line, bits, 1u << wide, 1u << bits);
+  size_t nres = (size_t)1 << bits, nsel = nres / s->sample;
+  s->sample_shift = wide;
+  s->sample_mask = nres - 1;
+  unsigned long *all = malloc(nres * sizeof *all), *chosen = malloc(nsel * sizeof *chosen);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  if (!(s->sel = calloc(nres, 1)) || !all || !chosen || !rng) {
+    free(all);
+    free(chosen);
+    if (rng) gsl_rng_free(rng);
+    return ppt_err_set(err, PPT_ERUN, "sweep: out of memory");
+  }
+  gsl_rng_set(rng, (unsigned long)seed);
+  for (size_t i = 0; i < nres; i++) all[i] = i;
+  gsl_ran_choose(rng, chosen, nsel, all, nres, sizeof *all);
+  for (size_t i = 0; i < nsel; i++) s->sel[chosen[i]] = 1;
+  gsl_rng_free(rng);
+  free(all);
+  free(chosen);
+  return 0;
+}
+
 int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const unsigned char *counted,
-                     uint32_t nbbs, uint64_t seed, ppt_sweepsim **out, ppt_err *err) {
+                     uint32_t nbbs, uint32_t sample, uint64_t seed, ppt_sweepsim **out, ppt_err *err) {
   ppt_sweepsim *s = calloc(1, sizeof *s);
   if (!s || !(s->path = malloc((n ? n : 1) * PPT_HW_MAX_LEVELS * sizeof *s->path)) ||
       !(s->nlevels = calloc(n ? n : 1, sizeof *s->nlevels)) ||
@@ -161,6 +227,7 @@ int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const
       s->path[i * PPT_HW_MAX_LEVELS + k] = parent;
     }
   }
+  if (!rc) rc = sample_init(s, sample, seed, err);
   if (rc) {
     ppt_sweepsim_free(s);
     return rc;
@@ -190,7 +257,7 @@ static void visit(ppt_sweepsim *s, uint32_t ni, uint32_t thread, const uint64_t 
   for (size_t c = 0; nm && c < nd->nkids; c++) visit(s, nd->kids[c], thread, missed, nm, count);
 }
 
-void ppt_sweepsim_access(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *rec) {
+static inline void access_one(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *rec) {
   for (size_t i = 0; i < s->nwholes; i++) ppt_tracesim_tally_access(s->wholes[i], thread, rec);
   if (rec->kind != PPT_REC_LOAD && rec->kind != PPT_REC_STORE) return;
   int store = rec->kind == PPT_REC_STORE;
@@ -201,15 +268,40 @@ void ppt_sweepsim_access(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *
   s->loads += (unsigned)(count & !store);
   uint64_t a = rec->addr, end = a + (rec->size ? rec->size - 1u : 0u);
   if (end < a) end = UINT64_MAX;
+  if (s->sel && !s->sel[(a >> s->sample_shift) & s->sample_mask] &&
+      !s->sel[(end >> s->sample_shift) & s->sample_mask]) {
+    /* No line of the reference is in a sampled set (a reference spans at most two lines
+     * of the widest size): it only counts toward the line accesses. */
+    for (size_t t = 0; t < s->ntops; t++) {
+      node *nd = &s->nodes[s->tops[t]];
+      uint64_t k = (end >> nd->line_bits) - (a >> nd->line_bits) + 1;
+      k = k < MAX_LINES ? k : MAX_LINES;
+      nd->line_refs += k;
+      if (count) {
+        nd->all_acc += k;
+        nd->all_racc++;
+      }
+    }
+    return;
+  }
   for (size_t t = 0; t < s->ntops; t++) {
     node *nd = &s->nodes[s->tops[t]];
     uint64_t first = a >> nd->line_bits, last = end >> nd->line_bits, lines[MAX_LINES];
-    uint32_t n = 0;
-    for (uint64_t l = first; n < MAX_LINES; l++) {
-      lines[n++] = l;
-      if (l == last) break;
+    uint32_t n = 0, shift = s->sample_shift - nd->line_bits;
+    for (uint64_t l = first;; l++) {
+      if (!s->sel || s->sel[(l >> shift) & s->sample_mask]) lines[n++] = l;
+      if (l == last || n == MAX_LINES) break;
     }
-    nd->line_refs += n;
+    if (s->sel) {
+      uint64_t k = last - first + 1 < MAX_LINES ? last - first + 1 : MAX_LINES;
+      nd->line_refs += k;
+      if (count) {
+        nd->all_acc += k;
+        nd->all_racc++;
+      }
+    } else
+      nd->line_refs += n;
+    if (!n) continue;
     /* A private first level that this thread's last access left holding `first` holds
      * it as the most recent line of its set, and nobody else touched it since: a hit
      * that changes nothing, in every level. Streaming code makes most references so
@@ -217,8 +309,8 @@ void ppt_sweepsim_access(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *
      * random replacement alike (a hit draws no victim). */
     if (nd->last) {
       uint64_t prev = nd->last[thread];
-      nd->last[thread] = last;
-      if (n == 1 && first == prev) {
+      nd->last[thread] = lines[n - 1];
+      if (n == 1 && lines[0] == prev) {
         if (count) {
           nd->acc++;
           nd->racc++;
@@ -228,6 +320,11 @@ void ppt_sweepsim_access(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *
     }
     visit(s, s->tops[t], thread, lines, n, count);
   }
+}
+
+void ppt_sweepsim_access_batch(ppt_sweepsim *s, const ppt_trace_rec *recs, const uint32_t *threads,
+                               size_t n) {
+  for (size_t i = 0; i < n; i++) access_one(s, threads[i], &recs[i]);
 }
 
 static double rate(uint64_t misses, uint64_t of) {
@@ -249,18 +346,29 @@ void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_
   const uint32_t *p = &s->path[i * PPT_HW_MAX_LEVELS];
   if (out->nlevels) out->line_refs = s->nodes[p[0]].line_refs;
   for (uint32_t k = 0; k < out->nlevels; k++) {
-    const node *nd = &s->nodes[p[k]], *top = &s->nodes[p[0]];
+    const node *nd = &s->nodes[p[k]];
     ppt_tracesim_level *lv = &out->levels[k];
     memcpy(lv->name, s->names[i][k], sizeof lv->name);
-    lv->accesses = nd->acc;
-    lv->misses = nd->miss;
-    lv->ref_accesses = nd->racc;
-    lv->ref_misses = nd->rmiss;
-    lv->hit_rate = rate(nd->miss, top->acc);
-    lv->local_hit_rate = rate(nd->miss, nd->acc);
-    lv->ref_hit_rate = rate(nd->rmiss, top->racc);
-    lv->ref_local_hit_rate = rate(nd->rmiss, nd->racc);
+    /* Sampled: the misses of the sampled sets stand for 1/sample of every level's misses
+     * and are scaled back up. The first level's accesses are not estimated: every
+     * reference is counted, sampled or not. Estimating them too would put the few lines
+     * that take most accesses (a loop's scalars, a queue's head) wholly in or out of
+     * the sample and move the rates by points; the misses spread over many lines. */
+    lv->misses = nd->miss * s->sample;
+    lv->ref_misses = nd->rmiss * s->sample;
+    lv->accesses = k == 0 && s->sel ? nd->all_acc : nd->acc * s->sample;
+    lv->ref_accesses = k == 0 && s->sel ? nd->all_racc : nd->racc * s->sample;
+    if (lv->misses > lv->accesses) lv->misses = lv->accesses; /* a sample all misses */
+    if (lv->ref_misses > lv->ref_accesses) lv->ref_misses = lv->ref_accesses;
+    lv->hit_rate = rate(lv->misses, out->levels[0].accesses);
+    lv->local_hit_rate = rate(lv->misses, lv->accesses);
+    lv->ref_hit_rate = rate(lv->ref_misses, out->levels[0].ref_accesses);
+    lv->ref_local_hit_rate = rate(lv->ref_misses, lv->ref_accesses);
   }
+}
+
+int ppt_sweepsim_sampled(const ppt_sweepsim *s, uint64_t addr) {
+  return !s->sel || s->sel[(addr >> s->sample_shift) & s->sample_mask];
 }
 
 size_t ppt_sweepsim_nodes(const ppt_sweepsim *s) {
@@ -282,5 +390,6 @@ void ppt_sweepsim_free(ppt_sweepsim *s) {
   free(s->names);
   free(s->whole);
   free(s->wholes);
+  free(s->sel);
   free(s);
 }

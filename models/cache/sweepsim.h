@@ -28,14 +28,27 @@
 typedef struct ppt_sweepsim ppt_sweepsim;
 
 /* Simulators for specs[0..n) (each valid) with `nthreads` threads; counted and seed as in
- * ppt_tracesim_tally_new (counted must outlive the sweepsim). */
+ * ppt_tracesim_tally_new (counted must outlive the sweepsim).
+ *
+ * sample > 1 (a power of two) simulates the tree's levels on 1/sample of their sets
+ * only (set sampling; Kessler, Hill & Wood 1991): a line is simulated when its address
+ * bits just above the widest line of the tree fall in a seeded random subset of their
+ * values. Those bits index the sets of every level, so each sampled set sees exactly the
+ * accesses it sees unsampled and its hits and misses are exact; accesses and misses are
+ * reported times `sample`, and the rates are the sampled sets' rates. The error is the
+ * spread between sets (docs/sweep.md gives it measured). PPT_EINPUT when a level has
+ * fewer than `sample` sets above the widest line. Specs simulated whole stay exact.
+ * sample 0 or 1: every set (exact). */
 int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const unsigned char *counted,
-                     uint32_t nbbs, uint64_t seed, ppt_sweepsim **out, ppt_err *err);
-/* One record of `thread` (loads and stores are simulated, others ignored). */
-void ppt_sweepsim_access(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *rec);
+                     uint32_t nbbs, uint32_t sample, uint64_t seed, ppt_sweepsim **out, ppt_err *err);
+/* Records recs[0..n) in order, record i of thread threads[i] (the mimic's shared stream):
+ * loads and stores are simulated, others ignored. */
+void ppt_sweepsim_access_batch(ppt_sweepsim *s, const ppt_trace_rec *recs, const uint32_t *threads, size_t n);
 /* Spec i's counts: nlevels, levels (accesses, misses and rates in both units), refs,
  * line_refs, counted refs, loads and stores; the other fields 0. */
 void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_tracesim_result *out);
+/* Whether the line holding byte addr is in the sampled sets (always, without sampling). */
+int ppt_sweepsim_sampled(const ppt_sweepsim *s, uint64_t addr);
 /* Distinct level simulations (tree nodes) and specs simulated whole (fallbacks). */
 size_t ppt_sweepsim_nodes(const ppt_sweepsim *s);
 size_t ppt_sweepsim_fallbacks(const ppt_sweepsim *s);

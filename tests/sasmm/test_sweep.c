@@ -150,6 +150,46 @@ START_TEST(sweep_equals_each_point) {
 }
 END_TEST
 
+/* Set sampling (--sample-sets) on the real program: each level's global hit rate within
+ * SAMPLED_TOL_POINTS of the exact sweep's at every point, and the counts scaled back to
+ * the whole (accesses at L1 within 10 % of the exact count). The tolerance is the
+ * measured error on this program with room (docs/sweep.md, "Set sampling"). */
+#define SAMPLED_TOL_POINTS 2.0
+START_TEST(sampled_close_to_exact) {
+  const char *d = e2e_dir("sweep-sampled");
+  ppt_trace *t = traced(d);
+  ppt_hwspec specs[32];
+  size_t ns = make_specs(specs) - 1; /* the inclusive spec is simulated whole, exactly */
+  static const uint32_t cores[] = {1, 4};
+  size_t nc = 2;
+  ppt_tracesim_result *exact = calloc(ns * nc, sizeof *exact), *smp = calloc(ns * nc, sizeof *smp);
+  ppt_sweep_opts o = {.cores = cores, .ncores = nc, .threads = 2};
+  ppt_sasmm_opts_default(&o.base);
+  ppt_err err;
+  ck_assert_msg(ppt_sweep_run(t, specs, ns, &o, exact, NULL, &err) == 0, "%s", err.msg);
+  static const uint32_t ks[] = {4, 16};
+  for (size_t ki = 0; ki < 2; ki++) {
+    o.sample_sets = ks[ki];
+    ck_assert_msg(ppt_sweep_run(t, specs, ns, &o, smp, NULL, &err) == 0, "%s", err.msg);
+    double worst = 0;
+    for (size_t i = 0; i < ns * nc; i++)
+      for (uint32_t k = 0; k < exact[i].nlevels; k++) {
+        double e = 100 * (smp[i].levels[k].hit_rate - exact[i].levels[k].hit_rate);
+        worst = e < 0 ? (-e > worst ? -e : worst) : (e > worst ? e : worst);
+      }
+    for (size_t i = 0; i < ns * nc; i++) {
+      double a = (double)smp[i].levels[0].accesses, b = (double)exact[i].levels[0].accesses;
+      ck_assert_msg(a > 0.9 * b && a < 1.1 * b, "K=%u: L1 accesses %.0f, exact %.0f", ks[ki], a, b);
+    }
+    fprintf(stderr, "sweep sampled 1/%u: worst hit-rate error %.3f points\n", ks[ki], worst);
+    ck_assert_msg(worst <= SAMPLED_TOL_POINTS, "K=%u: %.3f points", ks[ki], worst);
+  }
+  free(exact);
+  free(smp);
+  ppt_trace_close(t);
+}
+END_TEST
+
 /* The JSON value at path "points[i].levels[k].misses" style lookups, by hand. */
 static uint64_t level_misses(json_object *levels, int k) {
   json_object *l = json_object_array_get_idx(levels, (size_t)k), *m;
@@ -250,6 +290,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, hwspec_settings);
   tcase_add_test(tc, sweep_equals_each_point);
   tcase_add_test(tc, cli_point_equals_sasmm);
+  tcase_add_test(tc, sampled_close_to_exact);
   suite_add_tcase(s, tc);
   return s;
 }
