@@ -393,12 +393,13 @@ static int bandwidth(calib_run *r, uint32_t k) {
   return dram_one_core(r, nt, cpus, pinned, bw);
 }
 
-/* Levels that behave smaller: the capacity a stream sees (calib_size.c says why it is
- * not the chase's), from sweeps of the sysfs size and twice it, read by one core. */
+/* Levels that behave smaller than their source says, and levels only the chase sized:
+ * the capacity a stream sees (calib_size.c says why it is not the chase's), from sweeps
+ * of the level's size and twice it, read by one core. */
 static void stage_retention(calib_run *r) {
   ppt_calib_result *out = r->out;
   for (uint32_t k = 1; k < r->n; k++) {
-    if (!out->near[k]) continue;
+    if (!out->near[k] && out->caches.levels[k].source != PPT_CALIB_GEO_SWEEP) continue;
     double in = out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k];
     int cpu = -1, huge = 0;
     if (calib_cpus_primary(out->caches.levels[k].shared_cpu_list, sibling_dir(r), &cpu, 1) != 1) cpu = -1;

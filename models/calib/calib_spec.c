@@ -75,12 +75,17 @@ static void spec_level(calib_run *r, uint32_t k) {
   if (out->core_bw_bytes_per_s[k] > 0 && out->core_bw_bytes_per_s[k] < out->bw_bytes_per_s[k])
     hw->levels[k].core_bw_bytes_per_cycle = sig3(out->core_bw_bytes_per_s[k] / clock);
   /* A stream's capacity below sysfs and above the level above: the spec's size, with
-   * random replacement (the share of sweeps larger than it the level still serves). */
+   * random replacement (the share of sweeps larger than it the level still serves). A
+   * level only the chase sized has no source to stay below: a shared L3's slow chase
+   * sees as little as half of what a stream keeps (calib_size.c), so the stream's view
+   * is taken up to 4x the chase's. */
   uint64_t cap = out->ret_capacity[k];
-  if (!(k > 0 && cap > hw->levels[k - 1].size && cap < out->caches.levels[k].size)) return;
+  uint64_t most = out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP ? 4 * out->caches.levels[k].size
+                                                                      : out->caches.levels[k].size - 1;
+  if (!(k > 0 && cap > hw->levels[k - 1].size && cap <= most)) return;
   uint32_t ways = hw->levels[k].assoc; /* the ways of the spec's geometry, at least */
   uint64_t size = calib_round_ways(cap, hw->levels[k].line, &ways);
-  if (!(size > hw->levels[k - 1].size && size <= out->caches.levels[k].size)) return;
+  if (!(size > hw->levels[k - 1].size && size <= most + 1)) return;
   hw->levels[k].size = size;
   hw->levels[k].assoc = ways;
   hw->levels[k].replacement = PPT_HW_REPL_RANDOM;
@@ -89,7 +94,10 @@ static void spec_level(calib_run *r, uint32_t k) {
              "%s: one core still streams part of sweeps larger than the chase says it holds; "
              "the spec takes the stream's view, %s with random replacement (chase: %s).",
              hw->levels[k].name, calib_human_bytes(size, sz, sizeof sz),
-             out->eff_bytes[k] ? calib_human_bytes(out->eff_bytes[k], sz2, sizeof sz2) : "not sized");
+             out->eff_bytes[k] ? calib_human_bytes(out->eff_bytes[k], sz2, sizeof sz2)
+             : out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP
+                 ? calib_human_bytes(out->caches.levels[k].size, sz2, sizeof sz2)
+                 : "not sized");
 }
 
 /* mlp_same_set: the last level serves the column walk's misses, so the latency the
