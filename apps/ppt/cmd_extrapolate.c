@@ -1,5 +1,5 @@
 /* cmd_extrapolate.c — `ppt extrapolate`: hit rates at a problem size that was not traced,
- * from traces of the same binary at a few smaller sizes (issue 17; the model is
+ * from traces of the same program at a few smaller sizes (issue 17; the model is
  * include/ppt/extrap.h, the page docs/extrapolate.md).
  *
  * Per traced size and core count the sequential trace is mimicked and measured as `ppt
@@ -8,12 +8,14 @@
  * (ppt_sdcm_sasmm_hitrates, the same call as `ppt sasmm --model sdcm`). With three traces
  * or more the model is first fitted without the largest and must predict it: when it
  * cannot, the behaviour changes with the size and nothing is extrapolated. */
+#include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ppt/extrap.h"
@@ -29,6 +31,7 @@
 #define CHECK_POINTS 2.0       /* largest allowed hit-rate error at the checked size, points */
 #define CHECK_BLOCK 0.05       /* largest allowed error of a block's reference count */
 #define CHECK_BLOCK_SHARE 0.01 /* ... for blocks with at least this share of the references */
+#define UNMATCHED_MAX 0.01     /* largest share of a trace's references in unmatched blocks */
 #define NL PPT_HW_MAX_LEVELS
 
 static void help(void) {
@@ -36,13 +39,15 @@ static void help(void) {
       "usage: ppt extrapolate --trace P=V1:A.trace --trace P=V2:B.trace [--trace ...] --target P=V\n"
       "                       --hw SPEC [options]\n\n"
       "Predicts the private (PRD) and shared (CRD) cache hit rates of every level of SPEC at a\n"
-      "problem size P=V that was not traced, from sequential traces of the same binary at\n"
-      "smaller sizes: each block's reference count, first touches and reuse distances are\n"
+      "problem size P=V that was not traced, from sequential traces of the same program at\n"
+      "smaller sizes (one binary, or builds at each size whose blocks are matched by function,\n"
+      "file and line; at most %.0f %% of a trace's references may be in unmatched blocks): each block's "
+      "reference count, first touches and reuse distances are\n"
       "fitted as polynomials in P (docs/extrapolate.md). With 3 traces or more the largest is\n"
       "first predicted from the others; if any level is off by more than %.0f points (or a\n"
       "block's references by more than %.0f %%) the program's behaviour changes with P and it is\n"
       "refused (exit 1). With 2 traces the result is marked unchecked.\n\n"
-      "  --trace P=V:FILE       a trace taken at size V of parameter P (2 to %d, same binary)\n"
+      "  --trace P=V:FILE       a trace taken at size V of parameter P (2 to %d, same program)\n"
       "  --target P=V           the size to predict\n"
       "  --hw SPEC              hwspec JSON (cache levels)\n" PPT_CLI_SET_HELP
       "  --cores LIST           core counts, comma-separated (default 1,2,4,8,16)\n"
@@ -50,8 +55,10 @@ static void help(void) {
           PPT_CLI_NOSTACK_HELP
       "  --json                 machine-readable results on stdout\n"
       "  -o FILE                write the JSON results to FILE (atomically)\n"
+      "  --plot FILE.png        per level, hit rate against P: the traced sizes and the target\n"
+      "                         with its band, a line per core count (gnuplot)\n"
       "  -h, --help\n",
-      CHECK_POINTS, 100 * CHECK_BLOCK, MAX_TRACES);
+      100 * UNMATCHED_MAX, CHECK_POINTS, 100 * CHECK_BLOCK, MAX_TRACES);
 }
 
 typedef struct size_arg {
@@ -80,8 +87,13 @@ typedef struct point {
 typedef struct results {
   ppt_hwspec hw;
   ppt_trace *t[MAX_TRACES];
-  size_t order[MAX_TRACES]; /* the traces by increasing size */
-  uint8_t *counted;
+  size_t order[MAX_TRACES];        /* the traces by increasing size */
+  uint8_t *counted;                /* the --only selection of the first trace's blocks (NULL: all) */
+  uint8_t *counted_of[MAX_TRACES]; /* of each trace's own blocks ([0] is counted) */
+  /* Traces of another binary than the first's: their block b is the first's map[i][b]
+   * (ppt_extrap_match_blocks); NULL for the same table (the identity). */
+  uint32_t *map[MAX_TRACES];
+  double unmatched[MAX_TRACES]; /* share of each trace's counted references left unmatched */
   ppt_sasmm_profiles prof[MAX_TRACES][PPT_CLI_MAX_CORES];
   point pt[PPT_CLI_MAX_CORES];
   uint64_t degrees[PPT_EXTRAP_NFORMS];
@@ -145,7 +157,8 @@ static int parse_args(int argc, char **argv, void *va) {
       {"trace", required_argument, 0, 'T'}, {"target", required_argument, 0, 'G'}, {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "extrapolate",
                                     .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_CORES | PPT_OPT_SEED |
-                                              PPT_OPT_ONLY | PPT_OPT_OUTPUT | PPT_OPT_JSON | PPT_OPT_NOSTACK,
+                                              PPT_OPT_ONLY | PPT_OPT_OUTPUT | PPT_OPT_JSON | PPT_OPT_NOSTACK |
+                                              PPT_OPT_PLOT,
                                     .own = own,
                                     .take = take,
                                     .help = help,
@@ -177,12 +190,15 @@ static int same_binary(const ppt_trace *a, const ppt_trace *b) {
 static int open_traces(const args *a, results *r, ppt_err *err) {
   for (size_t i = 0; i < a->ntr; i++) {
     int rc = ppt_cli_open_sequential(a->tr[i].path, &r->t[i], err);
+    if (!rc) rc = ppt_cli_counted(&a->c, r->t[i], &r->counted_of[i], err);
     if (rc) return rc;
     ppt_cli_stack_refs(&a->c, r->t[i]);
-    if (i && !same_binary(r->t[0], r->t[i]))
-      return ppt_err_set(err, PPT_EINPUT, "%s: not the same binary as %s (their block tables differ)",
-                         a->tr[i].path, a->tr[0].path);
+    if (!i || same_binary(r->t[0], r->t[i])) continue; /* the fast path: ids are the ids */
+    if (!(r->map[i] = malloc(((size_t)ppt_trace_nbbs(r->t[i]) + 1) * sizeof *r->map[i])))
+      return ppt_err_set(err, PPT_ERUN, "out of memory");
+    if ((rc = ppt_extrap_match_blocks(r->t[0], r->t[i], r->map[i], err))) return rc;
   }
+  r->counted = r->counted_of[0];
   for (size_t i = 0; i < a->ntr; i++) r->order[i] = i;
   for (size_t i = 1; i < a->ntr; i++) /* insertion sort by size */
     for (size_t j = i; j > 0 && a->tr[r->order[j]].value < a->tr[r->order[j - 1]].value; j--) {
@@ -190,7 +206,76 @@ static int open_traces(const args *a, results *r, ppt_err *err) {
       r->order[j] = r->order[j - 1];
       r->order[j - 1] = s;
     }
-  return ppt_cli_counted(&a->c, r->t[0], &r->counted, err);
+  return 0;
+}
+
+/* 1 when some trace's block table is not the first's (its blocks were matched by key). */
+static int other_binaries(const args *a, const results *r) {
+  int any = 0;
+  for (size_t i = 1; i < a->ntr; i++) any |= r->map[i] != NULL;
+  return any;
+}
+
+/* The first trace's blocks that some other trace has no match for (drop[id] = 1), and in
+ * *lacks[id] the first such trace. */
+static int missing_blocks(const args *a, const results *r, uint8_t *drop, size_t *lacks, ppt_err *err) {
+  uint32_t nref = ppt_trace_nbbs(r->t[0]);
+  uint8_t *seen = malloc((size_t)nref + 1);
+  if (!seen) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (size_t i = 1; i < a->ntr; i++) {
+    if (!r->map[i]) continue;
+    memset(seen, 0, (size_t)nref + 1);
+    for (uint32_t b = 1; b <= ppt_trace_nbbs(r->t[i]); b++) seen[r->map[i][b]] = 1;
+    for (uint32_t id = 1; id <= nref; id++)
+      if (!seen[id] && !drop[id]) {
+        drop[id] = 1;
+        lacks[id] = i;
+      }
+  }
+  free(seen);
+  return 0;
+}
+
+/* The trace lacking the first trace's heaviest dropped block (for the refusal). */
+static size_t heaviest_lack(const results *r, const uint8_t *drop, const size_t *lacks) {
+  const ppt_sasmm_profiles *p = &r->prof[0][0];
+  double most = -1;
+  size_t who = 1;
+  for (uint32_t b = 1; b < p->nblocks; b++)
+    if (drop[b] && p->prd_bb[b] && ppt_rdhist_total(p->prd_bb[b]) > most) {
+      most = ppt_rdhist_total(p->prd_bb[b]);
+      who = lacks[b];
+    }
+  return who;
+}
+
+/* Traces of other binaries (the size compiled in): every trace's per-block histograms on
+ * the first trace's ids, keeping the blocks that every trace has. Blocks that exist at
+ * some sizes only (a loop fully unrolled at a small N) are left out of the model while
+ * they hold under UNMATCHED_MAX of every trace's counted references; beyond that the
+ * programs differ and are refused. */
+static int align_blocks(const args *a, results *r, ppt_err *err) {
+  if (!other_binaries(a, r)) return 0;
+  uint32_t nref = ppt_trace_nbbs(r->t[0]);
+  uint8_t *drop = calloc((size_t)nref + 1, 1);
+  size_t *lacks = calloc((size_t)nref + 1, sizeof *lacks);
+  int rc =
+      drop && lacks ? missing_blocks(a, r, drop, lacks, err) : ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (size_t i = 0; i < a->ntr && !rc; i++) {
+    r->unmatched[i] = ppt_extrap_unmatched_share(&r->prof[i][0], r->map[i], drop, r->counted_of[i]);
+    if (r->unmatched[i] < UNMATCHED_MAX) continue;
+    size_t other = i ? 0 : heaviest_lack(r, drop, lacks);
+    rc = ppt_err_set(err, PPT_EINPUT,
+                     "%s: %.1f %% of its references are in blocks that %s does not have (matched by "
+                     "function, file, line): not the same program (at most %.0f %% may differ)",
+                     a->tr[i].path, 100 * r->unmatched[i], a->tr[other].path, 100 * UNMATCHED_MAX);
+  }
+  for (size_t i = 0; i < a->ntr && !rc; i++)
+    for (size_t c = 0; c < a->c.ncores && !rc; c++)
+      rc = ppt_extrap_remap_blocks(&r->prof[i][c], r->map[i], nref, drop, err);
+  free(drop);
+  free(lacks);
+  return rc;
 }
 
 /* Every trace at every core count, measured as `ppt sasmm --model sdcm` (exact reuse, rr),
@@ -208,7 +293,7 @@ static int measure(const args *a, results *r, ppt_err *err) {
       o.ncores = a->c.cores[c];
       o.seed = a->c.seed;
       o.keep_blocks = 1;
-      rc = ppt_sasmm_measure(r->t[i], &o, &ro, r->counted, &r->prof[i][c], err);
+      rc = ppt_sasmm_measure(r->t[i], &o, &ro, r->counted_of[i], &r->prof[i][c], err);
       if (!rc) rc = ppt_sdcm_sasmm_hitrates(&r->hw, &r->prof[i][c], r->pt[c].meas[i], NULL, err);
       ppt_cli_progress_update(pg, i * a->c.ncores + c + 1);
     }
@@ -331,6 +416,7 @@ static int run(void *va, void *vr, ppt_err *err) {
     for (uint32_t k = 0; k < NL; k++) r->pt[c].check_err[k] = NAN;
   }
   if (!rc) rc = measure(a, r, err);
+  if (!rc) rc = align_blocks(a, r, err);
   r->checked = a->ntr >= 3;
   for (size_t c = 0; c < a->c.ncores && !rc && r->checked; c++) rc = check(a, r, c, err);
   for (size_t c = 0; c < a->c.ncores && !rc; c++) rc = predict(a, r, c, err);
@@ -342,8 +428,9 @@ static void release(void *vr) {
   for (size_t i = 0; i < MAX_TRACES; i++) {
     for (size_t c = 0; c < PPT_CLI_MAX_CORES; c++) ppt_sasmm_profiles_free(&r->prof[i][c]);
     ppt_trace_close(r->t[i]);
+    free(r->counted_of[i]);
+    free(r->map[i]);
   }
-  free(r->counted);
 }
 
 /* ---------------------------------------------------------------- output */
@@ -377,6 +464,7 @@ static json_object *traces_json(const args *a, const results *r) {
     json_object *o = size_json(&a->tr[i]), *mc = json_object_new_array();
     json_object_object_add(o, "path", json_object_new_string(a->tr[i].path));
     json_object_object_add(o, "refs", json_object_new_double(ppt_rdhist_total(r->prof[i][0].prd_all)));
+    json_object_object_add(o, "unmatched_refs_share", json_object_new_double(r->unmatched[i]));
     for (size_t c = 0; c < a->c.ncores; c++) {
       json_object *e = json_object_new_object(), *lv = json_object_new_array();
       json_object_object_add(e, "cores", json_object_new_int((int)r->pt[c].n));
@@ -395,9 +483,18 @@ static json_object *traces_json(const args *a, const results *r) {
   return arr;
 }
 
+/* The largest share of a trace's counted references that no other binary's block matched. */
+static double most_unmatched(const args *a, const results *r) {
+  double most = 0;
+  for (size_t i = 0; i < a->ntr; i++) most = fmax(most, r->unmatched[i]);
+  return most;
+}
+
 static json_object *model_json(const args *a, const results *r) {
   json_object *m = json_object_new_object(), *loo = json_object_new_array(), *deg = json_object_new_object();
   json_object_object_add(m, "blocks", json_object_new_int64(r->blocks));
+  json_object_object_add(m, "matched_by_key", json_object_new_boolean(other_binaries(a, r)));
+  json_object_object_add(m, "unmatched_refs_share", json_object_new_double(most_unmatched(a, r)));
   json_object_object_add(m, "checked", json_object_new_boolean(r->checked));
   json_object_object_add(m, "threshold_points", json_object_new_double(CHECK_POINTS));
   for (size_t c = 0; c < a->c.ncores && r->checked; c++)
@@ -444,12 +541,75 @@ static int write_json(void *va, void *vr, ppt_err *err) {
                           err);
 }
 
+/* --plot's data: per core count c, block 2c the traced sizes ("size h1 h2 ..."), block
+ * 2c + 1 the target ("size p1 lo1 hi1 p2 lo2 hi2 ..."), rates in percent. */
+static int plot_data(const args *a, const results *r, const char *tmp, ppt_err *err) {
+  FILE *d = fopen(tmp, "w");
+  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", a->c.plot, strerror(errno));
+  for (size_t c = 0; c < a->c.ncores; c++) {
+    const point *pt = &r->pt[c];
+    for (size_t j = 0; j < a->ntr; j++) {
+      fprintf(d, "%.9g", a->tr[r->order[j]].value);
+      for (uint32_t k = 0; k < r->hw.nlevels; k++)
+        fprintf(d, " %.6f", 100 * pt->meas[r->order[j]][k].hit_rate);
+      fprintf(d, "\n");
+    }
+    fprintf(d, "\n\n%.9g", a->target.value);
+    for (uint32_t k = 0; k < r->hw.nlevels; k++)
+      fprintf(d, " %.6f %.6f %.6f", 100 * pt->pred[k].hit_rate, 100 * pt->lo[k], 100 * pt->hi[k]);
+    fprintf(d, "\n\n\n");
+  }
+  return ppt_cli_close_data(d, tmp, a->c.plot, err) ? PPT_ERUN : 0;
+}
+
+/* --plot: a panel per level, hit rate against the size (log scale), a colour per core
+ * count: the measured traced sizes joined by a line, the target's prediction with its
+ * 5-95 % band as an error bar. */
+static int write_plot(const args *a, const results *r, ppt_err *err) {
+  char tmp[4096], title[512];
+  snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", a->c.plot, (long)getpid());
+  int rc = plot_data(a, r, tmp, err);
+  if (rc) return rc;
+  size_t cap = 2048 + (size_t)r->hw.nlevels * (512 + a->c.ncores * (2 * sizeof tmp + 256)), n = 0;
+  char *sc = malloc(cap);
+  if (!sc) {
+    remove(tmp);
+    return ppt_err_set(err, PPT_ERUN, "out of memory");
+  }
+  snprintf(title, sizeof title, "%s=%g from %zu sizes (%s); bar: 5-95 %% band", a->target.param,
+           a->target.value, a->ntr, r->hw.name);
+  n += (size_t)snprintf(
+      sc, cap,
+      "set multiplot layout 1,%u title 'ppt extrapolate: %s'\nunset title\nset logscale x\n"
+      "set xlabel '%s'\nset ylabel 'hit rate (%%)'\nset grid\nset key below horizontal font ',8'\n"
+      "set offsets graph 0.08, graph 0.12, graph 0.08, graph 0.08\n",
+      r->hw.nlevels, title, a->target.param);
+  for (uint32_t k = 0; k < r->hw.nlevels; k++) {
+    n += (size_t)snprintf(sc + n, cap - n, "set title '%s%s'\nplot ", r->hw.levels[k].name,
+                          r->hw.levels[k].shared_by > 1 ? " (shared)" : "");
+    for (size_t c = 0; c < a->c.ncores; c++)
+      n += (size_t)snprintf(sc + n, cap - n,
+                            "%s'%s' index %zu using 1:%u with linespoints pt 7 lc %zu title '%u cores', "
+                            "'' index %zu using 1:%u:%u:%u with yerrorbars pt 5 ps 1.5 lc %zu notitle",
+                            c ? ", " : "", tmp, 2 * c, k + 2, c + 1, r->pt[c].n, 2 * c + 1, 3 * k + 2,
+                            3 * k + 3, 3 * k + 4, c + 1);
+    n += (size_t)snprintf(sc + n, cap - n, "\n");
+  }
+  snprintf(sc + n, cap - n, "unset multiplot\n");
+  rc = ppt_cli_gnuplot(a->c.plot, tmp, sc, "ppt extrapolate", title, err);
+  free(sc);
+  return rc;
+}
+
 static int write_files(void *va, void *vr, ppt_err *err) {
   const args *a = va;
-  if (!a->c.output) return 0;
-  json_object *o = results_json(a, vr);
-  int rc = ppt_io_write_file(a->c.output, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
-  json_object_put(o);
+  int rc = 0;
+  if (a->c.output) {
+    json_object *o = results_json(a, vr);
+    rc = ppt_io_write_file(a->c.output, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
+    json_object_put(o);
+  }
+  if (!rc && a->c.plot) rc = write_plot(a, vr, err);
   return rc;
 }
 
@@ -486,6 +646,11 @@ static int write_table(void *va, void *vr, ppt_err *err) {
         (unsigned long long)r->degrees[2], (unsigned long long)r->degrees[PPT_EXTRAP_POWER]);
   else
     printf("# NOT checked: with 2 traces no traced size is left to test the model on; trace a third size\n");
+  if (other_binaries(a, r))
+    printf(
+        "# different binaries: blocks matched by function, file and line; at most %.3f %% of a trace's "
+        "references in blocks left out (unmatched)\n",
+        100 * most_unmatched(a, r));
   return 0;
 }
 

@@ -55,6 +55,14 @@ typedef struct ppt_extrap_poly {
  * non-finite data or an x <= 0. */
 int ppt_extrap_fit_poly(const double *x, const double *y, size_t n, double rtol, ppt_extrap_poly *out,
                         ppt_err *err);
+/* The same, except that with 3 points none within tolerance gives the judged form of
+ * smallest E (the rule for 4 points or more) instead of the interpolating quadratic. For
+ * reuse distances: unlike counts, which are exact functions of the size, they carry the
+ * noise of the address layout (ASLR moves the stack and heap lines between runs), and a
+ * quadratic through three noisy points, taken 4x beyond them, went 28 points off
+ * (blackscholes, docs/extrapolate.md). */
+int ppt_extrap_fit_poly_judged(const double *x, const double *y, size_t n, double rtol, ppt_extrap_poly *out,
+                               ppt_err *err);
 /* The fitted value at x, and its standard error from the coefficients' covariance. */
 double ppt_extrap_fit_eval(const ppt_extrap_poly *f, double x);
 double ppt_extrap_fit_sd(const ppt_extrap_poly *f, double x);
@@ -62,8 +70,15 @@ double ppt_extrap_fit_sd(const ppt_extrap_poly *f, double x);
 /* ---- the model ---- */
 
 typedef struct ppt_extrap_opts {
-  unsigned quantiles; /* Q equal-probability slices per block histogram; default 32 */
-  double rtol;        /* ppt_extrap_fit_poly's tolerance; default 1e-3 */
+  /* Q equal-probability slices per block histogram; default 512. A slice that straddles
+   * two modes (the 3 in-line reuses and the 1 cross-sweep reuse of a stream) is rebuilt
+   * at its mean, between them, and so misplaces up to 1/Q of the block's references:
+   * with 32 a stream's L1 rate came out 2.3 points low at 2 cores. */
+  unsigned quantiles;
+  double rtol; /* ppt_extrap_fit_poly's tolerance; default 1e-3 */
+  /* Slice distances: 0 (default) by ppt_extrap_fit_poly_judged, 1 by ppt_extrap_fit_poly
+   * (counts always by ppt_extrap_fit_poly: they are exact). */
+  int interpolate_distances;
 } ppt_extrap_opts;
 void ppt_extrap_opts_default(ppt_extrap_opts *o);
 
@@ -94,5 +109,23 @@ int ppt_extrap_predict(const ppt_extrap_model *m, double size, const uint8_t *co
 int ppt_extrap_block_error(const ppt_extrap_model *m, double size, const ppt_sasmm_profiles *meas,
                            const uint8_t *counted, double min_share, uint32_t *worst_bb, double *worst_err,
                            ppt_err *err);
+
+/* ---- traces of different binaries (a size compiled in: -DN=...) ---- */
+
+/* Matches t's blocks onto ref's, by what survives recompilation: (function, file, line,
+ * flags) and the ordinal among the blocks of that key in id order. map holds
+ * ppt_trace_nbbs(t) + 1 entries: map[b] is ref's id of t's block b, 0 when b has no match
+ * (map[0] = 0: references before the first block). One to one by construction. */
+int ppt_extrap_match_blocks(const ppt_trace *ref, const ppt_trace *t, uint32_t *map, ppt_err *err);
+/* Moves p's per-block histograms (opts.keep_blocks) onto the reference table of nref
+ * blocks: block b goes to map[b] (map NULL: the identity), unmatched blocks (map[b] = 0,
+ * b > 0) and those with drop[map[b]] != 0 (drop NULL: none) are freed. p->nblocks becomes
+ * nref + 1. */
+int ppt_extrap_remap_blocks(ppt_sasmm_profiles *p, const uint32_t *map, uint32_t nref, const uint8_t *drop,
+                            ppt_err *err);
+/* The share of p's counted references (counted NULL: all; p before the remap) in blocks
+ * that ppt_extrap_remap_blocks(p, map, ..., drop) would free; 0 when p has none. */
+double ppt_extrap_unmatched_share(const ppt_sasmm_profiles *p, const uint32_t *map, const uint8_t *drop,
+                                  const uint8_t *counted);
 
 #endif

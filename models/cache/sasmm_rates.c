@@ -11,6 +11,7 @@
  *
  * They live here, not in models/sasmm, so that the mimic and its profiles do not depend
  * on the cache models that judge them. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,12 @@ int ppt_sdcm_sasmm_hitrates(const ppt_hwspec *hw, const ppt_sasmm_profiles *p, p
   if ((rc = ppt_sdcm_hierarchy_hw(hw, prof, rates, err))) goto out;
   if (per_core) {
     for (uint32_t c = 0; c < p->ncores && !rc; c++) {
+      /* A core that ran nothing (no parallel loop, or fewer iterations than cores) has no
+       * references and so no hit rate: NaN, which the commands print as "-" and null. */
+      if (!p->prd[c] || !(ppt_rdhist_total(p->prd[c]) > 0)) {
+        for (uint32_t k = 0; k < hw->nlevels; k++) per_core[(size_t)c * hw->nlevels + k] = NAN;
+        continue;
+      }
       arrays a;
       ppt_sdcm_profile pc;
       if (to_profile(p->prd[c], &a, &pc)) {

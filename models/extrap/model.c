@@ -34,7 +34,7 @@ struct ppt_extrap_model {
 };
 
 void ppt_extrap_opts_default(ppt_extrap_opts *o) {
-  *o = (ppt_extrap_opts){.quantiles = 32, .rtol = 1e-3};
+  *o = (ppt_extrap_opts){.quantiles = 512, .rtol = 1e-3};
 }
 
 static const ppt_rdhist *block_hist(const ppt_sasmm_profiles *p, int kind, uint32_t b) {
@@ -63,7 +63,8 @@ static int fit_block(const double *sizes, const ppt_sasmm_profiles *const *profs
   double y[64];
   for (unsigned k = 0; k < q && !rc; k++) {
     for (size_t i = 0; i < nfin; i++) y[i] = means[i * q + k];
-    rc = ppt_extrap_fit_poly(xs, y, nfin, o->rtol, &out->slice[k], err);
+    rc = o->interpolate_distances ? ppt_extrap_fit_poly(xs, y, nfin, o->rtol, &out->slice[k], err)
+                                  : ppt_extrap_fit_poly_judged(xs, y, nfin, o->rtol, &out->slice[k], err);
   }
   return rc;
 }

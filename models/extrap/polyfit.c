@@ -105,22 +105,23 @@ static double loo_error(const double *x, const double *y, size_t n, unsigned f, 
   return sqrt(sum / (double)n);
 }
 
-/* The rule of ppt/extrap.h; order: the forms from the simplest. */
-static unsigned choose(const double *loo, size_t n, double tol) {
+/* The rule of ppt/extrap.h; order: the forms from the simplest. judged: with 3 points the
+ * interpolating quadratic is not taken either (ppt_extrap_fit_poly_judged). */
+static unsigned choose(const double *loo, size_t n, double tol, int judged) {
   static const unsigned order[] = {0, 1, PPT_EXTRAP_POWER, 2};
   for (int i = 0; i < 4; i++)
     if (!isnan(loo[order[i]]) && loo[order[i]] <= tol) return order[i];
-  if (n <= 3) return n == 1 ? 0 : n == 2 ? PPT_EXTRAP_POWER : 2; /* interpolates */
+  if (n <= 3 && !(judged && n == 3)) return n == 1 ? 0 : n == 2 ? PPT_EXTRAP_POWER : 2; /* interpolates */
   int best = 0;
-  for (int i = 1; i < 4; i++)
+  for (int i = 1; i < 4; i++) /* NaN (a form that cannot be judged) never wins */
     if (loo[order[i]] < loo[order[best]]) best = i;
   for (int i = 0; i < best; i++)
     if (loo[order[i]] <= 1.1 * loo[order[best]]) return order[i]; /* a tie: the simpler curve */
   return order[best];
 }
 
-int ppt_extrap_fit_poly(const double *x, const double *y, size_t n, double rtol, ppt_extrap_poly *out,
-                        ppt_err *err) {
+static int fit_poly(const double *x, const double *y, size_t n, double rtol, int judged, ppt_extrap_poly *out,
+                    ppt_err *err) {
   memset(out, 0, sizeof *out);
   if (n == 0) return ppt_err_set(err, PPT_EINPUT, "fit: no points");
   double xs = 0, mean = 0;
@@ -135,10 +136,20 @@ int ppt_extrap_fit_poly(const double *x, const double *y, size_t n, double rtol,
   for (unsigned f = 0; f < PPT_EXTRAP_NFORMS; f++) out->loo[f] = loo_error(x, y, n, f, out->power, xs);
   /* the floor: counts are integers, and an exact fit's error is rounding */
   double tol = (rtol > 0 ? rtol : 1e-3) * mean + 1e-9;
-  out->degree = choose(out->loo, n, tol);
+  out->degree = choose(out->loo, n, tol, judged);
   if (lsq(x, y, n, n, out->degree, out->power, xs, out->coef, out->cov))
     return ppt_err_set(err, PPT_ERUN, "fit of form %u failed", out->degree);
   return 0;
+}
+
+int ppt_extrap_fit_poly(const double *x, const double *y, size_t n, double rtol, ppt_extrap_poly *out,
+                        ppt_err *err) {
+  return fit_poly(x, y, n, rtol, 0, out, err);
+}
+
+int ppt_extrap_fit_poly_judged(const double *x, const double *y, size_t n, double rtol, ppt_extrap_poly *out,
+                               ppt_err *err) {
+  return fit_poly(x, y, n, rtol, 1, out, err);
 }
 
 double ppt_extrap_fit_eval(const ppt_extrap_poly *f, double x) {
