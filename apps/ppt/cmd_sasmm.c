@@ -88,6 +88,7 @@ typedef struct job {
   results *r;
   size_t next, done;
   ppt_cli_progress *progress;
+  const ppt_sasmm_plan *plan; /* the trace's two passes, shared by the tasks (NULL: each makes its own) */
   pthread_mutex_t lock;
 } job;
 
@@ -105,6 +106,7 @@ static void *worker(void *arg) {
     o.ncores = tk->n;
     o.interleave = tk->il;
     o.shared_only = tk->shared_only;
+    o.plan = j->plan;
     if (j->a->model_sim)
       tk->rc = ppt_tracesim_sasmm(r->t, &o, &r->hw, r->counted, &tk->sim, &tk->prof.stats, &tk->err);
     else
@@ -289,12 +291,17 @@ static int run_tasks(const args *a, results *r, ppt_err *err) {
   job j = {.a = a, .r = r};
   pthread_t th[256];
   size_t nth = a->threads < r->ntasks ? a->threads : r->ntasks;
+  /* Several mimics of one trace: its two passes before any dealing, made once. */
+  ppt_sasmm_plan *plan = NULL;
+  if (r->ntasks > 1 && ppt_sasmm_plan_new(r->t, &plan, err)) return err->status ? (int)err->status : PPT_ERUN;
+  j.plan = plan;
   pthread_mutex_init(&j.lock, NULL);
   j.progress = ppt_cli_progress_start("core counts", r->ntasks);
   for (size_t i = 0; i < nth; i++) pthread_create(&th[i], NULL, worker, &j);
   for (size_t i = 0; i < nth; i++) pthread_join(th[i], NULL);
   ppt_cli_progress_end(j.progress);
   pthread_mutex_destroy(&j.lock);
+  ppt_sasmm_plan_free(plan);
   for (size_t i = 0; i < r->ntasks; i++)
     if (r->tasks[i].rc) {
       *err = r->tasks[i].err;

@@ -21,8 +21,10 @@
 
 enum ppt_sasmm_split { PPT_SPLIT_ITERATIONS = 0, PPT_SPLIT_INSTANCES = 1 };
 
-/* What the mimic's first pass learns from a trace, the same for every core count: each
- * worksharing-loop instance and the block that starts its iterations. A sweep over core
+/* What the mimic's two passes over a trace learn before any dealing, the same for every
+ * core count: each worksharing-loop instance and the block that starts its iterations,
+ * and the sequence of phases with each loop instance's iteration boundaries (kept while
+ * they number under 4M; beyond, each mimic walks the trace again). A sweep over core
  * counts computes it once (ppt_sasmm_plan_new) and hands it to every mimic. */
 typedef struct ppt_sasmm_plan ppt_sasmm_plan;
 int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err);

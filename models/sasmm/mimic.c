@@ -5,7 +5,9 @@
  * the block entered exactly that many times inside the instance, earliest first, is the
  * loop body's first block. This survives any optimisation level, unlike block names.
  * Pass 2 walks the trace again, cutting it into phases; each phase is dealt to the cores
- * and streamed through one range reader per core, interleaved into the shared stream. */
+ * and streamed through one range reader per core, interleaved into the shared stream.
+ * Neither pass depends on the core count: a plan (ppt_sasmm_plan_new) makes both once and
+ * keeps pass 2's steps, and every mimic given the plan only deals and streams. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,9 +30,30 @@ typedef struct loops {
   size_t n, cap;
 } loops;
 
+/* One step of pass 2 (walk), as the plan records it: a plain phase, a parallel region's
+ * fork, or a worksharing-loop instance with its iteration boundaries (bnd[b0, b0+nb)). */
+typedef struct step {
+  enum { STEP_PLAIN, STEP_FORK, STEP_LOOP } kind;
+  int parallel;
+  uint64_t s, e;   /* STEP_PLAIN: records [s, e) */
+  size_t loop;     /* STEP_LOOP: index in L */
+  uint64_t b0, nb; /* STEP_LOOP: its boundaries in the plan's bnd */
+} step;
+
+/* Pass 2's steps are the same at every core count (only the dealing differs): a plan
+ * keeps them so that each mimic of a sweep streams its phases without walking the trace
+ * once more. Kept while the boundaries stay under PLAN_MAX_BOUNDS (a trace with more loop
+ * iterations than that walks again in every mimic: memory stays bounded). */
+#define PLAN_MAX_BOUNDS ((uint64_t)1 << 22)
+
 struct ppt_sasmm_plan {
   const ppt_trace *t; /* the trace it was made from */
   loops L;
+  step *steps; /* NULL: not kept (too many boundaries) */
+  size_t nsteps, capsteps;
+  uint64_t *bnd;
+  uint64_t nbnd, capbnd;
+  int dropped; /* the steps outgrew PLAN_MAX_BOUNDS */
 };
 
 static uint64_t trip_of(const int64_t *v) {
@@ -170,9 +193,10 @@ typedef struct mimic {
   /* per-phase scratch */
   ppt_range **cr; /* per core ranges */
   size_t *ncr, *capcr;
-  uint32_t *quota; /* per block (per-instance split) */
-  uint64_t *bcount;
-  int forked; /* a parallel phase of the current region was streamed already */
+  uint32_t *quota;        /* per block (per-instance split) */
+  const uint64_t *bcount; /* per block: entries in the current loop instance (walk's) */
+  const loops *L;         /* the loops of pass 1 */
+  int forked;             /* a parallel phase of the current region was streamed already */
 } mimic;
 
 static int add_range(mimic *m, uint32_t c, uint64_t s, uint64_t e) {
@@ -331,14 +355,23 @@ static int phase_plain(mimic *m, uint64_t s, uint64_t e, int parallel, ppt_err *
   return run_phase(m, parallel, NULL, err);
 }
 
-/* Pass 2: cut the trace into phases in order and stream each. */
-static int walk(mimic *m, const loops *L, ppt_err *err) {
-  const ppt_trace *t = m->t;
+/* What pass 2 does with each step it finds (the mimic streams it, a plan records it). */
+typedef struct step_ops {
+  int (*plain)(void *arg, uint64_t s, uint64_t e, int parallel, ppt_err *err);
+  void (*fork)(void *arg);
+  /* b[0..nb): the instance's iteration boundaries; bcount: each block's entries in it */
+  int (*loop)(void *arg, size_t li, const uint64_t *b, uint64_t nb, const uint64_t *bcount, ppt_err *err);
+} step_ops;
+
+/* Pass 2: cut the trace into phases in order and hand each to ops. */
+static int walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *arg, ppt_err *err) {
   ppt_trace_cursor *c;
   int rc = ppt_trace_cursor_open(t, 0, &c, err);
   if (rc) return rc;
   ppt_trace_cursor_set_raw(c, 1); /* positions index the file's records (rangereader.h) */
   uint32_t nbbs = ppt_trace_nbbs(t);
+  uint64_t *bcount = calloc((size_t)nbbs + 1, sizeof *bcount);
+  if (!bcount) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   uint64_t pos = 0, phase_start = 0;
   int par = 0;
   size_t li = 0;
@@ -351,7 +384,7 @@ static int walk(mimic *m, const loops *L, ppt_err *err) {
     for (size_t i = 0; i < n && !rc; i++, pos++) {
       if (cur) {
         if (r[i].kind == PPT_REC_BB) {
-          m->bcount[r[i].bb]++;
+          bcount[r[i].bb]++;
           if (r[i].bb == cur->marker && pos > cur->begin) {
             if (nbnd == capb) {
               capb = capb ? 2 * capb : 1024;
@@ -366,8 +399,8 @@ static int walk(mimic *m, const loops *L, ppt_err *err) {
           }
         }
         if (pos == cur->end) {
-          rc = run_loop(m, cur, bnd, nbnd, err);
-          memset(m->bcount, 0, ((size_t)nbbs + 1) * sizeof *m->bcount);
+          rc = ops->loop(arg, (size_t)(cur - L->v), bnd, nbnd, bcount, err);
+          memset(bcount, 0, ((size_t)nbbs + 1) * sizeof *bcount);
           nbnd = 0;
           cur = NULL;
           phase_start = pos + 1;
@@ -378,26 +411,114 @@ static int walk(mimic *m, const loops *L, ppt_err *err) {
       const ppt_trace_event *e = &ev[r[i].addr];
       if (e->type == PPT_EV_PAR_BEGIN) {
         if (par++ == 0) {
-          rc = phase_plain(m, phase_start, pos, 0, err);
+          rc = ops->plain(arg, phase_start, pos, 0, err);
           phase_start = pos + 1;
-          m->forked = 0;
+          ops->fork(arg);
         }
       } else if (e->type == PPT_EV_PAR_END) {
         if (par > 0 && --par == 0) {
-          rc = phase_plain(m, phase_start, pos, 1, err);
+          rc = ops->plain(arg, phase_start, pos, 1, err);
           phase_start = pos + 1;
         }
       } else if (e->type == PPT_EV_LOOP_BEGIN && li < L->n && L->v[li].begin == pos) {
-        rc = phase_plain(m, phase_start, pos, 1, err);
+        rc = ops->plain(arg, phase_start, pos, 1, err);
         cur = &L->v[li++];
       }
     }
   }
-  if (!rc) rc = phase_plain(m, phase_start, pos, par > 0, err);
+  if (!rc) rc = ops->plain(arg, phase_start, pos, par > 0, err);
   free(bnd);
+  free(bcount);
   ppt_trace_cursor_close(c);
   return rc;
 }
+
+/* ---- the mimic's steps: stream them ---- */
+
+static int mimic_plain(void *arg, uint64_t s, uint64_t e, int parallel, ppt_err *err) {
+  return phase_plain(arg, s, e, parallel, err);
+}
+
+static void mimic_fork(void *arg) {
+  ((mimic *)arg)->forked = 0;
+}
+
+static int mimic_loop(void *arg, size_t li, const uint64_t *b, uint64_t nb, const uint64_t *bcount,
+                      ppt_err *err) {
+  mimic *m = arg;
+  m->bcount = bcount;
+  return run_loop(m, &m->L->v[li], b, nb, err);
+}
+
+static const step_ops mimic_ops = {mimic_plain, mimic_fork, mimic_loop};
+
+/* The plan's steps, streamed as walk would hand them over (the per-instance split needs
+ * the blocks' counts, which a plan does not keep: it walks). */
+static int replay(mimic *m, const ppt_sasmm_plan *p, ppt_err *err) {
+  int rc = 0;
+  for (size_t i = 0; i < p->nsteps && !rc; i++) {
+    const step *st = &p->steps[i];
+    if (st->kind == STEP_PLAIN)
+      rc = phase_plain(m, st->s, st->e, st->parallel, err);
+    else if (st->kind == STEP_FORK)
+      m->forked = 0;
+    else
+      rc = run_loop(m, &p->L.v[st->loop], p->bnd + st->b0, st->nb, err);
+  }
+  return rc;
+}
+
+/* ---- the plan's steps: record them ---- */
+
+static int plan_push(ppt_sasmm_plan *p, step st, ppt_err *err) {
+  if (p->nsteps == p->capsteps) {
+    size_t nc = p->capsteps ? 2 * p->capsteps : 256;
+    step *n = realloc(p->steps, nc * sizeof *n);
+    if (!n) return ppt_err_set(err, PPT_ERUN, "out of memory");
+    p->steps = n;
+    p->capsteps = nc;
+  }
+  p->steps[p->nsteps++] = st;
+  return 0;
+}
+
+static int plan_plain(void *arg, uint64_t s, uint64_t e, int parallel, ppt_err *err) {
+  ppt_sasmm_plan *p = arg;
+  return s >= e || p->dropped
+             ? 0
+             : plan_push(p, (step){.kind = STEP_PLAIN, .parallel = parallel, .s = s, .e = e}, err);
+}
+
+static void plan_fork(void *arg) {
+  ppt_sasmm_plan *p = arg;
+  ppt_err ignored;
+  if (!p->dropped && plan_push(p, (step){.kind = STEP_FORK}, &ignored)) p->dropped = 1;
+}
+
+static int plan_loop(void *arg, size_t li, const uint64_t *b, uint64_t nb, const uint64_t *bcount,
+                     ppt_err *err) {
+  (void)bcount;
+  ppt_sasmm_plan *p = arg;
+  if (p->dropped) return 0;
+  if (p->nbnd + nb > PLAN_MAX_BOUNDS) {
+    p->dropped = 1; /* too many iterations to keep: every mimic walks */
+    return 0;
+  }
+  if (p->nbnd + nb > p->capbnd) {
+    uint64_t nc = p->capbnd ? 2 * p->capbnd : 4096;
+    while (nc < p->nbnd + nb) nc *= 2;
+    uint64_t *n = realloc(p->bnd, nc * sizeof *n);
+    if (!n) return ppt_err_set(err, PPT_ERUN, "out of memory");
+    p->bnd = n;
+    p->capbnd = nc;
+  }
+  if (nb) memcpy(p->bnd + p->nbnd, b, nb * sizeof *b);
+  int rc = plan_push(p, (step){.kind = STEP_LOOP, .loop = li, .b0 = p->nbnd, .nb = nb}, err);
+  p->nbnd += nb;
+  return rc;
+}
+
+static const step_ops plan_ops = {plan_plain, plan_fork, plan_loop};
 
 int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm_sink *sink,
                     ppt_sasmm_stats *stats, ppt_err *err) {
@@ -417,14 +538,13 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
   m.ncr = calloc(n, sizeof *m.ncr);
   m.capcr = calloc(n, sizeof *m.capcr);
   m.quota = calloc((size_t)nbbs + 1, sizeof *m.quota);
-  m.bcount = calloc((size_t)nbbs + 1, sizeof *m.bcount);
   m.out.sink = sink;
   m.out.ncores = n;
   m.out.priv = malloc((size_t)n * OUTB * sizeof *m.out.priv);
   m.out.npriv = calloc(n, sizeof *m.out.npriv);
   m.rng = gsl_rng_alloc(gsl_rng_mt19937);
-  if (!m.rd || !m.active || !m.cr || !m.ncr || !m.capcr || !m.quota || !m.bcount || !m.out.priv ||
-      !m.out.npriv || !m.rng) {
+  if (!m.rd || !m.active || !m.cr || !m.ncr || !m.capcr || !m.quota || !m.out.priv || !m.out.npriv ||
+      !m.rng) {
     rc = ppt_err_set(err, PPT_ERUN, "out of memory");
     goto out;
   }
@@ -439,7 +559,14 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
     goto out;
   }
   if (!o->plan && (rc = find_markers(t, &L, err))) goto out;
-  if ((rc = walk(&m, o->plan ? &o->plan->L : &L, err))) goto out;
+  m.L = o->plan ? &o->plan->L : &L;
+  /* A plan's recorded steps save walking the trace again (the per-instance split needs
+   * the walk's block counts). */
+  if (o->plan && o->plan->steps && !o->plan->dropped && o->split == PPT_SPLIT_ITERATIONS)
+    rc = replay(&m, o->plan, err);
+  else
+    rc = walk(t, m.L, &mimic_ops, &m, err);
+  if (rc) goto out;
   for (uint32_t c = 0; c < n; c++) flush_priv(&m.out, c);
   flush_shared(&m.out);
 out:
@@ -453,7 +580,6 @@ out:
   free(m.ncr);
   free(m.capcr);
   free(m.quota);
-  free(m.bcount);
   free(m.out.priv);
   free(m.out.npriv);
   gsl_rng_free(m.rng);
@@ -467,6 +593,7 @@ int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
   if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
   p->t = t;
   int rc = find_markers(t, &p->L, err);
+  if (!rc) rc = walk(t, &p->L, &plan_ops, p, err);
   if (rc) {
     ppt_sasmm_plan_free(p);
     return rc;
@@ -478,5 +605,7 @@ int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
 void ppt_sasmm_plan_free(ppt_sasmm_plan *p) {
   if (!p) return;
   free(p->L.v);
+  free(p->steps);
+  free(p->bnd);
   free(p);
 }
