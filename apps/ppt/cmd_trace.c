@@ -234,6 +234,7 @@ static int spawn(const args *a, const char *tmp, int *st, rt_report *rep, ppt_er
 static int verify(ppt_trace *t, ppt_err *err) {
   ppt_trace_batch *b = ppt_trace_batch_new();
   if (!b) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  ppt_trace_batch_set_raw(b, 1); /* the file's records: the stack references added on reading cannot fail */
   int rc = 0;
   for (size_t i = 0, n = ppt_trace_nchunks(t); i < n && !rc && !g_signal; i++) {
     const ppt_trace_rec *recs;

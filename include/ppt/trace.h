@@ -199,6 +199,10 @@ void ppt_trace_cursor_close(ppt_trace_cursor *c);
 const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c);
 /* ppt_trace_batch_set_raw for the cursor's batch. */
 void ppt_trace_cursor_set_raw(ppt_trace_cursor *c, int raw);
+/* on != 0: decode the next chunk on a second thread while the caller reads this one
+ * (passes that do little per record go about twice as fast on two CPUs). The records a
+ * call hands out stay valid until the next call, as without. -1 when out of memory. */
+int ppt_trace_cursor_set_ahead(ppt_trace_cursor *c, int on);
 
 /* Block selectors (--only; docs/sasmm.md "Selecting blocks"), each one of
  *   FUNC            functions whose name starts with FUNC, or matches it as a glob

@@ -89,6 +89,11 @@ static int find_markers(const ppt_trace *t, loops *out, ppt_err *err) {
   }
   if ((rc = ppt_trace_cursor_open(t, 0, &c, err))) goto out;
   ppt_trace_cursor_set_raw(c, 1); /* positions index the file's records (rangereader.h) */
+  /* the pass does little per record: the next chunk decodes meanwhile on another CPU */
+  if (ppt_trace_cursor_set_ahead(c, 1)) {
+    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
+    goto out;
+  }
   int par = 0, depth = 0, counting = 0;
   loop_info cur = {0};
   uint64_t pos = 0;
@@ -369,6 +374,8 @@ static int walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *a
   int rc = ppt_trace_cursor_open(t, 0, &c, err);
   if (rc) return rc;
   ppt_trace_cursor_set_raw(c, 1); /* positions index the file's records (rangereader.h) */
+  /* the pass does little per record: the next chunk decodes meanwhile on another CPU */
+  if (ppt_trace_cursor_set_ahead(c, 1)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   uint32_t nbbs = ppt_trace_nbbs(t);
   uint64_t *bcount = calloc((size_t)nbbs + 1, sizeof *bcount);
   if (!bcount) rc = ppt_err_set(err, PPT_ERUN, "out of memory");

@@ -53,13 +53,6 @@ struct ppt_trace_batch {
   int raw_only; /* ppt_trace_batch_set_raw */
 };
 
-struct ppt_trace_cursor {
-  const ppt_trace *t;
-  uint32_t thread;
-  size_t k;
-  ppt_trace_batch *b;
-};
-
 static int bad(ppt_err *err, const char *path, const char *what) {
   return ppt_err_set(err, PPT_EINPUT, "%s: %s", path, what);
 }
@@ -320,9 +313,6 @@ int ppt_trace_stack_refs(const ppt_trace *t) {
 void ppt_trace_batch_set_raw(ppt_trace_batch *b, int raw) {
   b->raw_only = raw != 0;
 }
-void ppt_trace_cursor_set_raw(ppt_trace_cursor *c, int raw) {
-  c->b->raw_only = raw != 0;
-}
 
 void ppt_trace_close(ppt_trace *t) {
   if (!t) return;
@@ -517,39 +507,6 @@ int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, con
   return 0;
 }
 
-int ppt_trace_cursor_open(const ppt_trace *t, uint32_t thread, ppt_trace_cursor **out, ppt_err *err) {
-  if (thread >= t->nthreads && !(thread == 0 && t->nthreads == 0))
-    return ppt_err_set(err, PPT_EINPUT, "%s: no thread %u (trace has %u)", t->path, thread, t->nthreads);
-  ppt_trace_cursor *c = calloc(1, sizeof *c);
-  if (!c || !(c->b = ppt_trace_batch_new())) {
-    free(c);
-    return ppt_err_set(err, PPT_ERUN, "%s: out of memory", t->path);
-  }
-  c->t = t;
-  c->thread = thread;
-  *out = c;
-  return 0;
-}
-
-int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_t *n, ppt_err *err) {
-  if (c->k >= ppt_trace_thread_nchunks(c->t, c->thread)) {
-    *n = 0;
-    *recs = NULL;
-    return 0;
-  }
-  size_t idx = ppt_trace_thread_chunk(c->t, c->thread, c->k++);
-  return ppt_trace_chunk_decode(c->t, idx, c->b, recs, n, err);
-}
-
 const ppt_trace_event *ppt_trace_batch_events(const ppt_trace_batch *b) {
   return b->events;
-}
-const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c) {
-  return c->b->events;
-}
-
-void ppt_trace_cursor_close(ppt_trace_cursor *c) {
-  if (!c) return;
-  ppt_trace_batch_free(c->b);
-  free(c);
 }

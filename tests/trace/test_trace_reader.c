@@ -52,16 +52,18 @@ START_TEST(round_trip_cursor) {
   ck_assert_uint_eq(ppt_trace_nbbs(t), NBBS);
   ck_assert_uint_eq(ppt_trace_nrecs(t, UINT32_MAX), 1200000);
   ck_assert_uint_gt(ppt_trace_thread_nchunks(t, 0), 1); /* the test must cross chunks */
-  for (uint32_t th = 0; th < 2; th++) {
+  /* every record, with and without the next chunk decoded ahead on a second thread */
+  for (uint32_t th = 0; th < 4; th++) {
     ppt_trace_cursor *c;
-    ck_assert_int_eq(ppt_trace_cursor_open(t, th, &c, &err), 0);
+    ck_assert_int_eq(ppt_trace_cursor_open(t, th % 2, &c, &err), 0);
+    ck_assert_int_eq(ppt_trace_cursor_set_ahead(c, th >= 2), 0);
     uint64_t i = 0;
     const ppt_trace_rec *r;
     size_t n;
     while (ppt_trace_cursor_next(c, &r, &n, &err) == 0 && n) {
       for (size_t j = 0; j < n; j++, i++)
-        ck_assert_msg(same_rec(r[j], ppt_trace_cursor_events(c), th, i), "thread %u record %llu differs", th,
-                      (unsigned long long)i);
+        ck_assert_msg(same_rec(r[j], ppt_trace_cursor_events(c), th % 2, i), "thread %u record %llu differs",
+                      th % 2, (unsigned long long)i);
     }
     ck_assert_uint_eq(i, 600000);
     ppt_trace_cursor_close(c);
@@ -190,6 +192,21 @@ static int open_and_read(const char *p, ppt_err *err) {
     rc = ppt_trace_chunk_decode(t, i, b, &r, &n, err);
   }
   ppt_trace_batch_free(b);
+  /* the same through a read-ahead cursor: the same error, from the helper thread */
+  for (uint32_t th = 0; th < ppt_trace_nthreads(t); th++) {
+    ppt_err e2;
+    ppt_trace_cursor *c;
+    if (ppt_trace_cursor_open(t, th, &c, &e2)) continue;
+    ck_assert_int_eq(ppt_trace_cursor_set_ahead(c, 1), 0);
+    const ppt_trace_rec *r;
+    size_t n;
+    int rc2;
+    while ((rc2 = ppt_trace_cursor_next(c, &r, &n, &e2)) == 0 && n) {
+    }
+    ppt_trace_cursor_close(c);
+    if (rc2) ck_assert_msg(rc, "the cursor failed (%s) where chunk decoding did not", e2.msg);
+    if (rc2 && !rc) break;
+  }
   ppt_trace_close(t);
   return rc;
 }
