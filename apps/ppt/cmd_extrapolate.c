@@ -395,10 +395,25 @@ static int predict(const args *a, results *r, size_t c, ppt_err *err) {
     if (!(rc = rates_at(a, r, m, a->target.value, d, dr, NULL, err)))
       for (uint32_t k = 0; k < r->hw.nlevels; k++) v[k * DRAWS + d - 1] = dr[k].hit_rate;
   }
+  /* The draws see only the fits' scatter, none for a fit through every point; the
+   * check's error (the largest size predicted from the others) is the model's error
+   * one step out, grown with how much further out the target is (in log size). The
+   * band is the wider of the two. */
+  double f = 1;
+  if (r->checked) {
+    double smax = a->tr[r->order[a->ntr - 1]].value, sprev = a->tr[r->order[a->ntr - 2]].value;
+    f = log(a->target.value / smax) / log(smax / sprev);
+    f = f > 1 ? f : 1;
+  }
   for (uint32_t k = 0; k < r->hw.nlevels && !rc; k++) {
     gsl_sort(v + k * DRAWS, 1, DRAWS);
     pt->lo[k] = gsl_stats_quantile_from_sorted_data(v + k * DRAWS, 1, DRAWS, 0.05);
     pt->hi[k] = gsl_stats_quantile_from_sorted_data(v + k * DRAWS, 1, DRAWS, 0.95);
+    double w = f * fabs(pt->check_err[k]) / 100;
+    if (r->checked && isfinite(w)) {
+      pt->lo[k] = fmax(0, fmin(pt->lo[k], pt->pred[k].hit_rate - w));
+      pt->hi[k] = fmin(1, fmax(pt->hi[k], pt->pred[k].hit_rate + w));
+    }
   }
   free(v);
   ppt_extrap_model_free(m);
@@ -564,7 +579,7 @@ static int plot_data(const args *a, const results *r, const char *tmp, ppt_err *
 
 /* --plot: a panel per level, hit rate against the size (log scale), a colour per core
  * count: the measured traced sizes joined by a line, the target's prediction with its
- * 5-95 % band as an error bar. */
+ * band as an error bar. */
 static int write_plot(const args *a, const results *r, ppt_err *err) {
   char tmp[4096], title[512];
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", a->c.plot, (long)getpid());
@@ -576,7 +591,7 @@ static int write_plot(const args *a, const results *r, ppt_err *err) {
     remove(tmp);
     return ppt_err_set(err, PPT_ERUN, "out of memory");
   }
-  snprintf(title, sizeof title, "%s=%g from %zu sizes (%s); bar: 5-95 %% band", a->target.param,
+  snprintf(title, sizeof title, "%s=%g from %zu sizes (%s); bar: band", a->target.param,
            a->target.value, a->ntr, r->hw.name);
   n += (size_t)snprintf(
       sc, cap,
@@ -622,7 +637,7 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     printf(" %s=%g (%s)", a->tr[r->order[j]].param, a->tr[r->order[j]].value, a->tr[r->order[j]].path);
   printf(" on %s; seed %llu, %d draws%s%s\n", r->hw.name, (unsigned long long)a->c.seed, DRAWS,
          a->c.only_list ? ", only " : "", a->c.only_list ? a->c.only_list : "");
-  printf("%-6s %-6s %9s %19s", "cores", "level", "predicted", "band (5-95%)");
+  printf("%-6s %-6s %9s %19s", "cores", "level", "predicted", "band");
   for (size_t j = 0; j < a->ntr; j++) {
     char h[80];
     snprintf(h, sizeof h, "%s=%g", a->tr[r->order[j]].param, a->tr[r->order[j]].value);
