@@ -156,6 +156,11 @@ int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_
 struct ppt_sasmm_opts;
 int ppt_cli_predict_seconds(const ppt_trace *t, const ppt_hwspec *hw, const struct ppt_sasmm_opts *base,
                             const uint8_t *counted, uint32_t n, double *seconds, ppt_err *err);
+/* The same runtime for a program model already built (ppt_progmodel_build_weighted,
+ * shifted misses: `ppt extrapolate`), m built for n cores. */
+struct ppt_progmodel;
+int ppt_cli_progmodel_seconds(const ppt_hwspec *hw, const struct ppt_progmodel *m, uint32_t n,
+                              double *seconds, ppt_err *err);
 /* --interleave as text: the names of c->interleave joined by ',' ("rr,uniform"). */
 void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap);
 

@@ -8,31 +8,21 @@
  * (ppt_sdcm_sasmm_hitrates, the same call as `ppt sasmm --model sdcm`). With three traces
  * or more the model is first fitted without the largest and must predict it: when it
  * cannot, the behaviour changes with the size and nothing is extrapolated. */
-#include <errno.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "extrapolate.h"
 #include "ppt/extrap.h"
 #include "ppt/hwspec.h"
-#include "ppt/io.h"
+#include "ppt/progmodel.h"
 #include "ppt/reuse.h"
 #include "ppt/sasmm.h"
 #include "ppt/sdcm.h"
 #include "ppt/trace.h"
-
-#define MAX_TRACES 16
-#define DRAWS 200              /* bootstrap draws of the band */
-#define CHECK_POINTS 2.0       /* largest allowed hit-rate error at the checked size, points */
-#define CHECK_BLOCK 0.05       /* largest allowed error of a block's reference count */
-#define CHECK_BLOCK_SHARE 0.01 /* ... for blocks with at least this share of the references */
-#define UNMATCHED_MAX 0.01     /* largest share of a trace's references in unmatched blocks */
-#define NL PPT_HW_MAX_LEVELS
 
 static void help(void) {
   printf(
@@ -60,46 +50,6 @@ static void help(void) {
       "  -h, --help\n",
       100 * UNMATCHED_MAX, CHECK_POINTS, 100 * CHECK_BLOCK, MAX_TRACES);
 }
-
-typedef struct size_arg {
-  char param[64];
-  double value;
-  const char *path;
-} size_arg;
-
-typedef struct args {
-  ppt_cli_common c;
-  size_arg tr[MAX_TRACES];
-  size_t ntr;
-  size_arg target;
-  int has_target;
-} args;
-
-/* One core count: measured rates per traced size, the check, the prediction and its band. */
-typedef struct point {
-  uint32_t n;
-  ppt_sdcm_rates meas[MAX_TRACES][NL];
-  double check_err[NL]; /* predicted - measured at the largest size, points (NaN: unchecked) */
-  ppt_sdcm_rates pred[NL];
-  double lo[NL], hi[NL], refs;
-} point;
-
-typedef struct results {
-  ppt_hwspec hw;
-  ppt_trace *t[MAX_TRACES];
-  size_t order[MAX_TRACES];        /* the traces by increasing size */
-  uint8_t *counted;                /* the --only selection of the first trace's blocks (NULL: all) */
-  uint8_t *counted_of[MAX_TRACES]; /* of each trace's own blocks ([0] is counted) */
-  /* Traces of another binary than the first's: their block b is the first's map[i][b]
-   * (ppt_extrap_match_blocks); NULL for the same table (the identity). */
-  uint32_t *map[MAX_TRACES];
-  double unmatched[MAX_TRACES]; /* share of each trace's counted references left unmatched */
-  ppt_sasmm_profiles prof[MAX_TRACES][PPT_CLI_MAX_CORES];
-  point pt[PPT_CLI_MAX_CORES];
-  uint64_t degrees[PPT_EXTRAP_NFORMS];
-  uint32_t blocks;
-  int checked;
-} results;
 
 /* ---------------------------------------------------------------- options */
 
@@ -209,8 +159,7 @@ static int open_traces(const args *a, results *r, ppt_err *err) {
   return 0;
 }
 
-/* 1 when some trace's block table is not the first's (its blocks were matched by key). */
-static int other_binaries(const args *a, const results *r) {
+int ppt_extrapolate_other_binaries(const args *a, const results *r) {
   int any = 0;
   for (size_t i = 1; i < a->ntr; i++) any |= r->map[i] != NULL;
   return any;
@@ -255,7 +204,7 @@ static size_t heaviest_lack(const results *r, const uint8_t *drop, const size_t 
  * they hold under UNMATCHED_MAX of every trace's counted references; beyond that the
  * programs differ and are refused. */
 static int align_blocks(const args *a, results *r, ppt_err *err) {
-  if (!other_binaries(a, r)) return 0;
+  if (!ppt_extrapolate_other_binaries(a, r)) return 0;
   uint32_t nref = ppt_trace_nbbs(r->t[0]);
   uint8_t *drop = calloc((size_t)nref + 1, 1);
   size_t *lacks = calloc((size_t)nref + 1, sizeof *lacks);
@@ -420,6 +369,111 @@ static int predict(const args *a, results *r, size_t c, ppt_err *err) {
   return rc;
 }
 
+/* ---------------------------------------------------------------- runtime */
+
+/* Per trace, per block of the first trace's table (its ids, through the matching): the
+ * instances and references of one pass over the trace. */
+static int block_counts(const args *a, const results *r, double **inst, double **refs, ppt_err *err) {
+  uint32_t nref = ppt_trace_nbbs(r->t[0]);
+  for (size_t i = 0; i < a->ntr; i++) {
+    ppt_trace_summary s;
+    int rc = ppt_trace_summarize(r->t[i], &s, NULL, NULL, err);
+    if (rc) return rc;
+    inst[i] = calloc((size_t)nref + 1, sizeof **inst);
+    refs[i] = calloc((size_t)nref + 1, sizeof **refs);
+    for (uint32_t b = 0; inst[i] && refs[i] && b <= s.bbs; b++) {
+      uint32_t id = r->map[i] ? r->map[i][b] : b;
+      if (b && !id) continue; /* no partner in the first trace: left out, as by the model */
+      inst[i][id] += (double)s.bb_count[b];
+      refs[i][id] += (double)s.bb_refs[b];
+    }
+    ppt_trace_summary_free(&s);
+    if (!inst[i] || !refs[i]) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  }
+  return 0;
+}
+
+/* What each block of the largest trace weighs at the target: its instances (references)
+ * fitted across the traced sizes and taken at the target, over its count in the largest
+ * trace. A block the others lack (no partner) weighs what the whole program does. */
+static void weigh(const double *fit, const double *big, uint32_t nref, const uint32_t *map, uint32_t nbig,
+                  double *w) {
+  double sf = 0, sb = 0;
+  for (uint32_t id = 0; id <= nref; id++)
+    if (big[id] > 0) {
+      sf += fit[id];
+      sb += big[id];
+    }
+  double all = sb > 0 ? sf / sb : 1.0;
+  for (uint32_t b = 0; b <= nbig; b++) {
+    uint32_t id = map ? map[b] : b;
+    w[b] = (id || !b) && big[id] > 0 ? fit[id] / big[id] : all;
+  }
+}
+
+static int block_weights(const args *a, results *r, ppt_err *err) {
+  uint32_t nref = ppt_trace_nbbs(r->t[0]);
+  size_t n = a->ntr, big = r->order[n - 1];
+  uint32_t nbig = ppt_trace_nbbs(r->t[big]);
+  double *inst[MAX_TRACES] = {0}, *refs[MAX_TRACES] = {0}, sizes[MAX_TRACES];
+  const double *ci[MAX_TRACES], *cr[MAX_TRACES];
+  double *fi = malloc(((size_t)nref + 1) * sizeof *fi), *fr = malloc(((size_t)nref + 1) * sizeof *fr);
+  r->w_inst = malloc(((size_t)nbig + 1) * sizeof *r->w_inst);
+  r->w_refs = malloc(((size_t)nbig + 1) * sizeof *r->w_refs);
+  int rc = fi && fr && r->w_inst && r->w_refs ? block_counts(a, r, inst, refs, err)
+                                              : ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (size_t i = 0; i < n && !rc; i++) {
+    sizes[i] = a->tr[r->order[i]].value;
+    ci[i] = inst[r->order[i]];
+    cr[i] = refs[r->order[i]];
+  }
+  if (!rc) rc = ppt_extrap_counts_at(sizes, ci, n, nref + 1, a->target.value, fi, err);
+  if (!rc) rc = ppt_extrap_counts_at(sizes, cr, n, nref + 1, a->target.value, fr, err);
+  if (!rc) {
+    weigh(fi, inst[big], nref, r->map[big], nbig, r->w_inst);
+    weigh(fr, refs[big], nref, r->map[big], nbig, r->w_refs);
+  }
+  for (size_t i = 0; i < n; i++) {
+    free(inst[i]);
+    free(refs[i]);
+  }
+  free(fi);
+  free(fr);
+  return rc;
+}
+
+/* The runtime at the target on core count c and its band: the program model of the
+ * largest trace, each block weighted to its fitted counts at the target, every site's
+ * misses moved as the run's SDCM rates move from the largest trace to the prediction
+ * (and to the band's ends), run on the engine as `ppt predict` runs it. */
+static int runtime(const args *a, results *r, size_t c, ppt_err *err) {
+  point *pt = &r->pt[c];
+  size_t big = r->order[a->ntr - 1];
+  ppt_sasmm_opts o;
+  ppt_sasmm_opts_default(&o);
+  o.ncores = pt->n;
+  o.seed = a->c.seed;
+  ppt_progmodel_weights w = {r->w_inst, r->w_refs};
+  ppt_progmodel *m = NULL;
+  int rc = ppt_progmodel_build_weighted(r->t[big], &r->hw, &o, NULL, r->counted_of[big], &w, &m, err);
+  double from[NL], to[3][NL];
+  for (uint32_t k = 0; k < r->hw.nlevels; k++) {
+    from[k] = 1 - pt->meas[big][k].hit_rate;
+    to[0][k] = 1 - pt->pred[k].hit_rate;
+    to[1][k] = 1 - pt->hi[k]; /* fewest misses: the band's fast end */
+    to[2][k] = 1 - pt->lo[k];
+    for (int j = 0; j < 3; j++)
+      if (!isfinite(from[k]) || !isfinite(to[j][k])) to[j][k] = from[k] = isfinite(from[k]) ? from[k] : 0;
+  }
+  double *out[3] = {&pt->runtime, &pt->rt_lo, &pt->rt_hi};
+  for (int j = 0; j < 3 && !rc; j++) {
+    rc = ppt_progmodel_shift_misses(m, from, to[j], err);
+    if (!rc) rc = ppt_cli_progmodel_seconds(&r->hw, m, pt->n, out[j], err);
+  }
+  ppt_progmodel_free(m);
+  return rc;
+}
+
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
@@ -429,12 +483,22 @@ static int run(void *va, void *vr, ppt_err *err) {
   for (size_t c = 0; c < a->c.ncores; c++) {
     r->pt[c].n = a->c.cores[c];
     for (uint32_t k = 0; k < NL; k++) r->pt[c].check_err[k] = NAN;
+    r->pt[c].runtime = r->pt[c].rt_lo = r->pt[c].rt_hi = NAN;
   }
+  ppt_err quiet;
+  r->timed = !rc && !ppt_hwspec_has_timing(&r->hw, a->c.hw, &quiet);
   if (!rc) rc = measure(a, r, err);
   if (!rc) rc = align_blocks(a, r, err);
   r->checked = a->ntr >= 3;
   for (size_t c = 0; c < a->c.ncores && !rc && r->checked; c++) rc = check(a, r, c, err);
   for (size_t c = 0; c < a->c.ncores && !rc; c++) rc = predict(a, r, c, err);
+  if (!rc && r->timed) rc = block_weights(a, r, err);
+  ppt_cli_progress *pg = r->timed && !rc ? ppt_cli_progress_start("runtime", a->c.ncores) : NULL;
+  for (size_t c = 0; c < a->c.ncores && !rc && r->timed; c++) {
+    rc = runtime(a, r, c, err);
+    ppt_cli_progress_update(pg, c + 1);
+  }
+  ppt_cli_progress_end(pg);
   return rc;
 }
 
@@ -446,231 +510,17 @@ static void release(void *vr) {
     free(r->counted_of[i]);
     free(r->map[i]);
   }
-}
-
-/* ---------------------------------------------------------------- output */
-
-static json_object *level_json(const results *r, const point *pt, uint32_t k) {
-  json_object *l = json_object_new_object();
-  double reach = k ? pt->refs * (1.0 - pt->pred[k - 1].hit_rate) : pt->refs;
-  json_object_object_add(l, "name", json_object_new_string(r->hw.levels[k].name));
-  json_object_object_add(l, "shared", json_object_new_boolean(r->hw.levels[k].shared_by > 1));
-  json_object_object_add(l, "hit_rate", ppt_cli_json_rate(pt->pred[k].hit_rate));
-  json_object_object_add(l, "hit_rate_lo", ppt_cli_json_rate(pt->lo[k]));
-  json_object_object_add(l, "hit_rate_hi", ppt_cli_json_rate(pt->hi[k]));
-  json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(pt->pred[k].local_hit_rate));
-  json_object_object_add(l, "accesses", json_object_new_double(reach));
-  json_object_object_add(l, "misses", json_object_new_double(pt->refs * (1.0 - pt->pred[k].hit_rate)));
-  return l;
-}
-
-static json_object *size_json(const size_arg *s) {
-  json_object *o = json_object_new_object();
-  json_object_object_add(o, "param", json_object_new_string(s->param));
-  json_object_object_add(o, "value", json_object_new_double(s->value));
-  return o;
-}
-
-/* The traces, by size, with their measured hit rates per core count. */
-static json_object *traces_json(const args *a, const results *r) {
-  json_object *arr = json_object_new_array();
-  for (size_t j = 0; j < a->ntr; j++) {
-    size_t i = r->order[j];
-    json_object *o = size_json(&a->tr[i]), *mc = json_object_new_array();
-    json_object_object_add(o, "path", json_object_new_string(a->tr[i].path));
-    json_object_object_add(o, "refs", json_object_new_double(ppt_rdhist_total(r->prof[i][0].prd_all)));
-    json_object_object_add(o, "unmatched_refs_share", json_object_new_double(r->unmatched[i]));
-    for (size_t c = 0; c < a->c.ncores; c++) {
-      json_object *e = json_object_new_object(), *lv = json_object_new_array();
-      json_object_object_add(e, "cores", json_object_new_int((int)r->pt[c].n));
-      for (uint32_t k = 0; k < r->hw.nlevels; k++) {
-        json_object *l = json_object_new_object();
-        json_object_object_add(l, "name", json_object_new_string(r->hw.levels[k].name));
-        json_object_object_add(l, "hit_rate", ppt_cli_json_rate(r->pt[c].meas[i][k].hit_rate));
-        json_object_array_add(lv, l);
-      }
-      json_object_object_add(e, "levels", lv);
-      json_object_array_add(mc, e);
-    }
-    json_object_object_add(o, "measured", mc);
-    json_object_array_add(arr, o);
-  }
-  return arr;
-}
-
-/* The largest share of a trace's counted references that no other binary's block matched. */
-static double most_unmatched(const args *a, const results *r) {
-  double most = 0;
-  for (size_t i = 0; i < a->ntr; i++) most = fmax(most, r->unmatched[i]);
-  return most;
-}
-
-static json_object *model_json(const args *a, const results *r) {
-  json_object *m = json_object_new_object(), *loo = json_object_new_array(), *deg = json_object_new_object();
-  json_object_object_add(m, "blocks", json_object_new_int64(r->blocks));
-  json_object_object_add(m, "matched_by_key", json_object_new_boolean(other_binaries(a, r)));
-  json_object_object_add(m, "unmatched_refs_share", json_object_new_double(most_unmatched(a, r)));
-  json_object_object_add(m, "checked", json_object_new_boolean(r->checked));
-  json_object_object_add(m, "threshold_points", json_object_new_double(CHECK_POINTS));
-  for (size_t c = 0; c < a->c.ncores && r->checked; c++)
-    for (uint32_t k = 0; k < r->hw.nlevels; k++) {
-      json_object *e = json_object_new_object();
-      json_object_object_add(e, "cores", json_object_new_int((int)r->pt[c].n));
-      json_object_object_add(e, "level", json_object_new_string(r->hw.levels[k].name));
-      json_object_object_add(e, "error_points", json_object_new_double(r->pt[c].check_err[k]));
-      json_object_array_add(loo, e);
-    }
-  json_object_object_add(m, "loo", loo);
-  for (int d = 0; d < PPT_EXTRAP_NFORMS; d++) {
-    char key[8];
-    snprintf(key, sizeof key, d == PPT_EXTRAP_POWER ? "power" : "%d", d);
-    json_object_object_add(deg, key, json_object_new_int64((int64_t)r->degrees[d]));
-  }
-  json_object_object_add(m, "degrees", deg);
-  json_object_object_add(m, "draws", json_object_new_int(DRAWS));
-  return m;
-}
-
-static json_object *results_json(const args *a, const results *r) {
-  json_object *o = json_object_new_object(), *cores = json_object_new_array();
-  json_object_object_add(o, "target", size_json(&a->target));
-  json_object_object_add(o, "hwspec", json_object_new_string(a->c.hw));
-  json_object_object_add(o, "seed", json_object_new_int64((int64_t)a->c.seed));
-  json_object_object_add(o, "only", a->c.only_list ? json_object_new_string(a->c.only_list) : NULL);
-  json_object_object_add(o, "traces", traces_json(a, r));
-  for (size_t c = 0; c < a->c.ncores; c++) {
-    json_object *e = json_object_new_object(), *lv = json_object_new_array();
-    json_object_object_add(e, "cores", json_object_new_int((int)r->pt[c].n));
-    for (uint32_t k = 0; k < r->hw.nlevels; k++) json_object_array_add(lv, level_json(r, &r->pt[c], k));
-    json_object_object_add(e, "levels", lv);
-    json_object_object_add(e, "refs", json_object_new_double(r->pt[c].refs));
-    json_object_array_add(cores, e);
-  }
-  json_object_object_add(o, "cores", cores);
-  json_object_object_add(o, "model", model_json(a, r));
-  return o;
-}
-
-static int write_json(void *va, void *vr, ppt_err *err) {
-  return ppt_cli_put_json(results_json(va, vr), JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE,
-                          err);
-}
-
-/* --plot's data: per core count c, block 2c the traced sizes ("size h1 h2 ..."), block
- * 2c + 1 the target ("size p1 lo1 hi1 p2 lo2 hi2 ..."), rates in percent. */
-static int plot_data(const args *a, const results *r, const char *tmp, ppt_err *err) {
-  FILE *d = fopen(tmp, "w");
-  if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", a->c.plot, strerror(errno));
-  for (size_t c = 0; c < a->c.ncores; c++) {
-    const point *pt = &r->pt[c];
-    for (size_t j = 0; j < a->ntr; j++) {
-      fprintf(d, "%.9g", a->tr[r->order[j]].value);
-      for (uint32_t k = 0; k < r->hw.nlevels; k++)
-        fprintf(d, " %.6f", 100 * pt->meas[r->order[j]][k].hit_rate);
-      fprintf(d, "\n");
-    }
-    fprintf(d, "\n\n%.9g", a->target.value);
-    for (uint32_t k = 0; k < r->hw.nlevels; k++)
-      fprintf(d, " %.6f %.6f %.6f", 100 * pt->pred[k].hit_rate, 100 * pt->lo[k], 100 * pt->hi[k]);
-    fprintf(d, "\n\n\n");
-  }
-  return ppt_cli_close_data(d, tmp, a->c.plot, err) ? PPT_ERUN : 0;
-}
-
-/* --plot: a panel per level, hit rate against the size (log scale), a colour per core
- * count: the measured traced sizes joined by a line, the target's prediction with its
- * band as an error bar. */
-static int write_plot(const args *a, const results *r, ppt_err *err) {
-  char tmp[4096], title[512];
-  snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", a->c.plot, (long)getpid());
-  int rc = plot_data(a, r, tmp, err);
-  if (rc) return rc;
-  size_t cap = 2048 + (size_t)r->hw.nlevels * (512 + a->c.ncores * (2 * sizeof tmp + 256)), n = 0;
-  char *sc = malloc(cap);
-  if (!sc) {
-    remove(tmp);
-    return ppt_err_set(err, PPT_ERUN, "out of memory");
-  }
-  snprintf(title, sizeof title, "%s=%g from %zu sizes (%s); bar: band", a->target.param,
-           a->target.value, a->ntr, r->hw.name);
-  n += (size_t)snprintf(
-      sc, cap,
-      "set multiplot layout 1,%u title 'ppt extrapolate: %s'\nunset title\nset logscale x\n"
-      "set xlabel '%s'\nset ylabel 'hit rate (%%)'\nset grid\nset key below horizontal font ',8'\n"
-      "set offsets graph 0.08, graph 0.12, graph 0.08, graph 0.08\n",
-      r->hw.nlevels, title, a->target.param);
-  for (uint32_t k = 0; k < r->hw.nlevels; k++) {
-    n += (size_t)snprintf(sc + n, cap - n, "set title '%s%s'\nplot ", r->hw.levels[k].name,
-                          r->hw.levels[k].shared_by > 1 ? " (shared)" : "");
-    for (size_t c = 0; c < a->c.ncores; c++)
-      n += (size_t)snprintf(sc + n, cap - n,
-                            "%s'%s' index %zu using 1:%u with linespoints pt 7 lc %zu title '%u cores', "
-                            "'' index %zu using 1:%u:%u:%u with yerrorbars pt 5 ps 1.5 lc %zu notitle",
-                            c ? ", " : "", tmp, 2 * c, k + 2, c + 1, r->pt[c].n, 2 * c + 1, 3 * k + 2,
-                            3 * k + 3, 3 * k + 4, c + 1);
-    n += (size_t)snprintf(sc + n, cap - n, "\n");
-  }
-  snprintf(sc + n, cap - n, "unset multiplot\n");
-  rc = ppt_cli_gnuplot(a->c.plot, tmp, sc, "ppt extrapolate", title, err);
-  free(sc);
-  return rc;
-}
-
-static int write_files(void *va, void *vr, ppt_err *err) {
-  const args *a = va;
-  int rc = 0;
-  if (a->c.output) {
-    json_object *o = results_json(a, vr);
-    rc = ppt_io_write_file(a->c.output, json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY), err);
-    json_object_put(o);
-  }
-  if (!rc && a->c.plot) rc = write_plot(a, vr, err);
-  return rc;
-}
-
-static int write_table(void *va, void *vr, ppt_err *err) {
-  const args *a = va;
-  const results *r = vr;
-  (void)err;
-  printf("# %s=%g from", a->target.param, a->target.value);
-  for (size_t j = 0; j < a->ntr; j++)
-    printf(" %s=%g (%s)", a->tr[r->order[j]].param, a->tr[r->order[j]].value, a->tr[r->order[j]].path);
-  printf(" on %s; seed %llu, %d draws%s%s\n", r->hw.name, (unsigned long long)a->c.seed, DRAWS,
-         a->c.only_list ? ", only " : "", a->c.only_list ? a->c.only_list : "");
-  printf("%-6s %-6s %9s %19s", "cores", "level", "predicted", "band");
-  for (size_t j = 0; j < a->ntr; j++) {
-    char h[80];
-    snprintf(h, sizeof h, "%s=%g", a->tr[r->order[j]].param, a->tr[r->order[j]].value);
-    printf(" %9s", h);
-  }
-  printf(r->checked ? " %9s\n" : "\n", "check");
-  for (size_t c = 0; c < a->c.ncores; c++)
-    for (uint32_t k = 0; k < r->hw.nlevels; k++) {
-      const point *pt = &r->pt[c];
-      printf("%-6u %-6s %8.2f%% [%7.2f%%, %7.2f%%]", pt->n, r->hw.levels[k].name, 100 * pt->pred[k].hit_rate,
-             100 * pt->lo[k], 100 * pt->hi[k]);
-      for (size_t j = 0; j < a->ntr; j++) printf(" %8.2f%%", 100 * pt->meas[r->order[j]][k].hit_rate);
-      if (r->checked) printf(" %+8.2fpt", pt->check_err[k]);
-      printf("\n");
-    }
-  if (r->checked)
-    printf(
-        "# checked: the largest trace predicted from the others within %.0f points at every level "
-        "(column check); %u blocks, fits of degree 0/1/2/power: %llu/%llu/%llu/%llu\n",
-        CHECK_POINTS, r->blocks, (unsigned long long)r->degrees[0], (unsigned long long)r->degrees[1],
-        (unsigned long long)r->degrees[2], (unsigned long long)r->degrees[PPT_EXTRAP_POWER]);
-  else
-    printf("# NOT checked: with 2 traces no traced size is left to test the model on; trace a third size\n");
-  if (other_binaries(a, r))
-    printf(
-        "# different binaries: blocks matched by function, file and line; at most %.3f %% of a trace's "
-        "references in blocks left out (unmatched)\n",
-        100 * most_unmatched(a, r));
-  return 0;
+  free(r->w_inst);
+  free(r->w_refs);
 }
 
 int ppt_cmd_extrapolate(int argc, char **argv) {
-  static const ppt_cli_steps steps = {"extrapolate", parse_args,  run,    write_table,
-                                      write_json,    write_files, release};
+  static const ppt_cli_steps steps = {"extrapolate",
+                                      parse_args,
+                                      run,
+                                      ppt_extrapolate_write_table,
+                                      ppt_extrapolate_write_json,
+                                      ppt_extrapolate_write_files,
+                                      release};
   return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

@@ -250,16 +250,26 @@ static int run_model(const ppt_trace *t, const ppt_hwspec *hw, ppt_sasmm_opts *s
   return rc ? rc : simulate(hw, cfg, *m, res, err);
 }
 
+int ppt_cli_progmodel_seconds(const ppt_hwspec *hw, const ppt_progmodel *m, uint32_t n, double *seconds,
+                              ppt_err *err) {
+  ppt_node_config cfg;
+  ppt_node_config_default(&cfg);
+  cfg.cores = n;
+  cfg.fork_cycles = n > 1 ? hw->fork_join_cycles : hw->fork_join_serial_cycles;
+  ppt_node_result *res = NULL;
+  int rc = simulate(hw, &cfg, m, &res, err);
+  if (!rc) *seconds = ppt_node_result_seconds(res);
+  ppt_node_result_free(res);
+  return rc;
+}
+
 int ppt_cli_predict_seconds(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *base,
                             const uint8_t *counted, uint32_t n, double *seconds, ppt_err *err) {
   ppt_sasmm_opts so = *base;
-  ppt_node_config cfg;
-  ppt_node_config_default(&cfg);
+  so.ncores = n;
   ppt_progmodel *m = NULL;
-  ppt_node_result *res = NULL;
-  int rc = run_model(t, hw, &so, &cfg, hw->fork_join_cycles, counted, n, &m, &res, err);
-  if (!rc) *seconds = ppt_node_result_seconds(res);
-  ppt_node_result_free(res);
+  int rc = ppt_progmodel_build(t, hw, &so, NULL, counted, &m, err);
+  if (!rc) rc = ppt_cli_progmodel_seconds(hw, m, n, seconds, err);
   ppt_progmodel_free(m);
   return rc;
 }

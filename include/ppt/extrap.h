@@ -69,6 +69,8 @@ double ppt_extrap_fit_sd(const ppt_extrap_poly *f, double x);
 
 /* ---- the model ---- */
 
+#define PPT_EXTRAP_MAX_SIZES 64 /* traced sizes a model may be fitted on */
+
 typedef struct ppt_extrap_opts {
   /* Q equal-probability slices per block histogram; default 512. A slice that straddles
    * two modes (the 3 in-line reuses and the 1 cross-sweep reuse of a stream) is rebuilt
@@ -109,6 +111,14 @@ int ppt_extrap_predict(const ppt_extrap_model *m, double size, const uint8_t *co
 int ppt_extrap_block_error(const ppt_extrap_model *m, double size, const ppt_sasmm_profiles *meas,
                            const uint8_t *counted, double min_share, uint32_t *worst_bb, double *worst_err,
                            ppt_err *err);
+
+/* Per block b < nblocks, counts[i][b] at sizes[i] (2 <= n <= PPT_EXTRAP_MAX_SIZES,
+ * distinct, > 0) fitted as ppt_extrap_fit_poly fits (counts are exact functions of the
+ * size) and evaluated at `size` into out[b] (>= 0; 0 for a block counted at no size):
+ * what the program model weighs each block with at the target (block instances, their
+ * references; ppt_progmodel_build_weighted). */
+int ppt_extrap_counts_at(const double *sizes, const double *const *counts, size_t n, uint32_t nblocks,
+                         double size, double *out, ppt_err *err);
 
 /* ---- traces of different binaries (a size compiled in: -DN=...) ---- */
 

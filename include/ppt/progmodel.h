@@ -40,6 +40,29 @@ typedef struct ppt_progmodel ppt_progmodel;
 int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
                         const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out,
                         ppt_err *err);
+/* Problem-size scaling (ppt/extrap.h, `ppt extrapolate`): the model of a larger input
+ * from the trace of a smaller one. Block id b's instances count instances[b] times in
+ * the tasklists (its ops, recurrences and mispredicted branches) and its references
+ * refs[b] times (loads/stores, bytes, memory accesses); arrays of nbbs + 1 entries, NULL
+ * for all 1 (then the model is ppt_progmodel_build's, bit for bit). The cache
+ * simulation and the phases are the trace's; a site whose first block (the one that
+ * opens its phases, once per phase) weighs R > 1 runs R times as many regions (an outer
+ * loop of one parallel region per iteration: lu, durbin), its phases' work spread over
+ * them, each region paying its fork-join. */
+typedef struct ppt_progmodel_weights {
+  const double *instances, *refs;
+} ppt_progmodel_weights;
+int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
+                                 const ppt_tc_policy *policy, const uint8_t *counted,
+                                 const ppt_progmodel_weights *w, ppt_progmodel **out, ppt_err *err);
+/* Moves every site's and core's global miss ratio of level k (misses of level k per
+ * counted reference) as the whole run's moves from from[k] to to[k] (each in [0, 1], as
+ * some model gives them at the traced size and at another): scaled by to/from where from
+ * >= 1e-3, else shifted by to - from, then kept between 0 and the level above's ratio.
+ * The tasklists are remade (current policy). from or to NULL: back to the simulated
+ * rates. The hit rates of ppt_progmodel_hitrates and the sites stay the simulated ones.
+ * On failure m is left as it was. */
+int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err);
 /* Remakes the tasklists and the program for another core model (NULL = default) from
  * the same simulation, much cheaper than a new build and bit-identical to a build with
  * that policy. Programs and tasklists obtained before are freed. On failure m is left

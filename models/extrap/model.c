@@ -72,7 +72,9 @@ static int fit_block(const double *sizes, const ppt_sasmm_profiles *const *profs
 int ppt_extrap_fit(const double *sizes, const ppt_sasmm_profiles *const *profs, size_t n,
                    const ppt_extrap_opts *o, ppt_extrap_model **out, ppt_err *err) {
   *out = NULL;
-  if (n < 2 || n > 64) return ppt_err_set(err, PPT_EINPUT, "extrapolation needs 2 to 64 sizes, not %zu", n);
+  if (n < 2 || n > PPT_EXTRAP_MAX_SIZES)
+    return ppt_err_set(err, PPT_EINPUT, "extrapolation needs 2 to %d sizes, not %zu", PPT_EXTRAP_MAX_SIZES,
+                       n);
   if (o->quantiles < 1 || o->quantiles > 4096)
     return ppt_err_set(err, PPT_EINPUT, "quantiles: %u is not in 1..4096", o->quantiles);
   uint32_t nb = 0;

@@ -81,6 +81,7 @@ struct ppt_progmodel {
   double *extra[NCOMPUTE];   /* per compute model, per block id: recurrence latency beyond
                               * the block's throughput, cycles */
   ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
+  ppt_tc_policy policy;      /* ... and the policy (ppt_progmodel_shift_misses remakes them) */
   /* What the tasklists are made of, from the simulation (ppt_progmodel_set_policy
    * remakes them): per site and core (sh[site * ncores + core]), and over the whole run
    * (all, the fallback of a site and core whose references never reached a level). */
@@ -91,6 +92,15 @@ struct ppt_progmodel {
   shares *sh, all;
   ppt_bpred *bp;    /* each core's branch predictor, over its block sequence */
   uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
+  /* Per block id, what an instance and a reference of the block count for (problem-size
+   * scaling, ppt_progmodel_build_weighted; all 1 otherwise: 1.0 * x is x, so the
+   * unweighted model is unchanged bit for bit). */
+  double *w_inst, *w_refs;
+  int weighted; /* built with weights: phases may stand for several regions (copies) */
+  /* ppt_progmodel_shift_misses: every site's global miss ratio of level k moves as the
+   * run's does from miss_from[k] to miss_to[k]. */
+  double miss_from[PPT_HW_MAX_LEVELS], miss_to[PPT_HW_MAX_LEVELS];
+  int shifted;
   int failed;
 };
 
@@ -99,14 +109,14 @@ struct ppt_progmodel {
  * model's). Vector ops are already counted in their scalar class: VINT/VFP/VWIDTH only
  * describe them. Casts, address arithmetic and calls (OTHER, CALL) are left out: they
  * fold into addressing modes or are counted in the callee's blocks. */
-static void add_block(counts *c, const ppt_trace_bb *bb) {
-  c->ops[PPT_HW_IALU] += bb->ops[PPT_OP_IALU];
-  c->ops[PPT_HW_IDIV] += bb->ops[PPT_OP_IDIV];
-  c->ops[PPT_HW_FADD] += bb->ops[PPT_OP_FADD];
-  c->ops[PPT_HW_FMUL] += bb->ops[PPT_OP_FMUL];
-  c->ops[PPT_HW_FDIV] += bb->ops[PPT_OP_FDIV];
-  c->ops[PPT_HW_BRANCH] += bb->ops[PPT_OP_BRANCH];
-  c->xcalls += bb->ops[PPT_OP_XCALL];
+static void add_block(counts *c, const ppt_trace_bb *bb, double w) {
+  c->ops[PPT_HW_IALU] += w * bb->ops[PPT_OP_IALU];
+  c->ops[PPT_HW_IDIV] += w * bb->ops[PPT_OP_IDIV];
+  c->ops[PPT_HW_FADD] += w * bb->ops[PPT_OP_FADD];
+  c->ops[PPT_HW_FMUL] += w * bb->ops[PPT_OP_FMUL];
+  c->ops[PPT_HW_FDIV] += w * bb->ops[PPT_OP_FDIV];
+  c->ops[PPT_HW_BRANCH] += w * bb->ops[PPT_OP_BRANCH];
+  c->xcalls += w * bb->ops[PPT_OP_XCALL];
 }
 
 static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) {
@@ -118,7 +128,7 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
        * was, when that block is counted. */
       uint32_t prev = ppt_bpred_current(m->bp, core);
       int miss = ppt_bpred_enter(m->bp, core, r[i].bb, m->branchy[prev]);
-      if (miss && (!m->counted || m->counted[prev])) c->mispredicts += 1;
+      if (miss && (!m->counted || m->counted[prev])) c->mispredicts += m->w_inst[prev];
     }
     if (m->counted && !m->counted[r[i].bb]) continue;
     /* The phase's site: its first counted block, or, when a phase begins inside a block
@@ -126,12 +136,14 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
     if (!m->first[core]) m->first[core] = r[i].bb;
     if (r[i].kind == PPT_REC_BB) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, r[i].bb);
-      if (bb) add_block(c, bb);
-      for (int k = 0; k < NCOMPUTE; k++) c->chain_extra[k] += m->extra[k][r[i].bb];
+      const double w = m->w_inst[r[i].bb];
+      if (bb) add_block(c, bb, w);
+      for (int k = 0; k < NCOMPUTE; k++) c->chain_extra[k] += w * m->extra[k][r[i].bb];
     } else {
-      c->refs += 1;
-      c->bytes += r[i].size;
-      c->ops[PPT_HW_LOADST] += 1;
+      const double w = m->w_refs[r[i].bb];
+      c->refs += w;
+      c->bytes += w * r[i].size;
+      c->ops[PPT_HW_LOADST] += w;
     }
   }
 }
@@ -303,6 +315,27 @@ static double tlb_cycles_per_ref(const ppt_hwspec *hw, uint32_t ntlb, const site
  * cannot say falls back to fb, the whole run's: the local rate of a level no reference
  * reached, the shares of a level that served none, the write-backs and TLB cost of a
  * site that counted no reference. Without fb (the whole run), those are 0. */
+/* The global miss ratio below which ppt_progmodel_shift_misses moves a level's ratios by
+ * the run's difference instead of its ratio (a level that hardly missed at the traced
+ * size gives no ratio to scale by). */
+#define SHIFT_FLOOR 1e-3
+
+/* The local rates of counters c once every global miss ratio has moved as the run's did
+ * (ppt_progmodel_shift_misses): by the run's ratio where the run missed at least
+ * SHIFT_FLOOR, else by its difference; kept between 0 and the level above's. A level c's
+ * references never reached keeps the rate derive gave it (the fallback's). */
+static void shift_local(const ppt_progmodel *m, const site_counts *c, double *local) {
+  if (!m->shifted || !c->racc[0]) return;
+  double refs = (double)c->racc[0], above = 1.0;
+  for (uint32_t k = 0; k < m->nlevels; k++) {
+    double g = (double)c->rmiss[k] / refs, from = m->miss_from[k], to = m->miss_to[k];
+    g = from >= SHIFT_FLOOR ? g * to / from : g + (to - from);
+    g = fmin(fmax(g, 0.0), above);
+    if (above > 0) local[k] = 1.0 - g / above;
+    above = g;
+  }
+}
+
 static void derive(const ppt_progmodel *m, const site_counts *c, const shares *fb, shares *o) {
   memset(o, 0, sizeof *o);
   for (uint32_t k = 0; k < m->nlevels; k++) {
@@ -311,15 +344,21 @@ static void derive(const ppt_progmodel *m, const site_counts *c, const shares *f
     else if (fb)
       o->local[k] = fb->local[k];
   }
+  shift_local(m, c, o->local);
   for (uint32_t k = 1; k <= m->nlevels; k++) {
-    if (c->served[k] > 0) {
+    /* Misses moved by ppt_progmodel_shift_misses may reach a level that served none of
+     * c's accesses: what it serves then are the accesses that went further, the same
+     * streams, so it takes the shares of the nearest level beyond that served some. */
+    uint32_t j = k;
+    while (m->shifted && j < m->nlevels && !c->served[j]) j++;
+    if (c->served[j] > 0) {
       /* Shares of the level's (and DRAM's) accesses a stream prefetcher covered, whose
        * first-level miss queued on one set, that came from another core's cache. */
-      double sv = (double)c->served[k], bs = (double)c->same_set_stores[k];
-      o->prefetched[k] = (double)c->prefetched[k] / sv;
+      double sv = (double)c->served[j], bs = (double)c->same_set_stores[j];
+      o->prefetched[k] = (double)c->prefetched[j] / sv;
       o->same_set_stores[k] = bs / sv;
-      o->same_set_loads[k] = ((double)c->same_set[k] - bs) / sv;
-      o->transfers[k] = (double)c->transfers[k] / sv;
+      o->same_set_loads[k] = ((double)c->same_set[j] - bs) / sv;
+      o->transfers[k] = (double)c->transfers[j] / sv;
     } else if (fb) {
       o->prefetched[k] = fb->prefetched[k];
       o->same_set_stores[k] = fb->same_set_stores[k];
@@ -339,16 +378,43 @@ static void derive(const ppt_progmodel *m, const site_counts *c, const shares *f
   o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m->hw, m->rates.ntlb, c);
 }
 
-/* The run-wide shares, then every site's on every core. */
+/* The run-wide shares, then every site's on every core (into a new m->sh). */
 static int derive_all(ppt_progmodel *m) {
   site_counts run = {0};
   ppt_tracesim_result *r = &m->rates;
   add_take(&run, r);
   derive(m, &run, NULL, &m->all);
-  if (!(m->sh = calloc(m->nsites * m->ncores + 1, sizeof *m->sh))) return -1;
+  shares *sh = calloc(m->nsites * m->ncores + 1, sizeof *sh);
+  if (!sh) return -1;
+  free(m->sh);
+  m->sh = sh;
   for (size_t i = 0; i < m->nsites; i++)
     for (uint32_t c = 0; c < m->ncores; c++) derive(m, &m->sites[i].c[c], &m->all, &m->sh[i * m->ncores + c]);
   return 0;
+}
+
+static void scale_counts(counts *c, double f) {
+  for (int k = 0; k < PPT_HW_NOPCLASS; k++) c->ops[k] *= f;
+  for (int k = 0; k < NCOMPUTE; k++) c->chain_extra[k] *= f;
+  c->refs *= f;
+  c->bytes *= f;
+  c->xcalls *= f;
+  c->mispredicts *= f;
+}
+
+/* How many regions the j-th phase of site s stands for. Weighted (problem-size scaling),
+ * a site whose first block runs R = w_inst times as often at the target runs R times
+ * as many phases: a block that opens a phase (an outlined region's entry, the code after
+ * a fork returns) runs once per phase, so the k loop of lu or durbin, one region per k,
+ * has R x as many regions, each paying its fork-join. The phases of the site are spread
+ * evenly: phase j stands for floor((j+1)R) - floor(jR) regions, each with 1/that of its
+ * (weighted) counts, so the work is unchanged. Unweighted, or R <= 1: one. */
+static uint64_t copies(const ppt_progmodel *m, uint32_t s, uint64_t j) {
+  double r = m->weighted ? m->w_inst[m->sites[s].bb] : 1.0;
+  if (!(r > 1) || !isfinite(r)) return 1;
+  r = fmin(r, 1e6);
+  double a = floor((double)(j + 1) * r + 1e-9), b = floor((double)j * r + 1e-9);
+  return a > b ? (uint64_t)(a - b) : 1;
 }
 
 /* The tasklists and the program for `policy`, from the phases' counts and the rates of
@@ -366,21 +432,29 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
   size_t ntl = m->nph * m->ncores;
   ppt_tasklist **tls = calloc(ntl + 1, sizeof *tls);
   ppt_program *prog = ppt_program_new();
-  int rc = tls && prog ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  uint64_t *seen = calloc(m->nsites + 1, sizeof *seen);
+  int rc = tls && prog && seen ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
   for (size_t i = 0; i < m->nph && !rc; i++) {
     phase *p = &m->ph[i];
     ppt_tasklist **tl = &tls[i * m->ncores];
     uint32_t nt = p->kind != PPT_REGION_SERIAL ? m->ncores : 1;
     const shares *sh = &m->sh[(size_t)p->site * m->ncores];
-    for (uint32_t c = 0; c < nt && !rc; c++) rc = make_tasklist(m, &p->c[c], &sh[c], &tl[c], err);
-    if (rc) break;
-    if (p->kind == PPT_REGION_FORK)
-      rc = ppt_program_add_parallel(prog, nt, (const ppt_tasklist *const *)tl, err);
-    else if (p->kind == PPT_REGION_BARRIER)
-      rc = ppt_program_add_after_barrier(prog, nt, (const ppt_tasklist *const *)tl, err);
-    else
-      rc = ppt_program_add_serial(prog, tl[0], err);
+    uint64_t rep = copies(m, p->site, seen[p->site]++);
+    for (uint32_t c = 0; c < nt && !rc; c++) {
+      counts one = p->c[c];
+      if (rep > 1) scale_counts(&one, 1.0 / (double)rep);
+      rc = make_tasklist(m, &one, &sh[c], &tl[c], err);
+    }
+    for (uint64_t j = 0; j < rep && !rc; j++) {
+      if (p->kind == PPT_REGION_FORK)
+        rc = ppt_program_add_parallel(prog, nt, (const ppt_tasklist *const *)tl, err);
+      else if (p->kind == PPT_REGION_BARRIER)
+        rc = ppt_program_add_after_barrier(prog, nt, (const ppt_tasklist *const *)tl, err);
+      else
+        rc = ppt_program_add_serial(prog, tl[0], err);
+    }
   }
+  free(seen);
   if (rc) {
     m->compute = was;
     if (tls)
@@ -395,12 +469,52 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
   free(m->tl);
   m->tl = tls;
   m->prog = prog;
+  m->policy = *policy;
   return 0;
+}
+
+int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err) {
+  for (uint32_t k = 0; from && to && k < m->nlevels; k++)
+    if (!(from[k] >= 0 && from[k] <= 1 && to[k] >= 0 && to[k] <= 1))
+      return ppt_err_set(err, PPT_EINPUT, "progmodel: level %u's miss ratio %g -> %g is not in [0, 1]", k,
+                         from[k], to[k]);
+  double was_from[PPT_HW_MAX_LEVELS], was_to[PPT_HW_MAX_LEVELS];
+  int was = m->shifted;
+  memcpy(was_from, m->miss_from, sizeof was_from);
+  memcpy(was_to, m->miss_to, sizeof was_to);
+  m->shifted = from && to;
+  for (uint32_t k = 0; m->shifted && k < m->nlevels; k++) {
+    m->miss_from[k] = from[k];
+    m->miss_to[k] = to[k];
+  }
+  ppt_tc_policy pol = m->policy;
+  int rc = derive_all(m) ? ppt_err_set(err, PPT_ERUN, "out of memory") : 0;
+  if (!rc) rc = ppt_progmodel_set_policy(m, &pol, err);
+  if (rc) { /* back to the shares m had */
+    m->shifted = was;
+    memcpy(m->miss_from, was_from, sizeof was_from);
+    memcpy(m->miss_to, was_to, sizeof was_to);
+    if (derive_all(m)) m->failed = 1;
+  }
+  return rc;
 }
 
 int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
                         const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out,
                         ppt_err *err) {
+  return ppt_progmodel_build_weighted(t, hw, o, policy, counted, NULL, out, err);
+}
+
+/* Block id b's weight: w[b], 1 where w is NULL. */
+static double *weights(const double *w, uint32_t nbbs) {
+  double *a = malloc(((size_t)nbbs + 1) * sizeof *a);
+  for (uint32_t b = 0; a && b <= nbbs; b++) a[b] = w ? w[b] : 1.0;
+  return a;
+}
+
+int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
+                                 const ppt_tc_policy *policy, const uint8_t *counted,
+                                 const ppt_progmodel_weights *w, ppt_progmodel **out, ppt_err *err) {
   ppt_tc_policy defp;
   if (!policy) {
     ppt_tc_policy_default(&defp);
@@ -425,6 +539,10 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
     got &= (m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k])) != NULL;
   m->bp = ppt_bpred_new(o->ncores, nbbs);
   m->branchy = calloc((size_t)nbbs + 1, 1);
+  m->weighted = w && w->instances;
+  m->w_inst = weights(w ? w->instances : NULL, nbbs);
+  m->w_refs = weights(w ? w->refs : NULL, nbbs);
+  got &= m->w_inst && m->w_refs;
   int rc = got && m->cur && m->bp && m->branchy ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
   /* A block that loops to itself with a loop-carried recurrence (ppt-cc's PPT_OP_CHAIN_*)
    * runs at best at the recurrence's latency per iteration, whatever the core's
@@ -439,7 +557,7 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
         bb->ops[PPT_OP_CHAIN_FP] * lat_fp + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
     if (chain <= 0) continue;
     counts one = {0};
-    add_block(&one, bb);
+    add_block(&one, bb, 1.0);
     one.ops[PPT_HW_LOADST] = bb->ops[PPT_OP_LOAD] + bb->ops[PPT_OP_STORE];
     for (int k = 0; k < NCOMPUTE; k++) {
       ppt_tc_policy pk = *policy;
@@ -488,6 +606,8 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   for (int k = 0; k < NCOMPUTE; k++) free(m->extra[k]);
   ppt_bpred_free(m->bp);
   free(m->branchy);
+  free(m->w_inst);
+  free(m->w_refs);
   ppt_program_free(m->prog);
   ppt_tracesim_tally_free(m->tally);
   free(m);

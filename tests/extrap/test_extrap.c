@@ -8,6 +8,8 @@
  *  - end to end: the sweep traced at n = 1000, 1500, 2000 lines, extrapolated to 8000:
  *    SDCM's analytic hit rates (GSL's binomial CDF) to 1e-9, and `ppt sasmm --model sdcm`
  *    on a trace taken at 8000; with 2 traces the result is marked unchecked;
+ *  - the runtime at 8000 on a timed, fully associative spec: what `ppt predict` gives on
+ *    the trace at 8000 (to 0.1 %), more than 4.5x the runtime at 2000 (L1 turns to misses);
  *  - a program that sweeps below n = 1500 and jumps at random above: refused (exit 1);
  *  - the sweep with its size compiled in (-DN=...), one binary per size whose block
  *    tables differ (a helper that exists below N = 1800 only, holding 0.3 % of the
@@ -101,6 +103,23 @@ static const char *k_hw =
     " {\"name\": \"L1\", \"size\": 131072, \"assoc\": 2048, \"line\": 64, \"shared_by\": 1},\n"
     " {\"name\": \"L2\", \"size\": 524288, \"assoc\": 16, \"line\": 64, \"shared_by\": 1},\n"
     " {\"name\": \"L3\", \"size\": 1048576, \"assoc\": 16, \"line\": 64, \"shared_by\": 4}]}\n";
+
+/* The same caches, fully associative at every level (SDCM is then exact LRU: the
+ * extrapolated rates are the simulated ones), with timing for the runtime model. */
+static const char *k_hw_timed =
+    "{\"name\": \"test-fa-timed\", \"cores\": 4, \"clock_ghz\": 2, \"mlp\": 4, \"levels\": [\n"
+    " {\"name\": \"L1\", \"size\": 131072, \"assoc\": 2048, \"line\": 64, \"shared_by\": 1,"
+    "  \"latency_cycles\": 4, \"bandwidth_bytes_per_cycle\": 64},\n"
+    " {\"name\": \"L2\", \"size\": 524288, \"assoc\": 8192, \"line\": 64, \"shared_by\": 1,"
+    "  \"latency_cycles\": 14, \"bandwidth_bytes_per_cycle\": 32},\n"
+    " {\"name\": \"L3\", \"size\": 1048576, \"assoc\": 16384, \"line\": 64, \"shared_by\": 4,"
+    "  \"latency_cycles\": 40, \"bandwidth_bytes_per_cycle\": 100}],\n"
+    " \"dram\": {\"latency_ns\": 90, \"bandwidth_gbs\": 50},\n"
+    " \"ops\": {\"ialu\": {\"per_cycle\": 4, \"latency\": 1}, \"idiv\": {\"per_cycle\": 0.1, \"latency\": "
+    "25},"
+    " \"fadd\": {\"per_cycle\": 2, \"latency\": 3}, \"fmul\": {\"per_cycle\": 2, \"latency\": 3},"
+    " \"fdiv\": {\"per_cycle\": 0.25, \"latency\": 12}, \"branch\": {\"per_cycle\": 2, \"latency\": 0},"
+    " \"loadst\": {\"per_cycle\": 2, \"latency\": 4}}}\n";
 
 /* ---------------------------------------------------------------- unit */
 
@@ -218,6 +237,7 @@ static void setup(void) {
   e2e_write(dir, "changes.c", k_changes);
   e2e_write(dir, "sized.c", k_sized);
   e2e_write(dir, "fa.json", k_hw);
+  e2e_write(dir, "ft.json", k_hw_timed);
   ck_assert_int_eq(e2e_sh(dir,
                           "$PPTCC -O1 sweep.c -o sweep && $PPTCC -O1 changes.c -o changes"
                           " && for n in 1000 1500 2000 8000; do"
@@ -280,9 +300,41 @@ START_TEST(sweep_end_to_end) {
   ck_assert_int_eq(json_object_get_int(get(get(x, "target"), "value")), 8000);
   ck_assert_int_eq(json_object_get_int(get(x, "seed")), 1);
   ck_assert_uint_eq(json_object_array_length(get(x, "traces")), 3);
+  /* fa.json has no timing: no runtime. */
+  ck_assert_ptr_null(get(json_object_array_get_idx(xc, 0), "runtime_s"));
   json_object_put(x);
   json_object_put(s);
   json_object_put(xo);
+}
+END_TEST
+
+/* The runtime at N = 8000 from the traces at 1000-2000: the sweep's blocks run linearly
+ * more often, and its L1 turns from hits (distance <= 1999 < 2048 lines) to misses; the
+ * extrapolated program must cost what `ppt predict` gives on the trace taken at 8000. */
+START_TEST(runtime_at_target) {
+  ck_assert_int_eq(e2e_sh(dir, "$PPT extrapolate " SWEEP3
+                               " --target N=8000 --hw ft.json --cores 1,2 --only sweep --no-stack-refs"
+                               " --json >rt.json && $PPT predict s8000.trace --hw ft.json --cores 1,2"
+                               " --only sweep --no-stack-refs --json >rp.json"
+                               " && $PPT predict s2000.trace --hw ft.json --cores 1 --only sweep"
+                               " --no-stack-refs --json >r2.json"),
+                   0);
+  json_object *x = load("rt.json"), *p = load("rp.json"), *p2 = load("r2.json");
+  ck_assert_double_eq_tol(json_object_get_double(get(level(get(x, "cores"), 0, 0), "hit_rate")), 0, 1e-12);
+  double small = json_object_get_double(get(json_object_array_get_idx(get(p2, "cores"), 0), "runtime_s"));
+  for (size_t c = 0; c < 2; c++) {
+    json_object *xc = json_object_array_get_idx(get(x, "cores"), c);
+    double got = json_object_get_double(get(xc, "runtime_s"));
+    double want = json_object_get_double(get(json_object_array_get_idx(get(p, "cores"), c), "runtime_s"));
+    ck_assert_msg(fabs(got / want - 1) < 1e-3, "%zu: extrapolated %g s, traced %g s", c, got, want);
+    /* not just 4x the traced 2000: the L1 misses make it slower per reference */
+    ck_assert_msg(got > 4.5 * small, "%g s is not more than 4.5 x %g s", got, small);
+    ck_assert(json_object_get_double(get(xc, "runtime_s_lo")) <= got);
+    ck_assert(json_object_get_double(get(xc, "runtime_s_hi")) >= got);
+  }
+  json_object_put(x);
+  json_object_put(p);
+  json_object_put(p2);
 }
 END_TEST
 
@@ -398,6 +450,7 @@ static Suite *suite(void) {
   tcase_set_timeout(e2e, 300);
   tcase_add_unchecked_fixture(e2e, setup, NULL);
   tcase_add_test(e2e, sweep_end_to_end);
+  tcase_add_test(e2e, runtime_at_target);
   tcase_add_test(e2e, two_traces_unchecked);
   tcase_add_test(e2e, behaviour_change_refused);
   tcase_add_test(e2e, sized_binaries);

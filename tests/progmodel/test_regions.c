@@ -14,7 +14,10 @@
  *  - core_imbalance: one static loop whose first half of the iterations touches a new
  *    line each, the second half 8 lines over and over: on 2 cores core 0's L1 rate is
  *    ~0, core 1's ~1, each core's tasklist uses its own, and the region waits at the
- *    barrier (imbalance_s > 0). */
+ *    barrier (imbalance_s > 0).
+ *  - weights_and_shift: problem-size scaling's block weights (1: unchanged; 2: twice the
+ *    time) and moved miss ratios (the run's L1 misses doubled: the stream region's local
+ *    L1 rate 1 - 2g; unmoved and reset: the simulated time). */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -26,6 +29,7 @@
 #include <string.h>
 
 #include "e2e.h"
+#include "ppt/engine.h"
 #include "ppt/progmodel.h"
 #include "ppt/tracesim.h"
 
@@ -365,6 +369,100 @@ START_TEST(core_imbalance) {
 }
 END_TEST
 
+/* The engine's runtime of m on n cores (no fork-join cost). */
+static double seconds(const ppt_hwspec *hw, const ppt_progmodel *m, uint32_t n) {
+  ppt_node_config cfg;
+  ppt_node_config_default(&cfg);
+  cfg.cores = n;
+  ppt_node *node;
+  ppt_node_result *res;
+  ppt_err err;
+  ck_assert_msg(ppt_node_new(hw, &cfg, &node, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_node_run(node, ppt_progmodel_program(m), &res, &err) == 0, "%s", err.msg);
+  double s = ppt_node_result_seconds(res);
+  ppt_node_result_free(res);
+  ppt_node_free(node);
+  return s;
+}
+
+static ppt_progmodel *weighted(const ppt_trace *t, const ppt_hwspec *hw, const double *w) {
+  ppt_sasmm_opts o;
+  ppt_sasmm_opts_default(&o);
+  o.ncores = 1;
+  ppt_progmodel_weights pw = {w, w};
+  ppt_progmodel *m;
+  ppt_err err;
+  ck_assert_msg(ppt_progmodel_build_weighted(t, hw, &o, NULL, NULL, &pw, &m, &err) == 0, "%s", err.msg);
+  return m;
+}
+
+/* Problem-size scaling's two handles on the model (ppt extrapolate): block weights of 1
+ * change nothing, weights of 2 double the time (no fork-join cost, every item of a
+ * tasklist is linear in its counts); moving the run's L1 misses from g to 2g doubles
+ * the stream region's L1 misses (local rate 1 - 2 x its miss ratio), a move from g to
+ * g changes no time, and no move gives the simulated model back. */
+START_TEST(weights_and_shift) {
+  const char *d = e2e_dir("progmodel_weights");
+  e2e_write(d, "two.c", k_two);
+  ck_assert_int_eq(
+      e2e_sh(d, "$PPTCC -O1 -fopenmp two.c -o two && $PPT trace -o two.trace -- ./two >/dev/null 2>&1"), 0);
+  ppt_trace *t = e2e_open(d, "two.trace");
+  ppt_hwspec hw;
+  load_host(&hw);
+  uint32_t nb = ppt_trace_nbbs(t);
+  double *one = malloc(((size_t)nb + 1) * sizeof *one), *two = malloc(((size_t)nb + 1) * sizeof *two);
+  for (uint32_t b = 0; b <= nb; b++) {
+    one[b] = 1;
+    two[b] = 2;
+  }
+  ppt_progmodel *m = model(t, &hw, 1), *m1 = weighted(t, &hw, one), *m2 = weighted(t, &hw, two);
+  double base = seconds(&hw, m, 1);
+  ck_assert(base > 0);
+  ck_assert_double_eq(seconds(&hw, m1, 1), base);
+  double twice = seconds(&hw, m2, 1);
+  ck_assert_msg(fabs(twice / (2 * base) - 1) < 1e-9, "weights 2: %g s, 2 x %g s", twice, base);
+
+  ppt_progmodel_site_info s[2];
+  ck_assert_uint_eq(parallel_sites(m, s, 2), 2);
+  size_t si = ppt_progmodel_nsites(m);
+  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
+    ppt_progmodel_site_info x;
+    ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x);
+    if (x.parallel && x.line == s[0].line) si = i;
+  }
+  ck_assert_uint_lt(si, ppt_progmodel_nsites(m));
+  const ppt_tracesim_result *run = ppt_progmodel_hitrates(m);
+  double from[PPT_HW_MAX_LEVELS], to[PPT_HW_MAX_LEVELS];
+  for (uint32_t k = 0; k < hw.nlevels; k++)
+    from[k] = to[k] = (double)run->levels[k].ref_misses / (double)run->counted_refs;
+  ck_assert(from[0] >= 1e-3 && from[0] < 0.4);
+  ppt_err err;
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), 0);
+  double same = seconds(&hw, m, 1);
+  ck_assert_msg(fabs(same / base - 1) < 1e-9, "g -> g: %g s, unshifted %g s", same, base);
+  to[0] = 2 * from[0];
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), 0);
+  ppt_progmodel_site_info c0;
+  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+  double g = 1 - c0.hit_rate[0]; /* the stream's L1 miss ratio, simulated (unchanged) */
+  ck_assert_msg(g > 0.1 && g < 0.2, "stream L1 misses %g", g);
+  ck_assert_msg(fabs(c0.used_local[0] - (1 - 2 * g)) < 1e-12, "used L1 %g, want %g", c0.used_local[0],
+                1 - 2 * g);
+  ck_assert(seconds(&hw, m, 1) > base);
+  from[0] = 1.5;
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), PPT_EINPUT);
+  ck_assert_double_eq_tol(ppt_progmodel_site(m, si, 0, &c0) == 0 ? c0.used_local[0] : -1, 1 - 2 * g, 1e-12);
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, NULL, NULL, &err), 0);
+  ck_assert_double_eq(seconds(&hw, m, 1), base);
+  ppt_progmodel_free(m);
+  ppt_progmodel_free(m1);
+  ppt_progmodel_free(m2);
+  free(one);
+  free(two);
+  ppt_trace_close(t);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("progmodel_regions");
   TCase *tc = tcase_create("regions");
@@ -372,6 +470,7 @@ int main(void) {
   tcase_add_test(tc, takes_sum_to_totals);
   tcase_add_test(tc, two_regions);
   tcase_add_test(tc, core_imbalance);
+  tcase_add_test(tc, weights_and_shift);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }

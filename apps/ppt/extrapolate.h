@@ -1,0 +1,77 @@
+/* extrapolate.h — what `ppt extrapolate`'s run (cmd_extrapolate.c) hands its output
+ * (extrapolate_out.c): per core count the hit rates measured at each traced size, the
+ * check, the prediction at the target with its band, and the runtime. Internal to
+ * apps/ppt. */
+#ifndef PPT_APPS_EXTRAPOLATE_H
+#define PPT_APPS_EXTRAPOLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cli.h"
+#include "ppt/extrap.h"
+#include "ppt/hwspec.h"
+#include "ppt/sasmm.h"
+#include "ppt/sdcm.h"
+#include "ppt/trace.h"
+
+#define MAX_TRACES 16
+#define DRAWS 200              /* bootstrap draws of the band */
+#define CHECK_POINTS 2.0       /* largest allowed hit-rate error at the checked size, points */
+#define CHECK_BLOCK 0.05       /* largest allowed error of a block's reference count */
+#define CHECK_BLOCK_SHARE 0.01 /* ... for blocks with at least this share of the references */
+#define UNMATCHED_MAX 0.01     /* largest share of a trace's references in unmatched blocks */
+#define NL PPT_HW_MAX_LEVELS
+
+typedef struct size_arg {
+  char param[64];
+  double value;
+  const char *path;
+} size_arg;
+
+typedef struct args {
+  ppt_cli_common c;
+  size_arg tr[MAX_TRACES];
+  size_t ntr;
+  size_arg target;
+  int has_target;
+} args;
+
+/* One core count: measured rates per traced size, the check, the prediction and its band. */
+typedef struct point {
+  uint32_t n;
+  ppt_sdcm_rates meas[MAX_TRACES][NL];
+  double check_err[NL]; /* predicted - measured at the largest size, points (NaN: unchecked) */
+  ppt_sdcm_rates pred[NL];
+  double lo[NL], hi[NL], refs;
+  double runtime, rt_lo, rt_hi; /* seconds at the target and its band (NaN: the spec has no timing) */
+} point;
+
+typedef struct results {
+  ppt_hwspec hw;
+  ppt_trace *t[MAX_TRACES];
+  size_t order[MAX_TRACES];        /* the traces by increasing size */
+  uint8_t *counted;                /* the --only selection of the first trace's blocks (NULL: all) */
+  uint8_t *counted_of[MAX_TRACES]; /* of each trace's own blocks ([0] is counted) */
+  /* Traces of another binary than the first's: their block b is the first's map[i][b]
+   * (ppt_extrap_match_blocks); NULL for the same table (the identity). */
+  uint32_t *map[MAX_TRACES];
+  double unmatched[MAX_TRACES]; /* share of each trace's counted references left unmatched */
+  ppt_sasmm_profiles prof[MAX_TRACES][PPT_CLI_MAX_CORES];
+  point pt[PPT_CLI_MAX_CORES];
+  uint64_t degrees[PPT_EXTRAP_NFORMS];
+  uint32_t blocks;
+  int checked;
+  int timed;               /* the spec has timing: runtimes are predicted */
+  double *w_inst, *w_refs; /* per block of the largest trace: its weight at the target */
+} results;
+
+/* 1 when some trace's block table is not the first's (its blocks were matched by key). */
+int ppt_extrapolate_other_binaries(const args *a, const results *r);
+
+/* The output steps of ppt_cli_steps (extrapolate_out.c). */
+int ppt_extrapolate_write_table(void *args, void *results, ppt_err *err);
+int ppt_extrapolate_write_json(void *args, void *results, ppt_err *err);
+int ppt_extrapolate_write_files(void *args, void *results, ppt_err *err);
+
+#endif
