@@ -36,7 +36,10 @@ static void help(void) {
       "fitted as polynomials in P (docs/extrapolate.md). With 3 traces or more the largest is\n"
       "first predicted from the others; if any level is off by more than %.0f points (or a\n"
       "block's references by more than %.0f %%) the program's behaviour changes with P and it is\n"
-      "refused (exit 1). With 2 traces the result is marked unchecked.\n\n"
+      "refused (exit 1). With 2 traces the result is marked unchecked. With a SPEC that has\n"
+      "timing, the runtime at P=V too: the largest trace's program model (as ppt predict)\n"
+      "with every block weighted to its fitted counts and the misses moved to the predicted\n"
+      "rates.\n\n"
       "  --trace P=V:FILE       a trace taken at size V of parameter P (2 to %d, same program)\n"
       "  --target P=V           the size to predict\n"
       "  --hw SPEC              hwspec JSON (cache levels)\n" PPT_CLI_SET_HELP
@@ -444,8 +447,8 @@ static int block_weights(const args *a, results *r, ppt_err *err) {
 
 /* The runtime at the target on core count c and its band: the program model of the
  * largest trace, each block weighted to its fitted counts at the target, every site's
- * misses moved as the run's SDCM rates move from the largest trace to the prediction
- * (and to the band's ends), run on the engine as `ppt predict` runs it. */
+ * misses moved so that the run's become the predicted rates (and the band's ends), run
+ * on the engine as `ppt predict` runs it. */
 static int runtime(const args *a, results *r, size_t c, ppt_err *err) {
   point *pt = &r->pt[c];
   size_t big = r->order[a->ntr - 1];
@@ -457,8 +460,11 @@ static int runtime(const args *a, results *r, size_t c, ppt_err *err) {
   ppt_progmodel *m = NULL;
   int rc = ppt_progmodel_build_weighted(r->t[big], &r->hw, &o, NULL, r->counted_of[big], &w, &m, err);
   double from[NL], to[3][NL];
-  for (uint32_t k = 0; k < r->hw.nlevels; k++) {
-    from[k] = 1 - pt->meas[big][k].hit_rate;
+  const ppt_tracesim_result *sim = rc ? NULL : ppt_progmodel_hitrates(m);
+  for (uint32_t k = 0; k < r->hw.nlevels && sim; k++) {
+    /* From the simulation's own run-wide miss ratio (not SDCM's at that size): the
+     * extrapolated rates are then the run's rates at the target, as reported. */
+    from[k] = 1 - sim->levels[k].ref_hit_rate;
     to[0][k] = 1 - pt->pred[k].hit_rate;
     to[1][k] = 1 - pt->hi[k]; /* fewest misses: the band's fast end */
     to[2][k] = 1 - pt->lo[k];

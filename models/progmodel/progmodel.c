@@ -323,16 +323,44 @@ static double tlb_cycles_per_ref(const ppt_hwspec *hw, uint32_t ntlb, const site
 /* The local rates of counters c once every global miss ratio has moved as the run's did
  * (ppt_progmodel_shift_misses): by the run's ratio where the run missed at least
  * SHIFT_FLOOR, else by its difference; kept between 0 and the level above's. A level c's
- * references never reached keeps the rate derive gave it (the fallback's). */
-static void shift_local(const ppt_progmodel *m, const site_counts *c, double *local) {
-  if (!m->shifted || !c->racc[0]) return;
+ * references never reached keeps the rate derive gave it (the fallback's). g: the moved
+ * global miss ratios. */
+static void shift_local(const ppt_progmodel *m, const site_counts *c, double *local, double *g) {
   double refs = (double)c->racc[0], above = 1.0;
   for (uint32_t k = 0; k < m->nlevels; k++) {
-    double g = (double)c->rmiss[k] / refs, from = m->miss_from[k], to = m->miss_to[k];
-    g = from >= SHIFT_FLOOR ? g * to / from : g + (to - from);
-    g = fmin(fmax(g, 0.0), above);
-    if (above > 0) local[k] = 1.0 - g / above;
-    above = g;
+    double x = (double)c->rmiss[k] / refs, from = m->miss_from[k], to = m->miss_to[k];
+    x = from >= SHIFT_FLOOR ? x * to / from : x + (to - from);
+    g[k] = x = fmin(fmax(x, 0.0), above);
+    if (above > 0) local[k] = 1.0 - x / above;
+    above = x;
+  }
+}
+
+/* The shares of levels that serve more of c's references once the misses moved (g, from
+ * shift_local). The accesses a level gains are ones a level above served in the trace
+ * (reuses that no longer fit): nothing in the trace says how a prefetcher or the sets
+ * would have treated them there, so they take c's shares over every access that missed
+ * the first level (the site's streams as the caches below saw them), blended with the
+ * level's own by count. The sweep that turns from L1 hits to L2 hits at a larger size
+ * gets the prefetch coverage its misses (first touches) had in the trace. */
+static void shift_shares(const ppt_progmodel *m, const site_counts *c, const double *g, shares *o) {
+  double sv = 0, sp = 0, sl = 0, ss = 0, st = 0, refs = (double)c->racc[0];
+  for (uint32_t j = 1; j <= m->nlevels; j++) {
+    sv += (double)c->served[j];
+    sp += (double)c->prefetched[j];
+    ss += (double)c->same_set_stores[j];
+    sl += (double)c->same_set[j] - (double)c->same_set_stores[j];
+    st += (double)c->transfers[j];
+  }
+  if (!(sv > 0)) return; /* no miss in the trace to learn from: the fallback's shares stay */
+  for (uint32_t k = 1; k <= m->nlevels; k++) {
+    double base = (double)c->served[k] / refs, now = k < m->nlevels ? g[k - 1] - g[k] : g[k - 1];
+    if (!(now > base)) continue;
+    double wb = base / now, we = 1 - wb;
+    o->prefetched[k] = wb * o->prefetched[k] + we * sp / sv;
+    o->same_set_stores[k] = wb * o->same_set_stores[k] + we * ss / sv;
+    o->same_set_loads[k] = wb * o->same_set_loads[k] + we * sl / sv;
+    o->transfers[k] = wb * o->transfers[k] + we * st / sv;
   }
 }
 
@@ -344,21 +372,15 @@ static void derive(const ppt_progmodel *m, const site_counts *c, const shares *f
     else if (fb)
       o->local[k] = fb->local[k];
   }
-  shift_local(m, c, o->local);
   for (uint32_t k = 1; k <= m->nlevels; k++) {
-    /* Misses moved by ppt_progmodel_shift_misses may reach a level that served none of
-     * c's accesses: what it serves then are the accesses that went further, the same
-     * streams, so it takes the shares of the nearest level beyond that served some. */
-    uint32_t j = k;
-    while (m->shifted && j < m->nlevels && !c->served[j]) j++;
-    if (c->served[j] > 0) {
+    if (c->served[k] > 0) {
       /* Shares of the level's (and DRAM's) accesses a stream prefetcher covered, whose
        * first-level miss queued on one set, that came from another core's cache. */
-      double sv = (double)c->served[j], bs = (double)c->same_set_stores[j];
-      o->prefetched[k] = (double)c->prefetched[j] / sv;
+      double sv = (double)c->served[k], bs = (double)c->same_set_stores[k];
+      o->prefetched[k] = (double)c->prefetched[k] / sv;
       o->same_set_stores[k] = bs / sv;
-      o->same_set_loads[k] = ((double)c->same_set[j] - bs) / sv;
-      o->transfers[k] = (double)c->transfers[j] / sv;
+      o->same_set_loads[k] = ((double)c->same_set[k] - bs) / sv;
+      o->transfers[k] = (double)c->transfers[k] / sv;
     } else if (fb) {
       o->prefetched[k] = fb->prefetched[k];
       o->same_set_stores[k] = fb->same_set_stores[k];
@@ -375,6 +397,11 @@ static void derive(const ppt_progmodel *m, const site_counts *c, const shares *f
     o->writeback[k] = beyond / all;
   }
   if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
+  if (m->shifted && c->racc[0]) {
+    double g[PPT_HW_MAX_LEVELS];
+    shift_local(m, c, o->local, g);
+    shift_shares(m, c, g, o);
+  }
   o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m->hw, m->rates.ntlb, c);
 }
 

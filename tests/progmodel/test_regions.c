@@ -200,6 +200,18 @@ static size_t parallel_sites(const ppt_progmodel *m, ppt_progmodel_site_info *ou
   return n;
 }
 
+/* The index of m's parallel site on source line `line` (asserted to exist). */
+static size_t parallel_site_at(const ppt_progmodel *m, uint32_t line) {
+  size_t si = ppt_progmodel_nsites(m);
+  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
+    ppt_progmodel_site_info x;
+    ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x);
+    if (x.parallel && x.line == line) si = i;
+  }
+  ck_assert_uint_lt(si, ppt_progmodel_nsites(m));
+  return si;
+}
+
 /* predict's "regions" at core count index ci (largest runtime first). */
 static json_object *regions_of(json_object *root, size_t ci) {
   json_object *cores, *e, *regs;
@@ -337,12 +349,7 @@ START_TEST(core_imbalance) {
   ppt_progmodel *m = model(t, &hw, 2);
   ppt_progmodel_site_info s[2];
   ck_assert_uint_eq(parallel_sites(m, s, 2), 1);
-  size_t si = ppt_progmodel_nsites(m);
-  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
-    ppt_progmodel_site_info x;
-    ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x);
-    if (x.parallel && x.line == s[0].line) si = i;
-  }
+  size_t si = parallel_site_at(m, s[0].line);
   ppt_progmodel_site_info c0, c1;
   ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
   ck_assert_int_eq(ppt_progmodel_site(m, si, 1, &c1), 0);
@@ -424,13 +431,7 @@ START_TEST(weights_and_shift) {
 
   ppt_progmodel_site_info s[2];
   ck_assert_uint_eq(parallel_sites(m, s, 2), 2);
-  size_t si = ppt_progmodel_nsites(m);
-  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
-    ppt_progmodel_site_info x;
-    ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x);
-    if (x.parallel && x.line == s[0].line) si = i;
-  }
-  ck_assert_uint_lt(si, ppt_progmodel_nsites(m));
+  size_t si = parallel_site_at(m, s[0].line);
   const ppt_tracesim_result *run = ppt_progmodel_hitrates(m);
   double from[PPT_HW_MAX_LEVELS], to[PPT_HW_MAX_LEVELS];
   for (uint32_t k = 0; k < hw.nlevels; k++)
