@@ -63,6 +63,11 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
  * rates. The hit rates of ppt_progmodel_hitrates and the sites stay the simulated ones.
  * On failure m is left as it was. */
 int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err);
+/* The same for the data-TLB levels of the spec (ntlb of ppt_progmodel_hitrates): level
+ * k's global miss ratio is the share of counted references whose translation missed TLB
+ * levels 0..k; the TLB cycles of every site and core follow. Nothing to do without TLB
+ * levels. */
+int ppt_progmodel_shift_tlb(ppt_progmodel *m, const double *from, const double *to, ppt_err *err);
 /* Remakes the tasklists and the program for another core model (NULL = default) from
  * the same simulation, much cheaper than a new build and bit-identical to a build with
  * that policy. Programs and tasklists obtained before are freed. On failure m is left

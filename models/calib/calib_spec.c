@@ -83,7 +83,10 @@ static void spec_level(calib_run *r, uint32_t k) {
   uint64_t most = out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP ? 4 * out->caches.levels[k].size
                                                                       : out->caches.levels[k].size - 1;
   if (!(k > 0 && cap > hw->levels[k - 1].size && cap <= most)) return;
-  uint32_t ways = hw->levels[k].assoc; /* the ways of the spec's geometry, at least */
+  /* At least the level's own ways (CPUID's or sysfs'), not the spec geometry's: that one
+   * may already have been rounded up to a power-of-two set count (a 19-way L3 modelled
+   * 38-way), and the stream's size is rounded afresh. */
+  uint32_t ways = out->caches.levels[k].assoc ? out->caches.levels[k].assoc : hw->levels[k].assoc;
   uint64_t size = calib_round_ways(cap, hw->levels[k].line, &ways);
   if (!(size > hw->levels[k - 1].size && size <= most + 1)) return;
   hw->levels[k].size = size;

@@ -64,6 +64,14 @@ typedef struct site {
   site_counts *c;     /* [ncores] */
 } site;
 
+/* Miss ratios moved for problem-size scaling: every site's global miss ratio of cache
+ * level k (of TLB level k) moves as the run's does, from from[k] to to[k]. */
+typedef struct shift {
+  int on, tlb_on;
+  double from[PPT_HW_MAX_LEVELS], to[PPT_HW_MAX_LEVELS];
+  double tlb_from[PPT_HW_MAX_TLB], tlb_to[PPT_HW_MAX_TLB];
+} shift;
+
 struct ppt_progmodel {
   uint32_t ncores, nlevels;
   phase *ph;
@@ -97,10 +105,7 @@ struct ppt_progmodel {
    * unweighted model is unchanged bit for bit). */
   double *w_inst, *w_refs;
   int weighted; /* built with weights: phases may stand for several regions (copies) */
-  /* ppt_progmodel_shift_misses: every site's global miss ratio of level k moves as the
-   * run's does from miss_from[k] to miss_to[k]. */
-  double miss_from[PPT_HW_MAX_LEVELS], miss_to[PPT_HW_MAX_LEVELS];
-  int shifted;
+  shift sh_now; /* the moved miss ratios (ppt_progmodel_shift_misses, _shift_tlb) */
   int failed;
 };
 
@@ -298,15 +303,41 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
   return 0;
 }
 
+/* The global miss ratio below which ppt_progmodel_shift_misses moves a level's ratios by
+ * the run's difference instead of its ratio (a level that hardly missed at the traced
+ * size gives no ratio to scale by). */
+#define SHIFT_FLOOR 1e-3
+
+/* A global miss ratio x of a site moved as the run's moves from `from` to `to`. */
+static double moved(double x, double from, double to) {
+  return from >= SHIFT_FLOOR ? x * to / from : x + (to - from);
+}
+
 /* Mean TLB cost of a reference: a reference whose translation TLB level k held (k =
  * ntlb: a page walk) missed levels 0..k-1 and pays their miss_cycles, so cost =
  * Σ_k share_k Σ_{j<k} miss_cycles_j. */
-static double tlb_cycles_per_ref(const ppt_hwspec *hw, uint32_t ntlb, const site_counts *c) {
+static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
+  const ppt_hwspec *hw = m->hw;
+  uint32_t ntlb = m->rates.ntlb;
   if (!ntlb || !c->counted_refs) return 0.0;
+  double share[PPT_HW_MAX_TLB + 1], refs = (double)c->counted_refs;
+  for (uint32_t k = 0; k <= ntlb; k++) share[k] = (double)c->tlb_served[k] / refs;
+  if (m->sh_now.tlb_on) {
+    /* Moved TLB misses (ppt_progmodel_shift_tlb): level k's global miss ratio is the
+     * share served beyond it; moved as the caches' are, kept falling outwards. */
+    double above = 1.0, g[PPT_HW_MAX_TLB], beyond = 0;
+    for (uint32_t k = ntlb; k-- > 0;) g[k] = (beyond += share[k + 1]);
+    for (uint32_t k = 0; k < ntlb; k++) {
+      g[k] = fmin(fmax(moved(g[k], m->sh_now.tlb_from[k], m->sh_now.tlb_to[k]), 0.0), above);
+      share[k] = (k ? g[k - 1] : 1.0) - g[k];
+      above = g[k];
+    }
+    share[ntlb] = g[ntlb - 1];
+  }
   double cost = 0, pen = 0;
   for (uint32_t k = 1; k <= ntlb && k <= hw->ntlb; k++) {
     pen += hw->tlb[k - 1].miss_cycles;
-    cost += pen * (double)c->tlb_served[k] / (double)c->counted_refs;
+    cost += pen * share[k];
   }
   return cost;
 }
@@ -315,21 +346,17 @@ static double tlb_cycles_per_ref(const ppt_hwspec *hw, uint32_t ntlb, const site
  * cannot say falls back to fb, the whole run's: the local rate of a level no reference
  * reached, the shares of a level that served none, the write-backs and TLB cost of a
  * site that counted no reference. Without fb (the whole run), those are 0. */
-/* The global miss ratio below which ppt_progmodel_shift_misses moves a level's ratios by
- * the run's difference instead of its ratio (a level that hardly missed at the traced
- * size gives no ratio to scale by). */
-#define SHIFT_FLOOR 1e-3
 
 /* The local rates of counters c once every global miss ratio has moved as the run's did
  * (ppt_progmodel_shift_misses): by the run's ratio where the run missed at least
  * SHIFT_FLOOR, else by its difference; kept between 0 and the level above's. A level c's
  * references never reached keeps the rate derive gave it (the fallback's). g: the moved
  * global miss ratios. */
+
 static void shift_local(const ppt_progmodel *m, const site_counts *c, double *local, double *g) {
   double refs = (double)c->racc[0], above = 1.0;
   for (uint32_t k = 0; k < m->nlevels; k++) {
-    double x = (double)c->rmiss[k] / refs, from = m->miss_from[k], to = m->miss_to[k];
-    x = from >= SHIFT_FLOOR ? x * to / from : x + (to - from);
+    double x = moved((double)c->rmiss[k] / refs, m->sh_now.from[k], m->sh_now.to[k]);
     g[k] = x = fmin(fmax(x, 0.0), above);
     if (above > 0) local[k] = 1.0 - x / above;
     above = x;
@@ -337,12 +364,11 @@ static void shift_local(const ppt_progmodel *m, const site_counts *c, double *lo
 }
 
 /* The shares of levels that serve more of c's references once the misses moved (g, from
- * shift_local). The accesses a level gains are ones a level above served in the trace
- * (reuses that no longer fit): nothing in the trace says how a prefetcher or the sets
- * would have treated them there, so they take c's shares over every access that missed
- * the first level (the site's streams as the caches below saw them), blended with the
- * level's own by count. The sweep that turns from L1 hits to L2 hits at a larger size
- * gets the prefetch coverage its misses (first touches) had in the trace. */
+ * shift_local), and every level's write-backs. The accesses a level gains are ones a level above served in
+ * the trace (reuses that no longer fit): nothing in the trace says how a prefetcher or the sets would have
+ * treated them there, so they take c's shares over every access that missed the first level (the site's
+ * streams as the caches below saw them), blended with the level's own by count. The sweep that turns from L1
+ * hits to L2 hits at a larger size gets the prefetch coverage its misses (first touches) had in the trace. */
 static void shift_shares(const ppt_progmodel *m, const site_counts *c, const double *g, shares *o) {
   double sv = 0, sp = 0, sl = 0, ss = 0, st = 0, refs = (double)c->racc[0];
   for (uint32_t j = 1; j <= m->nlevels; j++) {
@@ -351,6 +377,19 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
     ss += (double)c->same_set_stores[j];
     sl += (double)c->same_set[j] - (double)c->same_set_stores[j];
     st += (double)c->transfers[j];
+  }
+  /* Write-backs: what share of the accesses reaching level k are stores stays as in
+   * the trace (all accesses when none reached it), and as many more reach it as the
+   * moved misses say (g[k - 1] of the references). */
+  double all = 0, st_all = 0, reach = 0, st_reach = 0;
+  for (uint32_t j = 0; j <= m->nlevels; j++) {
+    all += (double)c->served[j];
+    st_all += (double)c->served_stores[j];
+  }
+  for (uint32_t k = m->nlevels; k >= 1 && all > 0; k--) {
+    reach += (double)c->served[k];
+    st_reach += (double)c->served_stores[k];
+    o->writeback[k] = (reach > 0 ? st_reach / reach : st_all / all) * g[k - 1];
   }
   if (!(sv > 0)) return; /* no miss in the trace to learn from: the fallback's shares stay */
   for (uint32_t k = 1; k <= m->nlevels; k++) {
@@ -397,12 +436,12 @@ static void derive(const ppt_progmodel *m, const site_counts *c, const shares *f
     o->writeback[k] = beyond / all;
   }
   if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
-  if (m->shifted && c->racc[0]) {
+  if (m->sh_now.on && c->racc[0]) {
     double g[PPT_HW_MAX_LEVELS];
     shift_local(m, c, o->local, g);
     shift_shares(m, c, g, o);
   }
-  o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m->hw, m->rates.ntlb, c);
+  o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m, c);
 }
 
 /* The run-wide shares, then every site's on every core (into a new m->sh). */
@@ -500,30 +539,52 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
   return 0;
 }
 
-int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err) {
-  for (uint32_t k = 0; from && to && k < m->nlevels; k++)
-    if (!(from[k] >= 0 && from[k] <= 1 && to[k] >= 0 && to[k] <= 1))
-      return ppt_err_set(err, PPT_EINPUT, "progmodel: level %u's miss ratio %g -> %g is not in [0, 1]", k,
-                         from[k], to[k]);
-  double was_from[PPT_HW_MAX_LEVELS], was_to[PPT_HW_MAX_LEVELS];
-  int was = m->shifted;
-  memcpy(was_from, m->miss_from, sizeof was_from);
-  memcpy(was_to, m->miss_to, sizeof was_to);
-  m->shifted = from && to;
-  for (uint32_t k = 0; m->shifted && k < m->nlevels; k++) {
-    m->miss_from[k] = from[k];
-    m->miss_to[k] = to[k];
-  }
+/* Takes `next` as the moved miss ratios and remakes the shares and tasklists; on failure
+ * m keeps what it had. */
+static int apply_shift(ppt_progmodel *m, const shift *next, ppt_err *err) {
+  shift was = m->sh_now;
+  m->sh_now = *next;
   ppt_tc_policy pol = m->policy;
   int rc = derive_all(m) ? ppt_err_set(err, PPT_ERUN, "out of memory") : 0;
   if (!rc) rc = ppt_progmodel_set_policy(m, &pol, err);
   if (rc) { /* back to the shares m had */
-    m->shifted = was;
-    memcpy(m->miss_from, was_from, sizeof was_from);
-    memcpy(m->miss_to, was_to, sizeof was_to);
+    m->sh_now = was;
     if (derive_all(m)) m->failed = 1;
   }
   return rc;
+}
+
+/* from[k] and to[k] for k < n are ratios in [0, 1]: 0, else PPT_EINPUT. */
+static int check_ratios(const double *from, const double *to, uint32_t n, const char *what, ppt_err *err) {
+  for (uint32_t k = 0; from && to && k < n; k++)
+    if (!(from[k] >= 0 && from[k] <= 1 && to[k] >= 0 && to[k] <= 1))
+      return ppt_err_set(err, PPT_EINPUT, "progmodel: %s level %u's miss ratio %g -> %g is not in [0, 1]",
+                         what, k, from[k], to[k]);
+  return 0;
+}
+
+int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err) {
+  int rc = check_ratios(from, to, m->nlevels, "cache", err);
+  if (rc) return rc;
+  shift next = m->sh_now;
+  next.on = from && to;
+  for (uint32_t k = 0; next.on && k < m->nlevels; k++) {
+    next.from[k] = from[k];
+    next.to[k] = to[k];
+  }
+  return apply_shift(m, &next, err);
+}
+
+int ppt_progmodel_shift_tlb(ppt_progmodel *m, const double *from, const double *to, ppt_err *err) {
+  int rc = check_ratios(from, to, m->rates.ntlb, "TLB", err);
+  if (rc) return rc;
+  shift next = m->sh_now;
+  next.tlb_on = from && to && m->rates.ntlb > 0;
+  for (uint32_t k = 0; next.tlb_on && k < m->rates.ntlb; k++) {
+    next.tlb_from[k] = from[k];
+    next.tlb_to[k] = to[k];
+  }
+  return apply_shift(m, &next, err);
 }
 
 int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,

@@ -17,7 +17,8 @@
  *    barrier (imbalance_s > 0).
  *  - weights_and_shift: problem-size scaling's block weights (1: unchanged; 2: twice the
  *    time) and moved miss ratios (the run's L1 misses doubled: the stream region's local
- *    L1 rate 1 - 2g; unmoved and reset: the simulated time). */
+ *    L1 rate 1 - 2g; unmoved and reset: the simulated time; the TLB's page walks moved
+ *    up: slower). */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -454,6 +455,22 @@ START_TEST(weights_and_shift) {
   ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), PPT_EINPUT);
   ck_assert_double_eq_tol(ppt_progmodel_site(m, si, 0, &c0) == 0 ? c0.used_local[0] : -1, 1 - 2 * g, 1e-12);
   ck_assert_int_eq(ppt_progmodel_shift_misses(m, NULL, NULL, &err), 0);
+  ck_assert_double_eq(seconds(&hw, m, 1), base);
+  /* The data TLB (host.json has two levels): unmoved, the same time; the last level's
+   * misses (page walks) up by 100x, slower; a ratio out of range refused. */
+  ck_assert_uint_eq(run->ntlb, 2);
+  double tf[PPT_HW_MAX_TLB], tt[PPT_HW_MAX_TLB];
+  tf[1] = (double)run->tlb_served[2] / (double)run->counted_refs;
+  tf[0] = tf[1] + (double)run->tlb_served[1] / (double)run->counted_refs;
+  memcpy(tt, tf, sizeof tt);
+  ck_assert_int_eq(ppt_progmodel_shift_tlb(m, tf, tt, &err), 0);
+  ck_assert_msg(fabs(seconds(&hw, m, 1) / base - 1) < 1e-9, "TLB g -> g");
+  tt[0] = tt[1] = fmin(1, 100 * tf[1] + 1e-3);
+  ck_assert_int_eq(ppt_progmodel_shift_tlb(m, tf, tt, &err), 0);
+  ck_assert_msg(seconds(&hw, m, 1) > base * 1.001, "100x the page walks: no slower");
+  tt[0] = -1;
+  ck_assert_int_eq(ppt_progmodel_shift_tlb(m, tf, tt, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_progmodel_shift_tlb(m, NULL, NULL, &err), 0);
   ck_assert_double_eq(seconds(&hw, m, 1), base);
   ppt_progmodel_free(m);
   ppt_progmodel_free(m1);
