@@ -223,23 +223,20 @@ static int align_blocks(const args *a, results *r, ppt_err *err) {
                      a->tr[i].path, 100 * r->unmatched[i], a->tr[other].path, 100 * UNMATCHED_MAX);
   }
   for (size_t i = 0; i < a->ntr && !rc; i++)
-    for (size_t c = 0; c < a->c.ncores && !rc; c++) {
+    for (size_t c = 0; c < a->c.ncores && !rc; c++)
       rc = ppt_extrap_remap_blocks(&r->prof[i][c], r->map[i], nref, drop, err);
-      if (!rc && r->tlb) rc = ppt_extrap_remap_blocks(&r->tprof[i][c], r->map[i], nref, drop, err);
-    }
   free(drop);
   free(lacks);
   return rc;
 }
 
 /* Every trace at every core count, measured as `ppt sasmm --model sdcm` (exact reuse, rr),
- * with per-block histograms, at `line` bytes' granularity into prof. */
-static int measure_into(const args *a, results *r, uint32_t line,
-                        ppt_sasmm_profiles (*prof)[PPT_CLI_MAX_CORES], const char *label, ppt_err *err) {
+ * with per-block histograms; and its measured hit rates. */
+static int measure(const args *a, results *r, ppt_err *err) {
   ppt_reuse_opts ro;
   ppt_reuse_opts_default(&ro);
-  ro.line = line;
-  ppt_cli_progress *pg = ppt_cli_progress_start(label, a->ntr * a->c.ncores);
+  ro.line = r->hw.levels[0].line;
+  ppt_cli_progress *pg = ppt_cli_progress_start("traces x core counts", a->ntr * a->c.ncores);
   int rc = 0;
   for (size_t i = 0; i < a->ntr && !rc; i++)
     for (size_t c = 0; c < a->c.ncores && !rc; c++) {
@@ -248,48 +245,21 @@ static int measure_into(const args *a, results *r, uint32_t line,
       o.ncores = a->c.cores[c];
       o.seed = a->c.seed;
       o.keep_blocks = 1;
-      rc = ppt_sasmm_measure(r->t[i], &o, &ro, r->counted_of[i], &prof[i][c], err);
+      rc = ppt_sasmm_measure(r->t[i], &o, &ro, r->counted_of[i], &r->prof[i][c], err);
+      if (!rc) rc = ppt_sdcm_sasmm_hitrates(&r->hw, &r->prof[i][c], r->pt[c].meas[i], NULL, err);
       ppt_cli_progress_update(pg, i * a->c.ncores + c + 1);
     }
   ppt_cli_progress_end(pg);
   return rc;
 }
 
-/* The caches' profiles and their measured hit rates; with a timed spec that has a data
- * TLB, the profiles in pages too (the TLB's time at the target). */
-static int measure(const args *a, results *r, ppt_err *err) {
-  int rc = measure_into(a, r, r->hw.levels[0].line, r->prof, "traces x core counts", err);
-  for (size_t i = 0; i < a->ntr && !rc; i++)
-    for (size_t c = 0; c < a->c.ncores && !rc; c++)
-      rc = ppt_sdcm_sasmm_hitrates(&r->hw, &r->prof[i][c], r->pt[c].meas[i], NULL, err);
-  if (!rc && r->tlb)
-    rc = measure_into(a, r, r->tlbhw.levels[0].line, r->tprof, "TLB: traces x core counts", err);
-  return rc;
-}
-
-/* The spec's data-TLB levels as private caches whose lines are pages, for SDCM. */
-static void tlb_spec(const ppt_hwspec *hw, ppt_hwspec *out) {
-  memset(out, 0, sizeof *out);
-  snprintf(out->name, sizeof out->name, "%s (data TLB)", hw->name);
-  out->nlevels = hw->ntlb;
-  for (uint32_t k = 0; k < hw->ntlb; k++) {
-    ppt_hw_level *l = &out->levels[k];
-    snprintf(l->name, sizeof l->name, "%s", hw->tlb[k].name);
-    l->line = hw->tlb[k].page_bytes;
-    l->size = (uint64_t)hw->tlb[k].entries * hw->tlb[k].page_bytes;
-    l->assoc = hw->tlb[k].assoc;
-    l->shared_by = 1;
-  }
-}
-
-/* Fits the model of core count c on the traces order[0..n) (by size), profiles prof. */
-static int fit(const args *a, results *r, ppt_sasmm_profiles (*prof)[PPT_CLI_MAX_CORES], size_t c, size_t n,
-               ppt_extrap_model **m, ppt_err *err) {
+/* Fits the model of core count c on the traces order[0..n) (by size). */
+static int fit(const args *a, results *r, size_t c, size_t n, ppt_extrap_model **m, ppt_err *err) {
   double sizes[MAX_TRACES];
   const ppt_sasmm_profiles *profs[MAX_TRACES];
   for (size_t i = 0; i < n; i++) {
     sizes[i] = a->tr[r->order[i]].value;
-    profs[i] = &prof[r->order[i]][c];
+    profs[i] = &r->prof[r->order[i]][c];
   }
   ppt_extrap_opts o;
   ppt_extrap_opts_default(&o);
@@ -297,14 +267,14 @@ static int fit(const args *a, results *r, ppt_sasmm_profiles (*prof)[PPT_CLI_MAX
 }
 
 /* SDCM of the model's profiles at size (draw 0: the fit; k: the k-th bootstrap draw). */
-static int rates_at(const args *a, const results *r, const ppt_hwspec *hw, const ppt_extrap_model *m,
-                    double size, unsigned draw, ppt_sdcm_rates *rates, double *refs, ppt_err *err) {
+static int rates_at(const args *a, const results *r, const ppt_extrap_model *m, double size, unsigned draw,
+                    ppt_sdcm_rates *rates, double *refs, ppt_err *err) {
   ppt_sasmm_profiles p;
   int rc = ppt_extrap_predict(m, size, r->counted, a->c.seed, draw, &p, err);
   if (rc) return rc;
   if (ppt_rdhist_total(p.prd_all) <= 0)
     rc = ppt_err_set(err, PPT_EINPUT, "%s=%g: no references predicted", a->target.param, size);
-  if (!rc) rc = ppt_sdcm_sasmm_hitrates(hw, &p, rates, NULL, err);
+  if (!rc) rc = ppt_sdcm_sasmm_hitrates(&r->hw, &p, rates, NULL, err);
   if (refs) *refs = ppt_rdhist_total(p.prd_all);
   ppt_sasmm_profiles_free(&p);
   return rc;
@@ -326,9 +296,9 @@ static int check(const args *a, results *r, size_t c, ppt_err *err) {
   size_t last = r->order[a->ntr - 1];
   const size_arg *big = &a->tr[last];
   ppt_extrap_model *m;
-  int rc = fit(a, r, r->prof, c, a->ntr - 1, &m, err);
+  int rc = fit(a, r, c, a->ntr - 1, &m, err);
   ppt_sdcm_rates pred[NL];
-  if (!rc) rc = rates_at(a, r, &r->hw, m, big->value, 0, pred, NULL, err);
+  if (!rc) rc = rates_at(a, r, m, big->value, 0, pred, NULL, err);
   uint32_t bb = 0;
   double berr = 0;
   if (!rc)
@@ -365,16 +335,16 @@ static int check(const args *a, results *r, size_t c, ppt_err *err) {
 static int predict(const args *a, results *r, size_t c, ppt_err *err) {
   point *pt = &r->pt[c];
   ppt_extrap_model *m;
-  int rc = fit(a, r, r->prof, c, a->ntr, &m, err);
+  int rc = fit(a, r, c, a->ntr, &m, err);
   if (rc) return rc;
   r->blocks = ppt_extrap_model_blocks(m);
   ppt_extrap_model_degrees(m, r->degrees);
-  rc = rates_at(a, r, &r->hw, m, a->target.value, 0, pt->pred, &pt->refs, err);
+  rc = rates_at(a, r, m, a->target.value, 0, pt->pred, &pt->refs, err);
   double *v = rc ? NULL : malloc((size_t)r->hw.nlevels * DRAWS * sizeof *v);
   if (!rc && !v) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   for (unsigned d = 1; d <= DRAWS && !rc; d++) {
     ppt_sdcm_rates dr[NL];
-    if (!(rc = rates_at(a, r, &r->hw, m, a->target.value, d, dr, NULL, err)))
+    if (!(rc = rates_at(a, r, m, a->target.value, d, dr, NULL, err)))
       for (uint32_t k = 0; k < r->hw.nlevels; k++) v[k * DRAWS + d - 1] = dr[k].hit_rate;
   }
   /* The draws see only the fits' scatter, none for a fit through every point; the
@@ -501,31 +471,12 @@ static int runtime(const args *a, results *r, size_t c, ppt_err *err) {
     for (int j = 0; j < 3; j++)
       if (!isfinite(from[k]) || !isfinite(to[j][k])) to[j][k] = from[k] = isfinite(from[k]) ? from[k] : 0;
   }
-  if (!rc && r->tlb) {
-    /* The TLB's global miss ratios: simulated at the largest size, SDCM's at the target. */
-    double tfrom[PPT_HW_MAX_TLB], tto[PPT_HW_MAX_TLB], beyond = 0;
-    for (uint32_t k = sim->ntlb; k-- > 0;) {
-      beyond += (double)sim->tlb_served[k + 1];
-      tfrom[k] = sim->counted_refs ? beyond / (double)sim->counted_refs : 0;
-      tto[k] = isfinite(pt->tlb_pred[k].hit_rate) ? 1 - pt->tlb_pred[k].hit_rate : tfrom[k];
-    }
-    rc = ppt_progmodel_shift_tlb(m, tfrom, tto, err);
-  }
   double *out[3] = {&pt->runtime, &pt->rt_lo, &pt->rt_hi};
   for (int j = 0; j < 3 && !rc; j++) {
     rc = ppt_progmodel_shift_misses(m, from, to[j], err);
     if (!rc) rc = ppt_cli_progmodel_seconds(&r->hw, m, pt->n, out[j], err);
   }
   ppt_progmodel_free(m);
-  return rc;
-}
-
-/* The data TLB's rates at the target on core count c (results.tlb). */
-static int tlb_predict(const args *a, results *r, size_t c, ppt_err *err) {
-  ppt_extrap_model *m;
-  int rc = fit(a, r, r->tprof, c, a->ntr, &m, err);
-  if (!rc) rc = rates_at(a, r, &r->tlbhw, m, a->target.value, 0, r->pt[c].tlb_pred, NULL, err);
-  ppt_extrap_model_free(m);
   return rc;
 }
 
@@ -542,15 +493,12 @@ static int run(void *va, void *vr, ppt_err *err) {
   }
   ppt_err quiet;
   r->timed = !rc && !ppt_hwspec_has_timing(&r->hw, a->c.hw, &quiet);
-  r->tlb = r->timed && r->hw.ntlb > 0;
-  if (r->tlb) tlb_spec(&r->hw, &r->tlbhw);
   if (!rc) rc = measure(a, r, err);
   if (!rc) rc = align_blocks(a, r, err);
   r->checked = a->ntr >= 3;
   for (size_t c = 0; c < a->c.ncores && !rc && r->checked; c++) rc = check(a, r, c, err);
   for (size_t c = 0; c < a->c.ncores && !rc; c++) rc = predict(a, r, c, err);
   if (!rc && r->timed) rc = block_weights(a, r, err);
-  for (size_t c = 0; c < a->c.ncores && !rc && r->tlb; c++) rc = tlb_predict(a, r, c, err);
   ppt_cli_progress *pg = r->timed && !rc ? ppt_cli_progress_start("runtime", a->c.ncores) : NULL;
   for (size_t c = 0; c < a->c.ncores && !rc && r->timed; c++) {
     rc = runtime(a, r, c, err);
@@ -563,10 +511,7 @@ static int run(void *va, void *vr, ppt_err *err) {
 static void release(void *vr) {
   results *r = vr;
   for (size_t i = 0; i < MAX_TRACES; i++) {
-    for (size_t c = 0; c < PPT_CLI_MAX_CORES; c++) {
-      ppt_sasmm_profiles_free(&r->prof[i][c]);
-      ppt_sasmm_profiles_free(&r->tprof[i][c]);
-    }
+    for (size_t c = 0; c < PPT_CLI_MAX_CORES; c++) ppt_sasmm_profiles_free(&r->prof[i][c]);
     ppt_trace_close(r->t[i]);
     free(r->counted_of[i]);
     free(r->map[i]);

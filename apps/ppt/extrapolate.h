@@ -45,7 +45,6 @@ typedef struct point {
   ppt_sdcm_rates pred[NL];
   double lo[NL], hi[NL], refs;
   double runtime, rt_lo, rt_hi; /* seconds at the target and its band (NaN: the spec has no timing) */
-  ppt_sdcm_rates tlb_pred[PPT_HW_MAX_TLB]; /* the data TLB's rates at the target (results.tlb) */
 } point;
 
 typedef struct results {
@@ -65,11 +64,6 @@ typedef struct results {
   int checked;
   int timed;               /* the spec has timing: runtimes are predicted */
   double *w_inst, *w_refs; /* per block of the largest trace: its weight at the target */
-  /* Timed with a data TLB: the TLB levels as caches whose lines are pages (tlbhw), and
-   * every trace's profiles at that granularity, extrapolated as the caches' are. */
-  int tlb;
-  ppt_hwspec tlbhw;
-  ppt_sasmm_profiles tprof[MAX_TRACES][PPT_CLI_MAX_CORES];
 } results;
 
 /* 1 when some trace's block table is not the first's (its blocks were matched by key). */

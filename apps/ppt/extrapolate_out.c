@@ -109,16 +109,6 @@ static json_object *results_json(const args *a, const results *r) {
     json_object_object_add(e, "runtime_s", ppt_cli_json_rate(r->pt[c].runtime));
     json_object_object_add(e, "runtime_s_lo", ppt_cli_json_rate(r->pt[c].rt_lo));
     json_object_object_add(e, "runtime_s_hi", ppt_cli_json_rate(r->pt[c].rt_hi));
-    if (r->tlb) { /* the data TLB's extrapolated global hit rates, which the runtime uses */
-      json_object *tl = json_object_new_array();
-      for (uint32_t k = 0; k < r->tlbhw.nlevels; k++) {
-        json_object *l = json_object_new_object();
-        json_object_object_add(l, "name", json_object_new_string(r->tlbhw.levels[k].name));
-        json_object_object_add(l, "hit_rate", ppt_cli_json_rate(r->pt[c].tlb_pred[k].hit_rate));
-        json_object_array_add(tl, l);
-      }
-      json_object_object_add(e, "tlb", tl);
-    }
     json_object_array_add(cores, e);
   }
   json_object_object_add(o, "cores", cores);

@@ -13,101 +13,7 @@
 #include "ppt/tasklist.h"
 #include "ppt/tracesim.h"
 #include "progmodel/bpred.h"
-
-/* The compute models (ppt_compute_model) a block's recurrence extra is kept for. */
-#define NCOMPUTE (PPT_COMPUTE_PORTS + 1)
-
-/* Per phase and core: ops by hw class, references and bytes, calls into untraced code. */
-typedef struct counts {
-  double ops[PPT_HW_NOPCLASS];
-  double refs, bytes, xcalls;
-  /* cycles by which recurrences outlast their blocks' throughput, per compute model
-   * (ppt_compute_model): kept for both so that the simulation serves every policy */
-  double chain_extra[NCOMPUTE];
-  double mispredicts; /* branches the predictor model got wrong (progmodel/bpred.h) */
-} counts;
-
-typedef struct phase {
-  ppt_region_kind kind;
-  uint32_t site; /* index into ppt_progmodel.sites */
-  counts *c;     /* [ncores] (serial phases: core 0 only is used) */
-} phase;
-
-/* A site's counted statistics on one core, summed over the site's phases: the fields of
- * ppt_tracesim_result the tasklists need, in references, from ppt_tracesim_tally_take. */
-typedef struct site_counts {
-  uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
-  uint64_t served[PPT_HW_MAX_LEVELS + 1], served_stores[PPT_HW_MAX_LEVELS + 1];
-  uint64_t prefetched[PPT_HW_MAX_LEVELS + 1], transfers[PPT_HW_MAX_LEVELS + 1];
-  uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
-  uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
-  uint64_t counted_refs;
-} site_counts;
-
-/* What a tasklist's memory item and TLB cycles are made of (make_tasklist). */
-typedef struct shares {
-  double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
-  double same_set_loads[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
-  double transfers[PPT_HW_MAX_LEVELS + 1];
-  double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
-} shares;
-
-/* A site (docs/design.md, "Regions"): the phases of one kind (serial or parallel) whose
- * first counted block has one source position (function, file, line). Repeated phases
- * of a site, the time steps of one loop, pool their counters per core, so memory grows
- * with the sites and the cores, not with the phases: a program of 10^5 phases on 16
- * cores keeps one site_counts per site and core, and each phase only its op counts. */
-typedef struct site {
-  int parallel;
-  uint32_t bb;        /* the first counted block of the site's first phase (0: none) */
-  uint64_t instances; /* phases */
-  site_counts *c;     /* [ncores] */
-} site;
-
-/* Miss ratios moved for problem-size scaling: every site's global miss ratio of cache
- * level k (of TLB level k) moves as the run's does, from from[k] to to[k]. */
-typedef struct shift {
-  int on, tlb_on;
-  double from[PPT_HW_MAX_LEVELS], to[PPT_HW_MAX_LEVELS];
-  double tlb_from[PPT_HW_MAX_TLB], tlb_to[PPT_HW_MAX_TLB];
-} shift;
-
-struct ppt_progmodel {
-  uint32_t ncores, nlevels;
-  phase *ph;
-  size_t nph, cap;
-  counts *cur; /* counters of the phase being streamed */
-  const ppt_trace *t;
-  const uint8_t *counted;
-  ppt_tracesim_tally *tally;
-  ppt_tracesim_result rates;
-  ppt_tasklist **tl; /* all tasklists, nph * ncores (NULL where unused) */
-  ppt_program *prog;
-  double line, call_cycles;
-  const ppt_hwspec *hw;
-  int fork_pending;          /* a parallel region forked, and none of its phases was kept yet */
-  double *extra[NCOMPUTE];   /* per compute model, per block id: recurrence latency beyond
-                              * the block's throughput, cycles */
-  ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
-  ppt_tc_policy policy;      /* ... and the policy (ppt_progmodel_shift_misses remakes them) */
-  /* What the tasklists are made of, from the simulation (ppt_progmodel_set_policy
-   * remakes them): per site and core (sh[site * ncores + core]), and over the whole run
-   * (all, the fallback of a site and core whose references never reached a level). */
-  site *sites;
-  size_t nsites, scap;
-  int32_t *site_of; /* [2 * (nbbs + 1)]: site of (first block, parallel), -1: not yet */
-  uint32_t *first;  /* [ncores]: first counted block of the phase being streamed, 0: none */
-  shares *sh, all;
-  ppt_bpred *bp;    /* each core's branch predictor, over its block sequence */
-  uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
-  /* Per block id, what an instance and a reference of the block count for (problem-size
-   * scaling, ppt_progmodel_build_weighted; all 1 otherwise: 1.0 * x is x, so the
-   * unweighted model is unchanged bit for bit). */
-  double *w_inst, *w_refs;
-  int weighted; /* built with weights: phases may stand for several regions (copies) */
-  shift sh_now; /* the moved miss ratios (ppt_progmodel_shift_misses, _shift_tlb) */
-  int failed;
-};
+#include "progmodel/progmodel_impl.h"
 
 /* Maps ppt-cc's op-mix classes (enum ppt_op) to the core's op classes. Loads and stores
  * are issued by the load/store ports (their latency and bandwidth are the memory
@@ -303,16 +209,6 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
   return 0;
 }
 
-/* The global miss ratio below which ppt_progmodel_shift_misses moves a level's ratios by
- * the run's difference instead of its ratio (a level that hardly missed at the traced
- * size gives no ratio to scale by). */
-#define SHIFT_FLOOR 1e-3
-
-/* A global miss ratio x of a site moved as the run's moves from `from` to `to`. */
-static double moved(double x, double from, double to) {
-  return from >= SHIFT_FLOOR ? x * to / from : x + (to - from);
-}
-
 /* Mean TLB cost of a reference: a reference whose translation TLB level k held (k =
  * ntlb: a page walk) missed levels 0..k-1 and pays their miss_cycles, so cost =
  * Σ_k share_k Σ_{j<k} miss_cycles_j. */
@@ -322,18 +218,7 @@ static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
   if (!ntlb || !c->counted_refs) return 0.0;
   double share[PPT_HW_MAX_TLB + 1], refs = (double)c->counted_refs;
   for (uint32_t k = 0; k <= ntlb; k++) share[k] = (double)c->tlb_served[k] / refs;
-  if (m->sh_now.tlb_on) {
-    /* Moved TLB misses (ppt_progmodel_shift_tlb): level k's global miss ratio is the
-     * share served beyond it; moved as the caches' are, kept falling outwards. */
-    double above = 1.0, g[PPT_HW_MAX_TLB], beyond = 0;
-    for (uint32_t k = ntlb; k-- > 0;) g[k] = (beyond += share[k + 1]);
-    for (uint32_t k = 0; k < ntlb; k++) {
-      g[k] = fmin(fmax(moved(g[k], m->sh_now.tlb_from[k], m->sh_now.tlb_to[k]), 0.0), above);
-      share[k] = (k ? g[k - 1] : 1.0) - g[k];
-      above = g[k];
-    }
-    share[ntlb] = g[ntlb - 1];
-  }
+  if (m->sh_now.tlb_on) progmodel_shift_tlb_shares(m, share);
   double cost = 0, pen = 0;
   for (uint32_t k = 1; k <= ntlb && k <= hw->ntlb; k++) {
     pen += hw->tlb[k - 1].miss_cycles;
@@ -346,62 +231,6 @@ static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
  * cannot say falls back to fb, the whole run's: the local rate of a level no reference
  * reached, the shares of a level that served none, the write-backs and TLB cost of a
  * site that counted no reference. Without fb (the whole run), those are 0. */
-
-/* The local rates of counters c once every global miss ratio has moved as the run's did
- * (ppt_progmodel_shift_misses): by the run's ratio where the run missed at least
- * SHIFT_FLOOR, else by its difference; kept between 0 and the level above's. A level c's
- * references never reached keeps the rate derive gave it (the fallback's). g: the moved
- * global miss ratios. */
-
-static void shift_local(const ppt_progmodel *m, const site_counts *c, double *local, double *g) {
-  double refs = (double)c->racc[0], above = 1.0;
-  for (uint32_t k = 0; k < m->nlevels; k++) {
-    double x = moved((double)c->rmiss[k] / refs, m->sh_now.from[k], m->sh_now.to[k]);
-    g[k] = x = fmin(fmax(x, 0.0), above);
-    if (above > 0) local[k] = 1.0 - x / above;
-    above = x;
-  }
-}
-
-/* The shares of levels that serve more of c's references once the misses moved (g, from
- * shift_local), and every level's write-backs. The accesses a level gains are ones a level above served in
- * the trace (reuses that no longer fit): nothing in the trace says how a prefetcher or the sets would have
- * treated them there, so they take c's shares over every access that missed the first level (the site's
- * streams as the caches below saw them), blended with the level's own by count. The sweep that turns from L1
- * hits to L2 hits at a larger size gets the prefetch coverage its misses (first touches) had in the trace. */
-static void shift_shares(const ppt_progmodel *m, const site_counts *c, const double *g, shares *o) {
-  double sv = 0, sp = 0, sl = 0, ss = 0, st = 0, refs = (double)c->racc[0];
-  for (uint32_t j = 1; j <= m->nlevels; j++) {
-    sv += (double)c->served[j];
-    sp += (double)c->prefetched[j];
-    ss += (double)c->same_set_stores[j];
-    sl += (double)c->same_set[j] - (double)c->same_set_stores[j];
-    st += (double)c->transfers[j];
-  }
-  /* Write-backs: what share of the accesses reaching level k are stores stays as in
-   * the trace (all accesses when none reached it), and as many more reach it as the
-   * moved misses say (g[k - 1] of the references). */
-  double all = 0, st_all = 0, reach = 0, st_reach = 0;
-  for (uint32_t j = 0; j <= m->nlevels; j++) {
-    all += (double)c->served[j];
-    st_all += (double)c->served_stores[j];
-  }
-  for (uint32_t k = m->nlevels; k >= 1 && all > 0; k--) {
-    reach += (double)c->served[k];
-    st_reach += (double)c->served_stores[k];
-    o->writeback[k] = (reach > 0 ? st_reach / reach : st_all / all) * g[k - 1];
-  }
-  if (!(sv > 0)) return; /* no miss in the trace to learn from: the fallback's shares stay */
-  for (uint32_t k = 1; k <= m->nlevels; k++) {
-    double base = (double)c->served[k] / refs, now = k < m->nlevels ? g[k - 1] - g[k] : g[k - 1];
-    if (!(now > base)) continue;
-    double wb = base / now, we = 1 - wb;
-    o->prefetched[k] = wb * o->prefetched[k] + we * sp / sv;
-    o->same_set_stores[k] = wb * o->same_set_stores[k] + we * ss / sv;
-    o->same_set_loads[k] = wb * o->same_set_loads[k] + we * sl / sv;
-    o->transfers[k] = wb * o->transfers[k] + we * st / sv;
-  }
-}
 
 static void derive(const ppt_progmodel *m, const site_counts *c, const shares *fb, shares *o) {
   memset(o, 0, sizeof *o);
@@ -436,16 +265,12 @@ static void derive(const ppt_progmodel *m, const site_counts *c, const shares *f
     o->writeback[k] = beyond / all;
   }
   if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
-  if (m->sh_now.on && c->racc[0]) {
-    double g[PPT_HW_MAX_LEVELS];
-    shift_local(m, c, o->local, g);
-    shift_shares(m, c, g, o);
-  }
+  if (m->sh_now.on && c->racc[0]) progmodel_shift_site(m, c, o);
   o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m, c);
 }
 
 /* The run-wide shares, then every site's on every core (into a new m->sh). */
-static int derive_all(ppt_progmodel *m) {
+int progmodel_derive_all(ppt_progmodel *m) {
   site_counts run = {0};
   ppt_tracesim_result *r = &m->rates;
   add_take(&run, r);
@@ -539,54 +364,6 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
   return 0;
 }
 
-/* Takes `next` as the moved miss ratios and remakes the shares and tasklists; on failure
- * m keeps what it had. */
-static int apply_shift(ppt_progmodel *m, const shift *next, ppt_err *err) {
-  shift was = m->sh_now;
-  m->sh_now = *next;
-  ppt_tc_policy pol = m->policy;
-  int rc = derive_all(m) ? ppt_err_set(err, PPT_ERUN, "out of memory") : 0;
-  if (!rc) rc = ppt_progmodel_set_policy(m, &pol, err);
-  if (rc) { /* back to the shares m had */
-    m->sh_now = was;
-    if (derive_all(m)) m->failed = 1;
-  }
-  return rc;
-}
-
-/* from[k] and to[k] for k < n are ratios in [0, 1]: 0, else PPT_EINPUT. */
-static int check_ratios(const double *from, const double *to, uint32_t n, const char *what, ppt_err *err) {
-  for (uint32_t k = 0; from && to && k < n; k++)
-    if (!(from[k] >= 0 && from[k] <= 1 && to[k] >= 0 && to[k] <= 1))
-      return ppt_err_set(err, PPT_EINPUT, "progmodel: %s level %u's miss ratio %g -> %g is not in [0, 1]",
-                         what, k, from[k], to[k]);
-  return 0;
-}
-
-int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err) {
-  int rc = check_ratios(from, to, m->nlevels, "cache", err);
-  if (rc) return rc;
-  shift next = m->sh_now;
-  next.on = from && to;
-  for (uint32_t k = 0; next.on && k < m->nlevels; k++) {
-    next.from[k] = from[k];
-    next.to[k] = to[k];
-  }
-  return apply_shift(m, &next, err);
-}
-
-int ppt_progmodel_shift_tlb(ppt_progmodel *m, const double *from, const double *to, ppt_err *err) {
-  int rc = check_ratios(from, to, m->rates.ntlb, "TLB", err);
-  if (rc) return rc;
-  shift next = m->sh_now;
-  next.tlb_on = from && to && m->rates.ntlb > 0;
-  for (uint32_t k = 0; next.tlb_on && k < m->rates.ntlb; k++) {
-    next.tlb_from[k] = from[k];
-    next.tlb_to[k] = to[k];
-  }
-  return apply_shift(m, &next, err);
-}
-
 int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *o,
                         const ppt_tc_policy *policy, const uint8_t *counted, ppt_progmodel **out,
                         ppt_err *err) {
@@ -665,7 +442,7 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
   if (!rc && m->failed) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   if (!rc) {
     ppt_tracesim_tally_result(m->tally, o->ncores, &m->rates);
-    if (derive_all(m)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+    if (progmodel_derive_all(m)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   }
   if (!rc) {
     rc = ppt_progmodel_set_policy(m, policy, err);

@@ -1,0 +1,118 @@
+/* models/progmodel/progmodel_impl.h — the program model's insides, shared by
+ * progmodel.c (the build, the shares, the tasklists) and shift.c (problem-size scaling:
+ * moved miss ratios, ppt_progmodel_shift_misses and _shift_tlb). Not installed. */
+#ifndef PPT_PROGMODEL_IMPL_H
+#define PPT_PROGMODEL_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/progmodel.h"
+#include "progmodel/bpred.h"
+
+/* The compute models (ppt_compute_model) a block's recurrence extra is kept for. */
+#define NCOMPUTE (PPT_COMPUTE_PORTS + 1)
+
+/* Per phase and core: ops by hw class, references and bytes, calls into untraced code. */
+typedef struct counts {
+  double ops[PPT_HW_NOPCLASS];
+  double refs, bytes, xcalls;
+  /* cycles by which recurrences outlast their blocks' throughput, per compute model
+   * (ppt_compute_model): kept for both so that the simulation serves every policy */
+  double chain_extra[NCOMPUTE];
+  double mispredicts; /* branches the predictor model got wrong (progmodel/bpred.h) */
+} counts;
+
+typedef struct phase {
+  ppt_region_kind kind;
+  uint32_t site; /* index into ppt_progmodel.sites */
+  counts *c;     /* [ncores] (serial phases: core 0 only is used) */
+} phase;
+
+/* A site's counted statistics on one core, summed over the site's phases: the fields of
+ * ppt_tracesim_result the tasklists need, in references, from ppt_tracesim_tally_take. */
+typedef struct site_counts {
+  uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
+  uint64_t served[PPT_HW_MAX_LEVELS + 1], served_stores[PPT_HW_MAX_LEVELS + 1];
+  uint64_t prefetched[PPT_HW_MAX_LEVELS + 1], transfers[PPT_HW_MAX_LEVELS + 1];
+  uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
+  uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
+  uint64_t counted_refs;
+} site_counts;
+
+/* What a tasklist's memory item and TLB cycles are made of (make_tasklist). */
+typedef struct shares {
+  double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
+  double same_set_loads[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
+  double transfers[PPT_HW_MAX_LEVELS + 1];
+  double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
+} shares;
+
+/* A site (docs/design.md, "Regions"): the phases of one kind (serial or parallel) whose
+ * first counted block has one source position (function, file, line). Repeated phases
+ * of a site, the time steps of one loop, pool their counters per core, so memory grows
+ * with the sites and the cores, not with the phases: a program of 10^5 phases on 16
+ * cores keeps one site_counts per site and core, and each phase only its op counts. */
+typedef struct site {
+  int parallel;
+  uint32_t bb;        /* the first counted block of the site's first phase (0: none) */
+  uint64_t instances; /* phases */
+  site_counts *c;     /* [ncores] */
+} site;
+
+/* Miss ratios moved for problem-size scaling: every site's global miss ratio of cache
+ * level k (of TLB level k) moves as the run's does, from from[k] to to[k]. */
+typedef struct shift {
+  int on, tlb_on;
+  double from[PPT_HW_MAX_LEVELS], to[PPT_HW_MAX_LEVELS];
+  double tlb_from[PPT_HW_MAX_TLB], tlb_to[PPT_HW_MAX_TLB];
+} shift;
+
+struct ppt_progmodel {
+  uint32_t ncores, nlevels;
+  phase *ph;
+  size_t nph, cap;
+  counts *cur; /* counters of the phase being streamed */
+  const ppt_trace *t;
+  const uint8_t *counted;
+  ppt_tracesim_tally *tally;
+  ppt_tracesim_result rates;
+  ppt_tasklist **tl; /* all tasklists, nph * ncores (NULL where unused) */
+  ppt_program *prog;
+  double line, call_cycles;
+  const ppt_hwspec *hw;
+  int fork_pending;          /* a parallel region forked, and none of its phases was kept yet */
+  double *extra[NCOMPUTE];   /* per compute model, per block id: recurrence latency beyond
+                              * the block's throughput, cycles */
+  ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
+  ppt_tc_policy policy;      /* ... and the policy (ppt_progmodel_shift_misses remakes them) */
+  /* What the tasklists are made of, from the simulation (ppt_progmodel_set_policy
+   * remakes them): per site and core (sh[site * ncores + core]), and over the whole run
+   * (all, the fallback of a site and core whose references never reached a level). */
+  site *sites;
+  size_t nsites, scap;
+  int32_t *site_of; /* [2 * (nbbs + 1)]: site of (first block, parallel), -1: not yet */
+  uint32_t *first;  /* [ncores]: first counted block of the phase being streamed, 0: none */
+  shares *sh, all;
+  ppt_bpred *bp;    /* each core's branch predictor, over its block sequence */
+  uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
+  /* Per block id, what an instance and a reference of the block count for (problem-size
+   * scaling, ppt_progmodel_build_weighted; all 1 otherwise: 1.0 * x is x, so the
+   * unweighted model is unchanged bit for bit). */
+  double *w_inst, *w_refs;
+  int weighted; /* built with weights: phases may stand for several regions (copies) */
+  shift sh_now; /* the moved miss ratios (ppt_progmodel_shift_misses, _shift_tlb) */
+  int failed;
+};
+
+/* The run-wide shares, then every site's on every core (into a new m->sh); -1 when out
+ * of memory (progmodel.c). */
+int progmodel_derive_all(ppt_progmodel *m);
+/* Site or run counters c's local rates, shares and write-backs in o moved as m->sh_now
+ * says (c->racc[0] > 0). */
+void progmodel_shift_site(const ppt_progmodel *m, const site_counts *c, shares *o);
+/* The shares share[0..ntlb] of the references whose translation TLB level k held (ntlb:
+ * a page walk) moved as m->sh_now says. */
+void progmodel_shift_tlb_shares(const ppt_progmodel *m, double *share);
+
+#endif

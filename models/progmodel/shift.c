@@ -1,0 +1,142 @@
+/* models/progmodel/shift.c — problem-size scaling's handle on the program model
+ * (ppt/progmodel.h, `ppt extrapolate`): the simulated rates are the traced size's, and
+ * every site's and core's miss ratios move as the whole run's move to the extrapolated
+ * rates at the target, with the shares that follow them (docs/extrapolate.md, "Runtime"). */
+#include <math.h>
+#include <string.h>
+
+#include "ppt/progmodel.h"
+#include "progmodel/progmodel_impl.h"
+
+/* The global miss ratio below which ppt_progmodel_shift_misses moves a level's ratios by
+ * the run's difference instead of its ratio (a level that hardly missed at the traced
+ * size gives no ratio to scale by). */
+#define SHIFT_FLOOR 1e-3
+
+/* A global miss ratio x of a site moved as the run's moves from `from` to `to`. */
+static double moved(double x, double from, double to) {
+  return from >= SHIFT_FLOOR ? x * to / from : x + (to - from);
+}
+
+/* The local rates of counters c once every global miss ratio has moved as the run's did
+ * (ppt_progmodel_shift_misses): by the run's ratio where the run missed at least
+ * SHIFT_FLOOR, else by its difference; kept between 0 and the level above's. A level c's
+ * references never reached keeps the rate derive gave it (the fallback's). g: the moved
+ * global miss ratios. */
+static void shift_local(const ppt_progmodel *m, const site_counts *c, double *local, double *g) {
+  double refs = (double)c->racc[0], above = 1.0;
+  for (uint32_t k = 0; k < m->nlevels; k++) {
+    double x = moved((double)c->rmiss[k] / refs, m->sh_now.from[k], m->sh_now.to[k]);
+    g[k] = x = fmin(fmax(x, 0.0), above);
+    if (above > 0) local[k] = 1.0 - x / above;
+    above = x;
+  }
+}
+
+/* The shares of levels that serve more of c's references once the misses moved (g, from
+ * shift_local), and every level's write-backs. The accesses a level gains are ones a level above served in
+ * the trace (reuses that no longer fit): nothing in the trace says how a prefetcher or the sets would have
+ * treated them there, so they take c's shares over every access that missed the first level (the site's
+ * streams as the caches below saw them), blended with the level's own by count. The sweep that turns from L1
+ * hits to L2 hits at a larger size gets the prefetch coverage its misses (first touches) had in the trace. */
+static void shift_shares(const ppt_progmodel *m, const site_counts *c, const double *g, shares *o) {
+  double sv = 0, sp = 0, sl = 0, ss = 0, st = 0, refs = (double)c->racc[0];
+  for (uint32_t j = 1; j <= m->nlevels; j++) {
+    sv += (double)c->served[j];
+    sp += (double)c->prefetched[j];
+    ss += (double)c->same_set_stores[j];
+    sl += (double)c->same_set[j] - (double)c->same_set_stores[j];
+    st += (double)c->transfers[j];
+  }
+  /* Write-backs: what share of the accesses reaching level k are stores stays as in
+   * the trace (all accesses when none reached it), and as many more reach it as the
+   * moved misses say (g[k - 1] of the references). */
+  double all = 0, st_all = 0, reach = 0, st_reach = 0;
+  for (uint32_t j = 0; j <= m->nlevels; j++) {
+    all += (double)c->served[j];
+    st_all += (double)c->served_stores[j];
+  }
+  for (uint32_t k = m->nlevels; k >= 1 && all > 0; k--) {
+    reach += (double)c->served[k];
+    st_reach += (double)c->served_stores[k];
+    o->writeback[k] = (reach > 0 ? st_reach / reach : st_all / all) * g[k - 1];
+  }
+  if (!(sv > 0)) return; /* no miss in the trace to learn from: the fallback's shares stay */
+  for (uint32_t k = 1; k <= m->nlevels; k++) {
+    double base = (double)c->served[k] / refs, now = k < m->nlevels ? g[k - 1] - g[k] : g[k - 1];
+    if (!(now > base)) continue;
+    double wb = base / now, we = 1 - wb;
+    o->prefetched[k] = wb * o->prefetched[k] + we * sp / sv;
+    o->same_set_stores[k] = wb * o->same_set_stores[k] + we * ss / sv;
+    o->same_set_loads[k] = wb * o->same_set_loads[k] + we * sl / sv;
+    o->transfers[k] = wb * o->transfers[k] + we * st / sv;
+  }
+}
+
+void progmodel_shift_site(const ppt_progmodel *m, const site_counts *c, shares *o) {
+  double g[PPT_HW_MAX_LEVELS];
+  shift_local(m, c, o->local, g);
+  shift_shares(m, c, g, o);
+}
+
+/* Level k's global miss ratio is the share served beyond it; moved as the caches' are,
+ * kept falling outwards. */
+void progmodel_shift_tlb_shares(const ppt_progmodel *m, double *share) {
+  uint32_t ntlb = m->rates.ntlb;
+  double above = 1.0, g[PPT_HW_MAX_TLB], beyond = 0;
+  for (uint32_t k = ntlb; k-- > 0;) g[k] = (beyond += share[k + 1]);
+  for (uint32_t k = 0; k < ntlb; k++) {
+    g[k] = fmin(fmax(moved(g[k], m->sh_now.tlb_from[k], m->sh_now.tlb_to[k]), 0.0), above);
+    share[k] = (k ? g[k - 1] : 1.0) - g[k];
+    above = g[k];
+  }
+  if (ntlb) share[ntlb] = g[ntlb - 1];
+}
+
+/* Takes `next` as the moved miss ratios and remakes the shares and tasklists; on failure
+ * m keeps what it had. */
+static int apply_shift(ppt_progmodel *m, const shift *next, ppt_err *err) {
+  shift was = m->sh_now;
+  m->sh_now = *next;
+  ppt_tc_policy pol = m->policy;
+  int rc = progmodel_derive_all(m) ? ppt_err_set(err, PPT_ERUN, "out of memory") : 0;
+  if (!rc) rc = ppt_progmodel_set_policy(m, &pol, err);
+  if (rc) { /* back to the shares m had */
+    m->sh_now = was;
+    if (progmodel_derive_all(m)) m->failed = 1;
+  }
+  return rc;
+}
+
+/* from[k] and to[k] for k < n are ratios in [0, 1]: 0, else PPT_EINPUT. */
+static int check_ratios(const double *from, const double *to, uint32_t n, const char *what, ppt_err *err) {
+  for (uint32_t k = 0; from && to && k < n; k++)
+    if (!(from[k] >= 0 && from[k] <= 1 && to[k] >= 0 && to[k] <= 1))
+      return ppt_err_set(err, PPT_EINPUT, "progmodel: %s level %u's miss ratio %g -> %g is not in [0, 1]",
+                         what, k, from[k], to[k]);
+  return 0;
+}
+
+int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err) {
+  int rc = check_ratios(from, to, m->nlevels, "cache", err);
+  if (rc) return rc;
+  shift next = m->sh_now;
+  next.on = from && to;
+  for (uint32_t k = 0; next.on && k < m->nlevels; k++) {
+    next.from[k] = from[k];
+    next.to[k] = to[k];
+  }
+  return apply_shift(m, &next, err);
+}
+
+int ppt_progmodel_shift_tlb(ppt_progmodel *m, const double *from, const double *to, ppt_err *err) {
+  int rc = check_ratios(from, to, m->rates.ntlb, "TLB", err);
+  if (rc) return rc;
+  shift next = m->sh_now;
+  next.tlb_on = from && to && m->rates.ntlb > 0;
+  for (uint32_t k = 0; next.tlb_on && k < m->rates.ntlb; k++) {
+    next.tlb_from[k] = from[k];
+    next.tlb_to[k] = to[k];
+  }
+  return apply_shift(m, &next, err);
+}
