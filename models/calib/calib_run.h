@@ -40,7 +40,7 @@ typedef struct calib_run {
   /* ---- the spec (calib_spec.c) ---- */
   double cyc_ns; /* cycles per ns at clock */
   const char *vec_what;
-  char notes[1024];
+  char notes[4096]; /* as ppt_hwspec.notes */
   char when[64];    /* " on DATE", or "" */
   const char *stat; /* "median" or "best" */
 } calib_run;
