@@ -14,15 +14,15 @@
 #define PPT_HW_MAX_TLB 4
 
 typedef struct ppt_hw_level {
-  char name[16];                  /* "L1", "L2", ... */
-  uint64_t size;                  /* bytes */
-  uint32_t assoc;                 /* ways; assoc == size/line means fully associative */
-  uint32_t line;                  /* bytes, power of two */
-  uint32_t shared_by;             /* cores sharing one instance: 1 = private */
-  int inclusive;                  /* 1: inclusive of the levels above it (evictions back-invalidate) */
-  int replacement;                /* enum ppt_hw_replacement: which way of a full set a miss evicts */
-  double latency_cycles;          /* load-to-use latency of a hit at this level (0: absent) */
-  double bw_bytes_per_cycle;      /* sustained bandwidth of one instance, bytes/cycle (0: absent) */
+  char name[16];        /* "L1", "L2", ... */
+  uint64_t size;        /* bytes */
+  uint32_t assoc;       /* ways; assoc == size/line means fully associative */
+  uint32_t line;        /* bytes, power of two */
+  uint32_t shared_by;   /* cores sharing one instance: 1 = private */
+  int inclusive;        /* 1: inclusive of the levels above it (evictions back-invalidate) */
+  int replacement;      /* enum ppt_hw_replacement: which way of a full set a miss evicts */
+  double latency_cycles;        /* load-to-use latency of a hit at this level (0: absent) */
+  double bw_bytes_per_cycle;    /* sustained bandwidth of one instance, bytes/cycle (0: absent) */
   double core_bw_bytes_per_cycle; /* shared level: what one core alone gets of it (its own
                                      misses in flight cap it), bytes/cycle (0: the instance's) */
 } ppt_hw_level;
@@ -32,11 +32,11 @@ typedef struct ppt_hw_level {
  * reference that misses level j pays miss_cycles on top of its load: the translation
  * comes from level j+1, or from a page walk after the last level. */
 typedef struct ppt_hw_tlb {
-  char name[16];       /* "DTLB1", "STLB", ... */
-  uint32_t entries;    /* translations held */
-  uint32_t assoc;      /* ways; assoc == entries means fully associative */
-  uint32_t page_bytes; /* page size it translates, power of two >= 4096, one for all levels */
-  double miss_cycles;  /* extra cycles of a miss here (0 allowed: a free level) */
+  char name[16];        /* "DTLB1", "STLB", ... */
+  uint32_t entries;     /* translations held */
+  uint32_t assoc;       /* ways; assoc == entries means fully associative */
+  uint32_t page_bytes;  /* page size it translates, power of two >= 4096, one for all levels */
+  double miss_cycles;   /* extra cycles of a miss here (0 allowed: a free level) */
 } ppt_hw_tlb;
 
 /* Replacement policy of a level. LRU is what the reuse-distance models (SDCM) assume and
@@ -50,46 +50,40 @@ const char *ppt_hw_replacement_name(int replacement);
 
 /* Op classes of the core (match PPT's tasklist items). */
 enum ppt_hw_opclass {
-  PPT_HW_IALU,
-  PPT_HW_IDIV,
-  PPT_HW_FADD,
-  PPT_HW_FMUL,
-  PPT_HW_FDIV,
-  PPT_HW_BRANCH,
-  PPT_HW_LOADST,
-  PPT_HW_NOPCLASS
+  PPT_HW_IALU, PPT_HW_IDIV, PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV, PPT_HW_BRANCH,
+  PPT_HW_LOADST, PPT_HW_NOPCLASS
 };
 
 typedef struct ppt_hw_op {
-  double per_cycle; /* sustained issue throughput, ops per cycle per core */
-  double latency;   /* cycles */
+  double per_cycle;     /* sustained issue throughput, ops per cycle per core */
+  double latency;       /* cycles */
 } ppt_hw_op;
 
 #define PPT_HW_MAX_SOURCES 32
 
 typedef struct ppt_hw_source {
-  char key[64];   /* path of the cited field, e.g. "dram.latency_ns" */
-  char text[256]; /* the citation */
+  char key[64];         /* path of the cited field, e.g. "dram.latency_ns" */
+  char text[256];       /* the citation */
 } ppt_hw_source;
 
 typedef struct ppt_hwspec {
   char name[128];
-  double clock_hz; /* 0 when the file has no clock_ghz (cache-only spec) */
+  double clock_hz;               /* 0 when the file has no clock_ghz (cache-only spec) */
   uint32_t cores;
-  uint32_t vector_bits;           /* widest SIMD register, bits (128, 256, 512) */
-  double call_cycles;             /* a call into an untraced library (libm exp, log, ...), cycles;
-                                     0 = unknown (not charged) */
-  double fork_join_cycles;        /* one OpenMP parallel region's fork + join barrier, cycles;
-                                     0 = unknown (not charged) */
+  uint32_t vector_bits;          /* widest SIMD register, bits (128, 256, 512) */
+  double call_cycles;            /* a call into an untraced library (libm exp, log, ...), cycles;
+                                    0 = unknown (not charged) */
+  double fork_join_cycles;       /* one OpenMP parallel region's fork + join barrier, cycles;
+                                    0 = unknown (not charged) */
   double fork_join_serial_cycles; /* the same region when OpenMP runs it on one thread (the
                                     runtime still enters, sets up the loop, leaves); 0 =
                                     unknown (not charged) */
-  double branch_miss_cycles;      /* a mispredicted conditional branch: pipeline flush and
-                                     refill, cycles; the runtime model charges it per
-                                     misprediction of a predictor simulated over each
-                                     thread's block sequence; 0 = unknown (not charged) */
-  double mlp;                     /* memory-level parallelism: cache misses one core keeps in
-                                     flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
+  double branch_miss_cycles;     /* a mispredicted conditional branch: pipeline flush and
+                                    refill, cycles; the runtime model charges it per
+                                    misprediction of a predictor simulated over each
+                                    thread's block sequence; 0 = unknown (not charged) */
+  double mlp;                    /* memory-level parallelism: cache misses one core keeps in
+                                    flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
   /* Misses in flight when a thread's misses queue on one first-level set (a column walk
    * whose stride is a multiple of the set stride, e.g. 4 KiB rows on a 32 KiB 8-way L1):
    * file key "mlp_same_set": {"load": x, "store": y}. 0 = unknown: mlp applies. */
@@ -101,18 +95,19 @@ typedef struct ppt_hwspec {
   double coherence_cycles;
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];
-  uint32_t ntlb;                   /* data-TLB levels, 0: none given (no TLB is modelled) */
-  ppt_hw_tlb tlb[PPT_HW_MAX_TLB];  /* from the core outwards, entries growing */
-  double dram_latency_ns;          /* 0 when the file has no "dram" */
-  double dram_bw_bytes_per_s;      /* whole socket; file gives GB/s (1e9 bytes/s) */
+  uint32_t ntlb;                 /* data-TLB levels, 0: none given (no TLB is modelled) */
+  ppt_hw_tlb tlb[PPT_HW_MAX_TLB]; /* from the core outwards, entries growing */
+  double dram_latency_ns;        /* 0 when the file has no "dram" */
+  double dram_bw_bytes_per_s;    /* whole socket; file gives GB/s (1e9 bytes/s) */
   double dram_core_bw_bytes_per_s; /* what one core alone can stream (its misses in flight
                                       bound it); 0: not given, the socket's figure */
-  ppt_hw_op ops[PPT_HW_NOPCLASS];  /* all 0 when the file has no "ops" */
+  ppt_hw_op ops[PPT_HW_NOPCLASS]; /* all 0 when the file has no "ops" */
   /* Provenance (optional in the file, empty when absent). `sources` cites a figure:
    * key is the field's path in the file ("levels[1].latency_cycles"), text the citation. */
-  char source[256]; /* where the figures come from overall */
-  char notes[4096]; /* calibrate on a host with much to say (an L3 that CPUID, the chase and the stream
-                       disagree on) writes ~1.5 KiB */
+  char source[256];              /* where the figures come from overall */
+  /* ppt calibrate's notes reach ~1.5 KiB on a host whose L3 CPUID, the chase and the
+   * stream disagree on. */
+  char notes[4096];
   uint32_t nsources;
   ppt_hw_source sources[PPT_HW_MAX_SOURCES];
 } ppt_hwspec;
@@ -131,7 +126,8 @@ uint64_t ppt_hwspec_sets(const ppt_hw_level *lv);
 struct json_object;
 
 /* Strict parse of an already-parsed JSON document (the caller keeps ownership of obj). */
-int ppt_hwspec_from_json_object(struct json_object *obj, const char *name, ppt_hwspec *out, ppt_err *err);
+int ppt_hwspec_from_json_object(struct json_object *obj, const char *name, ppt_hwspec *out,
+                                ppt_err *err);
 /* The spec as a new JSON object (caller puts it), or NULL when out of memory. Fields that
  * are 0 / empty (absent optional data) are left out, so to_json -> parse round-trips. */
 struct json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw);
@@ -163,8 +159,7 @@ uint32_t ppt_hwspec_instances(const ppt_hw_level *lv, uint32_t nthreads);
  * so. Inline so that the core model need not link the hwspec module. */
 static inline double ppt_hwspec_core_bw(const ppt_hwspec *hw, uint32_t k) {
   double all = k == hw->nlevels ? hw->dram_bw_bytes_per_s / hw->clock_hz : hw->levels[k].bw_bytes_per_cycle;
-  double one =
-      k == hw->nlevels ? hw->dram_core_bw_bytes_per_s / hw->clock_hz : hw->levels[k].core_bw_bytes_per_cycle;
+  double one = k == hw->nlevels ? hw->dram_core_bw_bytes_per_s / hw->clock_hz : hw->levels[k].core_bw_bytes_per_cycle;
   return one > 0 && one < all ? one : all;
 }
 /* JSON key of an op class ("ialu", ..., "loadst"); NULL when out of range. */

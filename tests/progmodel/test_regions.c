@@ -228,12 +228,18 @@ static double num(json_object *o, const char *key) {
   return json_object_get_double(v);
 }
 
-START_TEST(two_regions) {
-  const char *d = e2e_dir("progmodel_two");
+/* k_two built and traced in folder d. */
+static ppt_trace *trace_two(const char *d) {
   e2e_write(d, "two.c", k_two);
   ck_assert_int_eq(
       e2e_sh(d, "$PPTCC -O1 -fopenmp two.c -o two && $PPT trace -o two.trace -- ./two >/dev/null 2>&1"), 0);
   ppt_trace *t = e2e_open(d, "two.trace");
+  return t;
+}
+
+START_TEST(two_regions) {
+  const char *d = e2e_dir("progmodel_two");
+  ppt_trace *t = trace_two(d);
   ppt_hwspec hw;
   load_host(&hw);
   ppt_progmodel *m = model(t, &hw, 1);
@@ -410,11 +416,7 @@ static ppt_progmodel *weighted(const ppt_trace *t, const ppt_hwspec *hw, const d
  * the stream region's L1 misses (local rate 1 - 2 x its miss ratio), a move from g to
  * g changes no time, and no move gives the simulated model back. */
 START_TEST(weights_and_shift) {
-  const char *d = e2e_dir("progmodel_weights");
-  e2e_write(d, "two.c", k_two);
-  ck_assert_int_eq(
-      e2e_sh(d, "$PPTCC -O1 -fopenmp two.c -o two && $PPT trace -o two.trace -- ./two >/dev/null 2>&1"), 0);
-  ppt_trace *t = e2e_open(d, "two.trace");
+  ppt_trace *t = trace_two(e2e_dir("progmodel_weights"));
   ppt_hwspec hw;
   load_host(&hw);
   uint32_t nb = ppt_trace_nbbs(t);
