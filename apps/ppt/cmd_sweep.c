@@ -44,6 +44,9 @@ static void help(void) {
       "                         1: all, exact). Each sampled set is exact; accesses and misses\n"
       "                         are scaled by K. Faster, with an error from the spread between\n"
       "                         sets (docs/sweep.md, \"Set sampling\")\n"
+      "  --no-sieve             with --sample-sets: stream the whole trace at every core count\n"
+      "                         instead of sieving out, once, the references no sampled set\n"
+      "                         sees (same results, slower; docs/sweep.md, \"The sieve\")\n"
       "  -o, --output FILE.csv  every point as a CSV row\n"
       "  --plot FILE.png        heatmap: configurations x core counts, colour = misses per\n"
       "                         1000 references at --plot-level; and FILE-levels.png: each\n"
@@ -69,6 +72,7 @@ typedef struct args {
   ppt_sasmm_opts base;
   uint64_t threads; /* 0: one per core count, at most MAX_AUTO_THREADS */
   uint64_t sample_sets;
+  int no_sieve; /* --no-sieve */
   const char *plot_level;
   int runtime; /* --runtime */
 } args;
@@ -102,6 +106,7 @@ static int take(void *arg, int val, const char *value) {
     case 's': return ppt_cli_take_schedule("sweep", value, &a->base.sched, &a->base.chunk);
     case 'L': a->plot_level = value; return 0;
     case 'R': a->runtime = 1; return 0;
+    case 'N': a->no_sieve = 1; return 0;
     case 'S':
       if (ppt_cli_parse_u64(value, &a->sample_sets) || !a->sample_sets || a->sample_sets > 4096 ||
           (a->sample_sets & (a->sample_sets - 1)))
@@ -112,10 +117,13 @@ static int take(void *arg, int val, const char *value) {
 }
 
 static int parse_args(int argc, char **argv, void *va) {
-  static const struct option own[] = {
-      {"schedule", required_argument, 0, 's'},    {"threads", required_argument, 0, 't'},
-      {"plot-level", required_argument, 0, 'L'},  {"runtime", no_argument, 0, 'R'},
-      {"sample-sets", required_argument, 0, 'S'}, {0, 0, 0, 0}};
+  static const struct option own[] = {{"schedule", required_argument, 0, 's'},
+                                      {"threads", required_argument, 0, 't'},
+                                      {"plot-level", required_argument, 0, 'L'},
+                                      {"runtime", no_argument, 0, 'R'},
+                                      {"sample-sets", required_argument, 0, 'S'},
+                                      {"no-sieve", no_argument, 0, 'N'},
+                                      {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "sweep",
                                     .shared = PPT_OPT_HW | PPT_OPT_CORES | PPT_OPT_INTERLEAVE | PPT_OPT_SEED |
                                               PPT_OPT_ONLY | PPT_OPT_OUTPUT | PPT_OPT_JSON | PPT_OPT_NOSTACK |
@@ -249,6 +257,7 @@ static int run(void *va, void *vr, ppt_err *err) {
                       .counted = r->counted,
                       .threads = (uint32_t)a->threads,
                       .sample_sets = (uint32_t)a->sample_sets,
+                      .no_sieve = a->no_sieve,
                       .progress = ppt_cli_progress_cb,
                       .progress_arg = bar};
   double t0 = now();
@@ -340,6 +349,9 @@ static int write_json(void *va, void *vr, ppt_err *err) {
   json_object_object_add(st, "configurations", json_object_new_int64((int64_t)r->nspecs));
   json_object_object_add(st, "level_simulations", json_object_new_int64((int64_t)r->stats.nodes));
   json_object_object_add(st, "whole_simulations", json_object_new_int64((int64_t)r->stats.fallbacks));
+  json_object_object_add(st, "sieved", json_object_new_boolean(r->stats.sieved));
+  json_object_object_add(st, "sieve_kept", json_object_new_int64((int64_t)r->stats.sieve_kept));
+  json_object_object_add(st, "sieve_records", json_object_new_int64((int64_t)r->stats.sieve_records));
   json_object_object_add(st, "seconds", json_object_new_double(r->seconds));
   json_object_object_add(o, "stats", st);
   return ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
@@ -349,8 +361,13 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   const results *r = vr;
   (void)err;
-  char note[48] = "";
-  if (a->sample_sets > 1)
+  char note[96] = "";
+  if (a->sample_sets > 1 && r->stats.sieved)
+    snprintf(
+        note, sizeof note, ", sets sampled 1/%llu, sieve kept %.1f%% of the records",
+        (unsigned long long)a->sample_sets,
+        100.0 * (double)r->stats.sieve_kept / (double)(r->stats.sieve_records ? r->stats.sieve_records : 1));
+  else if (a->sample_sets > 1)
     snprintf(note, sizeof note, ", sets sampled 1/%llu", (unsigned long long)a->sample_sets);
   printf(
       "# %s: %zu configurations x %zu core counts = %zu points; %zu level simulations%s in %.2f s; "

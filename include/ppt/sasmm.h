@@ -30,6 +30,9 @@ typedef struct ppt_sasmm_plan ppt_sasmm_plan;
 int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err);
 void ppt_sasmm_plan_free(ppt_sasmm_plan *p);
 
+/* A sampled sweep's sieved stream (models/sasmm/sieve.h), made once for every core count. */
+typedef struct ppt_sieve ppt_sieve;
+
 typedef struct ppt_sasmm_opts {
   uint32_t ncores; /* mimicked cores, >= 1 */
   int split;       /* ppt_sasmm_split */
@@ -47,6 +50,10 @@ typedef struct ppt_sasmm_opts {
                                  (a core's store drops the line from the other cores' caches) */
   const ppt_sasmm_plan *plan; /* the trace's plan (ppt_sasmm_plan_new), or NULL: the mimic
                                  makes its own (one more pass over the trace) */
+  const ppt_sieve *sieve;     /* stream the sieve's kept records instead of the trace (made from
+                                 this trace and plan); the dropped references reach the sink's
+                                 `dropped`. Used with the plan's steps, the iteration split and
+                                 round-robin turns of one reference; otherwise ignored. */
 } ppt_sasmm_opts;
 
 void ppt_sasmm_opts_default(ppt_sasmm_opts *o);
@@ -61,6 +68,9 @@ typedef struct ppt_sasmm_sink {
    * of its parallel region (the threads fork), PPT_REGION_BARRIER when it follows an
    * earlier phase of the same region (a worksharing loop ends at a barrier). */
   void (*phase_end)(void *arg, ppt_region_kind kind);
+  /* With a sieve, once at the end: per core, the references that were dropped from its
+   * stream and the counted loads and stores among them. */
+  void (*dropped)(void *arg, uint32_t core, uint64_t refs, uint64_t loads, uint64_t stores);
   void *arg;
 } ppt_sasmm_sink;
 

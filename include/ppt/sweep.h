@@ -26,6 +26,12 @@ typedef struct ppt_sweep_opts {
   const unsigned char *counted; /* [nbbs + 1] blocks counted, or NULL (all) */
   uint32_t threads;             /* worker threads, >= 1 */
   uint32_t sample_sets;         /* 1 (or 0): exact; K > 1: set sampling (cache/sweepsim.h) */
+  /* Set sampling: the references no sampled set sees are sieved out once, before any core
+   * count is mimicked (docs/sweep.md, "The sieve"; same results). no_sieve: stream the
+   * whole trace at every core count instead. sieve_max_bytes: the sieve's memory at
+   * most (0: 512 MiB); a larger one is not made and the sweep streams. */
+  int no_sieve;
+  uint64_t sieve_max_bytes;
   /* Called after each core count with the number done; may be NULL. Serialised. */
   void (*progress)(uint64_t done, void *arg);
   void *progress_arg;
@@ -33,8 +39,10 @@ typedef struct ppt_sweep_opts {
 
 /* Statistics of a sweep, for reports and benchmarks. */
 typedef struct ppt_sweep_stats {
-  size_t nodes;     /* level simulations per core count, summed over core counts */
-  size_t fallbacks; /* specs simulated whole (inclusive or several random levels) */
+  size_t nodes;                       /* level simulations per core count, summed over core counts */
+  size_t fallbacks;                   /* specs simulated whole (inclusive or several random levels) */
+  int sieved;                         /* the sieve was used */
+  uint64_t sieve_kept, sieve_records; /* its kept records, of the stream's records */
 } ppt_sweep_stats;
 
 /* Runs specs[0..nspecs) at every core count: out[c * nspecs + s] gets spec s at

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cache/sweepsim.h"
+#include "sasmm/sieve.h"
 
 typedef struct task {
   uint32_t ncores;
@@ -22,6 +23,7 @@ typedef struct job {
   size_t nspecs;
   const ppt_sweep_opts *o;
   const ppt_sasmm_plan *plan; /* the mimic's first pass, made once for every core count */
+  const ppt_sieve *sieve;     /* set sampling: the stream without what no sampled set sees */
   task *tasks;
   size_t ntasks, next, done;
   pthread_mutex_t lock;
@@ -29,6 +31,41 @@ typedef struct job {
 
 static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
   ppt_sweepsim_access_batch(arg, r, cores, n);
+}
+
+static void on_dropped(void *arg, uint32_t core, uint64_t refs, uint64_t loads, uint64_t stores) {
+  (void)core;
+  ppt_sweepsim_count_dropped(arg, refs, loads, stores);
+}
+
+static int droppable(const void *arg, const ppt_trace_rec *r) {
+  return ppt_sweepsim_droppable(arg, r);
+}
+
+/* The plan, and for a sampled sweep the sieve made in the same pass (sasmm/sieve.h), or
+ * NULL where it does not apply. The droppable references depend on the specs, sample
+ * and seed only, so a one-thread sweepsim answers for every core count. */
+static int make_plan(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, const ppt_sweep_opts *o,
+                     ppt_sasmm_plan **plan, ppt_sieve **sieve, ppt_err *err) {
+  *plan = NULL;
+  *sieve = NULL;
+  const ppt_sasmm_opts *b = &o->base;
+  if (b->plan) return 0; /* the caller's plan: streamed */
+  if (o->no_sieve || o->sample_sets <= 1 || b->split != PPT_SPLIT_ITERATIONS ||
+      b->interleave != PPT_INTERLEAVE_RR || b->quantum > 1)
+    return ppt_sasmm_plan_new(t, plan, err);
+  ppt_sweepsim *probe;
+  int rc =
+      ppt_sweepsim_new(specs, nspecs, 1, o->counted, ppt_trace_nbbs(t), o->sample_sets, b->seed, &probe, err);
+  if (rc) return rc;
+  if (ppt_sweepsim_fallbacks(probe))
+    rc = ppt_sasmm_plan_new(t, plan, err);
+  else
+    rc =
+        ppt_sasmm_plan_sieve(t, droppable, probe, o->counted,
+                             o->sieve_max_bytes ? o->sieve_max_bytes : (uint64_t)512 << 20, plan, sieve, err);
+  ppt_sweepsim_free(probe);
+  return rc;
 }
 
 static int run_task(const job *j, task *tk) {
@@ -39,8 +76,9 @@ static int run_task(const job *j, task *tk) {
   ppt_sasmm_opts so = j->o->base;
   so.ncores = tk->ncores;
   so.plan = j->plan;
+  so.sieve = j->sieve;
   so.private_only = so.shared_only = 0;
-  ppt_sasmm_sink sink = {.shared = on_shared, .arg = s};
+  ppt_sasmm_sink sink = {.shared = on_shared, .dropped = on_dropped, .arg = s};
   if (!(rc = ppt_sasmm_mimic(j->t, &so, &sink, NULL, &tk->err))) {
     for (size_t i = 0; i < j->nspecs; i++) ppt_sweepsim_result(s, i, tk->ncores, &tk->out[i]);
     tk->nodes = ppt_sweepsim_nodes(s);
@@ -71,11 +109,14 @@ int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, co
   for (size_t c = 0; c < o->ncores; c++)
     if (!o->cores[c]) return ppt_err_set(err, PPT_EINPUT, "sweep: a core count of 0");
   job j = {.t = t, .specs = specs, .nspecs = nspecs, .o = o, .ntasks = o->ncores};
-  ppt_sasmm_plan *plan = NULL;
-  int rc = o->base.plan ? 0 : ppt_sasmm_plan_new(t, &plan, err);
+  ppt_sasmm_plan *plan;
+  ppt_sieve *sieve;
+  int rc = make_plan(t, specs, nspecs, o, &plan, &sieve, err);
   if (rc) return rc;
   j.plan = o->base.plan ? o->base.plan : plan;
+  j.sieve = sieve;
   if (!(j.tasks = calloc(o->ncores, sizeof *j.tasks))) {
+    ppt_sieve_free(sieve);
     ppt_sasmm_plan_free(plan);
     return ppt_err_set(err, PPT_ERUN, "sweep: out of memory");
   }
@@ -84,6 +125,7 @@ int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, co
   size_t *order = malloc(o->ncores * sizeof *order);
   if (!order) {
     free(j.tasks);
+    ppt_sieve_free(sieve);
     ppt_sasmm_plan_free(plan);
     return ppt_err_set(err, PPT_ERUN, "sweep: out of memory");
   }
@@ -114,10 +156,16 @@ int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, co
     st.nodes += j.tasks[c].nodes;
     if (j.tasks[c].fallbacks > st.fallbacks) st.fallbacks = j.tasks[c].fallbacks;
   }
+  if (sieve) {
+    st.sieved = 1;
+    st.sieve_kept = ppt_sieve_size(sieve);
+    st.sieve_records = ppt_sieve_stream_records(sieve);
+  }
   if (stats) *stats = st;
   free(th);
   free(order);
   free(j.tasks);
+  ppt_sieve_free(sieve);
   ppt_sasmm_plan_free(plan);
   return rc;
 }

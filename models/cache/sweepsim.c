@@ -61,6 +61,7 @@ struct ppt_sweepsim {
   uint32_t sample, sample_shift;
   uint64_t sample_mask;
   unsigned char *sel;
+  uint32_t min_line_bits; /* the narrowest first level's line (ppt_sweepsim_droppable) */
 };
 
 /* Whether the tree reproduces spec exactly (see sweepsim.h). */
@@ -175,6 +176,9 @@ static int sample_init(ppt_sweepsim *s, uint32_t sample, uint64_t seed, ppt_err 
   size_t nres = (size_t)1 << bits, nsel = nres / s->sample;
   s->sample_shift = wide;
   s->sample_mask = nres - 1;
+  s->min_line_bits = wide;
+  for (size_t t = 0; t < s->ntops; t++)
+    if (s->nodes[s->tops[t]].line_bits < s->min_line_bits) s->min_line_bits = s->nodes[s->tops[t]].line_bits;
   unsigned long *all = malloc(nres * sizeof *all), *chosen = malloc(nsel * sizeof *chosen);
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   if (!(s->sel = calloc(nres, 1)) || !all || !chosen || !rng) {
@@ -369,6 +373,30 @@ void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_
 
 int ppt_sweepsim_sampled(const ppt_sweepsim *s, uint64_t addr) {
   return !s->sel || s->sel[(addr >> s->sample_shift) & s->sample_mask];
+}
+
+int ppt_sweepsim_droppable(const ppt_sweepsim *s, const ppt_trace_rec *r) {
+  if (!s->sel || s->nwholes || (r->kind != PPT_REC_LOAD && r->kind != PPT_REC_STORE)) return 0;
+  uint64_t a = r->addr, end = a + (r->size ? r->size - 1u : 0u);
+  /* one line of the narrowest first level: one line of every level, and end's sample
+   * bits (above the widest line) are a's */
+  if (end < a || (a >> s->min_line_bits) != (end >> s->min_line_bits)) return 0;
+  return !s->sel[(a >> s->sample_shift) & s->sample_mask];
+}
+
+/* What access_one counts for a reference of one line in no sampled set, times refs. */
+void ppt_sweepsim_count_dropped(ppt_sweepsim *s, uint64_t refs, uint64_t loads, uint64_t stores) {
+  uint64_t counted = loads + stores;
+  s->refs += refs;
+  s->counted_refs += counted;
+  s->loads += loads;
+  s->stores += stores;
+  for (size_t t = 0; t < s->ntops; t++) {
+    node *nd = &s->nodes[s->tops[t]];
+    nd->line_refs += refs;
+    nd->all_acc += counted;
+    nd->all_racc += counted;
+  }
 }
 
 size_t ppt_sweepsim_nodes(const ppt_sweepsim *s) {

@@ -49,6 +49,16 @@ void ppt_sweepsim_access_batch(ppt_sweepsim *s, const ppt_trace_rec *recs, const
 void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_tracesim_result *out);
 /* Whether the line holding byte addr is in the sampled sets (always, without sampling). */
 int ppt_sweepsim_sampled(const ppt_sweepsim *s, uint64_t addr);
+/* The sieve of a sampled sweep (docs/sweep.md, "The sieve"): 1 when reference r would
+ * only be counted, never simulated, by ppt_sweepsim_access_batch: a load or store that
+ * lies in one line of every first level and in no sampled set, with no spec simulated
+ * whole. Such references can be dropped from the stream before the mimic deals it and
+ * counted in bulk with ppt_sweepsim_count_dropped, with the same results. Depends only on
+ * the specs, the sample and the seed, not on the thread count. */
+int ppt_sweepsim_droppable(const ppt_sweepsim *s, const ppt_trace_rec *r);
+/* Counts `refs` dropped references (droppable ones) of which `loads` and `stores` were
+ * counted (ppt_sweepsim_new's `counted`) exactly as access_batch would have counted them. */
+void ppt_sweepsim_count_dropped(ppt_sweepsim *s, uint64_t refs, uint64_t loads, uint64_t stores);
 /* Distinct level simulations (tree nodes) and specs simulated whole (fallbacks). */
 size_t ppt_sweepsim_nodes(const ppt_sweepsim *s);
 size_t ppt_sweepsim_fallbacks(const ppt_sweepsim *s);

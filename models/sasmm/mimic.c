@@ -15,6 +15,7 @@
 
 #include "ppt/sasmm.h"
 #include "sasmm/rangereader.h"
+#include "sasmm/sieve.h"
 
 typedef struct loop_info {
   uint64_t begin, end; /* record indices of LOOP_BEGIN and LOOP_END */
@@ -202,6 +203,9 @@ typedef struct mimic {
   const uint64_t *bcount; /* per block: entries in the current loop instance (walk's) */
   const loops *L;         /* the loops of pass 1 */
   int forked;             /* a parallel phase of the current region was streamed already */
+  int sieved;             /* the readers read o->sieve (interleave_keyed) */
+  ppt_trace_rec *head;    /* sieved: per core, its next record, of ordinal hkey */
+  uint64_t *hkey;
 } mimic;
 
 static int add_range(mimic *m, uint32_t c, uint64_t s, uint64_t e) {
@@ -249,8 +253,49 @@ static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *er
 /* Streams the phase set up in the readers: private streams in order, and the shared
  * stream interleaved reference by reference (block entries travel with the reference
  * that follows them). */
+/* Core c's next record into its head (1), or none left (0). */
+static int head_next(mimic *m, uint32_t c, ppt_err *err) {
+  int rc = ppt_rreader_next(m->rd[c], &m->head[c], err);
+  if (rc < 0) return err->status ? -(int)err->status : -1;
+  m->hkey[c] = ppt_rreader_key(m->rd[c]);
+  return rc;
+}
+
+/* interleave_phase's round-robin with one reference per turn, for sieved readers: in turn
+ * i each core streams its records up to its i-th reference, so the shared stream is the
+ * records in order of (ordinal, core's place in the round). The dropped references'
+ * ordinals are skipped, not stepped through (sieve.h). */
+static int interleave_keyed(mimic *m, int nact, ppt_err *err) {
+  int live = 0;
+  for (int k = 0; k < nact; k++) {
+    int rc = head_next(m, (uint32_t)m->active[k], err);
+    if (rc < 0) return -rc;
+    if (rc) m->active[live++] = m->active[k];
+  }
+  nact = live;
+  while (nact > 0) {
+    uint64_t g = UINT64_MAX;
+    for (int k = 0; k < nact; k++)
+      if (m->hkey[m->active[k]] < g) g = m->hkey[m->active[k]];
+    live = 0;
+    for (int k = 0; k < nact; k++) {
+      uint32_t c = (uint32_t)m->active[k];
+      int rc = 1;
+      while (rc == 1 && m->hkey[c] == g) {
+        emit(&m->out, c, &m->head[c], 1);
+        rc = head_next(m, c, err);
+      }
+      if (rc < 0) return -rc;
+      if (rc) m->active[live++] = (int)c;
+    }
+    nact = live;
+  }
+  return 0;
+}
+
 static int interleave_phase(mimic *m, int nact, ppt_err *err) {
   ppt_trace_rec rec;
+  if (m->sieved) return interleave_keyed(m, nact, err);
   if (m->o->private_only) {
     for (int k = 0; k < nact; k++) {
       uint32_t c = (uint32_t)m->active[k];
@@ -368,8 +413,60 @@ typedef struct step_ops {
   int (*loop)(void *arg, size_t li, const uint64_t *b, uint64_t nb, const uint64_t *bcount, ppt_err *err);
 } step_ops;
 
-/* Pass 2: cut the trace into phases in order and hand each to ops. */
-static int walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *arg, ppt_err *err) {
+/* What pass 2 feeds a sieve (sieve.h) as it goes: every record, those where a range may
+ * start or end forced in. Those are, by walk and run_loop: the first record, every event
+ * (phases end at PAR_BEGIN, PAR_END and LOOP_BEGIN; a loop instance starts at its
+ * LOOP_BEGIN), the record after every event (phases start after PAR_BEGIN, PAR_END and
+ * LOOP_END), every entry of a block that is some loop's iteration marker (iterations
+ * start there), and the equal pieces run_loop cuts a loop without a marker into. */
+typedef struct feed {
+  ppt_sieve *sv;
+  uint8_t *marker; /* [nbbs + 1] */
+  uint64_t *cuts;  /* sorted */
+  size_t ncuts, ci;
+  int after_event, over;
+} feed;
+
+static int feed_init(feed *f, const ppt_trace *t, const loops *L, ppt_sieve *sv) {
+  *f = (feed){.sv = sv, .marker = calloc((size_t)ppt_trace_nbbs(t) + 1, 1)};
+  if (!f->marker) return -1;
+  size_t cap = 0;
+  for (size_t i = 0; i < L->n; i++) {
+    const loop_info *li = &L->v[i];
+    if (li->marker) f->marker[li->marker] = 1;
+    if (li->marker || !li->trip) continue;
+    for (uint64_t k = 0; k < li->trip; k++) {
+      if (f->ncuts == cap) {
+        cap = cap ? 2 * cap : 1024;
+        uint64_t *n = realloc(f->cuts, cap * sizeof *n);
+        if (!n) return -1;
+        f->cuts = n;
+      }
+      f->cuts[f->ncuts++] = li->begin + ((li->end - li->begin) * k) / li->trip;
+    }
+  }
+  return 0;
+}
+
+static void feed_free(feed *f) {
+  free(f->marker);
+  free(f->cuts);
+}
+
+static inline int feed_rec(feed *f, uint64_t pos, const ppt_trace_rec *x) {
+  int forced =
+      pos == 0 || f->after_event || x->kind == PPT_REC_EVENT || (x->kind == PPT_REC_BB && f->marker[x->bb]);
+  f->after_event = x->kind == PPT_REC_EVENT;
+  while (f->ci < f->ncuts && f->cuts[f->ci] < pos) f->ci++;
+  forced |= f->ci < f->ncuts && f->cuts[f->ci] == pos;
+  int rc = ppt_sieve_add(f->sv, pos, x, forced);
+  f->over = rc > 0;
+  return rc < 0;
+}
+
+/* Pass 2: cut the trace into phases in order and hand each to ops (and each record to
+ * f's sieve, when f is not NULL). */
+static int walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *arg, feed *f, ppt_err *err) {
   ppt_trace_cursor *c;
   int rc = ppt_trace_cursor_open(t, 0, &c, err);
   if (rc) return rc;
@@ -388,6 +485,9 @@ static int walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *a
   size_t n;
   while (!rc && (rc = ppt_trace_cursor_next(c, &r, &n, err)) == 0 && n) {
     const ppt_trace_event *ev = ppt_trace_cursor_events(c);
+    if (f && !f->over)
+      for (size_t i = 0; i < n && !f->over; i++)
+        if (feed_rec(f, pos + i, &r[i])) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
     for (size_t i = 0; i < n && !rc; i++, pos++) {
       if (cur) {
         if (r[i].kind == PPT_REC_BB) {
@@ -556,8 +656,17 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
     goto out;
   }
   gsl_rng_set(m.rng, o->seed);
+  /* The sieve stands for the trace where its kept records reproduce the stream exactly
+   * (sieve.h): the plan's ranges, whole iterations, one reference a round-robin turn. */
+  m.sieved = o->sieve && o->plan && o->plan->steps && !o->plan->dropped && o->split == PPT_SPLIT_ITERATIONS &&
+             o->interleave == PPT_INTERLEAVE_RR && o->quantum <= 1 && !o->private_only &&
+             ppt_sieve_trace(o->sieve) == t;
+  if (m.sieved && (!(m.head = malloc(n * sizeof *m.head)) || !(m.hkey = malloc(n * sizeof *m.hkey)))) {
+    rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+    goto out;
+  }
   for (uint32_t c = 0; c < n; c++)
-    if (!(m.rd[c] = ppt_rreader_new(&m.map))) {
+    if (!(m.rd[c] = m.sieved ? ppt_rreader_new_sieved(&m.map, o->sieve) : ppt_rreader_new(&m.map))) {
       rc = ppt_err_set(err, PPT_ERUN, "out of memory");
       goto out;
     }
@@ -572,10 +681,15 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
   if (o->plan && o->plan->steps && !o->plan->dropped && o->split == PPT_SPLIT_ITERATIONS)
     rc = replay(&m, o->plan, err);
   else
-    rc = walk(t, m.L, &mimic_ops, &m, err);
+    rc = walk(t, m.L, &mimic_ops, &m, NULL, err);
   if (rc) goto out;
   for (uint32_t c = 0; c < n; c++) flush_priv(&m.out, c);
   flush_shared(&m.out);
+  for (uint32_t c = 0; m.sieved && sink->dropped && c < n; c++) {
+    uint64_t refs, loads, stores;
+    ppt_rreader_dropped(m.rd[c], &refs, &loads, &stores);
+    sink->dropped(sink->arg, c, refs, loads, stores);
+  }
 out:
   if (m.rd)
     for (uint32_t c = 0; c < n; c++) ppt_rreader_free(m.rd[c]);
@@ -589,6 +703,8 @@ out:
   free(m.quota);
   free(m.out.priv);
   free(m.out.npriv);
+  free(m.head);
+  free(m.hkey);
   gsl_rng_free(m.rng);
   free(L.v);
   ppt_chunkmap_free(&m.map);
@@ -600,12 +716,44 @@ int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
   if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
   p->t = t;
   int rc = find_markers(t, &p->L, err);
-  if (!rc) rc = walk(t, &p->L, &plan_ops, p, err);
+  if (!rc) rc = walk(t, &p->L, &plan_ops, p, NULL, err);
   if (rc) {
     ppt_sasmm_plan_free(p);
     return rc;
   }
   *out = p;
+  return 0;
+}
+
+int ppt_sasmm_plan_sieve(const ppt_trace *t, ppt_sieve_drop_fn drop, const void *arg, const uint8_t *counted,
+                         uint64_t max_bytes, ppt_sasmm_plan **plan, ppt_sieve **sieve, ppt_err *err) {
+  *plan = NULL;
+  *sieve = NULL;
+  ppt_sasmm_plan *p = calloc(1, sizeof *p);
+  if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  p->t = t;
+  feed f = {0};
+  ppt_sieve *sv = NULL;
+  int rc = find_markers(t, &p->L, err);
+  if (!rc && (!(sv = ppt_sieve_new(t, drop, arg, counted, max_bytes)) || feed_init(&f, t, &p->L, sv)))
+    rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (!rc) rc = walk(t, &p->L, &plan_ops, p, &f, err);
+  feed_free(&f);
+  if (rc) {
+    ppt_sieve_free(sv);
+    ppt_sasmm_plan_free(p);
+    return rc;
+  }
+  if (f.over || !p->steps || p->dropped) { /* no use: the sweep streams */
+    ppt_sieve_free(sv);
+    sv = NULL;
+  }
+  uint64_t records = 0;
+  for (size_t k = 0; sv && k < ppt_trace_thread_nchunks(t, 0); k++)
+    records += ppt_trace_chunk(t, ppt_trace_thread_chunk(t, 0, k))->nrecs;
+  if (sv) ppt_sieve_finish(sv, records);
+  *plan = p;
+  *sieve = sv;
   return 0;
 }
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "ppt/sasmm.h"
+#include "sasmm/sieve.h"
 
 int ppt_chunkmap_init(ppt_chunkmap *m, const ppt_trace *t, uint32_t thread, ppt_err *err) {
   m->t = t;
@@ -89,6 +90,13 @@ struct ppt_rreader {
   ppt_trace_rec mc[64];
   uint32_t mc_n, mc_k;
   const ppt_trace_bb *mc_bb;
+  /* Sieve mode (ppt_rreader_new_sieved): the kept records, the next one's index, the
+   * ordinal of the next reference, the run still to add to it (after the stack
+   * references of the block last returned), the last record's key, dropped totals. */
+  const ppt_sieve *sv;
+  size_t si;
+  uint64_t ord, pending, key;
+  uint64_t drop_refs, drop_loads, drop_stores;
 };
 
 ppt_rreader *ppt_rreader_new(ppt_chunkmap *m) {
@@ -98,6 +106,22 @@ ppt_rreader *ppt_rreader_new(ppt_chunkmap *m) {
   r->slot = r->chunk = SIZE_MAX;
   r->nbbs = ppt_trace_nbbs(m->t);
   return r;
+}
+
+ppt_rreader *ppt_rreader_new_sieved(ppt_chunkmap *m, const ppt_sieve *sv) {
+  ppt_rreader *r = ppt_rreader_new(m);
+  if (r) r->sv = sv;
+  return r;
+}
+
+uint64_t ppt_rreader_key(const ppt_rreader *r) {
+  return r->key;
+}
+
+void ppt_rreader_dropped(const ppt_rreader *r, uint64_t *refs, uint64_t *loads, uint64_t *stores) {
+  *refs = r->drop_refs;
+  *loads = r->drop_loads;
+  *stores = r->drop_stores;
 }
 
 /* Readers are freed before their map. */
@@ -127,6 +151,8 @@ int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, u
   r->quota = quota;
   r->keep = core == 0;
   r->mc_n = r->mc_k = 0;
+  r->ord = r->pending = r->key = 0;
+  if (r->sv) r->si = nranges ? ppt_sieve_find(r->sv, ranges[0].s) : 0;
   if (quota) {
     if (!r->seen && !(r->seen = calloc((size_t)r->nbbs + 1, sizeof *r->seen))) return -1;
     memset(r->seen, 0, ((size_t)r->nbbs + 1) * sizeof *r->seen);
@@ -166,8 +192,55 @@ static int next_stack_ref(ppt_rreader *r, ppt_trace_rec *out) {
   return 1;
 }
 
+/* A kept record (of kind BB or a reference) becomes the reader's output: private stack
+ * addresses, and a block's machine-level stack references to follow. */
+static void take(ppt_rreader *r, ppt_trace_rec *rec) {
+  if (r->privatise && rec->kind != PPT_REC_BB && (rec->flags & PPT_REC_STACK))
+    rec->addr = ppt_sasmm_private_addr(rec->addr, r->core);
+  if (rec->kind == PPT_REC_BB && ppt_trace_stack_refs(r->m->t)) {
+    const ppt_trace_bb *bb = ppt_trace_bb_get(r->m->t, rec->bb);
+    r->mc_bb = bb;
+    r->mc_k = 0;
+    r->mc_n = bb ? (uint32_t)bb->stack_loads + bb->stack_stores : 0;
+  }
+}
+
+/* ppt_rreader_next over the sieve's kept records. */
+static int next_sieved(ppt_rreader *r, ppt_trace_rec *out) {
+  size_t n = ppt_sieve_size(r->sv);
+  if (next_stack_ref(r, out)) {
+    r->key = r->ord++;
+    return 1;
+  }
+  r->ord += r->pending; /* the run after the block last returned, after its stack refs */
+  r->pending = 0;
+  while (r->ri < r->nr) {
+    const ppt_sieve_rec *x = r->si < n ? ppt_sieve_at(r->sv, r->si) : NULL;
+    if (!x || x->pos >= r->ranges[r->ri].e) {
+      if (++r->ri < r->nr) r->si = ppt_sieve_find(r->sv, r->ranges[r->ri].s);
+      continue;
+    }
+    r->si++;
+    r->drop_refs += x->run;
+    r->drop_loads += x->run_loads;
+    r->drop_stores += x->run_stores;
+    if (x->r.kind == PPT_REC_EVENT) {
+      r->ord += x->run;
+      continue;
+    }
+    r->key = r->ord;
+    r->ord += x->r.kind != PPT_REC_BB;
+    r->pending = x->run;
+    *out = x->r;
+    take(r, out);
+    return 1;
+  }
+  return 0;
+}
+
 int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err) {
   ppt_chunkmap *m = r->m;
+  if (r->sv) return next_sieved(r, out);
   if (next_stack_ref(r, out)) return 1;
   for (;;) {
     while (r->ri < r->nr && r->pos >= r->ranges[r->ri].e) {
@@ -198,14 +271,7 @@ int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err) {
       }
       if (!r->keep) continue;
     }
-    if (r->privatise && rec.kind != PPT_REC_BB && (rec.flags & PPT_REC_STACK))
-      rec.addr = ppt_sasmm_private_addr(rec.addr, r->core);
-    if (rec.kind == PPT_REC_BB && ppt_trace_stack_refs(m->t)) {
-      const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, rec.bb);
-      r->mc_bb = bb;
-      r->mc_k = 0;
-      r->mc_n = bb ? (uint32_t)bb->stack_loads + bb->stack_stores : 0;
-    }
+    take(r, &rec);
     *out = rec;
     return 1;
   }

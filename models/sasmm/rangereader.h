@@ -41,6 +41,19 @@ void ppt_chunkmap_free(ppt_chunkmap *m);
 typedef struct ppt_rreader ppt_rreader;
 
 ppt_rreader *ppt_rreader_new(ppt_chunkmap *m);
+struct ppt_sieve;
+/* A reader of the sieve's kept records (sasmm/sieve.h) instead of m's chunks; ranges as
+ * before (each starts and ends at a kept record), without the per-instance split. The
+ * references dropped from the ranges it read are counted (ppt_rreader_dropped) and
+ * each record it returns has an ordinal (ppt_rreader_key). */
+ppt_rreader *ppt_rreader_new_sieved(ppt_chunkmap *m, const struct ppt_sieve *sv);
+/* The record last returned: the number of references (dropped ones included) before it
+ * in the current ranges; a block entry has the ordinal of the reference after it.
+ * Readers without a sieve: 0. */
+uint64_t ppt_rreader_key(const ppt_rreader *r);
+/* References dropped from every range read since the reader was made, and the counted
+ * loads and stores among them. */
+void ppt_rreader_dropped(const ppt_rreader *r, uint64_t *refs, uint64_t *loads, uint64_t *stores);
 void ppt_rreader_free(ppt_rreader *r);
 /* Starts over on ranges (copied). core/privatise: stack references get core's private
  * address. quota/ncores: when quota != NULL, only instance j of block b with

@@ -22,13 +22,21 @@ typedef struct ahead {
   ppt_err err;
 } ahead;
 
+/* One helper thread per cursor, for the cursor's whole life: a thread started and ended
+ * per chunk cost more than the decoding on a VM (each exit frees its stack with madvise,
+ * a TLB shoot-down on every CPU, and the next one faults it in again). */
 struct ppt_trace_cursor {
   const ppt_trace *t;
   uint32_t thread;
   size_t k;            /* the next chunk to hand out, among the thread's */
   ppt_trace_batch *b;  /* the caller's chunk */
   ppt_trace_batch *b2; /* read-ahead: the next chunk, decoding or decoded (NULL: none) */
-  int raw, pending;    /* pending: the helper thread runs (or ran) on b2 */
+  int raw;
+  int helper;  /* the helper thread runs */
+  int pending; /* 1: a job is given (the helper works on b2, or is done: `ready`) */
+  int ready, quit;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
   pthread_t th;
   ahead job;
 };
@@ -54,28 +62,57 @@ void ppt_trace_cursor_set_raw(ppt_trace_cursor *c, int raw) {
   if (c->b2) ppt_trace_batch_set_raw(c->b2, raw);
 }
 
+static void *helper_main(void *arg) {
+  ppt_trace_cursor *c = arg;
+  pthread_mutex_lock(&c->mu);
+  for (;;) {
+    while (!c->quit && !(c->pending && !c->ready)) pthread_cond_wait(&c->cv, &c->mu);
+    if (c->quit) break;
+    ahead *j = &c->job;
+    pthread_mutex_unlock(&c->mu);
+    j->rc = ppt_trace_chunk_decode(j->t, j->idx, j->b, &j->recs, &j->n, &j->err);
+    pthread_mutex_lock(&c->mu);
+    c->ready = 1;
+    pthread_cond_broadcast(&c->cv);
+  }
+  pthread_mutex_unlock(&c->mu);
+  return NULL;
+}
+
 int ppt_trace_cursor_set_ahead(ppt_trace_cursor *c, int on) {
   if (!on || c->b2) return 0;
   if (!(c->b2 = ppt_trace_batch_new())) return -1;
   ppt_trace_batch_set_raw(c->b2, c->raw);
+  pthread_mutex_init(&c->mu, NULL);
+  pthread_cond_init(&c->cv, NULL);
+  /* no helper (threads exhausted): decode in the caller, as without read-ahead */
+  c->helper = pthread_create(&c->th, NULL, helper_main, c) == 0;
   return 0;
 }
 
-static void *decode_ahead(void *arg) {
-  ahead *j = arg;
-  j->rc = ppt_trace_chunk_decode(j->t, j->idx, j->b, &j->recs, &j->n, &j->err);
-  return NULL;
+/* Gives the helper the thread's chunk k to decode into b2 (the caller no longer reads
+ * b2); decodes in this thread when there is no helper. */
+static void start_ahead(ppt_trace_cursor *c, size_t k) {
+  ahead *j = &c->job;
+  *j = (ahead){.t = c->t, .idx = ppt_trace_thread_chunk(c->t, c->thread, k), .b = c->b2};
+  if (!c->helper) {
+    j->rc = ppt_trace_chunk_decode(j->t, j->idx, j->b, &j->recs, &j->n, &j->err);
+    c->pending = c->ready = 1;
+    return;
+  }
+  pthread_mutex_lock(&c->mu);
+  c->pending = 1;
+  c->ready = 0;
+  pthread_cond_broadcast(&c->cv);
+  pthread_mutex_unlock(&c->mu);
 }
 
-/* Starts decoding the thread's chunk k into b2 (the caller no longer reads b2); decodes
- * in this thread when no helper can start. */
-static void start_ahead(ppt_trace_cursor *c, size_t k) {
-  c->job = (ahead){.t = c->t, .idx = ppt_trace_thread_chunk(c->t, c->thread, k), .b = c->b2};
-  c->pending = 1;
-  if (pthread_create(&c->th, NULL, decode_ahead, &c->job)) {
-    decode_ahead(&c->job);
-    c->pending = 2; /* done, nothing to join */
-  }
+/* Waits for the job given last. */
+static void wait_ahead(ppt_trace_cursor *c) {
+  if (!c->helper) return;
+  pthread_mutex_lock(&c->mu);
+  while (!c->ready) pthread_cond_wait(&c->cv, &c->mu);
+  pthread_mutex_unlock(&c->mu);
 }
 
 int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_t *n, ppt_err *err) {
@@ -90,7 +127,7 @@ int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_
     return ppt_trace_chunk_decode(c->t, idx, c->b, recs, n, err);
   }
   if (!c->pending) start_ahead(c, c->k); /* the first call: nothing decoded ahead yet */
-  if (c->pending == 1) pthread_join(c->th, NULL);
+  wait_ahead(c);
   c->pending = 0;
   ppt_trace_batch *cur = c->b2;
   c->b2 = c->b;
@@ -112,7 +149,17 @@ const ppt_trace_event *ppt_trace_cursor_events(const ppt_trace_cursor *c) {
 
 void ppt_trace_cursor_close(ppt_trace_cursor *c) {
   if (!c) return;
-  if (c->pending == 1) pthread_join(c->th, NULL);
+  if (c->b2) {
+    if (c->helper) {
+      pthread_mutex_lock(&c->mu);
+      c->quit = 1;
+      pthread_cond_broadcast(&c->cv);
+      pthread_mutex_unlock(&c->mu);
+      pthread_join(c->th, NULL);
+    }
+    pthread_mutex_destroy(&c->mu);
+    pthread_cond_destroy(&c->cv);
+  }
   ppt_trace_batch_free(c->b);
   ppt_trace_batch_free(c->b2);
   free(c);

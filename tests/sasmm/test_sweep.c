@@ -5,6 +5,11 @@
  *    traced with ppt-cc, counted everywhere and with an --only selection: equal counts;
  *  - LRU inclusion (Mattson et al. 1970; Hill & Smith 1989 for set counts): at fixed
  *    ways, misses never grow as a level grows;
+ *  - set sampling's sieve (docs/sweep.md, "The sieve"): a sampled sweep that mimics the
+ *    sieved stream counts exactly what the one streaming the whole trace counts, on the
+ *    program above and on one with machine-level stack references, a replicated phase,
+ *    guided and chunked loops, at 1-7 cores, counted everywhere and selected; and it is
+ *    left out (same counts) where it does not apply or would not fit its budget;
  *  - `ppt sweep --json` against `ppt sasmm --set ... --json` at one point;
  *  - ppt_hwspec_set: keys, suffixes, "line", and refusals that leave the spec alone. */
 #include <check.h>
@@ -190,6 +195,89 @@ START_TEST(sampled_close_to_exact) {
 }
 END_TEST
 
+/* Stack arguments (ten doubles: two go on the stack), code every core runs before the
+ * loops, a guided reduction calling it and a chunked static stencil. */
+static const char *k_prog2 =
+    "#include <stdio.h>\n"
+    "#define N 6000\n"
+    "static double v[N], w[N];\n"
+    "__attribute__((noinline)) static double f(double a, double b, double c, double d, double e,\n"
+    "    double g, double h, double i, double j, double k, double l) {\n"
+    "  return a + b * c - d + e * g + h - i * j + k * l;\n"
+    "}\n"
+    "int main(void) {\n"
+    "  double s = 0;\n"
+    "  for (int i = 0; i < N; i++) v[i] = i;\n"
+    "#pragma omp parallel\n"
+    "  {\n"
+    "    double loc = 0;\n"
+    "    for (int i = 0; i < 200; i++) loc += v[(i * 37) % N];\n"
+    "#pragma omp for schedule(guided) reduction(+:s)\n"
+    "    for (int i = 0; i < N; i++) s += f(v[i], w[i], v[i], 1, 2, 3, 4, 5, 6, loc, w[N - 1 - i]);\n"
+    "#pragma omp for schedule(static, 7)\n"
+    "    for (int i = 1; i < N - 1; i++) w[i] = v[i - 1] + v[i + 1];\n"
+    "  }\n"
+    "  printf(\"%f\\n\", s);\n"
+    "  return 0;\n"
+    "}\n";
+
+/* One sampled sweep with the sieve and one streaming: the same counts everywhere. */
+static void sieve_check(const ppt_trace *t, const unsigned char *counted, uint32_t k, int interleave,
+                        uint64_t budget, int expect_sieved) {
+  ppt_hwspec specs[32];
+  size_t ns = make_specs(specs) - 1; /* the inclusive spec is simulated whole: no sieve */
+  static const uint32_t cores[] = {1, 2, 3, 4, 7};
+  size_t nc = sizeof cores / sizeof *cores;
+  ppt_tracesim_result *a = calloc(ns * nc, sizeof *a), *b = calloc(ns * nc, sizeof *b);
+  ppt_sweep_opts o = {.cores = cores, .ncores = nc, .counted = counted, .threads = 2, .sample_sets = k};
+  ppt_sasmm_opts_default(&o.base);
+  o.base.interleave = interleave;
+  o.sieve_max_bytes = budget;
+  ppt_sweep_stats sa, sb;
+  ppt_err err;
+  ck_assert_msg(ppt_sweep_run(t, specs, ns, &o, a, &sa, &err) == 0, "%s", err.msg);
+  o.no_sieve = 1;
+  ck_assert_msg(ppt_sweep_run(t, specs, ns, &o, b, &sb, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq(sa.sieved, expect_sieved);
+  ck_assert_int_eq(sb.sieved, 0);
+  if (expect_sieved) ck_assert_uint_lt(sa.sieve_kept, sa.sieve_records);
+  for (size_t c = 0; c < nc; c++)
+    for (size_t i = 0; i < ns; i++) {
+      same(&a[c * ns + i], &b[c * ns + i], i, cores[c]);
+      ck_assert_uint_eq(a[c * ns + i].counted_loads, b[c * ns + i].counted_loads);
+      ck_assert_uint_eq(a[c * ns + i].counted_stores, b[c * ns + i].counted_stores);
+    }
+  free(a);
+  free(b);
+}
+
+START_TEST(sieve_equals_stream) {
+  const char *d = e2e_dir("sweep-sieve");
+  ppt_trace *t1 = traced(d);
+  e2e_write(d, "q.c", k_prog2);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O2 -fopenmp q.c -o q && $PPT trace -o q.trace -- ./q >/dev/null 2>&1"),
+                   0);
+  ppt_trace *t2 = e2e_open(d, "q.trace");
+  ppt_trace_set_stack_refs(t2, 1); /* e2e_open turns them off */
+  ck_assert_msg(ppt_trace_stack_refs(t2), "the program has no machine-level stack references");
+  const char *sel[] = {".omp_outlined."};
+  ppt_trace *ts[] = {t1, t2};
+  for (int i = 0; i < 2; i++) {
+    unsigned char *counted;
+    ppt_err err;
+    ck_assert_msg(ppt_trace_select(ts[i], sel, 1, &counted, &err) == 0, "%s", err.msg);
+    sieve_check(ts[i], NULL, 4, PPT_INTERLEAVE_RR, 0, 1);
+    sieve_check(ts[i], NULL, 16, PPT_INTERLEAVE_RR, 0, 1);
+    sieve_check(ts[i], counted, 8, PPT_INTERLEAVE_RR, 0, 1);
+    /* where it does not apply: uniform turns; a budget it does not fit */
+    sieve_check(ts[i], NULL, 16, PPT_INTERLEAVE_UNIFORM, 0, 0);
+    sieve_check(ts[i], NULL, 16, PPT_INTERLEAVE_RR, 4096, 0);
+    free(counted);
+    ppt_trace_close(ts[i]);
+  }
+}
+END_TEST
+
 /* The JSON value at path "points[i].levels[k].misses" style lookups, by hand. */
 static uint64_t level_misses(json_object *levels, int k) {
   json_object *l = json_object_array_get_idx(levels, (size_t)k), *m;
@@ -291,6 +379,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, sweep_equals_each_point);
   tcase_add_test(tc, cli_point_equals_sasmm);
   tcase_add_test(tc, sampled_close_to_exact);
+  tcase_add_test(tc, sieve_equals_stream);
   suite_add_tcase(s, tc);
   return s;
 }
