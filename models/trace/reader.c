@@ -480,8 +480,7 @@ int ppt_trace_decode_records(uint32_t nbbs, const ppt_trace_chunk_info *c, const
   return n == nrecs && refs == c->nrefs ? 0 : -1;
 }
 
-int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, const ppt_trace_rec **recs,
-                           size_t *n, ppt_err *err) {
+int ppt_trace_chunk_load(const ppt_trace *t, size_t i, ppt_trace_batch *b, ppt_err *err) {
   if (i >= t->nchunks) return ppt_err_set(err, PPT_EINPUT, "%s: no chunk %zu", t->path, i);
   const ppt_trace_chunk_info *c = &t->chunks[i];
   if (grow((void **)&b->comp, &b->comp_cap, t->max_comp, 1) ||
@@ -494,6 +493,12 @@ int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, con
   if (ZSTD_isError(got) || got != c->raw_size)
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu does not decompress (%s)", t->path, i,
                        ZSTD_isError(got) ? ZSTD_getErrorName(got) : "size mismatch");
+  return 0;
+}
+
+int ppt_trace_chunk_records(const ppt_trace *t, size_t i, ppt_trace_batch *b, const ppt_trace_rec **recs,
+                            size_t *n, ppt_err *err) {
+  const ppt_trace_chunk_info *c = &t->chunks[i];
   if (ppt_trace_decode_records(t->nbbs, c, b->raw, b->raw + c->raw_size, b->recs, &b->events, &b->ev_cap))
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: chunk %zu has malformed records", t->path, i);
   *recs = b->recs;
@@ -505,6 +510,12 @@ int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, con
     *n = k;
   }
   return 0;
+}
+
+int ppt_trace_chunk_decode(const ppt_trace *t, size_t i, ppt_trace_batch *b, const ppt_trace_rec **recs,
+                           size_t *n, ppt_err *err) {
+  int rc = ppt_trace_chunk_load(t, i, b, err);
+  return rc ? rc : ppt_trace_chunk_records(t, i, b, recs, n, err);
 }
 
 const ppt_trace_event *ppt_trace_batch_events(const ppt_trace_batch *b) {
