@@ -38,6 +38,20 @@ typedef struct ppt_sdcm_profile {
  * an impossible geometry (assoc 0 or > blocks). */
 int ppt_sdcm_hit_rate(const ppt_sdcm_profile *p, uint64_t assoc, uint64_t blocks, double *hit, ppt_err *err);
 
+/* The same for a level with random replacement (a miss in a full set evicts a way drawn
+ * uniformly), which LRU's Eq. 5 does not describe: a line reused at stack distance D
+ * survives every miss that lands in its set meanwhile with probability 1 − 1/A each.
+ * The D distinct lines touched in between miss, each, with the level's miss ratio μ per
+ * access that is not an immediate repeat (D = 0), and land in one of B/A sets, so
+ *   P(h|D) = (1 − 1/A)^(D μ A / B),
+ * and μ is the fixed point of the profile's miss ratio under that P(h|D) (the
+ * StatCache approach, Berg & Hagersten 2004, with stack distances; docs/cache.md,
+ * "Random replacement"). Iterated from μ = 1, which converges monotonically to the
+ * largest fixed point. A = 1 is LRU's direct-mapped case. Same errors as
+ * ppt_sdcm_hit_rate. */
+int ppt_sdcm_hit_rate_random(const ppt_sdcm_profile *p, uint64_t assoc, uint64_t blocks, double *hit,
+                             ppt_err *err);
+
 /* One level of a hierarchy: its geometry and the profile of the stream it sees — the
  * private-stack (PRD) profile for a private level, the concurrent (CRD) profile of the
  * interleaved stream for a shared one (docs/design.md, "PRD / CRD"; SASMM §3.4–3.6). */
@@ -45,6 +59,7 @@ typedef struct ppt_sdcm_level {
   uint64_t assoc;
   uint64_t blocks;
   ppt_sdcm_profile profile;
+  int random; /* random replacement (ppt_sdcm_hit_rate_random); 0: LRU */
 } ppt_sdcm_level;
 
 typedef struct ppt_sdcm_rates {

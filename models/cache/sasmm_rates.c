@@ -86,7 +86,9 @@ int ppt_sdcm_sasmm_hitrates(const ppt_hwspec *hw, const ppt_sasmm_profiles *p, p
         double h = rates[k].hit_rate;
         if (hw->levels[k].shared_by == 1) {
           const ppt_hw_level *lv = &hw->levels[k];
-          rc = ppt_sdcm_hit_rate(&pc, lv->assoc, lv->size / lv->line, &h, err);
+          rc = lv->replacement == PPT_HW_REPL_RANDOM
+                   ? ppt_sdcm_hit_rate_random(&pc, lv->assoc, lv->size / lv->line, &h, err)
+                   : ppt_sdcm_hit_rate(&pc, lv->assoc, lv->size / lv->line, &h, err);
         }
         per_core[(size_t)c * hw->nlevels + k] = h;
       }

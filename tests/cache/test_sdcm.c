@@ -220,7 +220,7 @@ START_TEST(hierarchy_rates) {
   double c1[] = {50, 20, 20, 10};
   uint64_t d2[] = {0, 15, 400, 9000};
   double c2[] = {45, 20, 25, 10};
-  ppt_sdcm_level lv[2] = {{8, 128, {d1, c1, 4, 3}}, {16, 2048, {d2, c2, 4, 3}}};
+  ppt_sdcm_level lv[2] = {{8, 128, {d1, c1, 4, 3}, 0}, {16, 2048, {d2, c2, 4, 3}, 0}};
   ppt_sdcm_rates r[2];
   ppt_err err;
   ck_assert_int_eq(ppt_sdcm_hierarchy(lv, 2, r, &err), 0);
