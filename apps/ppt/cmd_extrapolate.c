@@ -245,6 +245,7 @@ static int measure(const args *a, results *r, ppt_err *err) {
       o.ncores = a->c.cores[c];
       o.seed = a->c.seed;
       o.keep_blocks = 1;
+      o.crd_group = ppt_sdcm_crd_group(&r->hw);
       rc = ppt_sasmm_measure(r->t[i], &o, &ro, r->counted_of[i], &r->prof[i][c], err);
       if (!rc) rc = ppt_sdcm_sasmm_hitrates(&r->hw, &r->prof[i][c], r->pt[c].meas[i], NULL, err);
       ppt_cli_progress_update(pg, i * a->c.ncores + c + 1);

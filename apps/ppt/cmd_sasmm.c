@@ -107,6 +107,7 @@ static void *worker(void *arg) {
     o.interleave = tk->il;
     o.shared_only = tk->shared_only;
     o.plan = j->plan;
+    o.crd_group = ppt_sdcm_crd_group(&r->hw);
     if (j->a->model_sim)
       tk->rc = ppt_tracesim_sasmm(r->t, &o, &r->hw, r->counted, &tk->sim, &tk->prof.stats, &tk->err);
     else

@@ -50,6 +50,9 @@ typedef struct ppt_sasmm_opts {
                                  (a core's store drops the line from the other cores' caches) */
   const ppt_sasmm_plan *plan; /* the trace's plan (ppt_sasmm_plan_new), or NULL: the mimic
                                  makes its own (one more pass over the trace) */
+  uint32_t crd_group;         /* ppt_sasmm_measure: cores that share one instance of the shared
+                                 level (a spec's shared_by; ppt_sdcm_crd_group): the CRD is each
+                                 group's interleaved stream's, summed; 0: all cores share one */
   const ppt_sieve *sieve;     /* stream the sieve's kept records instead of the trace (made from
                                  this trace and plan); the dropped references reach the sink's
                                  `dropped`. Used with the plan's steps, the iteration split and

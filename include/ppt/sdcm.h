@@ -90,11 +90,17 @@ int ppt_sdcm_hierarchy_hw(const ppt_hwspec *hw, const ppt_sdcm_profile *profiles
                           ppt_err *err);
 
 /* SASMM's hit rates (§3.6) from the profiles of its mimicked cores (ppt/sasmm.h):
- * private levels (shared_by == 1) from the PRD, shared levels from the CRD (a shared
- * level is taken as shared by all mimicked cores). rates holds hw->nlevels entries;
+ * private levels (shared_by == 1) from the PRD, shared levels from the CRD (one CRD for
+ * every instance: the cores' common one, or with ppt_sasmm_opts.crd_group the instances'
+ * own, summed, as each instance serves its group's stream). rates holds hw->nlevels entries;
  * per_core (optional, ncores x nlevels) gets each core's own private-level rates (shared
  * levels: the common value). PPT_EINPUT when hw has a shared level and p no CRD. */
 struct ppt_sasmm_profiles;
+/* The cores that share one instance of hw's shared levels (their shared_by, when they all
+ * agree and exceed 1), for ppt_sasmm_opts.crd_group: the CRD is then measured per
+ * instance, as the simulation has them. 0 (one CRD for all cores): no shared level, or
+ * shared levels of different sharing. */
+uint32_t ppt_sdcm_crd_group(const ppt_hwspec *hw);
 int ppt_sdcm_sasmm_hitrates(const ppt_hwspec *hw, const struct ppt_sasmm_profiles *p, ppt_sdcm_rates *rates,
                             double *per_core, ppt_err *err);
 

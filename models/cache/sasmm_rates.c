@@ -104,6 +104,17 @@ out:
   return rc;
 }
 
+uint32_t ppt_sdcm_crd_group(const ppt_hwspec *hw) {
+  uint32_t g = 0;
+  for (uint32_t k = 0; k < hw->nlevels; k++) {
+    uint32_t s = hw->levels[k].shared_by;
+    if (s <= 1) continue;
+    if (g && s != g) return 0;
+    g = s;
+  }
+  return g;
+}
+
 static void on_sim(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
   ppt_tracesim_tally *tally = arg;
   for (size_t i = 0; i < n; i++) ppt_tracesim_tally_access(tally, cores[i], &r[i]);

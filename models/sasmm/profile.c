@@ -12,7 +12,9 @@
 
 typedef struct feed {
   ppt_reuse **prd;
-  ppt_reuse *crd;
+  ppt_reuse **crd; /* [ngroups]: one per instance of the shared level */
+  uint32_t ngroups, group;
+  ppt_trace_rec *gbuf; /* a batch's records of one group */
   ppt_err err;
   int failed;
 } feed;
@@ -22,10 +24,28 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
   if (!f->failed && ppt_reuse_feed(f->prd[core], r, n, &f->err)) f->failed = 1;
 }
 
+/* A core group's instance of the shared level sees its cores' records only, in the
+ * interleaved order. */
 static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
-  (void)cores;
   feed *f = arg;
-  if (!f->failed && ppt_reuse_feed(f->crd, r, n, &f->err)) f->failed = 1;
+  if (f->failed) return;
+  if (f->ngroups == 1) {
+    if (ppt_reuse_feed(f->crd[0], r, n, &f->err)) f->failed = 1;
+    return;
+  }
+  ppt_trace_rec *nb = realloc(f->gbuf, (n ? n : 1) * sizeof *nb);
+  if (!nb) {
+    ppt_err_set(&f->err, PPT_ERUN, "out of memory");
+    f->failed = 1;
+    return;
+  }
+  f->gbuf = nb;
+  for (uint32_t g = 0; g < f->ngroups && !f->failed; g++) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+      if (cores[i] / f->group == g) nb[k++] = r[i];
+    if (k && ppt_reuse_feed(f->crd[g], nb, k, &f->err)) f->failed = 1;
+  }
 }
 
 /* The histogram of the counted blocks only (or a copy of the whole). */
@@ -63,6 +83,9 @@ int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_reu
   feed f = {0};
   int rc = 0;
   out->ncores = n;
+  f.group = o->crd_group && o->crd_group < n ? o->crd_group : n;
+  f.ngroups = (n + f.group - 1) / f.group;
+  f.crd = calloc(f.ngroups, sizeof *f.crd);
   f.prd = calloc(n, sizeof *f.prd);
   out->prd = calloc(n, sizeof *out->prd);
   if (o->keep_blocks) {
@@ -70,12 +93,13 @@ int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_reu
     out->prd_bb = calloc(out->nblocks, sizeof *out->prd_bb);
     out->crd_bb = calloc(out->nblocks, sizeof *out->crd_bb);
   }
-  if (!f.prd || !out->prd || (o->keep_blocks && (!out->prd_bb || !out->crd_bb))) {
+  if (!f.prd || !f.crd || !out->prd || (o->keep_blocks && (!out->prd_bb || !out->crd_bb))) {
     rc = ppt_err_set(err, PPT_ERUN, "out of memory");
     goto out;
   }
   for (uint32_t c = 0; c < n && !rc && !o->shared_only; c++) rc = ppt_reuse_new(ropts, &f.prd[c], err);
-  if (!rc && !o->private_only) rc = ppt_reuse_new(ropts, &f.crd, err);
+  for (uint32_t g = 0; g < f.ngroups && !rc && !o->private_only; g++)
+    rc = ppt_reuse_new(ropts, &f.crd[g], err);
   if (rc) goto out;
   ppt_sasmm_sink sink = {
       .priv = o->shared_only ? NULL : on_priv, .shared = o->private_only ? NULL : on_shared, .arg = &f};
@@ -96,14 +120,27 @@ int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_reu
     if (o->keep_blocks && (rc = keep_blocks(f.prd[c], out->prd_bb, out->nblocks, err))) break;
     if (ppt_rdhist_merge(out->prd_all, out->prd[c], 1.0)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   }
-  if (!rc && f.crd && !(rc = ppt_reuse_finish(f.crd, err)))
-    rc = counted_hist(f.crd, counted, nbbs, &out->crd, err);
-  if (!rc && f.crd && o->keep_blocks) rc = keep_blocks(f.crd, out->crd_bb, out->nblocks, err);
+  /* The groups' CRDs summed: SDCM of the sum on one instance weighs each instance's rate
+   * by the references it served. */
+  for (uint32_t g = 0; g < f.ngroups && !rc && f.crd[g]; g++) {
+    ppt_rdhist *h = NULL;
+    if ((rc = ppt_reuse_finish(f.crd[g], err)) || (rc = counted_hist(f.crd[g], counted, nbbs, &h, err)))
+      break;
+    if (!out->crd)
+      out->crd = h;
+    else {
+      if (ppt_rdhist_merge(out->crd, h, 1.0)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+      ppt_rdhist_free(h);
+    }
+    if (!rc && o->keep_blocks) rc = keep_blocks(f.crd[g], out->crd_bb, out->nblocks, err);
+  }
 out:
   if (f.prd)
     for (uint32_t c = 0; c < n; c++) ppt_reuse_free(f.prd[c]);
   free(f.prd);
-  ppt_reuse_free(f.crd);
+  for (uint32_t g = 0; f.crd && g < f.ngroups; g++) ppt_reuse_free(f.crd[g]);
+  free(f.crd);
+  free(f.gbuf);
   if (rc) ppt_sasmm_profiles_free(out);
   return rc;
 }
