@@ -1,159 +1,17 @@
 /* mimic.c — SASMM Algorithms 1 and 2 over a streamed sequential trace (see ppt/sasmm.h).
  *
- * Pass 1 (find_markers) finds, for every worksharing-loop instance, the block that starts
- * each iteration: the loop's iteration count comes from the recorded libomp bounds, and
- * the block entered exactly that many times inside the instance, earliest first, is the
- * loop body's first block. This survives any optimisation level, unlike block names.
- * Pass 2 walks the trace again, cutting it into phases; each phase is dealt to the cores
- * and streamed through one range reader per core, interleaved into the shared stream.
- * Neither pass depends on the core count: a plan (ppt_sasmm_plan_new) makes both once and
- * keeps pass 2's steps, and every mimic given the plan only deals and streams. */
+ * The trace's two passes (passes.c) find the worksharing loops and cut the trace into
+ * phases; each phase is dealt to the cores and streamed through one range reader per
+ * core, interleaved into the shared stream. Neither pass depends on the core count: a
+ * plan (plan.c) makes both once and keeps pass 2's steps, and every mimic given the plan
+ * only deals and streams. */
 #include <stdlib.h>
 #include <string.h>
 
 #include <gsl/gsl_rng.h>
 
-#include "ppt/sasmm.h"
+#include "sasmm/passes.h"
 #include "sasmm/rangereader.h"
-#include "sasmm/sieve.h"
-
-typedef struct loop_info {
-  uint64_t begin, end; /* record indices of LOOP_BEGIN and LOOP_END */
-  int sched;
-  int64_t chunk;
-  uint64_t trip;
-  uint32_t marker; /* 0: none found */
-  uint64_t marker_count;
-} loop_info;
-
-typedef struct loops {
-  loop_info *v;
-  size_t n, cap;
-} loops;
-
-/* One step of pass 2 (walk), as the plan records it: a plain phase, a parallel region's
- * fork, or a worksharing-loop instance with its iteration boundaries (bnd[b0, b0+nb)). */
-typedef struct step {
-  enum { STEP_PLAIN, STEP_FORK, STEP_LOOP } kind;
-  int parallel;
-  uint64_t s, e;   /* STEP_PLAIN: records [s, e) */
-  size_t loop;     /* STEP_LOOP: index in L */
-  uint64_t b0, nb; /* STEP_LOOP: its boundaries in the plan's bnd */
-} step;
-
-/* Pass 2's steps are the same at every core count (only the dealing differs): a plan
- * keeps them so that each mimic of a sweep streams its phases without walking the trace
- * once more. Kept while the boundaries stay under PLAN_MAX_BOUNDS (a trace with more loop
- * iterations than that walks again in every mimic: memory stays bounded). */
-#define PLAN_MAX_BOUNDS ((uint64_t)1 << 22)
-
-struct ppt_sasmm_plan {
-  const ppt_trace *t; /* the trace it was made from */
-  loops L;
-  step *steps; /* NULL: not kept (too many boundaries) */
-  size_t nsteps, capsteps;
-  uint64_t *bnd;
-  uint64_t nbnd, capbnd;
-  int dropped; /* the steps outgrew PLAN_MAX_BOUNDS */
-};
-
-static uint64_t trip_of(const int64_t *v) {
-  int64_t lb = v[1], ub = v[2], incr = v[3] ? v[3] : 1;
-  if (incr > 0 ? ub < lb : ub > lb) return 0;
-  return (uint64_t)((ub - lb) / incr) + 1;
-}
-
-static int push_loop(loops *l, loop_info li) {
-  if (l->n == l->cap) {
-    size_t nc = l->cap ? 2 * l->cap : 64;
-    loop_info *n = realloc(l->v, nc * sizeof *n);
-    if (!n) return -1;
-    l->v = n;
-    l->cap = nc;
-  }
-  l->v[l->n++] = li;
-  return 0;
-}
-
-/* Pass 1. Nested worksharing loops belong to the iteration of the outer one; loops
- * outside parallel regions run on one thread anyway and are left serial. */
-static int find_markers(const ppt_trace *t, loops *out, ppt_err *err) {
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  uint64_t *count = calloc((size_t)nbbs + 1, sizeof *count), *first = calloc((size_t)nbbs + 1, sizeof *first);
-  uint32_t *touched = malloc(((size_t)nbbs + 1) * sizeof *touched);
-  size_t ntouched = 0;
-  ppt_trace_cursor *c = NULL;
-  int rc = 0;
-  if (!count || !first || !touched) {
-    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
-    goto out;
-  }
-  if ((rc = ppt_trace_cursor_open(t, 0, &c, err))) goto out;
-  ppt_trace_cursor_set_raw(c, 1); /* positions index the file's records (rangereader.h) */
-  /* the pass does little per record: the next chunk decodes meanwhile on another CPU */
-  if (ppt_trace_cursor_set_ahead(c, 1)) {
-    rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
-    goto out;
-  }
-  int par = 0, depth = 0, counting = 0;
-  loop_info cur = {0};
-  uint64_t pos = 0;
-  const ppt_trace_rec *r;
-  size_t n;
-  while ((rc = ppt_trace_cursor_next(c, &r, &n, err)) == 0 && n) {
-    const ppt_trace_event *ev = ppt_trace_cursor_events(c);
-    for (size_t i = 0; i < n; i++, pos++) {
-      if (r[i].kind == PPT_REC_BB) {
-        if (counting) {
-          uint32_t b = r[i].bb;
-          if (count[b]++ == 0) {
-            first[b] = pos;
-            touched[ntouched++] = b;
-          }
-        }
-        continue;
-      }
-      if (r[i].kind != PPT_REC_EVENT) continue;
-      const ppt_trace_event *e = &ev[r[i].addr];
-      switch (e->type) {
-        case PPT_EV_PAR_BEGIN: par++; break;
-        case PPT_EV_PAR_END: par -= par > 0; break;
-        case PPT_EV_LOOP_BEGIN:
-          if (depth++ == 0 && par > 0 && e->nvals == 5) {
-            cur = (loop_info){.begin = pos, .sched = (int)e->v[0], .chunk = e->v[4], .trip = trip_of(e->v)};
-            counting = 1;
-          }
-          break;
-        case PPT_EV_LOOP_END:
-          if (depth > 0 && --depth == 0 && counting) {
-            counting = 0;
-            cur.end = pos;
-            uint64_t best = UINT64_MAX;
-            for (size_t k = 0; k < ntouched; k++) {
-              uint32_t b = touched[k];
-              /* A rotated loop may enter its header once more to exit: trip + 1. */
-              if ((count[b] == cur.trip || count[b] == cur.trip + 1) && first[b] < best) {
-                best = first[b];
-                cur.marker = b;
-                cur.marker_count = count[b];
-              }
-            }
-            for (size_t k = 0; k < ntouched; k++) count[touched[k]] = 0;
-            ntouched = 0;
-            if (push_loop(out, cur)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-          }
-          break;
-        default: break;
-      }
-    }
-  }
-out:
-  ppt_trace_cursor_close(c);
-  free(count);
-  free(first);
-  free(touched);
-  return rc;
-}
 
 /* Output batching to the sink. */
 enum { OUTB = 4096 };
@@ -405,141 +263,6 @@ static int phase_plain(mimic *m, uint64_t s, uint64_t e, int parallel, ppt_err *
   return run_phase(m, parallel, NULL, err);
 }
 
-/* What pass 2 does with each step it finds (the mimic streams it, a plan records it). */
-typedef struct step_ops {
-  int (*plain)(void *arg, uint64_t s, uint64_t e, int parallel, ppt_err *err);
-  void (*fork)(void *arg);
-  /* b[0..nb): the instance's iteration boundaries; bcount: each block's entries in it */
-  int (*loop)(void *arg, size_t li, const uint64_t *b, uint64_t nb, const uint64_t *bcount, ppt_err *err);
-} step_ops;
-
-/* What pass 2 feeds a sieve (sieve.h) as it goes: every record, those where a range may
- * start or end forced in. Those are, by walk and run_loop: the first record, every event
- * (phases end at PAR_BEGIN, PAR_END and LOOP_BEGIN; a loop instance starts at its
- * LOOP_BEGIN), the record after every event (phases start after PAR_BEGIN, PAR_END and
- * LOOP_END), every entry of a block that is some loop's iteration marker (iterations
- * start there), and the equal pieces run_loop cuts a loop without a marker into. */
-typedef struct feed {
-  ppt_sieve *sv;
-  uint8_t *marker; /* [nbbs + 1] */
-  uint64_t *cuts;  /* sorted */
-  size_t ncuts, ci;
-  int after_event, over;
-} feed;
-
-static int feed_init(feed *f, const ppt_trace *t, const loops *L, ppt_sieve *sv) {
-  *f = (feed){.sv = sv, .marker = calloc((size_t)ppt_trace_nbbs(t) + 1, 1)};
-  if (!f->marker) return -1;
-  size_t cap = 0;
-  for (size_t i = 0; i < L->n; i++) {
-    const loop_info *li = &L->v[i];
-    if (li->marker) f->marker[li->marker] = 1;
-    if (li->marker || !li->trip) continue;
-    for (uint64_t k = 0; k < li->trip; k++) {
-      if (f->ncuts == cap) {
-        cap = cap ? 2 * cap : 1024;
-        uint64_t *n = realloc(f->cuts, cap * sizeof *n);
-        if (!n) return -1;
-        f->cuts = n;
-      }
-      f->cuts[f->ncuts++] = li->begin + ((li->end - li->begin) * k) / li->trip;
-    }
-  }
-  return 0;
-}
-
-static void feed_free(feed *f) {
-  free(f->marker);
-  free(f->cuts);
-}
-
-static inline int feed_rec(feed *f, uint64_t pos, const ppt_trace_rec *x) {
-  int forced =
-      pos == 0 || f->after_event || x->kind == PPT_REC_EVENT || (x->kind == PPT_REC_BB && f->marker[x->bb]);
-  f->after_event = x->kind == PPT_REC_EVENT;
-  while (f->ci < f->ncuts && f->cuts[f->ci] < pos) f->ci++;
-  forced |= f->ci < f->ncuts && f->cuts[f->ci] == pos;
-  int rc = ppt_sieve_add(f->sv, pos, x, forced);
-  f->over = rc > 0;
-  return rc < 0;
-}
-
-/* Pass 2: cut the trace into phases in order and hand each to ops (and each record to
- * f's sieve, when f is not NULL). */
-static int walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *arg, feed *f, ppt_err *err) {
-  ppt_trace_cursor *c;
-  int rc = ppt_trace_cursor_open(t, 0, &c, err);
-  if (rc) return rc;
-  ppt_trace_cursor_set_raw(c, 1); /* positions index the file's records (rangereader.h) */
-  /* the pass does little per record: the next chunk decodes meanwhile on another CPU */
-  if (ppt_trace_cursor_set_ahead(c, 1)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  uint64_t *bcount = calloc((size_t)nbbs + 1, sizeof *bcount);
-  if (!bcount) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-  uint64_t pos = 0, phase_start = 0;
-  int par = 0;
-  size_t li = 0;
-  const loop_info *cur = NULL;
-  uint64_t *bnd = NULL, nbnd = 0, capb = 0;
-  const ppt_trace_rec *r;
-  size_t n;
-  while (!rc && (rc = ppt_trace_cursor_next(c, &r, &n, err)) == 0 && n) {
-    const ppt_trace_event *ev = ppt_trace_cursor_events(c);
-    if (f && !f->over)
-      for (size_t i = 0; i < n && !f->over; i++)
-        if (feed_rec(f, pos + i, &r[i])) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-    for (size_t i = 0; i < n && !rc; i++, pos++) {
-      if (cur) {
-        if (r[i].kind == PPT_REC_BB) {
-          bcount[r[i].bb]++;
-          if (r[i].bb == cur->marker && pos > cur->begin) {
-            if (nbnd == capb) {
-              capb = capb ? 2 * capb : 1024;
-              uint64_t *nb = realloc(bnd, capb * sizeof *nb);
-              if (!nb) {
-                rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-                break;
-              }
-              bnd = nb;
-            }
-            bnd[nbnd++] = pos;
-          }
-        }
-        if (pos == cur->end) {
-          rc = ops->loop(arg, (size_t)(cur - L->v), bnd, nbnd, bcount, err);
-          memset(bcount, 0, ((size_t)nbbs + 1) * sizeof *bcount);
-          nbnd = 0;
-          cur = NULL;
-          phase_start = pos + 1;
-        }
-        continue;
-      }
-      if (r[i].kind != PPT_REC_EVENT) continue;
-      const ppt_trace_event *e = &ev[r[i].addr];
-      if (e->type == PPT_EV_PAR_BEGIN) {
-        if (par++ == 0) {
-          rc = ops->plain(arg, phase_start, pos, 0, err);
-          phase_start = pos + 1;
-          ops->fork(arg);
-        }
-      } else if (e->type == PPT_EV_PAR_END) {
-        if (par > 0 && --par == 0) {
-          rc = ops->plain(arg, phase_start, pos, 1, err);
-          phase_start = pos + 1;
-        }
-      } else if (e->type == PPT_EV_LOOP_BEGIN && li < L->n && L->v[li].begin == pos) {
-        rc = ops->plain(arg, phase_start, pos, 1, err);
-        cur = &L->v[li++];
-      }
-    }
-  }
-  if (!rc) rc = ops->plain(arg, phase_start, pos, par > 0, err);
-  free(bnd);
-  free(bcount);
-  ppt_trace_cursor_close(c);
-  return rc;
-}
-
 /* ---- the mimic's steps: stream them ---- */
 
 static int mimic_plain(void *arg, uint64_t s, uint64_t e, int parallel, ppt_err *err) {
@@ -574,58 +297,6 @@ static int replay(mimic *m, const ppt_sasmm_plan *p, ppt_err *err) {
   }
   return rc;
 }
-
-/* ---- the plan's steps: record them ---- */
-
-static int plan_push(ppt_sasmm_plan *p, step st, ppt_err *err) {
-  if (p->nsteps == p->capsteps) {
-    size_t nc = p->capsteps ? 2 * p->capsteps : 256;
-    step *n = realloc(p->steps, nc * sizeof *n);
-    if (!n) return ppt_err_set(err, PPT_ERUN, "out of memory");
-    p->steps = n;
-    p->capsteps = nc;
-  }
-  p->steps[p->nsteps++] = st;
-  return 0;
-}
-
-static int plan_plain(void *arg, uint64_t s, uint64_t e, int parallel, ppt_err *err) {
-  ppt_sasmm_plan *p = arg;
-  return s >= e || p->dropped
-             ? 0
-             : plan_push(p, (step){.kind = STEP_PLAIN, .parallel = parallel, .s = s, .e = e}, err);
-}
-
-static void plan_fork(void *arg) {
-  ppt_sasmm_plan *p = arg;
-  ppt_err ignored;
-  if (!p->dropped && plan_push(p, (step){.kind = STEP_FORK}, &ignored)) p->dropped = 1;
-}
-
-static int plan_loop(void *arg, size_t li, const uint64_t *b, uint64_t nb, const uint64_t *bcount,
-                     ppt_err *err) {
-  (void)bcount;
-  ppt_sasmm_plan *p = arg;
-  if (p->dropped) return 0;
-  if (p->nbnd + nb > PLAN_MAX_BOUNDS) {
-    p->dropped = 1; /* too many iterations to keep: every mimic walks */
-    return 0;
-  }
-  if (p->nbnd + nb > p->capbnd) {
-    uint64_t nc = p->capbnd ? 2 * p->capbnd : 4096;
-    while (nc < p->nbnd + nb) nc *= 2;
-    uint64_t *n = realloc(p->bnd, nc * sizeof *n);
-    if (!n) return ppt_err_set(err, PPT_ERUN, "out of memory");
-    p->bnd = n;
-    p->capbnd = nc;
-  }
-  if (nb) memcpy(p->bnd + p->nbnd, b, nb * sizeof *b);
-  int rc = plan_push(p, (step){.kind = STEP_LOOP, .loop = li, .b0 = p->nbnd, .nb = nb}, err);
-  p->nbnd += nb;
-  return rc;
-}
-
-static const step_ops plan_ops = {plan_plain, plan_fork, plan_loop};
 
 int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm_sink *sink,
                     ppt_sasmm_stats *stats, ppt_err *err) {
@@ -674,14 +345,14 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
     rc = ppt_err_set(err, PPT_EINPUT, "%s: mimic: the plan is of another trace", ppt_trace_path(t));
     goto out;
   }
-  if (!o->plan && (rc = find_markers(t, &L, err))) goto out;
+  if (!o->plan && (rc = ppt_sasmm_find_markers(t, &L, err))) goto out;
   m.L = o->plan ? &o->plan->L : &L;
   /* A plan's recorded steps save walking the trace again (the per-instance split needs
    * the walk's block counts). */
   if (o->plan && o->plan->steps && !o->plan->dropped && o->split == PPT_SPLIT_ITERATIONS)
     rc = replay(&m, o->plan, err);
   else
-    rc = walk(t, m.L, &mimic_ops, &m, NULL, err);
+    rc = ppt_sasmm_walk(t, m.L, &mimic_ops, &m, NULL, err);
   if (rc) goto out;
   for (uint32_t c = 0; c < n; c++) flush_priv(&m.out, c);
   flush_shared(&m.out);
@@ -709,58 +380,4 @@ out:
   free(L.v);
   ppt_chunkmap_free(&m.map);
   return rc;
-}
-
-int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
-  ppt_sasmm_plan *p = calloc(1, sizeof *p);
-  if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  p->t = t;
-  int rc = find_markers(t, &p->L, err);
-  if (!rc) rc = walk(t, &p->L, &plan_ops, p, NULL, err);
-  if (rc) {
-    ppt_sasmm_plan_free(p);
-    return rc;
-  }
-  *out = p;
-  return 0;
-}
-
-int ppt_sasmm_plan_sieve(const ppt_trace *t, ppt_sieve_drop_fn drop, const void *arg, const uint8_t *counted,
-                         uint64_t max_bytes, ppt_sasmm_plan **plan, ppt_sieve **sieve, ppt_err *err) {
-  *plan = NULL;
-  *sieve = NULL;
-  ppt_sasmm_plan *p = calloc(1, sizeof *p);
-  if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  p->t = t;
-  feed f = {0};
-  ppt_sieve *sv = NULL;
-  int rc = find_markers(t, &p->L, err);
-  if (!rc && (!(sv = ppt_sieve_new(t, drop, arg, counted, max_bytes)) || feed_init(&f, t, &p->L, sv)))
-    rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-  if (!rc) rc = walk(t, &p->L, &plan_ops, p, &f, err);
-  feed_free(&f);
-  if (rc) {
-    ppt_sieve_free(sv);
-    ppt_sasmm_plan_free(p);
-    return rc;
-  }
-  if (f.over || !p->steps || p->dropped) { /* no use: the sweep streams */
-    ppt_sieve_free(sv);
-    sv = NULL;
-  }
-  uint64_t records = 0;
-  for (size_t k = 0; sv && k < ppt_trace_thread_nchunks(t, 0); k++)
-    records += ppt_trace_chunk(t, ppt_trace_thread_chunk(t, 0, k))->nrecs;
-  if (sv) ppt_sieve_finish(sv, records);
-  *plan = p;
-  *sieve = sv;
-  return 0;
-}
-
-void ppt_sasmm_plan_free(ppt_sasmm_plan *p) {
-  if (!p) return;
-  free(p->L.v);
-  free(p->steps);
-  free(p->bnd);
-  free(p);
 }
