@@ -148,6 +148,9 @@ int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err);
  * memory.max, ulimit -v), by the memory model of docs/sasmm.md "Memory": the `at_once`
  * largest of --cores (x --interleave) simulated at the same time, each with the nhw specs hw[]
  * (a sweep's hierarchies). Better than an OOM kill. */
+/* Memory this process may still take: the least of MemAvailable, the cgroup's limit less
+ * its use, and the address-space limit (*what says which); UINT64_MAX when none is known. */
+uint64_t ppt_cli_memory_available(const char **what);
 int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t nhw,
                          size_t at_once, ppt_err *err);
 /* The runtime `ppt predict` prints for t on hw at n cores with the default core model and

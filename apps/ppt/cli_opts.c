@@ -234,7 +234,7 @@ int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err) {
 
 /* Memory this process may still take: the least of MemAvailable, the cgroup's limit
  * less its use (cgroup v2), and the address-space limit; UINT64_MAX when none is known. */
-static uint64_t memory_available(const char **what) {
+uint64_t ppt_cli_memory_available(const char **what) {
   uint64_t best = UINT64_MAX, v;
   *what = "no limit known";
   FILE *f = fopen("/proc/meminfo", "r");
@@ -300,7 +300,7 @@ int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_
   }
   per_core += (most < chunks ? most : chunks) * batch / (most ? most : 1);
   const char *what;
-  uint64_t avail = memory_available(&what);
+  uint64_t avail = ppt_cli_memory_available(&what);
   if (need <= avail) return 0;
   return ppt_err_set(err, PPT_EINPUT,
                      "%s: --cores %u needs about %.2f GB (%.1f MB per simulated core, %.2f GB of cache "

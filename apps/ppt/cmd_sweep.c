@@ -100,6 +100,14 @@ typedef struct results {
   double seconds;
 } results;
 
+/* The sieve's memory at most (docs/sweep.md, "The sieve"): 512 MiB, or a quarter of what
+ * this process may still take when that is less (ppt_cli_check_memory did not count it). */
+static uint64_t sieve_budget(void) {
+  const char *what;
+  uint64_t avail = ppt_cli_memory_available(&what) / 4, cap = (uint64_t)512 << 20;
+  return avail < cap ? (avail ? avail : 1) : cap;
+}
+
 static int take(void *arg, int val, const char *value) {
   args *a = arg;
   switch (val) {
@@ -258,6 +266,7 @@ static int run(void *va, void *vr, ppt_err *err) {
                       .threads = (uint32_t)a->threads,
                       .sample_sets = (uint32_t)a->sample_sets,
                       .no_sieve = a->no_sieve,
+                      .sieve_max_bytes = sieve_budget(),
                       .progress = ppt_cli_progress_cb,
                       .progress_arg = bar};
   double t0 = now();
