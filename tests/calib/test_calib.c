@@ -736,12 +736,18 @@ START_TEST(fake_sysfs_haswell) {
   ck_assert_msg(rc == 0, "%s", err.msg);
   ck_assert_uint_eq(r->hw.cores, 10);
   ck_assert_uint_eq(r->smt, 2);
-  /* The ways stay the fake tree's unless the L3 was sized by streaming (this host's L3
-   * behaves smaller, and then the ways fill the measured size). */
-  if (r->hw.levels[2].replacement == PPT_HW_REPL_LRU)
+  /* The ways stay the fake tree's unless the L3 was sized by streaming: then its size is
+   * what this host's stream kept, more or less than 25 MiB depending on the host and its
+   * load (21 ways' worth under ASan on the loaded 2-vCPU VM, where this asserted at least
+   * 25 and failed), above the L2, in whole sets (calib_spec.c). */
+  if (r->hw.levels[2].replacement == PPT_HW_REPL_LRU) {
     ck_assert_uint_eq(r->hw.levels[2].assoc, 25);
-  else
-    ck_assert_uint_ge(r->hw.levels[2].assoc, 25);
+  } else {
+    const ppt_hw_level *l3 = &r->hw.levels[2];
+    ck_assert_uint_gt(l3->size, r->hw.levels[1].size);
+    ck_assert_uint_eq(l3->size, ppt_hwspec_sets(l3) * l3->assoc * l3->line);
+  }
+  ck_assert_msg(ppt_hwspec_validate(&r->hw, "fake-haswell", &err) == 0, "%s", err.msg);
   ck_assert(strstr(r->hw.notes, "16384 sets x 25 ways") != NULL);
   free(r);
   free(dir);
