@@ -132,6 +132,27 @@ START_TEST(wu_yeung_fig2) {
 }
 END_TEST
 
+/* The parallel blocks' table (counted: the loop bodies, not the set-up). */
+static uint8_t *parallel_blocks(const ppt_trace *t) {
+  uint32_t nbbs = ppt_trace_nbbs(t);
+  uint8_t *counted = calloc(nbbs + 1, 1);
+  ck_assert_ptr_nonnull(counted);
+  for (uint32_t b = 1; b <= nbbs; b++) counted[b] = ppt_trace_bb_get(t, b)->flags & PPT_BB_PARALLEL ? 1 : 0;
+  return counted;
+}
+
+/* SDCM's rates of the mimicked profiles (exact reuse). */
+static void sdcm_rates(const ppt_trace *t, const ppt_sasmm_opts *o, const uint8_t *counted,
+                       const ppt_hwspec *hw, ppt_sdcm_rates *rates) {
+  ppt_reuse_opts ro;
+  ppt_reuse_opts_default(&ro);
+  ppt_sasmm_profiles p;
+  ppt_err err;
+  ck_assert_msg(ppt_sasmm_measure(t, o, &ro, counted, &p, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_sdcm_sasmm_hitrates(hw, &p, rates, NULL, &err) == 0, "%s", err.msg);
+  ppt_sasmm_profiles_free(&p);
+}
+
 /* 1024 lines swept 20 times by a parallel loop, a load and a store per line, so core c's
  * share is 1024/n lines. L1 holds 128 lines: below 8 cores only the store after each
  * load hits (hit rate 1/2); from 8 cores on everything but the first sweep's loads hits
@@ -157,23 +178,16 @@ START_TEST(working_set_drops_below_l1) {
   snprintf(hwp, sizeof hwp, "%s/hwspecs/sasmm-cachegrind.json", getenv("PPT_SOURCE_DIR"));
   ck_assert_msg(ppt_hwspec_load(hwp, &hw, &err) == 0, "%s", err.msg);
   /* Count the loop body only: the outlined function's references to the array. */
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  uint8_t *counted = calloc(nbbs + 1, 1);
-  for (uint32_t b = 1; b <= nbbs; b++) counted[b] = ppt_trace_bb_get(t, b)->flags & PPT_BB_PARALLEL ? 1 : 0;
+  uint8_t *counted = parallel_blocks(t);
   static const uint32_t cores[] = {1, 2, 4, 8, 16};
   double sdcm[5], sim[5];
   for (int i = 0; i < 5; i++) {
     ppt_sasmm_opts o;
     ppt_sasmm_opts_default(&o);
     o.ncores = cores[i];
-    ppt_reuse_opts ro;
-    ppt_reuse_opts_default(&ro);
-    ppt_sasmm_profiles p;
-    ck_assert_msg(ppt_sasmm_measure(t, &o, &ro, counted, &p, &err) == 0, "%s", err.msg);
     ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
-    ck_assert_msg(ppt_sdcm_sasmm_hitrates(&hw, &p, rates, NULL, &err) == 0, "%s", err.msg);
+    sdcm_rates(t, &o, counted, &hw, rates);
     sdcm[i] = rates[0].hit_rate;
-    ppt_sasmm_profiles_free(&p);
     ppt_tracesim_result r;
     ck_assert_msg(ppt_tracesim_sasmm(t, &o, &hw, counted, &r, NULL, &err) == 0, "%s", err.msg);
     sim[i] = r.levels[0].ref_hit_rate;
@@ -230,9 +244,7 @@ START_TEST(crd_per_instance) {
       "false}]}";
   ck_assert_msg(ppt_hwspec_parse(spec, "pairs", &hw, &err) == 0, "%s", err.msg);
   ck_assert_uint_eq(ppt_sdcm_crd_group(&hw), 2);
-  uint32_t nbbs = ppt_trace_nbbs(t);
-  uint8_t *counted = calloc(nbbs + 1, 1);
-  for (uint32_t b = 1; b <= nbbs; b++) counted[b] = ppt_trace_bb_get(t, b)->flags & PPT_BB_PARALLEL ? 1 : 0;
+  uint8_t *counted = parallel_blocks(t);
   ppt_sasmm_opts o;
   ppt_sasmm_opts_default(&o);
   o.ncores = 4;
@@ -241,14 +253,9 @@ START_TEST(crd_per_instance) {
   double sim = r.levels[1].ref_hit_rate, sdcm[2];
   for (int grouped = 0; grouped < 2; grouped++) {
     o.crd_group = grouped ? ppt_sdcm_crd_group(&hw) : 0;
-    ppt_reuse_opts ro;
-    ppt_reuse_opts_default(&ro);
-    ppt_sasmm_profiles p;
-    ck_assert_msg(ppt_sasmm_measure(t, &o, &ro, counted, &p, &err) == 0, "%s", err.msg);
     ppt_sdcm_rates rates[PPT_HW_MAX_LEVELS];
-    ck_assert_msg(ppt_sdcm_sasmm_hitrates(&hw, &p, rates, NULL, &err) == 0, "%s", err.msg);
+    sdcm_rates(t, &o, counted, &hw, rates);
     sdcm[grouped] = rates[1].hit_rate;
-    ppt_sasmm_profiles_free(&p);
   }
   fprintf(stderr, "L2 of 2 instances, 4 cores: simulated %.4f, SDCM one CRD %.4f, per instance %.4f\n", sim,
           sdcm[0], sdcm[1]);
