@@ -93,6 +93,14 @@ static int32_t site_for(ppt_progmodel *m, uint32_t bb, int parallel) {
   return *slot = (int32_t)m->nsites++;
 }
 
+/* pool += c, the counters shift.c reads. */
+static void pool_add(site_counts *pool, const site_counts *c) {
+  for (uint32_t k = 0; k < PPT_HW_MAX_LEVELS; k++) {
+    pool->racc[k] += c->racc[k];
+    pool->rmiss[k] += c->rmiss[k];
+  }
+}
+
 static void add_take(site_counts *c, const ppt_tracesim_result *r) {
   for (uint32_t k = 0; k < r->nlevels; k++) {
     c->racc[k] += r->levels[k].ref_accesses;
@@ -232,7 +240,8 @@ static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
  * reached, the shares of a level that served none, the write-backs and TLB cost of a
  * site that counted no reference. Without fb (the whole run), those are 0. */
 
-static void derive(const ppt_progmodel *m, const site_counts *c, const shares *fb, shares *o) {
+static void derive(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, const shares *fb,
+                   shares *o) {
   memset(o, 0, sizeof *o);
   for (uint32_t k = 0; k < m->nlevels; k++) {
     if (c->racc[k])
@@ -265,7 +274,7 @@ static void derive(const ppt_progmodel *m, const site_counts *c, const shares *f
     o->writeback[k] = beyond / all;
   }
   if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
-  if (m->sh_now.on && c->racc[0]) progmodel_shift_site(m, c, o);
+  if (m->sh_now.on && c->racc[0]) progmodel_shift_site(m, c, pool, o);
   o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m, c);
 }
 
@@ -274,13 +283,17 @@ int progmodel_derive_all(ppt_progmodel *m) {
   site_counts run = {0};
   ppt_tracesim_result *r = &m->rates;
   add_take(&run, r);
-  derive(m, &run, NULL, &m->all);
+  derive(m, &run, &run, NULL, &m->all);
   shares *sh = calloc(m->nsites * m->ncores + 1, sizeof *sh);
   if (!sh) return -1;
   free(m->sh);
   m->sh = sh;
-  for (size_t i = 0; i < m->nsites; i++)
-    for (uint32_t c = 0; c < m->ncores; c++) derive(m, &m->sites[i].c[c], &m->all, &m->sh[i * m->ncores + c]);
+  for (size_t i = 0; i < m->nsites; i++) {
+    site_counts pool = {0}; /* the site on every core: what its misses move by */
+    for (uint32_t c = 0; c < m->ncores; c++) pool_add(&pool, &m->sites[i].c[c]);
+    for (uint32_t c = 0; c < m->ncores; c++)
+      derive(m, &m->sites[i].c[c], &pool, &m->all, &m->sh[i * m->ncores + c]);
+  }
   return 0;
 }
 

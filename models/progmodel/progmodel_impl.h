@@ -109,8 +109,9 @@ struct ppt_progmodel {
  * of memory (progmodel.c). */
 int progmodel_derive_all(ppt_progmodel *m);
 /* Site or run counters c's local rates, shares and write-backs in o moved as m->sh_now
- * says (c->racc[0] > 0). */
-void progmodel_shift_site(const ppt_progmodel *m, const site_counts *c, shares *o);
+ * says (c->racc[0] > 0); pool: the same site summed over its cores (c itself for the
+ * run), whose misses move by the run's ratio and whose gains c takes its share of. */
+void progmodel_shift_site(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, shares *o);
 /* The shares share[0..ntlb] of the references whose translation TLB level k held (ntlb:
  * a page walk) moved as m->sh_now says. */
 void progmodel_shift_tlb_shares(const ppt_progmodel *m, double *share);

@@ -18,15 +18,30 @@ static double moved(double x, double from, double to) {
   return from >= SHIFT_FLOOR ? x * to / from : x + (to - from);
 }
 
-/* The local rates of counters c once every global miss ratio has moved as the run's did
- * (ppt_progmodel_shift_misses): by the run's ratio where the run missed at least
- * SHIFT_FLOOR, else by its difference; kept between 0 and the level above's. A level c's
- * references never reached keeps the rate derive gave it (the fallback's). g: the moved
- * global miss ratios. */
-static void shift_local(const ppt_progmodel *m, const site_counts *c, double *local, double *g) {
-  double refs = (double)c->racc[0], above = 1.0;
+/* The local rates of counters c once every global miss ratio has moved (as
+ * ppt_progmodel_shift_misses says): the site's ratio over all its cores (pool) moves as
+ * the run's, by the run's ratio where the run missed at least SHIFT_FLOOR, else by its
+ * difference. A core's ratio falls by the same factor; where the site gains misses, each
+ * core takes a share of the gain as large as its share of the accesses that reach the
+ * level (the reuses that no longer fit are the level's, not the core's own history):
+ * scaling every core's ratio instead turned triad's cold misses on one L3 instance at 4
+ * cores, at the traced size, into four times as many capacity misses there at the target
+ * and none on the other. Kept between 0 and the level above's. A level c's references
+ * never reached keeps the rate derive gave it (the fallback's). g: the moved global miss
+ * ratios. */
+static void shift_local(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, double *local,
+                        double *g) {
+  double refs = (double)c->racc[0], prefs = (double)pool->racc[0], above = 1.0;
   for (uint32_t k = 0; k < m->nlevels; k++) {
-    double x = moved((double)c->rmiss[k] / refs, m->sh_now.from[k], m->sh_now.to[k]);
+    double from = m->sh_now.from[k], to = m->sh_now.to[k], x = (double)c->rmiss[k] / refs;
+    double site = prefs > 0 ? (double)pool->rmiss[k] / prefs : x, gain = moved(site, from, to) - site;
+    if (gain > 0) {
+      double reach = k ? (double)c->rmiss[k - 1] / refs : 1.0;
+      double preach = k ? (prefs > 0 ? (double)pool->rmiss[k - 1] / prefs : reach) : 1.0;
+      x += gain * (preach > 0 ? reach / preach : 1.0);
+    } else {
+      x = moved(x, from, to);
+    }
     g[k] = x = fmin(fmax(x, 0.0), above);
     if (above > 0) local[k] = 1.0 - x / above;
     above = x;
@@ -79,9 +94,9 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
   }
 }
 
-void progmodel_shift_site(const ppt_progmodel *m, const site_counts *c, shares *o) {
+void progmodel_shift_site(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, shares *o) {
   double g[PPT_HW_MAX_LEVELS];
-  shift_local(m, c, o->local, g);
+  shift_local(m, c, pool, o->local, g);
   shift_shares(m, c, g, o);
 }
 

@@ -458,6 +458,31 @@ START_TEST(weights_and_shift) {
   ck_assert_double_eq_tol(ppt_progmodel_site(m, si, 0, &c0) == 0 ? c0.used_local[0] : -1, 1 - 2 * g, 1e-12);
   ck_assert_int_eq(ppt_progmodel_shift_misses(m, NULL, NULL, &err), 0);
   ck_assert_double_eq(seconds(&hw, m, 1), base);
+  /* Two cores: the site's L1 ratio over both moves by the run's ratio (x2: it gains its
+   * own ratio G), and each core gains G times its share of the level's accesses (L1:
+   * all its references), whatever misses it had: 1 - (g_c + G) on each. */
+  ppt_progmodel *m2c = model(t, &hw, 2);
+  size_t sj = parallel_site_at(m2c, s[0].line);
+  const ppt_tracesim_result *r2 = ppt_progmodel_hitrates(m2c);
+  double f2[PPT_HW_MAX_LEVELS], t2[PPT_HW_MAX_LEVELS];
+  for (uint32_t k = 0; k < hw.nlevels; k++)
+    f2[k] = t2[k] = (double)r2->levels[k].ref_misses / (double)r2->counted_refs;
+  t2[0] = 2 * f2[0];
+  ppt_progmodel_site_info k0, k1;
+  ck_assert_int_eq(ppt_progmodel_site(m2c, sj, 0, &k0), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m2c, sj, 1, &k1), 0);
+  double G = (double)(k0.misses[0] + k1.misses[0]) / (double)(k0.accesses[0] + k1.accesses[0]);
+  double g0 = (double)k0.misses[0] / (double)k0.accesses[0],
+         g1 = (double)k1.misses[0] / (double)k1.accesses[0];
+  fprintf(stderr, "two cores: L1 miss ratios %.6f and %.6f, site %.6f\n", g0, g1, G);
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m2c, f2, t2, &err), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m2c, sj, 0, &k0), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m2c, sj, 1, &k1), 0);
+  ck_assert_msg(fabs(k0.used_local[0] - (1 - (g0 + G))) < 1e-12, "core 0: used L1 %g, want %g",
+                k0.used_local[0], 1 - (g0 + G));
+  ck_assert_msg(fabs(k1.used_local[0] - (1 - (g1 + G))) < 1e-12, "core 1: used L1 %g, want %g",
+                k1.used_local[0], 1 - (g1 + G));
+  ppt_progmodel_free(m2c);
   /* The data TLB (host.json has two levels): unmoved, the same time; the last level's
    * misses (page walks) up by 100x, slower; a ratio out of range refused. */
   ck_assert_uint_eq(run->ntlb, 2);
