@@ -21,24 +21,27 @@ static double moved(double x, double from, double to) {
 /* The local rates of counters c once every global miss ratio has moved (as
  * ppt_progmodel_shift_misses says): the site's ratio over all its cores (pool) moves as
  * the run's, by the run's ratio where the run missed at least SHIFT_FLOOR, else by its
- * difference. A core's ratio falls by the same factor; where the site gains misses, each
- * core takes a share of the gain as large as its share of the accesses that reach the
- * level (the reuses that no longer fit are the level's, not the core's own history):
- * scaling every core's ratio instead turned triad's cold misses on one L3 instance at 4
- * cores, at the traced size, into four times as many capacity misses there at the target
- * and none on the other. Kept between 0 and the level above's. A level c's references
- * never reached keeps the rate derive gave it (the fallback's). g: the moved global miss
- * ratios. */
+ * difference. Where the site misses less, every core's ratio falls by that factor. Where
+ * it misses more, from X to X', a core keeps the traced size's per-core pattern only for
+ * the share w = X / X' of the target's misses that the traced size already had, and the
+ * rest follows its share r of the accesses that reach the level (the reuses that no longer
+ * fit are the level's, not the core's own history): x' = w x + (X' - w X) r, which sums
+ * to X' over the cores and is x when nothing moves. Scaling every core's ratio instead
+ * turned triad's and conv2d's cold misses on one L3 instance at 4 cores, at the traced
+ * size (core 0 initialises the data, into the other instance), into the target's
+ * capacity misses there, and none on the other. Kept between 0 and the level above's. A
+ * level c's references never reached keeps the rate derive gave it (the fallback's). g:
+ * the moved global miss ratios. */
 static void shift_local(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, double *local,
                         double *g) {
   double refs = (double)c->racc[0], prefs = (double)pool->racc[0], above = 1.0;
   for (uint32_t k = 0; k < m->nlevels; k++) {
     double from = m->sh_now.from[k], to = m->sh_now.to[k], x = (double)c->rmiss[k] / refs;
-    double site = prefs > 0 ? (double)pool->rmiss[k] / prefs : x, gain = moved(site, from, to) - site;
-    if (gain > 0) {
+    double site = prefs > 0 ? (double)pool->rmiss[k] / prefs : x, now = moved(site, from, to);
+    if (now > site) {
       double reach = k ? (double)c->rmiss[k - 1] / refs : 1.0;
-      double preach = k ? (prefs > 0 ? (double)pool->rmiss[k - 1] / prefs : reach) : 1.0;
-      x += gain * (preach > 0 ? reach / preach : 1.0);
+      double preach = k ? (prefs > 0 ? (double)pool->rmiss[k - 1] / prefs : reach) : 1.0, w = site / now;
+      x = w * x + (now - w * site) * (preach > 0 ? reach / preach : 1.0);
     } else {
       x = moved(x, from, to);
     }

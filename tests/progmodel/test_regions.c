@@ -458,9 +458,10 @@ START_TEST(weights_and_shift) {
   ck_assert_double_eq_tol(ppt_progmodel_site(m, si, 0, &c0) == 0 ? c0.used_local[0] : -1, 1 - 2 * g, 1e-12);
   ck_assert_int_eq(ppt_progmodel_shift_misses(m, NULL, NULL, &err), 0);
   ck_assert_double_eq(seconds(&hw, m, 1), base);
-  /* Two cores: the site's L1 ratio over both moves by the run's ratio (x2: it gains its
-   * own ratio G), and each core gains G times its share of the level's accesses (L1:
-   * all its references), whatever misses it had: 1 - (g_c + G) on each. */
+  /* Two cores: the site's L1 ratio over both moves by the run's ratio, G -> 2G; each core
+   * keeps its own pattern for the half of the target's misses the traced size had (w =
+   * 1/2) and takes the rest by its share of the level's accesses (L1: all its
+   * references, r = 1): x' = g_c / 2 + (2G - G / 2), used L1 1 - x'. */
   ppt_progmodel *m2c = model(t, &hw, 2);
   size_t sj = parallel_site_at(m2c, s[0].line);
   const ppt_tracesim_result *r2 = ppt_progmodel_hitrates(m2c);
@@ -478,10 +479,9 @@ START_TEST(weights_and_shift) {
   ck_assert_int_eq(ppt_progmodel_shift_misses(m2c, f2, t2, &err), 0);
   ck_assert_int_eq(ppt_progmodel_site(m2c, sj, 0, &k0), 0);
   ck_assert_int_eq(ppt_progmodel_site(m2c, sj, 1, &k1), 0);
-  ck_assert_msg(fabs(k0.used_local[0] - (1 - (g0 + G))) < 1e-12, "core 0: used L1 %g, want %g",
-                k0.used_local[0], 1 - (g0 + G));
-  ck_assert_msg(fabs(k1.used_local[0] - (1 - (g1 + G))) < 1e-12, "core 1: used L1 %g, want %g",
-                k1.used_local[0], 1 - (g1 + G));
+  double w0 = 1 - (g0 / 2 + 1.5 * G), w1 = 1 - (g1 / 2 + 1.5 * G);
+  ck_assert_msg(fabs(k0.used_local[0] - w0) < 1e-12, "core 0: used L1 %g, want %g", k0.used_local[0], w0);
+  ck_assert_msg(fabs(k1.used_local[0] - w1) < 1e-12, "core 1: used L1 %g, want %g", k1.used_local[0], w1);
   ppt_progmodel_free(m2c);
   /* The data TLB (host.json has two levels): unmoved, the same time; the last level's
    * misses (page walks) up by 100x, slower; a ratio out of range refused. */
