@@ -58,12 +58,18 @@ static int plan_loop(void *arg, size_t li, const uint64_t *b, uint64_t nb, const
 
 static const step_ops plan_ops = {plan_plain, plan_fork, plan_loop};
 
-int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
+/* Both passes into a new plan; with sv, pass 2 also feeds it (*over: it outgrew its
+ * budget). */
+static int plan_make(const ppt_trace *t, ppt_sieve *sv, int *over, ppt_sasmm_plan **out, ppt_err *err) {
   ppt_sasmm_plan *p = calloc(1, sizeof *p);
   if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
   p->t = t;
+  feed f = {0};
   int rc = ppt_sasmm_find_markers(t, &p->L, err);
-  if (!rc) rc = ppt_sasmm_walk(t, &p->L, &plan_ops, p, NULL, err);
+  if (!rc && sv && ppt_sasmm_feed_init(&f, t, &p->L, sv)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (!rc) rc = ppt_sasmm_walk(t, &p->L, &plan_ops, p, sv ? &f : NULL, err);
+  if (over) *over = f.over;
+  ppt_sasmm_feed_free(&f);
   if (rc) {
     ppt_sasmm_plan_free(p);
     return rc;
@@ -72,35 +78,21 @@ int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
   return 0;
 }
 
+int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
+  return plan_make(t, NULL, NULL, out, err);
+}
+
 int ppt_sasmm_plan_sieve(const ppt_trace *t, ppt_sieve_drop_fn drop, const void *arg, const uint8_t *counted,
                          uint64_t max_bytes, ppt_sasmm_plan **plan, ppt_sieve **sieve, ppt_err *err) {
   *plan = NULL;
   *sieve = NULL;
-  ppt_sasmm_plan *p = calloc(1, sizeof *p);
-  if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  p->t = t;
-  feed f = {0};
-  ppt_sieve *sv = NULL;
-  int rc = ppt_sasmm_find_markers(t, &p->L, err);
-  if (!rc &&
-      (!(sv = ppt_sieve_new(t, drop, arg, counted, max_bytes)) || ppt_sasmm_feed_init(&f, t, &p->L, sv)))
-    rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-  if (!rc) rc = ppt_sasmm_walk(t, &p->L, &plan_ops, p, &f, err);
-  ppt_sasmm_feed_free(&f);
-  if (rc) {
+  ppt_sieve *sv = ppt_sieve_new(t, drop, arg, counted, max_bytes);
+  if (!sv) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  int over = 0, rc = plan_make(t, sv, &over, plan, err);
+  if (rc || over || !(*plan)->steps || (*plan)->dropped) { /* no use: the sweep streams */
     ppt_sieve_free(sv);
-    ppt_sasmm_plan_free(p);
     return rc;
   }
-  if (f.over || !p->steps || p->dropped) { /* no use: the sweep streams */
-    ppt_sieve_free(sv);
-    sv = NULL;
-  }
-  uint64_t records = 0;
-  for (size_t k = 0; sv && k < ppt_trace_thread_nchunks(t, 0); k++)
-    records += ppt_trace_chunk(t, ppt_trace_thread_chunk(t, 0, k))->nrecs;
-  if (sv) ppt_sieve_finish(sv, records);
-  *plan = p;
   *sieve = sv;
   return 0;
 }

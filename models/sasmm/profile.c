@@ -14,7 +14,9 @@ typedef struct feed {
   ppt_reuse **prd;
   ppt_reuse **crd; /* [ngroups]: one per instance of the shared level */
   uint32_t ngroups, group;
-  ppt_trace_rec *gbuf; /* a batch's records of one group */
+  ppt_trace_rec *gbuf; /* a batch's records grouped by core group, each group in order */
+  size_t gcap;
+  size_t *gend; /* [ngroups + 1]: where each group's records end in gbuf */
   ppt_err err;
   int failed;
 } feed;
@@ -33,18 +35,26 @@ static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, 
     if (ppt_reuse_feed(f->crd[0], r, n, &f->err)) f->failed = 1;
     return;
   }
-  ppt_trace_rec *nb = realloc(f->gbuf, (n ? n : 1) * sizeof *nb);
-  if (!nb) {
-    ppt_err_set(&f->err, PPT_ERUN, "out of memory");
-    f->failed = 1;
-    return;
+  if (n > f->gcap) {
+    ppt_trace_rec *nb = realloc(f->gbuf, n * sizeof *nb);
+    if (!nb) {
+      ppt_err_set(&f->err, PPT_ERUN, "out of memory");
+      f->failed = 1;
+      return;
+    }
+    f->gbuf = nb;
+    f->gcap = n;
   }
-  f->gbuf = nb;
+  /* one pass: a counting sort by group, stable, so each group keeps the interleaved order */
+  size_t *end = f->gend;
+  memset(end, 0, ((size_t)f->ngroups + 1) * sizeof *end);
+  for (size_t i = 0; i < n; i++) end[cores[i] / f->group + 1]++;
+  for (uint32_t g = 0; g < f->ngroups; g++) end[g + 1] += end[g];
+  for (size_t i = 0; i < n; i++) f->gbuf[end[cores[i] / f->group]++] = r[i];
+  /* end[g] now holds group g's end, group g starts where g - 1 ends */
   for (uint32_t g = 0; g < f->ngroups && !f->failed; g++) {
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-      if (cores[i] / f->group == g) nb[k++] = r[i];
-    if (k && ppt_reuse_feed(f->crd[g], nb, k, &f->err)) f->failed = 1;
+    size_t s0 = g ? end[g - 1] : 0;
+    if (end[g] > s0 && ppt_reuse_feed(f->crd[g], f->gbuf + s0, end[g] - s0, &f->err)) f->failed = 1;
   }
 }
 
@@ -86,6 +96,7 @@ int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_reu
   f.group = o->crd_group && o->crd_group < n ? o->crd_group : n;
   f.ngroups = (n + f.group - 1) / f.group;
   f.crd = calloc(f.ngroups, sizeof *f.crd);
+  f.gend = calloc((size_t)f.ngroups + 1, sizeof *f.gend);
   f.prd = calloc(n, sizeof *f.prd);
   out->prd = calloc(n, sizeof *out->prd);
   if (o->keep_blocks) {
@@ -93,7 +104,7 @@ int ppt_sasmm_measure(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_reu
     out->prd_bb = calloc(out->nblocks, sizeof *out->prd_bb);
     out->crd_bb = calloc(out->nblocks, sizeof *out->crd_bb);
   }
-  if (!f.prd || !f.crd || !out->prd || (o->keep_blocks && (!out->prd_bb || !out->crd_bb))) {
+  if (!f.prd || !f.crd || !f.gend || !out->prd || (o->keep_blocks && (!out->prd_bb || !out->crd_bb))) {
     rc = ppt_err_set(err, PPT_ERUN, "out of memory");
     goto out;
   }
@@ -141,6 +152,7 @@ out:
   for (uint32_t g = 0; f.crd && g < f.ngroups; g++) ppt_reuse_free(f.crd[g]);
   free(f.crd);
   free(f.gbuf);
+  free(f.gend);
   if (rc) ppt_sasmm_profiles_free(out);
   return rc;
 }

@@ -16,7 +16,6 @@ struct ppt_sieve {
   ppt_sieve_rec **seg;
   size_t nseg, capseg;
   size_t n, max_n;
-  uint64_t records;
   ppt_sieve_drop_fn drop;
   const void *arg;
   const uint8_t *counted;
@@ -87,10 +86,6 @@ int ppt_sieve_add(ppt_sieve *s, uint64_t pos, const ppt_trace_rec *x, int forced
   return 0;
 }
 
-void ppt_sieve_finish(ppt_sieve *s, uint64_t records) {
-  s->records = records;
-}
-
 void ppt_sieve_free(ppt_sieve *s) {
   if (!s) return;
   for (size_t i = 0; i < s->nseg; i++) free(s->seg[i]);
@@ -119,7 +114,7 @@ size_t ppt_sieve_find(const ppt_sieve *s, uint64_t pos) {
 }
 
 uint64_t ppt_sieve_stream_records(const ppt_sieve *s) {
-  return s->records;
+  return ppt_trace_nrecs(s->t, 0);
 }
 
 const ppt_trace *ppt_sieve_trace(const ppt_sieve *s) {

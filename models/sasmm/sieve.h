@@ -55,8 +55,6 @@ ppt_sieve *ppt_sieve_new(const ppt_trace *t, ppt_sieve_drop_fn drop, const void 
  * it (a range may start or end there). 0, or -1 when out of memory, 1 when over the
  * budget (the sieve is then of no use). */
 int ppt_sieve_add(ppt_sieve *s, uint64_t pos, const ppt_trace_rec *x, int forced);
-/* After the last record: the stream had `records` records. */
-void ppt_sieve_finish(ppt_sieve *s, uint64_t records);
 void ppt_sieve_free(ppt_sieve *s);
 
 /* Reading. Kept records, and the index of the first one at or after record index pos. */
