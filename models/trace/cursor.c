@@ -34,7 +34,7 @@ struct ppt_trace_cursor {
   ppt_trace_batch *b2; /* read-ahead: the next chunk, decoding or decoded (NULL: none) */
   int raw;
   int helper;  /* the helper thread runs */
-  int pending; /* 1: a job is given (the helper works on b2, or is done: `ready`) */
+  int pending; /* 1: a job is given (the helper loads b2, or is done: `ready`) */
   int ready, quit;
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -86,13 +86,13 @@ int ppt_trace_cursor_set_ahead(ppt_trace_cursor *c, int on) {
   ppt_trace_batch_set_raw(c->b2, c->raw);
   pthread_mutex_init(&c->mu, NULL);
   pthread_cond_init(&c->cv, NULL);
-  /* no helper (threads exhausted): decode in the caller, as without read-ahead */
+  /* no helper (threads exhausted): load in the caller, as without read-ahead */
   c->helper = pthread_create(&c->th, NULL, helper_main, c) == 0;
   return 0;
 }
 
-/* Gives the helper the thread's chunk k to decode into b2 (the caller no longer reads
- * b2); decodes in this thread when there is no helper. */
+/* Gives the helper the thread's chunk k to load (read and decompress) into b2 (the caller
+ * no longer reads b2); loads in this thread when there is no helper. */
 static void start_ahead(ppt_trace_cursor *c, size_t k) {
   ahead *j = &c->job;
   *j = (ahead){.t = c->t, .idx = ppt_trace_thread_chunk(c->t, c->thread, k), .b = c->b2};
