@@ -14,7 +14,7 @@
 #include "ppt/trace.h"
 #include "trace/decode.h"
 
-/* The chunk the helper thread decodes, and what came of it. */
+/* The chunk the helper thread loads, and what came of it. */
 typedef struct ahead {
   const ppt_trace *t;
   size_t idx;
@@ -31,7 +31,7 @@ struct ppt_trace_cursor {
   uint32_t thread;
   size_t k;            /* the next chunk to hand out, among the thread's */
   ppt_trace_batch *b;  /* the caller's chunk */
-  ppt_trace_batch *b2; /* read-ahead: the next chunk, decoding or decoded (NULL: none) */
+  ppt_trace_batch *b2; /* read-ahead: the next chunk, loading or loaded (NULL: none) */
   int raw;
   int helper;  /* the helper thread runs */
   int pending; /* 1: a job is given (the helper loads b2, or is done: `ready`) */
@@ -127,7 +127,7 @@ int ppt_trace_cursor_next(ppt_trace_cursor *c, const ppt_trace_rec **recs, size_
     size_t idx = ppt_trace_thread_chunk(c->t, c->thread, c->k++);
     return ppt_trace_chunk_decode(c->t, idx, c->b, recs, n, err);
   }
-  if (!c->pending) start_ahead(c, c->k); /* the first call: nothing decoded ahead yet */
+  if (!c->pending) start_ahead(c, c->k); /* the first call: nothing loaded ahead yet */
   wait_ahead(c);
   c->pending = 0;
   ppt_trace_batch *cur = c->b2;
