@@ -341,6 +341,7 @@ static int predict(const args *a, results *r, size_t c, ppt_err *err) {
   r->blocks = ppt_extrap_model_blocks(m);
   ppt_extrap_model_degrees(m, r->degrees);
   rc = rates_at(a, r, m, a->target.value, 0, pt->pred, &pt->refs, err);
+  if (!rc) rc = ppt_extrapolate_set_rates(a, r, m, pt, err);
   double *v = rc ? NULL : malloc((size_t)r->hw.nlevels * DRAWS * sizeof *v);
   if (!rc && !v) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   for (unsigned d = 1; d <= DRAWS && !rc; d++) {
@@ -466,9 +467,12 @@ static int runtime(const args *a, results *r, size_t c, ppt_err *err) {
     /* From the simulation's own run-wide miss ratio (not SDCM's at that size): the
      * extrapolated rates are then the run's rates at the target, as reported. */
     from[k] = 1 - sim->levels[k].ref_hit_rate;
-    to[0][k] = 1 - pt->pred[k].hit_rate;
-    to[1][k] = 1 - pt->hi[k]; /* fewest misses: the band's fast end */
-    to[2][k] = 1 - pt->lo[k];
+    /* The rates with the target's set conflicts, which the simulation of a trace taken
+     * there would see; the band moved with them. */
+    double conflict = pt->pred[k].hit_rate - pt->sets[k];
+    to[0][k] = 1 - pt->sets[k];
+    to[1][k] = fmin(1, fmax(0, 1 - pt->hi[k] + conflict)); /* fewest misses: the band's fast end */
+    to[2][k] = fmin(1, fmax(0, 1 - pt->lo[k] + conflict));
     for (int j = 0; j < 3; j++)
       if (!isfinite(from[k]) || !isfinite(to[j][k])) to[j][k] = from[k] = isfinite(from[k]) ? from[k] : 0;
   }
@@ -496,6 +500,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   r->timed = !rc && !ppt_hwspec_has_timing(&r->hw, a->c.hw, &quiet);
   if (!rc) rc = measure(a, r, err);
   if (!rc) rc = align_blocks(a, r, err);
+  if (!rc) rc = ppt_extrapolate_walks_measure(a, r, err);
   r->checked = a->ntr >= 3;
   for (size_t c = 0; c < a->c.ncores && !rc && r->checked; c++) rc = check(a, r, c, err);
   for (size_t c = 0; c < a->c.ncores && !rc; c++) rc = predict(a, r, c, err);
@@ -519,6 +524,7 @@ static void release(void *vr) {
   }
   free(r->w_inst);
   free(r->w_refs);
+  ppt_extrapolate_walks_free(&r->walks);
 }
 
 int ppt_cmd_extrapolate(int argc, char **argv) {

@@ -45,7 +45,22 @@ typedef struct point {
   ppt_sdcm_rates pred[NL];
   double lo[NL], hi[NL], refs;
   double runtime, rt_lo, rt_hi; /* seconds at the target and its band (NaN: the spec has no timing) */
+  double sets[NL];              /* pred's global hit rates with the set conflicts of the target's strides */
 } point;
+
+/* The walks of the first trace's blocks at the target (extrapolate_sets.c). */
+typedef struct ppt_extrapolate_walks {
+  uint32_t nblocks; /* ppt_trace_nbbs of the first trace + 1 */
+  double *share;    /* [nblocks x PPT_EXTRAP_SLOTS]: share of the block's references in the
+                       slot, where it walks with a stride at every traced size (else 0) */
+  int64_t *stride;  /* [nblocks x PPT_EXTRAP_SLOTS]: that stride fitted at the target, bytes */
+  double *len;      /* [nblocks x PPT_EXTRAP_SLOTS]: instances one walk lasts, at the target */
+  int64_t *offset;  /* [nblocks x PPT_EXTRAP_SLOTS x PPT_EXTRAP_SLOTS]: [slot j][i < j]: slot j's
+                       offset from slot i at the target, where fixed */
+  uint8_t *fixed;   /* same shape: 1 when that offset held from walk to walk at every size */
+  double irregular; /* share of the counted references of the largest trace in slots whose
+                       step does not repeat (data-dependent addresses) */
+} ppt_extrapolate_walks;
 
 typedef struct results {
   ppt_hwspec hw;
@@ -64,7 +79,16 @@ typedef struct results {
   int checked;
   int timed;               /* the spec has timing: runtimes are predicted */
   double *w_inst, *w_refs; /* per block of the largest trace: its weight at the target */
+  ppt_extrapolate_walks walks;
 } results;
+
+/* r->walks from one pass over each trace (ppt_extrap_strides_measure). */
+int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err);
+void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w);
+/* pt->sets: pt->pred's rates with set conflicts at the target, from r->walks and the
+ * model m of pt's core count. */
+int ppt_extrapolate_set_rates(const args *a, const results *r, const ppt_extrap_model *m, point *pt,
+                              ppt_err *err);
 
 /* 1 when some trace's block table is not the first's (its blocks were matched by key). */
 int ppt_extrapolate_other_binaries(const args *a, const results *r);

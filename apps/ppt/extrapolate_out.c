@@ -21,6 +21,7 @@ static json_object *level_json(const results *r, const point *pt, uint32_t k) {
   json_object_object_add(l, "hit_rate_lo", ppt_cli_json_rate(pt->lo[k]));
   json_object_object_add(l, "hit_rate_hi", ppt_cli_json_rate(pt->hi[k]));
   json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(pt->pred[k].local_hit_rate));
+  json_object_object_add(l, "sets_hit_rate", ppt_cli_json_rate(pt->sets[k]));
   json_object_object_add(l, "accesses", json_object_new_double(reach));
   json_object_object_add(l, "misses", json_object_new_double(pt->refs * (1.0 - pt->pred[k].hit_rate)));
   return l;
@@ -202,7 +203,7 @@ int ppt_extrapolate_write_table(void *va, void *vr, ppt_err *err) {
     printf(" %s=%g (%s)", a->tr[r->order[j]].param, a->tr[r->order[j]].value, a->tr[r->order[j]].path);
   printf(" on %s; seed %llu, %d draws%s%s\n", r->hw.name, (unsigned long long)a->c.seed, DRAWS,
          a->c.only_list ? ", only " : "", a->c.only_list ? a->c.only_list : "");
-  printf("%-6s %-6s %9s %19s", "cores", "level", "predicted", "band");
+  printf("%-6s %-6s %9s %19s %9s", "cores", "level", "predicted", "band", "w/ sets");
   for (size_t j = 0; j < a->ntr; j++) {
     char h[80];
     snprintf(h, sizeof h, "%s=%g", a->tr[r->order[j]].param, a->tr[r->order[j]].value);
@@ -212,8 +213,8 @@ int ppt_extrapolate_write_table(void *va, void *vr, ppt_err *err) {
   for (size_t c = 0; c < a->c.ncores; c++)
     for (uint32_t k = 0; k < r->hw.nlevels; k++) {
       const point *pt = &r->pt[c];
-      printf("%-6u %-6s %8.2f%% [%7.2f%%, %7.2f%%]", pt->n, r->hw.levels[k].name, 100 * pt->pred[k].hit_rate,
-             100 * pt->lo[k], 100 * pt->hi[k]);
+      printf("%-6u %-6s %8.2f%% [%7.2f%%, %7.2f%%] %8.2f%%", pt->n, r->hw.levels[k].name,
+             100 * pt->pred[k].hit_rate, 100 * pt->lo[k], 100 * pt->hi[k], 100 * pt->sets[k]);
       for (size_t j = 0; j < a->ntr; j++) printf(" %8.2f%%", 100 * pt->meas[r->order[j]][k].hit_rate);
       if (r->checked) printf(" %+8.2fpt", pt->check_err[k]);
       printf("\n");

@@ -105,6 +105,16 @@ void ppt_extrap_model_degrees(const ppt_extrap_model *m, uint64_t counts[PPT_EXT
 int ppt_extrap_predict(const ppt_extrap_model *m, double size, const uint8_t *counted, uint64_t seed,
                        unsigned draw, ppt_sasmm_profiles *out, ppt_err *err);
 
+/* The same, split: of each counted block b, the share tail[b] (clamped to [0, 1]) of its
+ * references with the longest distances (its first touches, then its slices from the
+ * longest down) goes to *tail_out, the rest to *out; tail NULL or tail_out NULL: all to
+ * *out (tail_out then untouched, or empty). Why: a block's walks with a stride that
+ * folds onto few sets are its long reuses (a column walk's line comes back only with the
+ * next column), and those are the ones set conflicts take (docs/extrapolate.md). */
+int ppt_extrap_predict_split(const ppt_extrap_model *m, double size, const uint8_t *counted, uint64_t seed,
+                             unsigned draw, const double *tail, ppt_sasmm_profiles *out,
+                             ppt_sasmm_profiles *tail_out, ppt_err *err);
+
 /* The block whose predicted reference count at `size` is furthest, relatively, from the
  * measured one in meas (per-block, opts.keep_blocks), among counted blocks holding at least
  * min_share of the counted references of either: *worst_bb and *worst_err (a fraction). */
@@ -137,5 +147,45 @@ int ppt_extrap_remap_blocks(ppt_sasmm_profiles *p, const uint32_t *map, uint32_t
  * that ppt_extrap_remap_blocks(p, map, ..., drop) would free; 0 when p has none. */
 double ppt_extrap_unmatched_share(const ppt_sasmm_profiles *p, const uint32_t *map, const uint8_t *drop,
                                   const uint8_t *counted);
+
+/* ---- strides: how a block's references walk memory (models/extrap/strides.c) ---- */
+
+#define PPT_EXTRAP_SLOTS 8 /* references of a block instance followed, by position */
+
+/* One position ("slot") of a block's references: the k-th reference of every instance.
+ * Steps are the address differences from one instance's k-th reference to the next
+ * instance's, on the same thread. */
+typedef struct ppt_extrap_slot {
+  uint64_t refs;    /* references in this slot */
+  uint64_t steps;   /* steps taken (refs less one per thread that ran the block) */
+  uint64_t repeats; /* steps equal to the step before them */
+  int64_t stride;   /* the steps' majority candidate, bytes (has_stride) */
+  int has_stride;
+  /* Where the slot lies from each slot i before it in the same instance: the last
+   * instance's offset[i] (bytes), and how many instances had the offset of the instance
+   * before them. A constant offset is the same array (an unrolled row, the same element
+   * loaded and stored) or arrays that move together; one that changes from walk to walk,
+   * two walks that drift apart. */
+  int64_t offset[PPT_EXTRAP_SLOTS];
+  uint64_t same_offset[PPT_EXTRAP_SLOTS];
+} ppt_extrap_slot;
+
+typedef struct ppt_extrap_strides {
+  uint32_t nblocks;      /* ppt_trace_nbbs + 1 */
+  ppt_extrap_slot *slot; /* [nblocks x PPT_EXTRAP_SLOTS] */
+  uint64_t *refs;        /* [nblocks]: each block's references, every slot */
+} ppt_extrap_strides;
+
+/* One pass over t (machine-level stack references left out: they are not the program's
+ * data walks). PPT_ERUN when out of memory, the trace's errors when it cannot be read. */
+int ppt_extrap_strides_measure(const ppt_trace *t, ppt_extrap_strides *out, ppt_err *err);
+/* Block bb's PPT_EXTRAP_SLOTS slots; NULL beyond the table. */
+const ppt_extrap_slot *ppt_extrap_strides_of(const ppt_extrap_strides *s, uint32_t bb);
+void ppt_extrap_strides_free(ppt_extrap_strides *s);
+/* How many times fewer sets than `sets` a walk with this stride (bytes) uses in a cache
+ * of `sets` sets of `line`-byte lines: gcd(stride, sets x line) / line when that gcd is
+ * a multiple of the line, else 1 (every set); `sets` for a stride that is a multiple of
+ * sets x line (one set); 1 for stride 0. */
+uint64_t ppt_extrap_set_fold(int64_t stride, uint64_t sets, uint64_t line);
 
 #endif

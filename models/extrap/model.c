@@ -145,20 +145,40 @@ static double value(const ppt_extrap_poly *f, double size, gsl_rng *rng) {
   return ext_snap(v);
 }
 
-/* Block b's profile of one kind at size, added to h. */
+/* Block b's profile of one kind at size: the share `tail` of its references with the
+ * longest distances (first touches, then the slices from the last down) added to ht,
+ * the rest to h (either may be NULL: not wanted). */
 static int add_block(const ppt_extrap_model *m, const qfit *f, double size, gsl_rng *rng, double *dist,
-                     ppt_rdhist *h) {
+                     double tail, ppt_rdhist *h, ppt_rdhist *ht) {
   double refs = fmax(0.0, value(&f->refs, size, rng)), inf = value(&f->inf, size, rng);
   inf = fmin(fmax(inf, 0.0), refs);
-  if (inf > 0 && ppt_rdhist_add(h, PPT_RD_INF, inf)) return -1;
+  double left = fmin(fmax(tail, 0.0), 1.0) * refs; /* references still owed to the tail */
+  double ti = fmin(inf, left);
+  left -= ti;
+  if (ti > 0 && ht && ppt_rdhist_add(ht, PPT_RD_INF, ti)) return -1;
+  if (inf - ti > 0 && h && ppt_rdhist_add(h, PPT_RD_INF, inf - ti)) return -1;
   if (!f->slice) return 0; /* no finite distance at any traced size: none here either */
   for (unsigned k = 0; k < m->q; k++) dist[k] = value(&f->slice[k], size, rng);
-  return ext_slices_add(h, dist, m->q, refs - inf);
+  if (!(left > 0)) return h ? ext_slices_add(h, dist, m->q, refs - inf) : 0;
+  double w = (refs - inf) / m->q;
+  for (unsigned k = m->q; k-- > 0;) { /* slices ascend with the distance */
+    double t = fmin(w, left);
+    left -= t;
+    if ((ht && ext_add_at(ht, dist[k], t)) || (h && ext_add_at(h, dist[k], w - t))) return -1;
+  }
+  return 0;
 }
 
 int ppt_extrap_predict(const ppt_extrap_model *m, double size, const uint8_t *counted, uint64_t seed,
                        unsigned draw, ppt_sasmm_profiles *out, ppt_err *err) {
+  return ppt_extrap_predict_split(m, size, counted, seed, draw, NULL, out, NULL, err);
+}
+
+int ppt_extrap_predict_split(const ppt_extrap_model *m, double size, const uint8_t *counted, uint64_t seed,
+                             unsigned draw, const double *tail, ppt_sasmm_profiles *out,
+                             ppt_sasmm_profiles *tail_out, ppt_err *err) {
   memset(out, 0, sizeof *out);
+  if (tail_out) memset(tail_out, 0, sizeof *tail_out);
   gsl_rng *rng = NULL;
   double *dist = malloc(m->q * sizeof *dist);
   int rc = 0;
@@ -168,17 +188,26 @@ int ppt_extrap_predict(const ppt_extrap_model *m, double size, const uint8_t *co
   }
   out->prd_all = ppt_rdhist_new(m->line);
   out->crd = ppt_rdhist_new(m->line);
-  if (!dist || (draw && !rng) || !out->prd_all || !out->crd) rc = -1;
+  if (tail_out) {
+    tail_out->prd_all = ppt_rdhist_new(m->line);
+    tail_out->crd = ppt_rdhist_new(m->line);
+  }
+  if (!dist || (draw && !rng) || !out->prd_all || !out->crd ||
+      (tail_out && (!tail_out->prd_all || !tail_out->crd)))
+    rc = -1;
   for (uint32_t b = 0; b < m->nblocks && !rc; b++) {
     if (!m->b[b].present || (counted && !counted[b])) continue;
-    if (add_block(m, &m->b[b].kind[KIND_PRD], size, rng, dist, out->prd_all) ||
-        add_block(m, &m->b[b].kind[KIND_CRD], size, rng, dist, out->crd))
+    double t = tail && tail_out ? tail[b] : 0;
+    if (add_block(m, &m->b[b].kind[KIND_PRD], size, rng, dist, t, out->prd_all,
+                  tail_out ? tail_out->prd_all : NULL) ||
+        add_block(m, &m->b[b].kind[KIND_CRD], size, rng, dist, t, out->crd, tail_out ? tail_out->crd : NULL))
       rc = -1;
   }
   free(dist);
   gsl_rng_free(rng);
   if (rc) {
     ppt_sasmm_profiles_free(out);
+    if (tail_out) ppt_sasmm_profiles_free(tail_out);
     return ppt_err_set(err, PPT_ERUN, "out of memory");
   }
   return 0;

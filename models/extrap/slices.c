@@ -52,14 +52,18 @@ double ext_snap(double v) {
   return fabs(v - r) <= 1e-6 * fmax(1.0, fabs(v)) ? r : v;
 }
 
+int ext_add_at(ppt_rdhist *h, double d, double count) {
+  if (count <= 0) return 0;
+  /* a distance between two integers is split between them, keeping its mean */
+  d = fmax(0.0, ext_snap(d));
+  double lo = floor(d), frac = d - lo;
+  if (ppt_rdhist_add(h, (int64_t)lo, count * (1 - frac))) return -1;
+  return frac > 0 && ppt_rdhist_add(h, (int64_t)lo + 1, count * frac) ? -1 : 0;
+}
+
 int ext_slices_add(ppt_rdhist *h, const double *dist, unsigned q, double finite) {
   if (finite <= 0) return 0;
-  double w = finite / q;
-  for (unsigned k = 0; k < q; k++) {
-    /* a distance between two integers is split between them, keeping its mean */
-    double d = fmax(0.0, ext_snap(dist[k])), lo = floor(d), frac = d - lo;
-    if (ppt_rdhist_add(h, (int64_t)lo, w * (1 - frac))) return -1;
-    if (frac > 0 && ppt_rdhist_add(h, (int64_t)lo + 1, w * frac)) return -1;
-  }
+  for (unsigned k = 0; k < q; k++)
+    if (ext_add_at(h, dist[k], finite / q)) return -1;
   return 0;
 }

@@ -12,6 +12,9 @@ double ext_slices_of(const ppt_rdhist *h, unsigned q, double *mean);
 /* Adds `finite` references to h, finite / q at each slice's distance dist[k] (clamped at
  * 0; a fractional distance split between its two integers). 0 or -1 (out of memory). */
 int ext_slices_add(ppt_rdhist *h, const double *dist, unsigned q, double finite);
+/* Adds `count` references at the distance d (clamped at 0; a fractional one split
+ * between its two integers, keeping the mean). 0 or -1 (out of memory). */
+int ext_add_at(ppt_rdhist *h, double d, double count);
 /* v rounded to the nearest integer when within 1e-6 (relative) of it: fitted counts and
  * distances of integer data come back as integers despite rounding in the fit. */
 double ext_snap(double v);
