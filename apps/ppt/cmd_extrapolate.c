@@ -44,14 +44,17 @@ static void help(void) {
       "  --target P=V           the size to predict\n"
       "  --hw SPEC              hwspec JSON (cache levels)\n" PPT_CLI_SET_HELP
       "  --cores LIST           core counts, comma-separated (default 1,2,4,8,16)\n"
-      "  --seed S               seed of the confidence band's draws (default 1)\n" PPT_CLI_ONLY_HELP
+      "  --seed S               seed of the confidence band's draws (default 1)\n"
+      "  --allow-irregular      extrapolate also when over %.0f %% of the references are\n"
+      "                         data-dependent (their address steps do not repeat) and reach\n"
+      "                         further as P grows: refused otherwise (exit 1)\n" PPT_CLI_ONLY_HELP
           PPT_CLI_NOSTACK_HELP
       "  --json                 machine-readable results on stdout\n"
       "  -o FILE                write the JSON results to FILE (atomically)\n"
       "  --plot FILE.png        per level, hit rate against P: the traced sizes and the target\n"
       "                         with its band, a line per core count (gnuplot)\n"
       "  -h, --help\n",
-      100 * UNMATCHED_MAX, CHECK_POINTS, 100 * CHECK_BLOCK, MAX_TRACES);
+      100 * UNMATCHED_MAX, CHECK_POINTS, 100 * CHECK_BLOCK, MAX_TRACES, 100 * IRREGULAR_MAX);
 }
 
 /* ---------------------------------------------------------------- options */
@@ -74,6 +77,10 @@ static int parse_size(const char *text, int with_path, size_arg *s) {
 
 static int take(void *va, int val, const char *value) {
   args *a = va;
+  if (val == 'I') {
+    a->allow_irregular = 1;
+    return 0;
+  }
   if (val == 'T') {
     if (a->ntr == MAX_TRACES) return ppt_cli_usage("extrapolate", "at most %d --trace", MAX_TRACES);
     if (parse_size(value, 1, &a->tr[a->ntr]))
@@ -106,8 +113,10 @@ static int check_sizes(const args *a) {
 }
 
 static int parse_args(int argc, char **argv, void *va) {
-  static const struct option own[] = {
-      {"trace", required_argument, 0, 'T'}, {"target", required_argument, 0, 'G'}, {0, 0, 0, 0}};
+  static const struct option own[] = {{"trace", required_argument, 0, 'T'},
+                                      {"target", required_argument, 0, 'G'},
+                                      {"allow-irregular", no_argument, 0, 'I'},
+                                      {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "extrapolate",
                                     .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_CORES | PPT_OPT_SEED |
                                               PPT_OPT_ONLY | PPT_OPT_OUTPUT | PPT_OPT_JSON | PPT_OPT_NOSTACK |
@@ -501,6 +510,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   if (!rc) rc = measure(a, r, err);
   if (!rc) rc = align_blocks(a, r, err);
   if (!rc) rc = ppt_extrapolate_walks_measure(a, r, err);
+  if (!rc) rc = ppt_extrapolate_check_irregular(a, r, err);
   r->checked = a->ntr >= 3;
   for (size_t c = 0; c < a->c.ncores && !rc && r->checked; c++) rc = check(a, r, c, err);
   for (size_t c = 0; c < a->c.ncores && !rc; c++) rc = predict(a, r, c, err);

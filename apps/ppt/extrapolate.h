@@ -21,6 +21,7 @@
 #define CHECK_BLOCK 0.05       /* largest allowed error of a block's reference count */
 #define CHECK_BLOCK_SHARE 0.01 /* ... for blocks with at least this share of the references */
 #define UNMATCHED_MAX 0.01     /* largest share of a trace's references in unmatched blocks */
+#define IRREGULAR_MAX 0.05     /* largest share of data-dependent references whose reach grows */
 #define NL PPT_HW_MAX_LEVELS
 
 typedef struct size_arg {
@@ -35,6 +36,7 @@ typedef struct args {
   size_t ntr;
   size_arg target;
   int has_target;
+  int allow_irregular; /* --allow-irregular */
 } args;
 
 /* One core count: measured rates per traced size, the check, the prediction and its band. */
@@ -48,7 +50,7 @@ typedef struct point {
   double sets[NL];              /* pred's global hit rates with the set conflicts of the target's strides */
 } point;
 
-/* The walks of the first trace's blocks at the target (extrapolate_sets.c). */
+/* The walks of the first trace's blocks at the target (extrapolate_walks.c). */
 typedef struct ppt_extrapolate_walks {
   uint32_t nblocks; /* ppt_trace_nbbs of the first trace + 1 */
   double *share;    /* [nblocks x PPT_EXTRAP_SLOTS]: share of the block's references in the
@@ -60,6 +62,10 @@ typedef struct ppt_extrapolate_walks {
   uint8_t *fixed;   /* same shape: 1 when that offset held from walk to walk at every size */
   double irregular; /* share of the counted references of the largest trace in slots whose
                        step does not repeat (data-dependent addresses) */
+  double *irr;      /* [nblocks]: each block's references in such slots whose addresses span a
+                       range that grows with the size (largest trace) */
+  double *growth;   /* [nblocks]: the largest such growth of a range, smallest to largest size */
+  double all;       /* the counted references of the largest trace */
 } ppt_extrapolate_walks;
 
 typedef struct results {
@@ -89,6 +95,12 @@ void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w);
  * model m of pt's core count. */
 int ppt_extrapolate_set_rates(const args *a, const results *r, const ppt_extrap_model *m, point *pt,
                               ppt_err *err);
+/* PPT_ERUN, naming the block, when more than IRREGULAR_MAX of the counted references are
+ * in data-dependent slots (r->walks.irr) whose addresses range over data that grows with
+ * the size: irregular access (a graph's gathers, a sparse matrix's columns), which the
+ * fits cannot follow (docs/extrapolate.md, "Refusal"); a histogram's updates, data-
+ * dependent over bins that do not grow, pass. Nothing with --allow-irregular. */
+int ppt_extrapolate_check_irregular(const args *a, const results *r, ppt_err *err);
 
 /* 1 when some trace's block table is not the first's (its blocks were matched by key). */
 int ppt_extrapolate_other_binaries(const args *a, const results *r);

@@ -74,6 +74,7 @@ static json_object *model_json(const args *a, const results *r) {
   json_object_object_add(m, "matched_by_key", json_object_new_boolean(ppt_extrapolate_other_binaries(a, r)));
   json_object_object_add(m, "unmatched_refs_share", json_object_new_double(most_unmatched(a, r)));
   json_object_object_add(m, "checked", json_object_new_boolean(r->checked));
+  json_object_object_add(m, "irregular_refs_share", json_object_new_double(r->walks.irregular));
   json_object_object_add(m, "threshold_points", json_object_new_double(CHECK_POINTS));
   for (size_t c = 0; c < a->c.ncores && r->checked; c++)
     for (uint32_t k = 0; k < r->hw.nlevels; k++) {

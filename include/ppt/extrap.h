@@ -168,6 +168,7 @@ typedef struct ppt_extrap_slot {
    * two walks that drift apart. */
   int64_t offset[PPT_EXTRAP_SLOTS];
   uint64_t same_offset[PPT_EXTRAP_SLOTS];
+  uint64_t lo, hi; /* lowest and highest address the slot touched */
 } ppt_extrap_slot;
 
 typedef struct ppt_extrap_strides {

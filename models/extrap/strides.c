@@ -32,6 +32,8 @@ static void slot_feed(slot_run *s, ppt_extrap_slot *o, uint64_t addr, const uint
     if (s->seen && off == s->off[i]) o->same_offset[i]++;
     s->off[i] = o->offset[i] = off;
   }
+  if (!o->refs || addr < o->lo) o->lo = addr;
+  if (!o->refs || addr > o->hi) o->hi = addr;
   o->refs++;
   if (s->seen++) {
     int64_t step = (int64_t)(addr - s->last);

@@ -21,6 +21,8 @@
  *    one L1 set, 16 of the L2's 1024): `sets_hit_rate` within 1.5 points of `ppt
  *    cachesim` on a trace taken there at both levels, where SDCM's `hit_rate` is 39 and
  *    87 points off; at n = 520 (rows of 65 lines: every set) the two rates are equal;
+ *  - data-dependent reads over data that grows with n: refused with the block named,
+ *    extrapolated with --allow-irregular; over 64 lines whatever n: extrapolated;
  *  - bad usage and traces of different programs: exit 2 with one line. */
 #include <check.h>
 #include <gsl/gsl_cdf.h>
@@ -118,6 +120,25 @@ static const char *k_column =
     "  double *a = aligned_alloc(4096, (size_t)n * n * 8);\n"
     "  memset(a, 0, (size_t)n * n * 8);\n"
     "  return colsum(a, n) != 0;\n"
+    "}\n";
+
+/* Random reads: over n lines (argv[2] = 0), or over 64 lines whatever n (1, a
+ * histogram's bins), next to a sweep over the n lines. */
+static const char *k_gather =
+    "#include <stdlib.h>\n"
+    "__attribute__((noinline)) int gather(volatile char *a, int n, int span, int r) {\n"
+    "  int s = 0;\n"
+    "  unsigned x = 1;\n"
+    "  for (int k = 0; k < r * n; k++) {\n"
+    "    x = x * 1103515245u + 12345u;\n"
+    "    s += a[64 * (size_t)((x >> 8) % (unsigned)span)] + a[64 * (size_t)(k % n)];\n"
+    "  }\n"
+    "  return s;\n"
+    "}\n"
+    "int main(int argc, char **argv) {\n"
+    "  int n = atoi(argv[1]);\n"
+    "  volatile char *a = aligned_alloc(4096, (size_t)n * 64);\n"
+    "  return gather(a, n, atoi(argv[2]) ? 64 : n, 20) & 1;\n"
     "}\n";
 
 /* Set-associative LRU: L1 32 KiB 8-way (64 sets), L2 1 MiB 16-way (1024 sets). */
@@ -286,6 +307,7 @@ static void setup(void) {
   e2e_write(dir, "ft.json", k_hw_timed);
   e2e_write(dir, "column.c", k_column);
   e2e_write(dir, "sets.json", k_hw_sets);
+  e2e_write(dir, "gather.c", k_gather);
   ck_assert_int_eq(e2e_sh(dir,
                           "$PPTCC -O1 sweep.c -o sweep && $PPTCC -O1 changes.c -o changes"
                           " && for n in 1000 1500 2000 8000; do"
@@ -295,7 +317,10 @@ static void setup(void) {
                           " && for n in 1000 1500 2000 8000; do $PPTCC -O1 -DN=$n sized.c -o sized$n"
                           " && $PPT trace -o d$n.trace -- ./sized$n 2>/dev/null || exit 1; done"
                           " && $PPTCC -O1 column.c -o column && for n in 72 80 88 512 520; do"
-                          " $PPT trace -o k$n.trace -- ./column $n 2>/dev/null || exit 1; done"),
+                          " $PPT trace -o k$n.trace -- ./column $n 2>/dev/null || exit 1; done"
+                          " && $PPTCC -O1 gather.c -o gather && for n in 1000 1500 2000; do"
+                          " $PPT trace -o g$n.trace -- ./gather $n 0 2>/dev/null || exit 1;"
+                          " $PPT trace -o h$n.trace -- ./gather $n 1 2>/dev/null || exit 1; done"),
                    0);
 }
 
@@ -521,6 +546,38 @@ START_TEST(set_conflicts) {
 }
 END_TEST
 
+/* Half the references read at random over the n lines: refused, naming the block, and
+ * extrapolated with --allow-irregular; over 64 lines whatever n (a histogram's bins):
+ * extrapolated, the share reported. */
+START_TEST(irregular_refused) {
+  ck_assert_int_eq(e2e_sh(dir,
+                          "$PPT extrapolate --trace n=1000:g1000.trace --trace n=1500:g1500.trace"
+                          " --trace n=2000:g2000.trace --target n=8000 --hw fa.json --cores 1 --only gather"
+                          " >i.out 2>i.err"),
+                   1);
+  ck_assert_int_eq(e2e_sh(dir,
+                          "test $(wc -l <i.err) -eq 1 && test ! -s i.out && grep -q 'data-dependent' i.err"
+                          " && grep -q 'gather' i.err && grep -q 'g2000.trace' i.err"
+                          " && grep -q 'not extrapolated' i.err && grep -q 'span x2.00' i.err"),
+                   0);
+  ck_assert_int_eq(e2e_sh(dir,
+                          "$PPT extrapolate --trace n=1000:g1000.trace --trace n=1500:g1500.trace"
+                          " --trace n=2000:g2000.trace --target n=8000 --hw fa.json --cores 1 --only gather"
+                          " --allow-irregular --json >ia.json"
+                          " && $PPT extrapolate --trace n=1000:h1000.trace --trace n=1500:h1500.trace"
+                          " --trace n=2000:h2000.trace --target n=8000 --hw fa.json --cores 1 --only gather"
+                          " --json >ih.json"),
+                   0);
+  json_object *g = load("ia.json"), *h = load("ih.json");
+  /* one of the loop's two loads is the gather */
+  double sg = json_object_get_double(get(get(g, "model"), "irregular_refs_share"));
+  double sh = json_object_get_double(get(get(h, "model"), "irregular_refs_share"));
+  ck_assert_msg(fabs(sg - 0.5) < 0.01 && fabs(sh - 0.5) < 0.01, "shares %g %g", sg, sh);
+  json_object_put(g);
+  json_object_put(h);
+}
+END_TEST
+
 START_TEST(bad_input) {
   static const char *bad[] = {
       "--trace N=1000:s1000.trace --target N=8000 --hw fa.json",                /* one trace */
@@ -568,6 +625,7 @@ static Suite *suite(void) {
   tcase_add_test(e2e, sized_binaries);
   tcase_add_test(e2e, column_strides);
   tcase_add_test(e2e, set_conflicts);
+  tcase_add_test(e2e, irregular_refused);
   tcase_add_test(e2e, bad_input);
   suite_add_tcase(s, e2e);
   return s;

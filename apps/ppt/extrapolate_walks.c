@@ -1,5 +1,6 @@
-/* extrapolate_sets.c — `ppt extrapolate`'s set conflicts at the target
- * (docs/extrapolate.md, "Set conflicts").
+/* extrapolate_walks.c — how `ppt extrapolate` uses the way each block's references walk
+ * memory (docs/extrapolate.md, "Set conflicts" and "Refusal"): the set conflicts at the
+ * target, and the refusal of data-dependent access.
  *
  * SDCM (SASMM §3.6 Eq. 5) places the lines a reuse waits for at random over a level's
  * sets. A walk whose stride is a multiple of several lines uses only the sets its
@@ -118,8 +119,14 @@ int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
     if (!(inv[i] = inverse_map(r, i, nref))) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
     if (!rc) rc = ppt_extrap_strides_measure(r->t[i], &st[i], err);
   }
-  /* Shares and the data-dependent slots from the largest trace. */
+  /* Shares and the data-dependent slots from the largest trace; a data-dependent slot
+   * whose addresses span a range that grows by a quarter of the traced span or more
+   * (a range that follows the size grows by the span) gathers from data that grows. */
+  size_t lo = r->order[0];
+  double span = a->tr[big].value / a->tr[lo].value, need = 1 + 0.25 * (span - 1);
   double irregular = 0, all = 0;
+  if (!rc && (!(w->irr = calloc(nref, sizeof *w->irr)) || !(w->growth = calloc(nref, sizeof *w->growth))))
+    rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   for (uint32_t id = 1; id < nref && !rc; id++) {
     uint32_t bb = inv[big][id];
     uint64_t brefs = bb ? st[big].refs[bb] : 0;
@@ -128,7 +135,14 @@ int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
     for (unsigned j = 0; j < PPT_EXTRAP_SLOTS && !rc; j++) {
       const ppt_extrap_slot *sb = slot_of(&st[big], bb, j);
       if (!sb->refs) continue;
-      if (!regular(sb) && sb->steps >= 16) irregular += (double)sb->refs;
+      const ppt_extrap_slot *s0 = inv[lo][id] ? slot_of(&st[lo], inv[lo][id], j) : NULL;
+      if (!regular(sb) && sb->steps >= 16) {
+        irregular += (double)sb->refs;
+        double g =
+            s0 && s0->refs && s0->hi > s0->lo ? (double)(sb->hi - sb->lo) / (double)(s0->hi - s0->lo) : 0;
+        if (g >= need) w->irr[id] += (double)sb->refs;
+        if (g >= need && g > w->growth[id]) w->growth[id] = g;
+      }
       size_t k = (size_t)id * PPT_EXTRAP_SLOTS + j;
       int has = 0;
       rc = slot_walk(a, st, inv, id, j, w, &has, err);
@@ -136,6 +150,7 @@ int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
     }
   }
   w->irregular = all > 0 ? irregular / all : 0;
+  w->all = all;
   for (size_t i = 0; i < n; i++) {
     free(inv[i]);
     ppt_extrap_strides_free(&st[i]);
@@ -149,6 +164,8 @@ void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w) {
   free(w->len);
   free(w->offset);
   free(w->fixed);
+  free(w->irr);
+  free(w->growth);
   memset(w, 0, sizeof *w);
 }
 
@@ -272,4 +289,27 @@ int ppt_extrapolate_set_rates(const args *a, const results *r, const ppt_extrap_
   free(tail);
   free(f);
   return rc;
+}
+
+int ppt_extrapolate_check_irregular(const args *a, const results *r, ppt_err *err) {
+  const ppt_extrapolate_walks *w = &r->walks;
+  size_t lo = r->order[0], hi = r->order[a->ntr - 1];
+  double bad = 0, worst = 0;
+  uint32_t wid = 0;
+  for (uint32_t id = 1; id < w->nblocks && w->irr; id++) {
+    bad += w->irr[id];
+    if (w->irr[id] > worst) {
+      worst = w->irr[id];
+      wid = id;
+    }
+  }
+  if (a->allow_irregular || !(w->all > 0) || bad / w->all <= IRREGULAR_MAX) return 0;
+  const ppt_trace_bb *b = ppt_trace_bb_get(r->t[0], wid);
+  return ppt_err_set(err, PPT_ERUN,
+                     "%s: %.1f %% of the counted references are data-dependent (their address steps do not "
+                     "repeat) over data that grows with %s (block %u, %s, %s:%u: its addresses span x%.2f "
+                     "from %s=%g to %s=%g): irregular access is not a function of the size: not extrapolated "
+                     "(--allow-irregular to extrapolate anyway)",
+                     a->tr[hi].path, 100 * bad / w->all, a->tr[hi].param, wid, b->func, b->file, b->line,
+                     w->growth[wid], a->tr[lo].param, a->tr[lo].value, a->tr[hi].param, a->tr[hi].value);
 }
