@@ -485,6 +485,15 @@ static int runtime(const args *a, results *r, size_t c, ppt_err *err) {
     for (int j = 0; j < 3; j++)
       if (!isfinite(from[k]) || !isfinite(to[j][k])) to[j][k] = from[k] = isfinite(from[k]) ? from[k] : 0;
   }
+  /* The accesses a level gains through folded walks whose first-level misses queue on one
+   * set: their share of all it gains (served at the target beyond the trace's). */
+  double bunched[NL + 1];
+  uint32_t nl = r->hw.nlevels;
+  for (uint32_t j = 1; j <= nl && sim; j++) {
+    double gained = (to[0][j - 1] - (j < nl ? to[0][j] : 0)) - (from[j - 1] - (j < nl ? from[j] : 0));
+    bunched[j] = gained > 0 && pt->bunched_lost[j - 1] > 0 ? fmin(1, pt->bunched_lost[j - 1] / gained) : NAN;
+  }
+  if (!rc) rc = ppt_progmodel_shift_bunched(m, bunched, err);
   double *out[3] = {&pt->runtime, &pt->rt_lo, &pt->rt_hi};
   for (int j = 0; j < 3 && !rc; j++) {
     rc = ppt_progmodel_shift_misses(m, from, to[j], err);

@@ -48,6 +48,8 @@ typedef struct point {
   double lo[NL], hi[NL], refs;
   double runtime, rt_lo, rt_hi; /* seconds at the target and its band (NaN: the spec has no timing) */
   double sets[NL];              /* pred's global hit rates with the set conflicts of the target's strides */
+  double bunched_lost[NL];      /* of the hits sets lost at a level, per reference, those of walks
+                                 whose first-level misses queue on one set */
 } point;
 
 /* The walks of the first trace's blocks at the target (extrapolate_walks.c). */

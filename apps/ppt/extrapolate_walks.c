@@ -180,12 +180,13 @@ void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w) {
  * lines), else each its own (len = one walk's). */
 typedef struct fold {
   double share, all, own, p;
-  uint64_t g; /* 1: none */
+  uint64_t g;  /* 1: none */
+  int bunched; /* the walks' first-level misses queue on one set (ppt_extrapolate_set_rates) */
 } fold;
 
 static fold block_fold(const ppt_extrapolate_walks *w, const ppt_hw_level *lv, uint32_t id) {
   uint64_t sets = lv->size / ((uint64_t)lv->assoc * lv->line);
-  fold f = {0, 0, 0, 1, 1};
+  fold f = {0, 0, 0, 1, 1, 0};
   size_t walk[PPT_EXTRAP_SLOTS], nw = 0;
   for (unsigned j = 0; j < PPT_EXTRAP_SLOTS; j++) {
     size_t k = (size_t)id * PPT_EXTRAP_SLOTS + j;
@@ -259,16 +260,26 @@ int ppt_extrapolate_set_rates(const args *a, const results *r, const ppt_extrap_
   for (uint32_t k = 0; k < r->hw.nlevels && !rc; k++) {
     const ppt_hw_level *lv = &r->hw.levels[k];
     pt->sets[k] = pt->pred[k].hit_rate;
+    pt->bunched_lost[k] = 0;
     /* Random replacement: its SDCM is a fixed point over the whole profile, which a
      * share of it cannot be judged by alone. */
     if (lv->replacement == PPT_HW_REPL_RANDOM) continue;
-    for (uint32_t id = 0; id < nb; id++) f[id] = block_fold(w, lv, id);
+    for (uint32_t id = 0; id < nb; id++) {
+      f[id] = block_fold(w, lv, id);
+      /* The simulation calls a first-level miss bunched when at least 4 of the last 8
+       * were in its set ("Misses queued on one set", docs/engine.md): a walk whose
+       * first-level misses cycle over at most 2 sets. */
+      const ppt_hw_level *l1 = &r->hw.levels[0];
+      fold f1 = k ? block_fold(w, l1, id) : f[id];
+      f[id].bunched = f1.g > 1 && l1->size / ((uint64_t)l1->assoc * l1->line) / f1.g <= 2;
+    }
     /* One tail profile per distinct (fold, walk length). */
     for (uint32_t first = 0; first < nb && !rc; first++) {
       fold g = f[first];
       if (g.g <= 1) continue;
       for (uint32_t id = 0; id < nb; id++) {
-        int same = f[id].g == g.g && f[id].all == g.all && f[id].own == g.own && f[id].p == g.p;
+        int same = f[id].g == g.g && f[id].all == g.all && f[id].own == g.own && f[id].p == g.p &&
+                   f[id].bunched == g.bunched;
         tail[id] = same ? f[id].share : 0;
         if (same) f[id].g = 1; /* done */
       }
@@ -281,6 +292,7 @@ int ppt_extrapolate_set_rates(const args *a, const results *r, const ppt_extrap_
       lost l = {lv, g, 0};
       if (ppt_rdhist_foreach(ht, lose, &l)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
       if (!rc && total > 0) pt->sets[k] -= l.hits / total;
+      if (!rc && total > 0 && g.bunched) pt->bunched_lost[k] += l.hits / total;
       ppt_sasmm_profiles_free(&head);
       ppt_sasmm_profiles_free(&tp);
     }

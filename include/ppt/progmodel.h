@@ -63,6 +63,13 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
  * rates. The hit rates of ppt_progmodel_hitrates and the sites stay the simulated ones.
  * On failure m is left as it was. */
 int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err);
+/* For ppt_progmodel_shift_misses: bunched[k] (k = 1..nlevels; nlevels is memory; [0]
+ * unused), when not NaN, is the share of the accesses a site gains at the level serving
+ * k (beyond the trace's) that queue on one set ("Misses queued on one set",
+ * docs/engine.md), instead of the trace's share over its first-level misses: the walks
+ * whose stride folds the sets at the target (`ppt extrapolate`). NULL: all NaN. Values
+ * outside [0, 1]: PPT_EINPUT. Remakes the tasklists; on failure m is left as it was. */
+int ppt_progmodel_shift_bunched(ppt_progmodel *m, const double *bunched, ppt_err *err);
 /* The same for the data-TLB levels of the spec (ntlb of ppt_progmodel_hitrates): level
  * k's global miss ratio is the share of counted references whose translation missed TLB
  * levels 0..k; the TLB cycles of every site and core follow. Nothing to do without TLB
@@ -100,8 +107,11 @@ typedef struct ppt_progmodel_site_info {
   uint64_t accesses[PPT_HW_MAX_LEVELS], misses[PPT_HW_MAX_LEVELS];
   double hit_rate[PPT_HW_MAX_LEVELS], local_hit_rate[PPT_HW_MAX_LEVELS];
   uint64_t counted_refs;
-  /* One core only: the local hit rates its tasklists use (the run's where it had none). */
+  /* One core only: the local hit rates its tasklists use (the run's where it had none),
+   * and per level k = 1..nlevels that serves an access (nlevels: memory) the shares of
+   * those accesses a prefetcher covered and that queued on one set. */
   double used_local[PPT_HW_MAX_LEVELS];
+  double used_prefetched[PPT_HW_MAX_LEVELS + 1], used_same_set[PPT_HW_MAX_LEVELS + 1];
 } ppt_progmodel_site_info;
 
 size_t ppt_progmodel_nsites(const ppt_progmodel *m);

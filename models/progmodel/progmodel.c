@@ -533,7 +533,13 @@ int ppt_progmodel_site(const ppt_progmodel *m, size_t i, uint32_t core, ppt_prog
     out->hit_rate[k] = out->accesses[0] ? 1.0 - (double)out->misses[k] / (double)out->accesses[0] : NAN;
     out->local_hit_rate[k] = out->accesses[k] ? 1.0 - (double)out->misses[k] / (double)out->accesses[k] : NAN;
   }
-  if (core != PPT_PROGMODEL_ALL_CORES)
-    memcpy(out->used_local, m->sh[i * m->ncores + core].local, sizeof out->used_local);
+  if (core != PPT_PROGMODEL_ALL_CORES) {
+    const shares *sh = &m->sh[i * m->ncores + core];
+    memcpy(out->used_local, sh->local, sizeof out->used_local);
+    for (uint32_t k = 0; k <= m->nlevels; k++) {
+      out->used_prefetched[k] = sh->prefetched[k];
+      out->used_same_set[k] = sh->same_set_loads[k] + sh->same_set_stores[k];
+    }
+  }
   return 0;
 }

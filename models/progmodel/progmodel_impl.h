@@ -63,9 +63,13 @@ typedef struct site {
 /* Miss ratios moved for problem-size scaling: every site's global miss ratio of cache
  * level k (of TLB level k) moves as the run's does, from from[k] to to[k]. */
 typedef struct shift {
-  int on, tlb_on;
+  int on, tlb_on, bunch_on;
   double from[PPT_HW_MAX_LEVELS], to[PPT_HW_MAX_LEVELS];
   double tlb_from[PPT_HW_MAX_TLB], tlb_to[PPT_HW_MAX_TLB];
+  /* [k], k = 1..nlevels (the level that serves, nlevels: memory): the share of the
+   * accesses served there beyond the trace's that queue on one set (NaN: the trace's
+   * shares over its first-level misses; read when bunch_on; ppt_progmodel_shift_bunched) */
+  double bunched[PPT_HW_MAX_LEVELS + 1];
 } shift;
 
 struct ppt_progmodel {

@@ -74,6 +74,7 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
    * size (3 stores), would otherwise write back 60 % of the target's misses instead of
    * a third (runtime +18 %). */
   double reach[PPT_HW_MAX_LEVELS + 1] = {0}, st_reach[PPT_HW_MAX_LEVELS + 1] = {0};
+  double stores[PPT_HW_MAX_LEVELS + 1] = {0}; /* share of stores among the accesses reaching k */
   for (uint32_t k = m->nlevels + 1; k-- > 0;) {
     reach[k] = (double)c->served[k] + (k < m->nlevels ? reach[k + 1] : 0);
     st_reach[k] = (double)c->served_stores[k] + (k < m->nlevels ? st_reach[k + 1] : 0);
@@ -84,6 +85,7 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
     double target = refs * g[k - 1], wt = target > 0 ? fmin(1.0, reach[k] / target) : 1.0;
     if (reach[k] > 0) share = wt * st_reach[k] / reach[k] + (1 - wt) * share;
     o->writeback[k] = share * g[k - 1];
+    stores[k] = share;
   }
   if (!(sv > 0)) return; /* no miss in the trace to learn from: the fallback's shares stay */
   for (uint32_t k = 1; k <= m->nlevels; k++) {
@@ -91,8 +93,12 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
     if (!(now > base)) continue;
     double wb = base / now, we = 1 - wb;
     o->prefetched[k] = wb * o->prefetched[k] + we * sp / sv;
-    o->same_set_stores[k] = wb * o->same_set_stores[k] + we * ss / sv;
-    o->same_set_loads[k] = wb * o->same_set_loads[k] + we * sl / sv;
+    /* Accesses gained through set conflicts at the target queue on the sets their walks
+     * fold onto; the caller says which share of the gain that is. */
+    double b = m->sh_now.bunch_on ? m->sh_now.bunched[k] : NAN, gs = isnan(b) ? ss / sv : b * stores[k],
+           gl = isnan(b) ? sl / sv : b * (1 - stores[k]);
+    o->same_set_stores[k] = wb * o->same_set_stores[k] + we * gs;
+    o->same_set_loads[k] = wb * o->same_set_loads[k] + we * gl;
     o->transfers[k] = wb * o->transfers[k] + we * st / sv;
   }
 }
@@ -149,6 +155,18 @@ int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const doubl
   for (uint32_t k = 0; next.on && k < m->nlevels; k++) {
     next.from[k] = from[k];
     next.to[k] = to[k];
+  }
+  return apply_shift(m, &next, err);
+}
+
+int ppt_progmodel_shift_bunched(ppt_progmodel *m, const double *bunched, ppt_err *err) {
+  shift next = m->sh_now;
+  next.bunch_on = bunched != NULL;
+  for (uint32_t k = 0; k <= m->nlevels; k++) {
+    double b = bunched && k ? bunched[k] : NAN;
+    if (!isnan(b) && !(b >= 0 && b <= 1))
+      return ppt_err_set(err, PPT_EINPUT, "progmodel: level %u's bunched share %g is not in [0, 1]", k, b);
+    next.bunched[k] = b;
   }
   return apply_shift(m, &next, err);
 }

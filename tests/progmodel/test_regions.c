@@ -452,7 +452,31 @@ START_TEST(weights_and_shift) {
   ck_assert_msg(g > 0.1 && g < 0.2, "stream L1 misses %g", g);
   ck_assert_msg(fabs(c0.used_local[0] - (1 - 2 * g)) < 1e-12, "used L1 %g, want %g", c0.used_local[0],
                 1 - 2 * g);
-  ck_assert(seconds(&hw, m, 1) > base);
+  double doubled = seconds(&hw, m, 1);
+  ck_assert(doubled > base);
+  /* The L2 accesses the stream gains (x0 -> 2 x0 L1 misses, L2 misses x1 unmoved) all
+   * queued on one set: its L2 same-set share becomes the traced share for the w = base /
+   * now it had and 1 for the rest; 0 for none; NULL: the trace's shares, as before. */
+  double before = c0.used_same_set[1], bunched[PPT_HW_MAX_LEVELS + 1];
+  ppt_progmodel_site_info all;
+  ck_assert_int_eq(ppt_progmodel_site(m, si, PPT_PROGMODEL_ALL_CORES, &all), 0);
+  double refs = (double)all.counted_refs, x0 = (double)all.misses[0] / refs,
+         x1 = (double)all.misses[1] / refs;
+  double wb = (x0 - x1) / (2 * x0 - x1);
+  for (uint32_t k = 0; k <= hw.nlevels; k++) bunched[k] = NAN;
+  for (int b = 0; b <= 1; b++) {
+    bunched[1] = b;
+    ck_assert_int_eq(ppt_progmodel_shift_bunched(m, bunched, &err), 0);
+    ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+    ck_assert_msg(fabs(c0.used_same_set[1] - (wb * before + (1 - wb) * b)) < 1e-12,
+                  "bunched %d: L2 %g, want %g", b, c0.used_same_set[1], wb * before + (1 - wb) * b);
+  }
+  bunched[1] = 1.5;
+  ck_assert_int_eq(ppt_progmodel_shift_bunched(m, bunched, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_progmodel_shift_bunched(m, NULL, &err), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+  ck_assert_double_eq(c0.used_same_set[1], before);
+  ck_assert_double_eq(seconds(&hw, m, 1), doubled);
   from[0] = 1.5;
   ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), PPT_EINPUT);
   ck_assert_double_eq_tol(ppt_progmodel_site(m, si, 0, &c0) == 0 ? c0.used_local[0] : -1, 1 - 2 * g, 1e-12);
