@@ -350,7 +350,7 @@ static int predict(const args *a, results *r, size_t c, ppt_err *err) {
   r->blocks = ppt_extrap_model_blocks(m);
   ppt_extrap_model_degrees(m, r->degrees);
   rc = rates_at(a, r, m, a->target.value, 0, pt->pred, &pt->refs, err);
-  if (!rc) rc = ppt_extrapolate_set_rates(a, r, m, pt, err);
+  if (!rc) rc = ppt_extrapolate_block_rates(a, r, m, c, pt, err);
   double *v = rc ? NULL : malloc((size_t)r->hw.nlevels * DRAWS * sizeof *v);
   if (!rc && !v) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   for (unsigned d = 1; d <= DRAWS && !rc; d++) {
@@ -456,6 +456,30 @@ static int block_weights(const args *a, results *r, ppt_err *err) {
   return rc;
 }
 
+/* The blocks' miss ratios of pt (first trace's ids) on the block ids of trace big, as
+ * ppt_progmodel_shift_sites takes them: bt[k] (traced) and bx[k] (target) point into the
+ * malloc'd *mt and *mx; both NULL when pt has none. */
+static int block_ratios(const results *r, const point *pt, size_t big, double **mt, double **mx,
+                        const double **bt, const double **bx, ppt_err *err) {
+  uint32_t nl = r->hw.nlevels, nbig = ppt_trace_nbbs(r->t[big]);
+  *mt = *mx = NULL;
+  if (!pt->blk_traced) return 0;
+  *mt = malloc((size_t)nl * (nbig + 1) * sizeof **mt);
+  *mx = malloc((size_t)nl * (nbig + 1) * sizeof **mx);
+  if (!*mt || !*mx) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (uint32_t k = 0; k < nl; k++) {
+    for (uint32_t b = 0; b <= nbig; b++) {
+      uint32_t id = r->map[big] ? r->map[big][b] : b;
+      int in = id && id < pt->nblocks;
+      (*mt)[(size_t)k * (nbig + 1) + b] = in ? pt->blk_traced[(size_t)k * pt->nblocks + id] : NAN;
+      (*mx)[(size_t)k * (nbig + 1) + b] = in ? pt->blk_target[(size_t)k * pt->nblocks + id] : NAN;
+    }
+    bt[k] = *mt + (size_t)k * (nbig + 1);
+    bx[k] = *mx + (size_t)k * (nbig + 1);
+  }
+  return 0;
+}
+
 /* The runtime at the target on core count c and its band: the program model of the
  * largest trace, each block weighted to its fitted counts at the target, every site's
  * misses moved so that the run's become the predicted rates (and the band's ends), run
@@ -493,12 +517,19 @@ static int runtime(const args *a, results *r, size_t c, ppt_err *err) {
     double gained = (to[0][j - 1] - (j < nl ? to[0][j] : 0)) - (from[j - 1] - (j < nl ? from[j] : 0));
     bunched[j] = gained > 0 && pt->bunched_lost[j - 1] > 0 ? fmin(1, pt->bunched_lost[j - 1] / gained) : NAN;
   }
-  if (!rc) rc = ppt_progmodel_shift_bunched(m, bunched, err);
+  if (!rc) rc = ppt_progmodel_shift_gains(m, pt->gain_prefetched, bunched, err);
+  /* Each site as its own blocks move. */
+  const double *bt[NL], *bx[NL];
+  double *mt = NULL, *mx = NULL;
+  if (!rc) rc = block_ratios(r, pt, big, &mt, &mx, bt, bx, err);
   double *out[3] = {&pt->runtime, &pt->rt_lo, &pt->rt_hi};
   for (int j = 0; j < 3 && !rc; j++) {
     rc = ppt_progmodel_shift_misses(m, from, to[j], err);
+    if (!rc && mt) rc = ppt_progmodel_shift_sites(m, bt, bx, err);
     if (!rc) rc = ppt_cli_progmodel_seconds(&r->hw, m, pt->n, out[j], err);
   }
+  free(mt);
+  free(mx);
   ppt_progmodel_free(m);
   return rc;
 }
@@ -544,6 +575,10 @@ static void release(void *vr) {
   free(r->w_inst);
   free(r->w_refs);
   ppt_extrapolate_walks_free(&r->walks);
+  for (size_t c = 0; c < PPT_CLI_MAX_CORES; c++) {
+    free(r->pt[c].blk_traced);
+    free(r->pt[c].blk_target);
+  }
 }
 
 int ppt_cmd_extrapolate(int argc, char **argv) {

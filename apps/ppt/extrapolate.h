@@ -46,10 +46,16 @@ typedef struct point {
   double check_err[NL]; /* predicted - measured at the largest size, points (NaN: unchecked) */
   ppt_sdcm_rates pred[NL];
   double lo[NL], hi[NL], refs;
-  double runtime, rt_lo, rt_hi; /* seconds at the target and its band (NaN: the spec has no timing) */
-  double sets[NL];              /* pred's global hit rates with the set conflicts of the target's strides */
-  double bunched_lost[NL];      /* of the hits sets lost at a level, per reference, those of walks
-                                 whose first-level misses queue on one set */
+  double runtime, rt_lo, rt_hi;   /* seconds at the target and its band (NaN: the spec has no timing) */
+  double sets[NL];                /* pred's global hit rates with the set conflicts of the target's strides */
+  double gain_prefetched[NL + 1]; /* [k], k = 1..nlevels: prefetch coverage of the accesses the
+                                     level serving k gains at the target (NaN: the trace's) */
+  double bunched_lost[NL];        /* of the hits sets lost at a level, per reference, those of walks
+                                   whose first-level misses queue on one set */
+  /* [k * nblocks + b]: block b's global miss ratio of level k in the largest trace and at
+   * the target (NaN: not known), for ppt_progmodel_shift_sites; malloc'd */
+  double *blk_traced, *blk_target;
+  uint32_t nblocks;
 } point;
 
 /* The walks of the first trace's blocks at the target (extrapolate_walks.c). */
@@ -93,17 +99,16 @@ typedef struct results {
 /* r->walks from one pass over each trace (ppt_extrap_strides_measure). */
 int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err);
 void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w);
-/* pt->sets: pt->pred's rates with set conflicts at the target, from r->walks and the
- * model m of pt's core count. */
-int ppt_extrapolate_set_rates(const args *a, const results *r, const ppt_extrap_model *m, point *pt,
-                              ppt_err *err);
+/* Per block at the target, with model m of core count c (extrapolate_blocks.c):
+ * pt->sets, bunched_lost, gain_prefetched, blk_traced and blk_target. */
+int ppt_extrapolate_block_rates(const args *a, const results *r, const ppt_extrap_model *m, size_t c,
+                                point *pt, ppt_err *err);
 /* PPT_ERUN, naming the block, when more than IRREGULAR_MAX of the counted references are
  * in data-dependent slots (r->walks.irr) whose addresses range over data that grows with
  * the size: irregular access (a graph's gathers, a sparse matrix's columns), which the
  * fits cannot follow (docs/extrapolate.md, "Refusal"); a histogram's updates, data-
  * dependent over bins that do not grow, pass. Nothing with --allow-irregular. */
 int ppt_extrapolate_check_irregular(const args *a, const results *r, ppt_err *err);
-
 /* 1 when some trace's block table is not the first's (its blocks were matched by key). */
 int ppt_extrapolate_other_binaries(const args *a, const results *r);
 

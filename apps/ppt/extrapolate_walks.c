@@ -60,44 +60,56 @@ static int fixed_offset(const ppt_extrap_slot *s, unsigned i) {
   return changes < walks / 2 + 1;
 }
 
-/* Slot j of the first trace's block id at the target: its stride and walk length, each
- * fitted across the traces, where it walks regularly in every trace that has it (*has 0
- * when it does not, or is in fewer than 2), and its offsets from the slots before it
- * (w->offset, w->fixed at slot k = id x PPT_EXTRAP_SLOTS + j). */
-static int slot_walk(const args *a, const ppt_extrap_strides *st, uint32_t *const *inv, uint32_t id,
-                     unsigned j, ppt_extrapolate_walks *w, int *has, ppt_err *err) {
+/* A walk's figure (stride, length, offset) at the target from its values ys at the
+ * increasing sizes xs (m >= 1): constant where every size had the same; the line through
+ * them where they lie on one (rows of n + pad elements); else proportional to the size
+ * from the largest trace: the compiler unrolled the loop differently at some size (a
+ * stride of 2 rows at n = 104, 3 rows at 120), and a row's multiple at the largest size is
+ * the best guess for the target's. */
+static double extend(const double *xs, const double *ys, size_t m, double target) {
+  double last = ys[m - 1];
+  int same = 1, line = m >= 2;
+  for (size_t i = 0; i + 1 < m; i++) same &= ys[i] == last;
+  if (same) return last;
+  double slope = line ? (last - ys[0]) / (xs[m - 1] - xs[0]) : 0;
+  for (size_t i = 1; i + 1 < m && line; i++)
+    line = fabs(ys[0] + slope * (xs[i] - xs[0]) - ys[i]) <= 1e-9 * fmax(1.0, fabs(ys[i]));
+  return line ? last + slope * (target - xs[m - 1]) : last * target / xs[m - 1];
+}
+
+/* Slot j of the first trace's block id at the target: its stride, walk length and
+ * offsets from the slots before it (w->stride, len, offset, fixed at slot k = id x
+ * PPT_EXTRAP_SLOTS + j), extended across the traces that have it (extend), where it walks
+ * regularly in every one (*m: how many; 0 when it does not). */
+static void slot_walk(const args *a, const results *r, const ppt_extrap_strides *st, uint32_t *const *inv,
+                      uint32_t id, unsigned j, ppt_extrapolate_walks *w, size_t *m) {
   double xs[MAX_TRACES], ys[MAX_TRACES], ls[MAX_TRACES], os[PPT_EXTRAP_SLOTS][MAX_TRACES];
   int fixed[PPT_EXTRAP_SLOTS];
-  size_t m = 0, k = (size_t)id * PPT_EXTRAP_SLOTS + j;
-  *has = 0;
+  size_t n = 0, k = (size_t)id * PPT_EXTRAP_SLOTS + j;
+  *m = 0;
   for (unsigned i = 0; i < j; i++) fixed[i] = 1;
-  for (size_t t = 0; t < a->ntr; t++) {
+  for (size_t u = 0; u < a->ntr; u++) {
+    size_t t = r->order[u];
     const ppt_extrap_slot *s = inv[t][id] ? slot_of(&st[t], inv[t][id], j) : NULL;
     if (!s || !s->refs) continue;
-    if (!regular(s)) return 0;
-    xs[m] = a->tr[t].value;
-    ls[m] = walk_length(s);
+    if (!regular(s)) return;
+    xs[n] = a->tr[t].value;
+    ls[n] = walk_length(s);
     for (unsigned i = 0; i < j; i++) {
-      os[i][m] = (double)s->offset[i];
+      os[i][n] = (double)s->offset[i];
       fixed[i] &= fixed_offset(s, i);
     }
-    ys[m++] = (double)s->stride;
+    ys[n++] = (double)s->stride;
   }
-  if (m < 2) return 0;
-  ppt_extrap_poly f;
-  int rc = ppt_extrap_fit_poly(xs, ys, m, 0, &f, err);
-  if (rc) return rc;
-  w->stride[k] = (int64_t)llround(ppt_extrap_fit_eval(&f, a->target.value));
-  if ((rc = ppt_extrap_fit_poly_judged(xs, ls, m, 0, &f, err))) return rc;
-  w->len[k] = fmax(1.0, ppt_extrap_fit_eval(&f, a->target.value));
+  if (!n) return;
+  double target = a->target.value;
+  w->stride[k] = (int64_t)llround(extend(xs, ys, n, target));
+  w->len[k] = fmax(1.0, extend(xs, ls, n, target));
   for (unsigned i = 0; i < j; i++) {
     size_t o = k * PPT_EXTRAP_SLOTS + i;
-    if (!(w->fixed[o] = (uint8_t)fixed[i])) continue;
-    if ((rc = ppt_extrap_fit_poly(xs, os[i], m, 0, &f, err))) return rc;
-    w->offset[o] = (int64_t)llround(ppt_extrap_fit_eval(&f, a->target.value));
+    if ((w->fixed[o] = (uint8_t)fixed[i])) w->offset[o] = (int64_t)llround(extend(xs, os[i], n, target));
   }
-  *has = 1;
-  return 0;
+  *m = n;
 }
 
 int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
@@ -143,10 +155,19 @@ int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
         if (g >= need) w->irr[id] += (double)sb->refs;
         if (g >= need && g > w->growth[id]) w->growth[id] = g;
       }
-      size_t k = (size_t)id * PPT_EXTRAP_SLOTS + j;
-      int has = 0;
-      rc = slot_walk(a, st, inv, id, j, w, &has, err);
-      if (has) w->share[k] = (double)sb->refs / (double)brefs;
+      size_t k = (size_t)id * PPT_EXTRAP_SLOTS + j, seen = 0;
+      slot_walk(a, r, st, inv, id, j, w, &seen);
+      if (seen) w->share[k] = (double)sb->refs / (double)brefs;
+      /* A slot only the largest trace has (a loop unrolled further there) walks as the
+       * slot before it with the same stride does. */
+      for (unsigned i = 0; seen == 1 && i < j; i++) {
+        size_t ki = (size_t)id * PPT_EXTRAP_SLOTS + i;
+        if (w->share[ki] > 0 && slot_of(&st[big], bb, i)->stride == sb->stride) {
+          w->stride[k] = w->stride[ki];
+          w->len[k] = w->len[ki];
+          break;
+        }
+      }
     }
   }
   w->irregular = all > 0 ? irregular / all : 0;
@@ -167,140 +188,6 @@ void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w) {
   free(w->irr);
   free(w->growth);
   memset(w, 0, sizeof *w);
-}
-
-/* A level's fold of one block's walks: the share of its references in slots that fold
- * the level's sets (stride, ppt_extrap_set_fold) and the largest fold g. A pass of the
- * block's walks fills the sets of its lines: each distinct walk (slots at a fixed offset
- * of less than a line from another are the same lines: an element loaded and stored)
- * fills its own, and two walks share theirs when their offset is a multiple of g lines:
- * the unrolled rows of one column, arrays that move together. Walks whose offset varies
- * (two columns j and k of a Gram-Schmidt step) share them one time in g. The fold is
- * then a mixture: with probability p the walks fill the same sets (len = all their
- * lines), else each its own (len = one walk's). */
-typedef struct fold {
-  double share, all, own, p;
-  uint64_t g;  /* 1: none */
-  int bunched; /* the walks' first-level misses queue on one set (ppt_extrapolate_set_rates) */
-} fold;
-
-static fold block_fold(const ppt_extrapolate_walks *w, const ppt_hw_level *lv, uint32_t id) {
-  uint64_t sets = lv->size / ((uint64_t)lv->assoc * lv->line);
-  fold f = {0, 0, 0, 1, 1, 0};
-  size_t walk[PPT_EXTRAP_SLOTS], nw = 0;
-  for (unsigned j = 0; j < PPT_EXTRAP_SLOTS; j++) {
-    size_t k = (size_t)id * PPT_EXTRAP_SLOTS + j;
-    if (!(w->share[k] > 0)) continue;
-    uint64_t g = ppt_extrap_set_fold(w->stride[k], sets, lv->line);
-    if (g <= 1) continue;
-    f.share += w->share[k];
-    if (g > f.g) f.g = g;
-    int dup = 0;
-    for (size_t v = 0; v < nw && !dup; v++) {
-      size_t o = k * PPT_EXTRAP_SLOTS + walk[v] % PPT_EXTRAP_SLOTS;
-      dup = w->fixed[o] && llabs(w->offset[o]) < (int64_t)lv->line;
-    }
-    if (!dup) walk[nw++] = k;
-  }
-  if (!nw) return f;
-  double pairs = 0, same = 0;
-  for (size_t v = 0; v < nw; v++) {
-    f.all += w->len[walk[v]];
-    for (size_t u = 0; u < v; u++) {
-      size_t o = walk[v] * PPT_EXTRAP_SLOTS + walk[u] % PPT_EXTRAP_SLOTS; /* v's offset from u */
-      pairs++;
-      if (!w->fixed[o])
-        same += 1.0 / (double)f.g;
-      else
-        same += ((uint64_t)llabs(w->offset[o]) / lv->line) % f.g == 0;
-    }
-  }
-  f.own = f.all / (double)nw;
-  f.p = pairs > 0 ? same / pairs : 1;
-  return f;
-}
-
-/* The hits level lv loses on the references of h to a walk folding its sets by g with
- * walks of len lines: a reuse at distance D waits for D lines that fill D / len walks,
- * and consecutive walks of a column walk start one line apart (the next column of the
- * same lines, or of the next line), so they spread over (S / g) x max(1, D / len) of the
- * S sets; SDCM (Eq. 5) with that many sets of the level's ways, against all S. */
-typedef struct lost {
-  const ppt_hw_level *lv;
-  fold f;
-  double hits;
-} lost;
-
-/* SDCM's hit probability at distance d with the sets a fold by g leaves to walks of len
- * lines. */
-static double folded_hit(const ppt_hw_level *lv, uint64_t d, double g, double len) {
-  uint64_t a = lv->assoc, sets = lv->size / lv->line / a;
-  double eff = fmin((double)sets, (double)sets / g * fmax(1.0, (double)d / len));
-  return ppt_sdcm_hit_prob(d, a, (uint64_t)fmax((double)a, nearbyint(eff) * (double)a));
-}
-
-static int lose(int64_t d, double count, void *arg) {
-  lost *l = arg;
-  if (d == PPT_RD_INF) return 0; /* a first touch misses either way */
-  const ppt_hw_level *lv = l->lv;
-  double g = (double)l->f.g, p = l->f.p;
-  double folded =
-      p * folded_hit(lv, (uint64_t)d, g, l->f.all) + (1 - p) * folded_hit(lv, (uint64_t)d, g, l->f.own);
-  l->hits += count * (ppt_sdcm_hit_prob((uint64_t)d, lv->assoc, lv->size / lv->line) - folded);
-  return 0;
-}
-
-int ppt_extrapolate_set_rates(const args *a, const results *r, const ppt_extrap_model *m, point *pt,
-                              ppt_err *err) {
-  const ppt_extrapolate_walks *w = &r->walks;
-  uint32_t nb = w->nblocks;
-  double *tail = calloc(nb, sizeof *tail);
-  fold *f = calloc(nb, sizeof *f);
-  int rc = tail && f ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
-  for (uint32_t k = 0; k < r->hw.nlevels && !rc; k++) {
-    const ppt_hw_level *lv = &r->hw.levels[k];
-    pt->sets[k] = pt->pred[k].hit_rate;
-    pt->bunched_lost[k] = 0;
-    /* Random replacement: its SDCM is a fixed point over the whole profile, which a
-     * share of it cannot be judged by alone. */
-    if (lv->replacement == PPT_HW_REPL_RANDOM) continue;
-    for (uint32_t id = 0; id < nb; id++) {
-      f[id] = block_fold(w, lv, id);
-      /* The simulation calls a first-level miss bunched when at least 4 of the last 8
-       * were in its set ("Misses queued on one set", docs/engine.md): a walk whose
-       * first-level misses cycle over at most 2 sets. */
-      const ppt_hw_level *l1 = &r->hw.levels[0];
-      fold f1 = k ? block_fold(w, l1, id) : f[id];
-      f[id].bunched = f1.g > 1 && l1->size / ((uint64_t)l1->assoc * l1->line) / f1.g <= 2;
-    }
-    /* One tail profile per distinct (fold, walk length). */
-    for (uint32_t first = 0; first < nb && !rc; first++) {
-      fold g = f[first];
-      if (g.g <= 1) continue;
-      for (uint32_t id = 0; id < nb; id++) {
-        int same = f[id].g == g.g && f[id].all == g.all && f[id].own == g.own && f[id].p == g.p &&
-                   f[id].bunched == g.bunched;
-        tail[id] = same ? f[id].share : 0;
-        if (same) f[id].g = 1; /* done */
-      }
-      ppt_sasmm_profiles head, tp;
-      if ((rc =
-               ppt_extrap_predict_split(m, a->target.value, r->counted, a->c.seed, 0, tail, &head, &tp, err)))
-        break;
-      const ppt_rdhist *ht = lv->shared_by > 1 ? tp.crd : tp.prd_all;
-      double total = ppt_rdhist_total(ht) + ppt_rdhist_total(lv->shared_by > 1 ? head.crd : head.prd_all);
-      lost l = {lv, g, 0};
-      if (ppt_rdhist_foreach(ht, lose, &l)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-      if (!rc && total > 0) pt->sets[k] -= l.hits / total;
-      if (!rc && total > 0 && g.bunched) pt->bunched_lost[k] += l.hits / total;
-      ppt_sasmm_profiles_free(&head);
-      ppt_sasmm_profiles_free(&tp);
-    }
-    if (k && pt->sets[k] < pt->sets[k - 1]) pt->sets[k] = pt->sets[k - 1];
-  }
-  free(tail);
-  free(f);
-  return rc;
 }
 
 int ppt_extrapolate_check_irregular(const args *a, const results *r, ppt_err *err) {

@@ -63,13 +63,25 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
  * rates. The hit rates of ppt_progmodel_hitrates and the sites stay the simulated ones.
  * On failure m is left as it was. */
 int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const double *to, ppt_err *err);
-/* For ppt_progmodel_shift_misses: bunched[k] (k = 1..nlevels; nlevels is memory; [0]
- * unused), when not NaN, is the share of the accesses a site gains at the level serving
- * k (beyond the trace's) that queue on one set ("Misses queued on one set",
- * docs/engine.md), instead of the trace's share over its first-level misses: the walks
- * whose stride folds the sets at the target (`ppt extrapolate`). NULL: all NaN. Values
- * outside [0, 1]: PPT_EINPUT. Remakes the tasklists; on failure m is left as it was. */
-int ppt_progmodel_shift_bunched(ppt_progmodel *m, const double *bunched, ppt_err *err);
+/* After ppt_progmodel_shift_misses: each site moves by its own blocks instead of the
+ * run's ratio. traced[k][b] and target[k][b] (k < nlevels, b <= the trace's nbbs; NaN:
+ * not known) are block b's global miss ratios of level k at the traced size and at the
+ * target; a site's ratio moves as its blocks' do (weighted by its references in them,
+ * the target's by the block weights of ppt_progmodel_build_weighted), and every site
+ * then by the one factor that gives the run the ratio ppt_progmodel_shift_misses moved
+ * it to. A site with no known block moves by the run's ratio. NULL: back to the run's.
+ * PPT_EINPUT when the run's misses were not moved. */
+int ppt_progmodel_shift_sites(ppt_progmodel *m, const double *const *traced, const double *const *target,
+                              ppt_err *err);
+/* For ppt_progmodel_shift_misses: of the accesses a site gains at the level serving k
+ * (k = 1..nlevels; nlevels is memory; [0] unused), beyond the trace's, the share a
+ * prefetcher covered (prefetched[k]) and the share that queued on one set (bunched[k],
+ * "Misses queued on one set", docs/engine.md), where the caller knows them from the
+ * walks at the target (`ppt extrapolate`); NaN, or the array NULL: the trace's shares
+ * over the site's first-level misses. Values outside [0, 1]: PPT_EINPUT. Remakes the
+ * tasklists; on failure m is left as it was. */
+int ppt_progmodel_shift_gains(ppt_progmodel *m, const double *prefetched, const double *bunched,
+                              ppt_err *err);
 /* The same for the data-TLB levels of the spec (ntlb of ppt_progmodel_hitrates): level
  * k's global miss ratio is the share of counted references whose translation missed TLB
  * levels 0..k; the TLB cycles of every site and core follow. Nothing to do without TLB

@@ -52,6 +52,8 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
       for (int k = 0; k < NCOMPUTE; k++) c->chain_extra[k] += w * m->extra[k][r[i].bb];
     } else {
       const double w = m->w_refs[r[i].bb];
+      if (!m->phase_refs[r[i].bb]) m->touched[m->ntouched++] = r[i].bb;
+      m->phase_refs[r[i].bb] += 1;
       c->refs += w;
       c->bytes += w * r[i].size;
       c->ops[PPT_HW_LOADST] += w;
@@ -90,6 +92,7 @@ static int32_t site_for(ppt_progmodel *m, uint32_t bb, int parallel) {
   site_counts *c = calloc(m->ncores, sizeof *c);
   if (!c) return -1;
   m->sites[m->nsites] = (site){.parallel = parallel, .bb = bb, .c = c};
+  u64map_init(&m->sites[m->nsites].blocks);
   return *slot = (int32_t)m->nsites++;
 }
 
@@ -132,6 +135,18 @@ static int take_phase(ppt_progmodel *m, ppt_region_kind kind, int keep, uint32_t
     ppt_tracesim_tally_take(m->tally, c, &r);
     if (keep) add_take(&m->sites[s].c[c], &r);
   }
+  /* Which blocks the site's references were in (problem-size scaling moves a site by
+   * its blocks: ppt_progmodel_shift_sites). */
+  for (size_t j = 0; j < m->ntouched; j++) {
+    uint32_t b = m->touched[j];
+    if (keep) {
+      size_t e = u64map_insert(&m->sites[s].blocks, b, NULL);
+      if (e == U64MAP_NONE) return -1;
+      m->sites[s].blocks.ents[e].val.d += m->phase_refs[b];
+    }
+    m->phase_refs[b] = 0;
+  }
+  m->ntouched = 0;
   if (keep) m->sites[s].instances++;
   *site_out = (uint32_t)s;
   return 0;
@@ -240,8 +255,8 @@ static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
  * reached, the shares of a level that served none, the write-backs and TLB cost of a
  * site that counted no reference. Without fb (the whole run), those are 0. */
 
-static void derive(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, const shares *fb,
-                   shares *o) {
+static void derive(const ppt_progmodel *m, const site *st, const site_counts *c, const site_counts *pool,
+                   const shares *fb, shares *o) {
   memset(o, 0, sizeof *o);
   for (uint32_t k = 0; k < m->nlevels; k++) {
     if (c->racc[k])
@@ -274,7 +289,7 @@ static void derive(const ppt_progmodel *m, const site_counts *c, const site_coun
     o->writeback[k] = beyond / all;
   }
   if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
-  if (m->sh_now.on && c->racc[0]) progmodel_shift_site(m, c, pool, o);
+  if (m->sh_now.on && c->racc[0]) progmodel_shift_site(m, st, c, pool, o);
   o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m, c);
 }
 
@@ -283,7 +298,7 @@ int progmodel_derive_all(ppt_progmodel *m) {
   site_counts run = {0};
   ppt_tracesim_result *r = &m->rates;
   add_take(&run, r);
-  derive(m, &run, &run, NULL, &m->all);
+  derive(m, NULL, &run, &run, NULL, &m->all);
   shares *sh = calloc(m->nsites * m->ncores + 1, sizeof *sh);
   if (!sh) return -1;
   free(m->sh);
@@ -292,7 +307,7 @@ int progmodel_derive_all(ppt_progmodel *m) {
     site_counts pool = {0}; /* the site on every core: what its misses move by */
     for (uint32_t c = 0; c < m->ncores; c++) pool_add(&pool, &m->sites[i].c[c]);
     for (uint32_t c = 0; c < m->ncores; c++)
-      derive(m, &m->sites[i].c[c], &pool, &m->all, &m->sh[i * m->ncores + c]);
+      derive(m, &m->sites[i], &m->sites[i].c[c], &pool, &m->all, &m->sh[i * m->ncores + c]);
   }
   return 0;
 }
@@ -412,7 +427,9 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
   m->first = calloc(o->ncores, sizeof *m->first);
   m->site_of = malloc(2 * ((size_t)nbbs + 1) * sizeof *m->site_of);
   if (m->site_of) memset(m->site_of, 0xff, 2 * ((size_t)nbbs + 1) * sizeof *m->site_of); /* all -1 */
-  int got = m->first && m->site_of;
+  m->phase_refs = calloc((size_t)nbbs + 1, sizeof *m->phase_refs);
+  m->touched = malloc(((size_t)nbbs + 1) * sizeof *m->touched);
+  int got = m->first && m->site_of && m->phase_refs && m->touched;
   for (int k = 0; k < NCOMPUTE; k++)
     got &= (m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k])) != NULL;
   m->bp = ppt_bpred_new(o->ncores, nbbs);
@@ -478,7 +495,12 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->cur);
   free(m->first);
   free(m->site_of);
-  for (size_t i = 0; i < m->nsites; i++) free(m->sites[i].c);
+  for (size_t i = 0; i < m->nsites; i++) {
+    free(m->sites[i].c);
+    u64map_free(&m->sites[i].blocks);
+  }
+  free(m->phase_refs);
+  free(m->touched);
   free(m->sites);
   free(m->sh);
   for (int k = 0; k < NCOMPUTE; k++) free(m->extra[k]);

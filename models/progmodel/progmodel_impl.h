@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/u64map.h"
 #include "ppt/progmodel.h"
 #include "progmodel/bpred.h"
 
@@ -58,18 +59,24 @@ typedef struct site {
   uint32_t bb;        /* the first counted block of the site's first phase (0: none) */
   uint64_t instances; /* phases */
   site_counts *c;     /* [ncores] */
+  u64map blocks;      /* block id -> the site's counted references in it, every core (val.d) */
+  /* Its global miss ratio of each level at the target, over its cores (shift.sites_on;
+   * NaN: the run's move) */
+  double target[PPT_HW_MAX_LEVELS];
 } site;
 
 /* Miss ratios moved for problem-size scaling: every site's global miss ratio of cache
  * level k (of TLB level k) moves as the run's does, from from[k] to to[k]. */
 typedef struct shift {
-  int on, tlb_on, bunch_on;
+  int on, tlb_on, gains_on;
+  int sites_on; /* sites move to their own site.target (ppt_progmodel_shift_sites) */
   double from[PPT_HW_MAX_LEVELS], to[PPT_HW_MAX_LEVELS];
   double tlb_from[PPT_HW_MAX_TLB], tlb_to[PPT_HW_MAX_TLB];
-  /* [k], k = 1..nlevels (the level that serves, nlevels: memory): the share of the
-   * accesses served there beyond the trace's that queue on one set (NaN: the trace's
-   * shares over its first-level misses; read when bunch_on; ppt_progmodel_shift_bunched) */
-  double bunched[PPT_HW_MAX_LEVELS + 1];
+  /* [k], k = 1..nlevels (the level that serves, nlevels: memory): the shares of the
+   * accesses served there beyond the trace's that a prefetcher covered and that queued
+   * on one set (NaN: the trace's shares over its first-level misses; read when
+   * gains_on; ppt_progmodel_shift_gains) */
+  double gain_prefetched[PPT_HW_MAX_LEVELS + 1], gain_bunched[PPT_HW_MAX_LEVELS + 1];
 } shift;
 
 struct ppt_progmodel {
@@ -106,6 +113,11 @@ struct ppt_progmodel {
   double *w_inst, *w_refs;
   int weighted; /* built with weights: phases may stand for several regions (copies) */
   shift sh_now; /* the moved miss ratios (ppt_progmodel_shift_misses, _shift_tlb) */
+  /* The current phase's counted references per block id, every core, and the ids it
+   * touched (take_phase adds them to the phase's site). */
+  double *phase_refs;
+  uint32_t *touched;
+  size_t ntouched;
   int failed;
 };
 
@@ -114,8 +126,10 @@ struct ppt_progmodel {
 int progmodel_derive_all(ppt_progmodel *m);
 /* Site or run counters c's local rates, shares and write-backs in o moved as m->sh_now
  * says (c->racc[0] > 0); pool: the same site summed over its cores (c itself for the
- * run), whose misses move by the run's ratio and whose gains c takes its share of. */
-void progmodel_shift_site(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, shares *o);
+ * run), whose misses move by the run's ratio (or to the site's own target: s, NULL for
+ * the run) and whose gains c takes its share of. */
+void progmodel_shift_site(const ppt_progmodel *m, const site *s, const site_counts *c,
+                          const site_counts *pool, shares *o);
 /* The shares share[0..ntlb] of the references whose translation TLB level k held (ntlb:
  * a page walk) moved as m->sh_now says. */
 void progmodel_shift_tlb_shares(const ppt_progmodel *m, double *share);

@@ -32,16 +32,20 @@ static double moved(double x, double from, double to) {
  * capacity misses there, and none on the other. Kept between 0 and the level above's. A
  * level c's references never reached keeps the rate derive gave it (the fallback's). g:
  * the moved global miss ratios. */
-static void shift_local(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, double *local,
-                        double *g) {
+static void shift_local(const ppt_progmodel *m, const site *st, const site_counts *c, const site_counts *pool,
+                        double *local, double *g) {
   double refs = (double)c->racc[0], prefs = (double)pool->racc[0], above = 1.0;
   for (uint32_t k = 0; k < m->nlevels; k++) {
     double from = m->sh_now.from[k], to = m->sh_now.to[k], x = (double)c->rmiss[k] / refs;
     double site = prefs > 0 ? (double)pool->rmiss[k] / prefs : x, now = moved(site, from, to);
+    int own = m->sh_now.sites_on && st && !isnan(st->target[k]);
+    if (own) now = st->target[k]; /* its own blocks' move */
     if (now > site) {
       double reach = k ? (double)c->rmiss[k - 1] / refs : 1.0;
       double preach = k ? (prefs > 0 ? (double)pool->rmiss[k - 1] / prefs : reach) : 1.0, w = site / now;
       x = w * x + (now - w * site) * (preach > 0 ? reach / preach : 1.0);
+    } else if (own) { /* fewer misses: every core's ratio by the site's factor */
+      x = site > 0 ? x * now / site : now;
     } else {
       x = moved(x, from, to);
     }
@@ -92,20 +96,23 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
     double base = (double)c->served[k] / refs, now = k < m->nlevels ? g[k - 1] - g[k] : g[k - 1];
     if (!(now > base)) continue;
     double wb = base / now, we = 1 - wb;
-    o->prefetched[k] = wb * o->prefetched[k] + we * sp / sv;
-    /* Accesses gained through set conflicts at the target queue on the sets their walks
-     * fold onto; the caller says which share of the gain that is. */
-    double b = m->sh_now.bunch_on ? m->sh_now.bunched[k] : NAN, gs = isnan(b) ? ss / sv : b * stores[k],
-           gl = isnan(b) ? sl / sv : b * (1 - stores[k]);
-    o->same_set_stores[k] = wb * o->same_set_stores[k] + we * gs;
-    o->same_set_loads[k] = wb * o->same_set_loads[k] + we * gl;
-    o->transfers[k] = wb * o->transfers[k] + we * st / sv;
+    /* Accesses gained through walks whose prefetching or sets the caller knows at the
+     * target (ppt_progmodel_shift_gains) take those shares instead. */
+    double pf = m->sh_now.gains_on ? m->sh_now.gain_prefetched[k] : NAN;
+    double b = m->sh_now.gains_on ? m->sh_now.gain_bunched[k] : NAN;
+    o->prefetched[k] = wb * o->prefetched[k] + we * (isnan(pf) ? sp / sv : pf);
+    o->same_set_stores[k] = wb * o->same_set_stores[k] + we * (isnan(b) ? ss / sv : b * stores[k]);
+    o->same_set_loads[k] = wb * o->same_set_loads[k] + we * (isnan(b) ? sl / sv : b * (1 - stores[k]));
+    /* Lines come from another core's cache through the level they share: a private
+     * level that served its accesses without one (no transfer) gains none either. */
+    o->transfers[k] = c->served[k] > 0 ? o->transfers[k] : wb * o->transfers[k] + we * st / sv;
   }
 }
 
-void progmodel_shift_site(const ppt_progmodel *m, const site_counts *c, const site_counts *pool, shares *o) {
+void progmodel_shift_site(const ppt_progmodel *m, const site *st, const site_counts *c,
+                          const site_counts *pool, shares *o) {
   double g[PPT_HW_MAX_LEVELS];
-  shift_local(m, c, pool, o->local, g);
+  shift_local(m, st, c, pool, o->local, g);
   shift_shares(m, c, g, o);
 }
 
@@ -159,15 +166,91 @@ int ppt_progmodel_shift_misses(ppt_progmodel *m, const double *from, const doubl
   return apply_shift(m, &next, err);
 }
 
-int ppt_progmodel_shift_bunched(ppt_progmodel *m, const double *bunched, ppt_err *err) {
+/* share[k] for k = 1..n, NaN allowed, else in [0, 1]: 0, else PPT_EINPUT naming it. */
+static int check_shares(const double *share, uint32_t n, const char *what, ppt_err *err) {
+  for (uint32_t k = 1; share && k <= n; k++)
+    if (!isnan(share[k]) && !(share[k] >= 0 && share[k] <= 1))
+      return ppt_err_set(err, PPT_EINPUT, "progmodel: level %u's %s share %g is not in [0, 1]", k, what,
+                         share[k]);
+  return 0;
+}
+
+int ppt_progmodel_shift_gains(ppt_progmodel *m, const double *prefetched, const double *bunched,
+                              ppt_err *err) {
+  int rc = check_shares(prefetched, m->nlevels, "prefetched", err);
+  if (!rc) rc = check_shares(bunched, m->nlevels, "bunched", err);
+  if (rc) return rc;
   shift next = m->sh_now;
-  next.bunch_on = bunched != NULL;
+  next.gains_on = prefetched || bunched;
   for (uint32_t k = 0; k <= m->nlevels; k++) {
-    double b = bunched && k ? bunched[k] : NAN;
-    if (!isnan(b) && !(b >= 0 && b <= 1))
-      return ppt_err_set(err, PPT_EINPUT, "progmodel: level %u's bunched share %g is not in [0, 1]", k, b);
-    next.bunched[k] = b;
+    next.gain_prefetched[k] = prefetched && k ? prefetched[k] : NAN;
+    next.gain_bunched[k] = bunched && k ? bunched[k] : NAN;
   }
+  return apply_shift(m, &next, err);
+}
+
+/* Site i's references in blocks whose ratios both arrays know at level k (NaN: not), at
+ * the traced size (n0, by ratio x0) and at the target (nt, weighted by w_refs, by xt);
+ * and all its references at the target (*all). */
+static void site_blocks(const ppt_progmodel *m, const site *st, uint32_t k, const double *const *traced,
+                        const double *const *target, double *n0, double *x0, double *nt, double *xt,
+                        double *all) {
+  *n0 = *x0 = *nt = *xt = *all = 0;
+  uint32_t nbbs = ppt_trace_nbbs(m->t);
+  for (size_t e = 0; e < u64map_cap(&st->blocks); e++) {
+    uint64_t b = st->blocks.ents[e].key;
+    if (b == U64MAP_EMPTY || b > nbbs) continue;
+    double n = st->blocks.ents[e].val.d, w = m->w_refs[b];
+    *all += n * w;
+    if (isnan(traced[k][b]) || isnan(target[k][b])) continue;
+    *n0 += n;
+    *x0 += n * traced[k][b];
+    *nt += n * w;
+    *xt += n * w * target[k][b];
+  }
+}
+
+int ppt_progmodel_shift_sites(ppt_progmodel *m, const double *const *traced, const double *const *target,
+                              ppt_err *err) {
+  if (!m->sh_now.on && traced && target)
+    return ppt_err_set(err, PPT_EINPUT, "progmodel: sites move only with the run's misses moved");
+  int on = traced && target;
+  double keep[PPT_HW_MAX_LEVELS];
+  double *now = malloc((m->nsites + 1) * sizeof *now), *tref = malloc((m->nsites + 1) * sizeof *tref);
+  if (!now || !tref) {
+    free(now);
+    free(tref);
+    return ppt_err_set(err, PPT_ERUN, "out of memory");
+  }
+  for (uint32_t k = 0; k < m->nlevels; k++) {
+    /* Each site by its own blocks' ratio, then all of them by the one factor that gives
+     * the run its moved ratio: the run's level is the extrapolated one, the sites' split
+     * of it their blocks'. */
+    double sum = 0, total = 0;
+    for (size_t i = 0; i < m->nsites && on; i++) {
+      site *st = &m->sites[i];
+      site_counts pool = {0};
+      for (uint32_t c = 0; c < m->ncores; c++) {
+        pool.racc[0] += st->c[c].racc[0];
+        pool.rmiss[k] += st->c[c].rmiss[k];
+      }
+      double n0, x0, nt, xt, all, x = pool.racc[0] ? (double)pool.rmiss[k] / (double)pool.racc[0] : 0;
+      site_blocks(m, st, k, traced, target, &n0, &x0, &nt, &xt, &all);
+      now[i] = n0 > 0 && nt > 0 ? moved(x, x0 / n0, xt / nt) : moved(x, m->sh_now.from[k], m->sh_now.to[k]);
+      tref[i] = all;
+      sum += now[i] * all;
+      total += all;
+    }
+    double f = sum > 0 ? m->sh_now.to[k] * total / sum : 1;
+    keep[k] = f;
+    for (size_t i = 0; i < m->nsites; i++)
+      m->sites[i].target[k] = on && tref[i] > 0 ? fmin(1, f * now[i]) : NAN;
+  }
+  (void)keep;
+  free(now);
+  free(tref);
+  shift next = m->sh_now;
+  next.sites_on = on;
   return apply_shift(m, &next, err);
 }
 

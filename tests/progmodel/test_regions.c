@@ -466,17 +466,68 @@ START_TEST(weights_and_shift) {
   for (uint32_t k = 0; k <= hw.nlevels; k++) bunched[k] = NAN;
   for (int b = 0; b <= 1; b++) {
     bunched[1] = b;
-    ck_assert_int_eq(ppt_progmodel_shift_bunched(m, bunched, &err), 0);
+    ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, bunched, &err), 0);
     ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
     ck_assert_msg(fabs(c0.used_same_set[1] - (wb * before + (1 - wb) * b)) < 1e-12,
                   "bunched %d: L2 %g, want %g", b, c0.used_same_set[1], wb * before + (1 - wb) * b);
   }
   bunched[1] = 1.5;
-  ck_assert_int_eq(ppt_progmodel_shift_bunched(m, bunched, &err), PPT_EINPUT);
-  ck_assert_int_eq(ppt_progmodel_shift_bunched(m, NULL, &err), 0);
+  ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, bunched, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, NULL, &err), 0);
   ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
   ck_assert_double_eq(c0.used_same_set[1], before);
   ck_assert_double_eq(seconds(&hw, m, 1), doubled);
+  /* Sites by their own blocks: the run unmoved (g -> g), the stream's blocks (line 7 of
+   * two.c) half as many L1 misses, the re-reads' (line 9) four times as many: each site's
+   * ratio x moves by its blocks' (mult: 1/2, 4; other sites 1, no block known), then all
+   * by the one factor that keeps the run's: x' = f mult x, f = sum x n / sum mult x n. */
+  to[0] = from[0];
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), 0);
+  double *bt[PPT_HW_MAX_LEVELS], *bx[PPT_HW_MAX_LEVELS];
+  for (uint32_t k = 0; k < hw.nlevels; k++) {
+    bt[k] = malloc(((size_t)nb + 1) * sizeof *bt[k]);
+    bx[k] = malloc(((size_t)nb + 1) * sizeof *bx[k]);
+    for (uint32_t b = 0; b <= nb; b++) {
+      uint32_t line = b ? ppt_trace_bb_get(t, b)->line : 0;
+      int known = k == 0 && (line == 7 || line == 9);
+      bt[k][b] = known ? 0.1 : NAN;
+      bx[k][b] = known ? (line == 7 ? 0.05 : 0.4) : NAN;
+    }
+  }
+  size_t ri = parallel_site_at(m, s[1].line);
+  double sum = 0, moved = 0, x_site[2] = {0}, mult[2] = {0.5, 4};
+  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
+    ppt_progmodel_site_info x;
+    ck_assert_int_eq(ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x), 0);
+    double xi = x.accesses[0] ? (double)x.misses[0] / (double)x.accesses[0] : 0, n = (double)x.counted_refs;
+    int which = i == si ? 0 : i == ri ? 1 : -1;
+    sum += xi * n;
+    moved += (which >= 0 ? mult[which] : 1) * xi * n;
+    if (which >= 0) x_site[which] = xi;
+  }
+  ck_assert_int_eq(ppt_progmodel_shift_sites(m, (const double *const *)bt, (const double *const *)bx, &err),
+                   0);
+  for (int which = 0; which < 2; which++) {
+    ck_assert_int_eq(ppt_progmodel_site(m, which ? ri : si, 0, &c0), 0);
+    double want = 1 - sum / moved * mult[which] * x_site[which];
+    /* (the simulation's reference counts and the blocks' differ by the few references
+     * that span two lines) */
+    ck_assert_msg(fabs(c0.used_local[0] - want) < 1e-4, "site %d: L1 %g, want %g", which, c0.used_local[0],
+                  want);
+    ck_assert_double_gt(fabs(want - (1 - x_site[which])), 1e-3); /* not the run's unmoved ratio */
+  }
+  ck_assert_int_eq(ppt_progmodel_shift_sites(m, NULL, NULL, &err), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+  ck_assert_double_eq_tol(c0.used_local[0], 1 - x_site[0], 1e-12);
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, NULL, NULL, &err), 0);
+  ck_assert_int_eq(ppt_progmodel_shift_sites(m, (const double *const *)bt, (const double *const *)bx, &err),
+                   PPT_EINPUT); /* the run's misses not moved */
+  for (uint32_t k = 0; k < hw.nlevels; k++) {
+    free(bt[k]);
+    free(bx[k]);
+  }
+  to[0] = 2 * from[0];
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), 0);
   from[0] = 1.5;
   ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), PPT_EINPUT);
   ck_assert_double_eq_tol(ppt_progmodel_site(m, si, 0, &c0) == 0 ? c0.used_local[0] : -1, 1 - 2 * g, 1e-12);
