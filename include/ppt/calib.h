@@ -39,6 +39,10 @@
 #include "ppt/err.h"
 #include "ppt/hwspec.h"
 
+/* Sweeps of the retention stage (ppt_calib_result.ret_bytes): the level's size, then
+ * half-octave steps up to 8 times it. */
+#define PPT_CALIB_RET_POINTS 7
+
 /* Most working-set sizes timed when sweeping one level's effective capacity. */
 #define PPT_CALIB_MAX_SWEEP 16
 /* Most working-set sizes timed when looking for levels no source describes (half
@@ -171,15 +175,17 @@ typedef struct ppt_calib_result {
    * the instance (the spec's levels[k].core_bandwidth_bytes_per_cycle); 0: not measured
    * (private levels, whose figure is one core's already). */
   double core_bw_bytes_per_s[PPT_HW_MAX_LEVELS];
-  /* For a `near` level: one core streams cyclic sweeps over ret_bytes[k][i] (the sysfs
-   * size and twice it) at ret_bw[k][i] bytes/s; ret_share[k][i] is the share the level
-   * served (between its own one-core rate and DRAM's; -1: unusable). ret_capacity[k]
-   * is the random-replacement capacity that keeps those shares (calib_size.c): when it
-   * is below the sysfs size it is the spec's size of the level, with "replacement":
-   * "random". 0: not measured or no size. */
-  uint64_t ret_bytes[PPT_HW_MAX_LEVELS][2];
-  double ret_bw[PPT_HW_MAX_LEVELS][2];
-  double ret_share[PPT_HW_MAX_LEVELS][2];
+  /* For a `near` level: one core streams cyclic sweeps over ret_bytes[k][i], i <
+   * ret_n[k] (the sysfs or chase size, then half-octave steps up to 8 times it, stopping
+   * after two sweeps the level no longer serves) at ret_bw[k][i] bytes/s; ret_share[k][i]
+   * is the share the level served (between its own one-core rate and DRAM's; -1:
+   * unusable). ret_capacity[k] is the random-replacement capacity that keeps those
+   * shares (calib_size.c): when it is below the sysfs size it is the spec's size of the
+   * level, with "replacement": "random". 0: not measured or no size. */
+  uint64_t ret_bytes[PPT_HW_MAX_LEVELS][PPT_CALIB_RET_POINTS];
+  double ret_bw[PPT_HW_MAX_LEVELS][PPT_CALIB_RET_POINTS];
+  double ret_share[PPT_HW_MAX_LEVELS][PPT_CALIB_RET_POINTS];
+  uint32_t ret_n[PPT_HW_MAX_LEVELS];
   uint64_t ret_capacity[PPT_HW_MAX_LEVELS];
   /* Data TLB: levels from CPUID (tlb_source names the leaves; tlb_n 0: unknown), and
    * per level the extra ns of a pointer chase over tlb_pages[j] 4 KiB pages (one line

@@ -395,7 +395,7 @@ static int bandwidth(calib_run *r, uint32_t k) {
 
 /* Levels that behave smaller than their source says, and levels only the chase sized:
  * the capacity a stream sees (calib_size.c says why it is not the chase's), from sweeps
- * of the level's size and twice it, read by one core. */
+ * of the level's size up to 8 times it, read by one core. */
 static void stage_retention(calib_run *r) {
   ppt_calib_result *out = r->out;
   for (uint32_t k = 1; k < r->n; k++) {
@@ -403,9 +403,9 @@ static void stage_retention(calib_run *r) {
     double in = out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k];
     int cpu = -1, huge = 0;
     if (calib_cpus_primary(out->caches.levels[k].shared_cpu_list, sibling_dir(r), &cpu, 1) != 1) cpu = -1;
-    out->ret_capacity[k] =
-        calib_retention(out->caches.levels[k].size, in, out->dram_core_bytes_per_s, cpu >= 0 ? &cpu : NULL,
-                        &r->t_mem, out->ret_bytes[k], out->ret_bw[k], out->ret_share[k], &huge);
+    out->ret_capacity[k] = calib_retention(out->caches.levels[k].size, in, out->dram_core_bytes_per_s,
+                                           cpu >= 0 ? &cpu : NULL, &r->t_mem, out->ret_bytes[k],
+                                           out->ret_bw[k], out->ret_share[k], &out->ret_n[k], &huge);
     r->any_huge |= huge;
   }
 }

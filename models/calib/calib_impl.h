@@ -197,12 +197,16 @@ double calib_random_capacity(double w_bytes, double h);
 uint64_t calib_round_ways(uint64_t bytes, uint32_t line, uint32_t *assoc);
 
 /* One thread (pinned to *cpu when cpu is non-NULL) streams cyclic sweeps over
- * sysfs_bytes and twice it: bytes[i], bw[i] (bytes/s; 0 when out of memory) and share[i]
- * (calib_sweep_hit_share against bw_in, the level's one-core rate, and bw_out, DRAM's).
- * Returns the random-replacement capacity those shares give (geometric mean of the
- * points that give one), 0 when none does. */
+ * sysfs_bytes and half-octave steps up to 8 times it, *n of them (at most
+ * PPT_CALIB_RET_POINTS; two that the level no longer serves end it): bytes[i], bw[i]
+ * (bytes/s; 0 when out of memory) and share[i] (calib_sweep_hit_share against bw_in, the
+ * level's one-core rate, and bw_out, DRAM's). Returns the random-replacement capacity the
+ * shares give once divided by the best of them (the plateau other tenants leave):
+ * the geometric mean over the sweeps where that is between 0.05 and 0.95; 0 when none
+ * is. */
 uint64_t calib_retention(uint64_t sysfs_bytes, double bw_in, double bw_out, const int *cpu,
-                         const calib_timing *t, uint64_t bytes[2], double bw[2], double share[2], int *huge);
+                         const calib_timing *t, uint64_t *bytes, double *bw, double *share, uint32_t *n,
+                         int *huge);
 
 /* ---- calib_discover.c ---- */
 /* The cache levels a chase sweep shows: bytes[0..n) growing, ns[i] the latency there.

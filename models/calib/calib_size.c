@@ -112,23 +112,38 @@ uint64_t calib_round_ways(uint64_t bytes, uint32_t line, uint32_t *assoc) {
 }
 
 uint64_t calib_retention(uint64_t sysfs_bytes, double bw_in, double bw_out, const int *cpu,
-                         const calib_timing *t, uint64_t bytes[2], double bw[2], double share[2], int *huge) {
-  double log_sum = 0;
-  int m = 0;
-  for (int i = 0; i < 2; i++) {
-    /* The level's size and twice it: past the size an LRU cache keeps nothing, so any
-     * share read there is the replacement's; two points, because one share near 0 or 1
-     * says little about the size. */
-    bytes[i] = sysfs_bytes << i;
+                         const calib_timing *t, uint64_t *bytes, double *bw, double *share, uint32_t *n,
+                         int *huge) {
+  /* Half-octave sweeps from the level's size up: past the size an LRU cache keeps
+   * nothing, so any share read there is the replacement's. A shared host's L3 also
+   * loses lines to the other tenants at every size: the shares start below 1 (0.86-0.93
+   * at 4-9 MiB on the development VM) and fall where the capacity ends (0.54 at 28 MiB,
+   * 0 at 42). The level's best share is that plateau, and each share below it, divided
+   * by it, is a random-replacement cache's: the capacity is the geometric mean of those
+   * the falling sweeps give. Two sweeps the level no longer serves end the stage. */
+  uint32_t m = 0, zero = 0;
+  double plateau = 0;
+  for (uint32_t i = 0; i < PPT_CALIB_RET_POINTS && zero < 2; i++) {
+    bytes[i] = (uint64_t)((double)sysfs_bytes * pow(2.0, i / 2.0)) / 4096 * 4096;
     int h = 0;
     bw[i] = calib_stream_bw((size_t)bytes[i], 0, 1, cpu, t, &h);
     if (huge) *huge |= h;
     share[i] = calib_sweep_hit_share(bw[i], bw_in, bw_out);
-    double c = calib_random_capacity((double)bytes[i], share[i]);
+    zero = share[i] == 0 ? zero + 1 : 0;
+    if (share[i] > plateau) plateau = share[i];
+    m = i + 1;
+  }
+  *n = m;
+  double log_sum = 0;
+  int used = 0;
+  for (uint32_t i = 0; i < m && plateau > 0; i++) {
+    double h = share[i] / plateau;
+    if (!(h > 0.05 && h < 0.95)) continue;
+    double c = calib_random_capacity((double)bytes[i], h);
     if (c > 0) {
       log_sum += log(c);
-      m++;
+      used++;
     }
   }
-  return m ? (uint64_t)exp(log_sum / m) : 0; /* geometric mean of the sizes the points give */
+  return used ? (uint64_t)exp(log_sum / used) : 0;
 }

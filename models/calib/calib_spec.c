@@ -77,10 +77,10 @@ static void spec_level(calib_run *r, uint32_t k) {
   /* A stream's capacity below sysfs and above the level above: the spec's size, with
    * random replacement (the share of sweeps larger than it the level still serves). A
    * level only the chase sized has no source to stay below: a shared L3's slow chase
-   * sees as little as half of what a stream keeps (calib_size.c), so the stream's view
-   * is taken up to 4x the chase's. */
+   * sees as little as a quarter of what a stream keeps (calib_size.c), so the stream's
+   * view is taken up to the largest sweep, 8x the chase's. */
   uint64_t cap = out->ret_capacity[k];
-  uint64_t most = out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP ? 4 * out->caches.levels[k].size
+  uint64_t most = out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP ? 8 * out->caches.levels[k].size
                                                                       : out->caches.levels[k].size - 1;
   if (!(k > 0 && cap > hw->levels[k - 1].size && cap <= most)) return;
   /* At least the level's own ways (CPUID's or sysfs'), not the spec geometry's: that one
@@ -326,7 +326,7 @@ static void cite_level(calib_run *r, uint32_t k) {
   const ppt_calib_cache *s = &out->caches.levels[k];
   const char *when = r->when, *stat = r->stat;
   int trials = r->t_mem.trials;
-  char key[64], eff[160], sz[32], sz2[32];
+  char key[64], eff[160], sz[32];
   level_size_said(r, k, eff, sizeof eff);
   snprintf(key, sizeof key, "levels[%u]", k);
   cite(hw, key, "%s: level %u, %s, %u-way%s, %u B lines, shared by %s (%u CPU%s)%s", s->where, s->level,
@@ -353,15 +353,19 @@ static void cite_level(calib_run *r, uint32_t k) {
   }
   if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
     snprintf(key, sizeof key, "levels[%u].size", k);
+    char pts[512];
+    size_t len = 0;
+    pts[0] = 0;
+    for (uint32_t i = 0; i < out->ret_n[k] && len < sizeof pts; i++)
+      len += (size_t)snprintf(pts + len, sizeof pts - len, "%s%s %.3g GB/s (%.2f)", i ? ", " : "",
+                              calib_human_bytes(out->ret_bytes[k][i], sz, sizeof sz), out->ret_bw[k][i] / 1e9,
+                              out->ret_share[k][i]);
     cite(hw, key,
-         "ppt calibrate%s: 1 thread sweeping %s and %s: %.3g and %.3g GB/s (level %.3g, DRAM %.3g), "
-         "so it served %.2f and %.2f; a random-replacement cache of %.3g MiB keeps that",
-         when, calib_human_bytes(out->ret_bytes[k][0], sz, sizeof sz),
-         calib_human_bytes(out->ret_bytes[k][1], sz2, sizeof sz2), out->ret_bw[k][0] / 1e9,
-         out->ret_bw[k][1] / 1e9,
+         "ppt calibrate%s: 1 thread sweeping %s (level %.3g, DRAM %.3g GB/s: the share it served); "
+         "divided by the best share, a random-replacement cache of %.3g MiB keeps those that fall",
+         when, pts,
          (out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k]) / 1e9,
-         out->dram_core_bytes_per_s / 1e9, out->ret_share[k][0], out->ret_share[k][1],
-         (double)out->ret_capacity[k] / (1 << 20));
+         out->dram_core_bytes_per_s / 1e9, (double)out->ret_capacity[k] / (1 << 20));
   }
 }
 

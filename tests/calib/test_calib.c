@@ -359,11 +359,16 @@ START_TEST(effective_size_applied) {
     for (uint32_t i = 0; i < m; i++)
       if (r->sweep_ns[k][i] <= mid && r->sweep_bytes[k][i] > best) best = r->sweep_bytes[k][i];
     const ppt_hw_level *lv = &r->hw.levels[k];
-    /* The stream's sweeps: the sysfs size and twice it, shares in [0, 1] (or -1). */
-    ck_assert_uint_eq(r->ret_bytes[k][0], r->caches.levels[k].size);
-    ck_assert_uint_eq(r->ret_bytes[k][1], 2 * r->caches.levels[k].size);
-    for (int i = 0; i < 2; i++)
+    /* The stream's sweeps: the level's size, then half-octave steps (to 8x), shares in
+     * [0, 1] (or -1). */
+    ck_assert_uint_ge(r->ret_n[k], 2);
+    ck_assert_uint_le(r->ret_n[k], PPT_CALIB_RET_POINTS);
+    ck_assert_uint_eq(r->ret_bytes[k][0], r->caches.levels[k].size / 4096 * 4096);
+    for (uint32_t i = 0; i < r->ret_n[k]; i++) {
       ck_assert(r->ret_share[k][i] == -1 || (r->ret_share[k][i] >= 0 && r->ret_share[k][i] <= 1));
+      if (i) ck_assert_uint_gt(r->ret_bytes[k][i], r->ret_bytes[k][i - 1]);
+      ck_assert_uint_le(r->ret_bytes[k][i], 8 * r->caches.levels[k].size);
+    }
     if (lv->replacement == PPT_HW_REPL_RANDOM) {
       /* The stream's capacity won: its size, rounded to whole ways of a power-of-two
        * set count, between the level above and sysfs. */
