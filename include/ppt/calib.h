@@ -245,8 +245,10 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
 /* One spec from n runs' specs (`ppt calibrate --repeat`): every figure the median of the
  * runs' (the lower middle one for even n), each taken whole from the run that gave it
  * together with its citation; a cache level's size, ways and replacement come together
- * from the run with that level's median size (calib_median.c). PPT_EINPUT when n is 0 or
- * the runs disagree on levels or cores. */
+ * from the run with that level's median size (calib_median.c). Runs whose number of cache
+ * levels, TLB levels or cores differs from the one most runs share are left out (named in
+ * the notes: a chase that missed a level in one run); PPT_EINPUT when n is 0 or no shape
+ * is shared by more than half the runs (another machine). */
 int ppt_calib_median_spec(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err *err);
 
 #endif

@@ -1063,8 +1063,14 @@ START_TEST(repeat_medians) {
   ck_assert_msg(ppt_hwspec_parse(text, "median.json", &three[0], &err) == 0, "%s", err.msg);
   free(text);
   ck_assert_int_eq(ppt_calib_median_spec(runs, 0, &out, &err), PPT_EINPUT);
+  /* One run of three that missed a level: left out, named in the notes, the medians are
+   * the other two's; two runs of two shapes: another machine. */
   runs[1].nlevels = 2;
-  ck_assert_int_eq(ppt_calib_median_spec(runs, 3, &out, &err), PPT_EINPUT);
+  ck_assert_msg(ppt_calib_median_spec(runs, 3, &out, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(out.nlevels, runs[0].nlevels);
+  ck_assert_ptr_nonnull(strstr(out.notes, "Runs 2 left out"));
+  ck_assert_ptr_nonnull(strstr(out.notes, "median of 2 ppt calibrate runs"));
+  ck_assert_int_eq(ppt_calib_median_spec(runs, 2, &out, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "run 2"));
 }
 END_TEST
