@@ -347,7 +347,8 @@ static int combine(char **files, size_t n, const char *out_path, int json) {
   }
   if (!rc) {
     size_t len = strlen(med->source);
-    snprintf(med->source + len, sizeof med->source - len, "; per-figure medians of %zu specs combined", n);
+    snprintf(med->source + len, sizeof med->source - len, "; per-figure medians of %zu specs combined%s", n,
+             strstr(med->notes, "left out") ? " (some left out: notes)" : "");
     if (out_path) rc = write_spec(out_path, med, &err);
   }
   int to_stdout = out_path && !strcmp(out_path, "-");
