@@ -387,28 +387,6 @@ static int predict(const args *a, results *r, size_t c, ppt_err *err) {
 
 /* ---------------------------------------------------------------- runtime */
 
-/* Per trace, per block of the first trace's table (its ids, through the matching): the
- * instances and references of one pass over the trace. */
-static int block_counts(const args *a, const results *r, double **inst, double **refs, ppt_err *err) {
-  uint32_t nref = ppt_trace_nbbs(r->t[0]);
-  for (size_t i = 0; i < a->ntr; i++) {
-    ppt_trace_summary s;
-    int rc = ppt_trace_summarize(r->t[i], &s, NULL, NULL, err);
-    if (rc) return rc;
-    inst[i] = calloc((size_t)nref + 1, sizeof **inst);
-    refs[i] = calloc((size_t)nref + 1, sizeof **refs);
-    for (uint32_t b = 0; inst[i] && refs[i] && b <= s.bbs; b++) {
-      uint32_t id = r->map[i] ? r->map[i][b] : b;
-      if (b && !id) continue; /* no partner in the first trace: left out, as by the model */
-      inst[i][id] += (double)s.bb_count[b];
-      refs[i][id] += (double)s.bb_refs[b];
-    }
-    ppt_trace_summary_free(&s);
-    if (!inst[i] || !refs[i]) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  }
-  return 0;
-}
-
 /* What each block of the largest trace weighs at the target: its instances (references)
  * fitted across the traced sizes and taken at the target, over its count in the largest
  * trace. A block the others lack (no partner) weighs what the whole program does. */
@@ -431,27 +409,22 @@ static int block_weights(const args *a, results *r, ppt_err *err) {
   uint32_t nref = ppt_trace_nbbs(r->t[0]);
   size_t n = a->ntr, big = r->order[n - 1];
   uint32_t nbig = ppt_trace_nbbs(r->t[big]);
-  double *inst[MAX_TRACES] = {0}, *refs[MAX_TRACES] = {0}, sizes[MAX_TRACES];
+  double sizes[MAX_TRACES];
   const double *ci[MAX_TRACES], *cr[MAX_TRACES];
   double *fi = malloc(((size_t)nref + 1) * sizeof *fi), *fr = malloc(((size_t)nref + 1) * sizeof *fr);
   r->w_inst = malloc(((size_t)nbig + 1) * sizeof *r->w_inst);
   r->w_refs = malloc(((size_t)nbig + 1) * sizeof *r->w_refs);
-  int rc = fi && fr && r->w_inst && r->w_refs ? block_counts(a, r, inst, refs, err)
-                                              : ppt_err_set(err, PPT_ERUN, "out of memory");
-  for (size_t i = 0; i < n && !rc; i++) {
+  int rc = fi && fr && r->w_inst && r->w_refs ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (size_t i = 0; i < n && !rc; i++) { /* the counts of ppt_extrapolate_walks_measure's pass */
     sizes[i] = a->tr[r->order[i]].value;
-    ci[i] = inst[r->order[i]];
-    cr[i] = refs[r->order[i]];
+    ci[i] = r->blk_inst[r->order[i]];
+    cr[i] = r->blk_refs[r->order[i]];
   }
   if (!rc) rc = ppt_extrap_counts_at(sizes, ci, n, nref + 1, a->target.value, fi, err);
   if (!rc) rc = ppt_extrap_counts_at(sizes, cr, n, nref + 1, a->target.value, fr, err);
   if (!rc) {
-    weigh(fi, inst[big], nref, r->map[big], nbig, r->w_inst);
-    weigh(fr, refs[big], nref, r->map[big], nbig, r->w_refs);
-  }
-  for (size_t i = 0; i < n; i++) {
-    free(inst[i]);
-    free(refs[i]);
+    weigh(fi, r->blk_inst[big], nref, r->map[big], nbig, r->w_inst);
+    weigh(fr, r->blk_refs[big], nref, r->map[big], nbig, r->w_refs);
   }
   free(fi);
   free(fr);
@@ -573,6 +546,8 @@ static void release(void *vr) {
     ppt_trace_close(r->t[i]);
     free(r->counted_of[i]);
     free(r->map[i]);
+    free(r->blk_inst[i]);
+    free(r->blk_refs[i]);
   }
   free(r->w_inst);
   free(r->w_refs);

@@ -94,9 +94,13 @@ typedef struct results {
   int timed;               /* the spec has timing: runtimes are predicted */
   double *w_inst, *w_refs; /* per block of the largest trace: its weight at the target */
   ppt_extrapolate_walks walks;
+  /* Per trace, per block of the first trace's table: its instances and references
+   * (ppt_extrapolate_walks_measure's pass; the runtime's block weights). */
+  double *blk_inst[MAX_TRACES], *blk_refs[MAX_TRACES];
 } results;
 
-/* r->walks from one pass over each trace (ppt_extrap_strides_measure). */
+/* r->walks, r->blk_inst and r->blk_refs from one pass over each trace
+ * (ppt_extrap_strides_measure). */
 int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err);
 void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w);
 /* Per block at the target, with model m of core count c (extrapolate_blocks.c):

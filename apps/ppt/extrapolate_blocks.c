@@ -47,13 +47,12 @@ static double coverage(int64_t d, double line, double page) {
  * clique's lines (own) and, with probability p, other cliques' too (all). */
 typedef struct fold {
   double share, all, own, p;
-  double cov; /* the walks' prefetch coverage (coverage), by share */
   uint64_t g; /* the largest fold (1: the walks use every set) */
 } fold;
 
-static fold block_fold(const ppt_extrapolate_walks *w, const ppt_hw_level *lv, double page, uint32_t id) {
+static fold block_fold(const ppt_extrapolate_walks *w, const ppt_hw_level *lv, uint32_t id) {
   uint64_t sets = lv->size / ((uint64_t)lv->assoc * lv->line);
-  fold f = {0, 0, 0, 0, 0, 1};
+  fold f = {0, 0, 0, 0, 1};
   size_t walk[PPT_EXTRAP_SLOTS], nw = 0;
   double wshare[PPT_EXTRAP_SLOTS] = {0};
   for (unsigned j = 0; j < PPT_EXTRAP_SLOTS; j++) {
@@ -61,7 +60,6 @@ static fold block_fold(const ppt_extrapolate_walks *w, const ppt_hw_level *lv, d
     if (!(w->share[k] > 0) || llabs(w->stride[k]) < (int64_t)lv->line) continue;
     uint64_t g = ppt_extrap_set_fold(w->stride[k], sets, lv->line);
     f.share += w->share[k];
-    f.cov += w->share[k] * coverage(w->stride[k], (double)lv->line, page);
     if (g > f.g) f.g = g;
     size_t v = 0;
     for (; v < nw; v++) { /* the same lines as a walk before it */
@@ -72,7 +70,6 @@ static fold block_fold(const ppt_extrapolate_walks *w, const ppt_hw_level *lv, d
     wshare[v] += w->share[k];
   }
   if (!nw) return f;
-  f.cov /= f.share;
   /* Cliques: walks joined by a fixed offset of a multiple of g lines. */
   size_t clique[PPT_EXTRAP_SLOTS];
   for (size_t v = 0; v < nw; v++) {
@@ -217,7 +214,7 @@ int ppt_extrapolate_block_rates(const args *a, const results *r, const ppt_extra
   const ppt_extrapolate_walks *w = &r->walks;
   const ppt_sasmm_profiles *meas = &r->prof[r->order[a->ntr - 1]][c];
   uint32_t nl = r->hw.nlevels, nb = w->nblocks < meas->nblocks ? w->nblocks : meas->nblocks;
-  double page = page_bytes(&r->hw), r0 = 0, taken[NL] = {0};
+  double r0 = 0, taken[NL] = {0};
   double gain[NL + 1] = {0}, covered[NL + 1] = {0}, unknown[NL + 1] = {0};
   for (uint32_t b = 1; b < nb; b++)
     if ((!r->counted || r->counted[b]) && meas->prd_bb[b]) r0 += ppt_rdhist_total(meas->prd_bb[b]);
@@ -234,7 +231,7 @@ int ppt_extrapolate_block_rates(const args *a, const results *r, const ppt_extra
   for (uint32_t b = 1; b < nb && !rc && r0 > 0 && pt->refs > 0; b++) {
     if ((r->counted && !r->counted[b]) || !meas->prd_bb[b]) continue;
     fold f[NL];
-    for (uint32_t k = 0; k < nl; k++) f[k] = block_fold(w, &r->hw.levels[k], page, b);
+    for (uint32_t k = 0; k < nl; k++) f[k] = block_fold(w, &r->hw.levels[k], b);
     at_target x = {0};
     double mt[NL], m0[NL];
     int okt = 0, ok0 = 0;

@@ -112,6 +112,21 @@ static void slot_walk(const args *a, const results *r, const ppt_extrap_strides 
   *m = n;
 }
 
+/* Trace i's block instances and references onto the first trace's ids (through the
+ * matching; a block with no partner is left out, as by the model). */
+static int block_counts(results *r, size_t i, const ppt_extrap_strides *st, uint32_t nref, ppt_err *err) {
+  double *inst = r->blk_inst[i] = calloc(nref, sizeof *inst),
+         *refs = r->blk_refs[i] = calloc(nref, sizeof *refs);
+  if (!inst || !refs) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (uint32_t b = 0; b < st->nblocks; b++) {
+    uint32_t id = r->map[i] ? r->map[i][b] : b;
+    if ((b && !id) || id >= nref) continue;
+    inst[id] += (double)st->instances[b];
+    refs[id] += (double)st->all_refs[b];
+  }
+  return 0;
+}
+
 int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
   size_t n = a->ntr, big = r->order[n - 1];
   uint32_t nref = ppt_trace_nbbs(r->t[0]) + 1;
@@ -130,6 +145,7 @@ int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
   for (size_t i = 0; i < n && !rc; i++) {
     if (!(inv[i] = inverse_map(r, i, nref))) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
     if (!rc) rc = ppt_extrap_strides_measure(r->t[i], &st[i], err);
+    if (!rc) rc = block_counts(r, i, &st[i], nref, err);
   }
   /* Shares and the data-dependent slots from the largest trace; a data-dependent slot
    * whose addresses span a range that grows by a quarter of the traced span or more

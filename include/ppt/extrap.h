@@ -175,10 +175,13 @@ typedef struct ppt_extrap_strides {
   uint32_t nblocks;      /* ppt_trace_nbbs + 1 */
   ppt_extrap_slot *slot; /* [nblocks x PPT_EXTRAP_SLOTS] */
   uint64_t *refs;        /* [nblocks]: each block's references, every slot */
+  /* [nblocks]: each block's instances and all its references, machine-level stack ones
+   * included (what ppt_trace_summarize counts: the runtime's block weights) */
+  uint64_t *instances, *all_refs;
 } ppt_extrap_strides;
 
-/* One pass over t (machine-level stack references left out: they are not the program's
- * data walks). PPT_ERUN when out of memory, the trace's errors when it cannot be read. */
+/* One pass over t (machine-level stack references left out of the slots: they are not
+ * the program's data walks). PPT_ERUN when out of memory, the trace's errors when it cannot be read. */
 int ppt_extrap_strides_measure(const ppt_trace *t, ppt_extrap_strides *out, ppt_err *err);
 /* Block bb's PPT_EXTRAP_SLOTS slots; NULL beyond the table. */
 const ppt_extrap_slot *ppt_extrap_strides_of(const ppt_extrap_strides *s, uint32_t bb);

@@ -157,9 +157,10 @@ int ppt_calib_median_spec(const ppt_hwspec *all, size_t nall, ppt_hwspec *out, p
   int rc = median_of(runs, n, out, err);
   if (!rc && len) {
     char note[sizeof out->notes];
-    snprintf(note, sizeof note,
-             "Runs %s left out: they found %s cache or TLB levels or cores than the other %zu. %s", dropped,
-             "other numbers of", n, out->notes);
+    snprintf(
+        note, sizeof note,
+        "Runs %s left out: they found other numbers of cache or TLB levels or cores than the other %zu. %s",
+        dropped, n, out->notes);
     memcpy(out->notes, note, sizeof note);
   }
   free(runs);

@@ -56,9 +56,11 @@ int ppt_extrap_strides_measure(const ppt_trace *t, ppt_extrap_strides *out, ppt_
   out->nblocks = nb;
   out->slot = calloc((size_t)nb * PPT_EXTRAP_SLOTS, sizeof *out->slot);
   out->refs = calloc(nb, sizeof *out->refs);
+  out->instances = calloc(nb, sizeof *out->instances);
+  out->all_refs = calloc(nb, sizeof *out->all_refs);
   ppt_trace_batch *b = ppt_trace_batch_new();
   int rc = 0;
-  if (!run || !out->slot || !out->refs || !b)
+  if (!run || !out->slot || !out->refs || !out->instances || !out->all_refs || !b)
     rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
   for (uint32_t th = 0; th < ppt_trace_nthreads(t) && !rc; th++) {
     /* Steps are taken on one thread: another thread's instance is another walk. */
@@ -72,10 +74,13 @@ int ppt_extrap_strides_measure(const ppt_trace *t, ppt_extrap_strides *out, ppt_
       for (size_t i = 0; i < n; i++) {
         if (r[i].kind == PPT_REC_BB) {
           bb = r[i].bb < nb ? r[i].bb : 0;
+          out->instances[bb]++;
           pos = 0;
           continue;
         }
-        if (r[i].kind == PPT_REC_EVENT || (r[i].flags & PPT_REC_MCSTACK)) continue;
+        if (r[i].kind == PPT_REC_EVENT) continue;
+        if (r[i].bb < nb) out->all_refs[r[i].bb]++;
+        if (r[i].flags & PPT_REC_MCSTACK) continue;
         out->refs[bb]++;
         if (pos < PPT_EXTRAP_SLOTS) {
           size_t j = (size_t)bb * PPT_EXTRAP_SLOTS + pos;
@@ -105,8 +110,10 @@ const ppt_extrap_slot *ppt_extrap_strides_of(const ppt_extrap_strides *s, uint32
 void ppt_extrap_strides_free(ppt_extrap_strides *s) {
   free(s->slot);
   free(s->refs);
+  free(s->instances);
+  free(s->all_refs);
   s->slot = NULL;
-  s->refs = NULL;
+  s->refs = s->instances = s->all_refs = NULL;
   s->nblocks = 0;
 }
 

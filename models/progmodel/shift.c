@@ -215,7 +215,6 @@ int ppt_progmodel_shift_sites(ppt_progmodel *m, const double *const *traced, con
   if (!m->sh_now.on && traced && target)
     return ppt_err_set(err, PPT_EINPUT, "progmodel: sites move only with the run's misses moved");
   int on = traced && target;
-  double keep[PPT_HW_MAX_LEVELS];
   double *now = malloc((m->nsites + 1) * sizeof *now), *tref = malloc((m->nsites + 1) * sizeof *tref);
   if (!now || !tref) {
     free(now);
@@ -242,11 +241,9 @@ int ppt_progmodel_shift_sites(ppt_progmodel *m, const double *const *traced, con
       total += all;
     }
     double f = sum > 0 ? m->sh_now.to[k] * total / sum : 1;
-    keep[k] = f;
     for (size_t i = 0; i < m->nsites; i++)
       m->sites[i].target[k] = on && tref[i] > 0 ? fmin(1, f * now[i]) : NAN;
   }
-  (void)keep;
   free(now);
   free(tref);
   shift next = m->sh_now;

@@ -410,6 +410,93 @@ static ppt_progmodel *weighted(const ppt_trace *t, const ppt_hwspec *hw, const d
   return m;
 }
 
+/* weights_and_shift, the run's L1 misses doubled (m's time: doubled): the L2 accesses
+ * site si of the stream gains (x0 -> 2 x0 L1 misses, L2 misses x1 unmoved) all queued on
+ * one set: its L2 same-set share becomes the traced share for the w = base / now it had
+ * and 1 for the rest; 0 for none; NULL: the trace's shares, as before. */
+static void check_gains(ppt_progmodel *m, const ppt_hwspec *hw, size_t si, double doubled) {
+  ppt_err err;
+  ppt_progmodel_site_info c0;
+  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+  double before = c0.used_same_set[1], bunched[PPT_HW_MAX_LEVELS + 1];
+  ppt_progmodel_site_info all;
+  ck_assert_int_eq(ppt_progmodel_site(m, si, PPT_PROGMODEL_ALL_CORES, &all), 0);
+  double refs = (double)all.counted_refs, x0 = (double)all.misses[0] / refs,
+         x1 = (double)all.misses[1] / refs;
+  double wb = (x0 - x1) / (2 * x0 - x1);
+  for (uint32_t k = 0; k <= hw->nlevels; k++) bunched[k] = NAN;
+  for (int b = 0; b <= 1; b++) {
+    bunched[1] = b;
+    ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, bunched, &err), 0);
+    ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+    ck_assert_msg(fabs(c0.used_same_set[1] - (wb * before + (1 - wb) * b)) < 1e-12,
+                  "bunched %d: L2 %g, want %g", b, c0.used_same_set[1], wb * before + (1 - wb) * b);
+  }
+  bunched[1] = 1.5;
+  ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, bunched, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, NULL, &err), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+  ck_assert_double_eq(c0.used_same_set[1], before);
+  ck_assert_double_eq(seconds(hw, m, 1), doubled);
+}
+
+/* weights_and_shift: sites si (the stream) and ri (the re-reads) moved by their own
+ * blocks, the run's misses at from (to: scratch). */
+static void check_sites(ppt_progmodel *m, const ppt_trace *t, const ppt_hwspec *hw, size_t si, size_t ri,
+                        double *from, double *to) {
+  ppt_err err;
+  ppt_progmodel_site_info c0;
+  uint32_t nb = ppt_trace_nbbs(t);
+  /* Sites by their own blocks: the run unmoved (g -> g), the stream's blocks (line 7 of
+   * two.c) half as many L1 misses, the re-reads' (line 9) four times as many: each site's
+   * ratio x moves by its blocks' (mult: 1/2, 4; other sites 1, no block known), then all
+   * by the one factor that keeps the run's: x' = f mult x, f = sum x n / sum mult x n. */
+  to[0] = from[0];
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), 0);
+  double *bt[PPT_HW_MAX_LEVELS], *bx[PPT_HW_MAX_LEVELS];
+  for (uint32_t k = 0; k < hw->nlevels; k++) {
+    bt[k] = malloc(((size_t)nb + 1) * sizeof *bt[k]);
+    bx[k] = malloc(((size_t)nb + 1) * sizeof *bx[k]);
+    for (uint32_t b = 0; b <= nb; b++) {
+      uint32_t line = b ? ppt_trace_bb_get(t, b)->line : 0;
+      int known = k == 0 && (line == 7 || line == 9);
+      bt[k][b] = known ? 0.1 : NAN;
+      bx[k][b] = known ? (line == 7 ? 0.05 : 0.4) : NAN;
+    }
+  }
+  double sum = 0, moved = 0, x_site[2] = {0}, mult[2] = {0.5, 4};
+  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
+    ppt_progmodel_site_info x;
+    ck_assert_int_eq(ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x), 0);
+    double xi = x.accesses[0] ? (double)x.misses[0] / (double)x.accesses[0] : 0, n = (double)x.counted_refs;
+    int which = i == si ? 0 : i == ri ? 1 : -1;
+    sum += xi * n;
+    moved += (which >= 0 ? mult[which] : 1) * xi * n;
+    if (which >= 0) x_site[which] = xi;
+  }
+  ck_assert_int_eq(ppt_progmodel_shift_sites(m, (const double *const *)bt, (const double *const *)bx, &err),
+                   0);
+  for (int which = 0; which < 2; which++) {
+    ck_assert_int_eq(ppt_progmodel_site(m, which ? ri : si, 0, &c0), 0);
+    double want = 1 - sum / moved * mult[which] * x_site[which];
+    /* (the simulation's reference counts and the blocks' differ by the few references
+     * that span two lines) */
+    ck_assert_msg(fabs(c0.used_local[0] - want) < 1e-4, "site %d: L1 %g, want %g", which, c0.used_local[0],
+                  want);
+    ck_assert_double_gt(fabs(want - (1 - x_site[which])), 1e-3); /* not the run's unmoved ratio */
+  }
+  ck_assert_int_eq(ppt_progmodel_shift_sites(m, NULL, NULL, &err), 0);
+  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
+  ck_assert_double_eq_tol(c0.used_local[0], 1 - x_site[0], 1e-12);
+  ck_assert_int_eq(ppt_progmodel_shift_misses(m, NULL, NULL, &err), 0);
+  ck_assert_int_eq(ppt_progmodel_shift_sites(m, (const double *const *)bt, (const double *const *)bx, &err),
+                   PPT_EINPUT); /* the run's misses not moved */
+  for (uint32_t k = 0; k < hw->nlevels; k++) {
+    free(bt[k]);
+    free(bx[k]);
+  }
+}
+
 /* Problem-size scaling's two handles on the model (ppt extrapolate): block weights of 1
  * change nothing, weights of 2 double the time (no fork-join cost, every item of a
  * tasklist is linear in its counts); moving the run's L1 misses from g to 2g doubles
@@ -454,78 +541,8 @@ START_TEST(weights_and_shift) {
                 1 - 2 * g);
   double doubled = seconds(&hw, m, 1);
   ck_assert(doubled > base);
-  /* The L2 accesses the stream gains (x0 -> 2 x0 L1 misses, L2 misses x1 unmoved) all
-   * queued on one set: its L2 same-set share becomes the traced share for the w = base /
-   * now it had and 1 for the rest; 0 for none; NULL: the trace's shares, as before. */
-  double before = c0.used_same_set[1], bunched[PPT_HW_MAX_LEVELS + 1];
-  ppt_progmodel_site_info all;
-  ck_assert_int_eq(ppt_progmodel_site(m, si, PPT_PROGMODEL_ALL_CORES, &all), 0);
-  double refs = (double)all.counted_refs, x0 = (double)all.misses[0] / refs,
-         x1 = (double)all.misses[1] / refs;
-  double wb = (x0 - x1) / (2 * x0 - x1);
-  for (uint32_t k = 0; k <= hw.nlevels; k++) bunched[k] = NAN;
-  for (int b = 0; b <= 1; b++) {
-    bunched[1] = b;
-    ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, bunched, &err), 0);
-    ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
-    ck_assert_msg(fabs(c0.used_same_set[1] - (wb * before + (1 - wb) * b)) < 1e-12,
-                  "bunched %d: L2 %g, want %g", b, c0.used_same_set[1], wb * before + (1 - wb) * b);
-  }
-  bunched[1] = 1.5;
-  ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, bunched, &err), PPT_EINPUT);
-  ck_assert_int_eq(ppt_progmodel_shift_gains(m, NULL, NULL, &err), 0);
-  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
-  ck_assert_double_eq(c0.used_same_set[1], before);
-  ck_assert_double_eq(seconds(&hw, m, 1), doubled);
-  /* Sites by their own blocks: the run unmoved (g -> g), the stream's blocks (line 7 of
-   * two.c) half as many L1 misses, the re-reads' (line 9) four times as many: each site's
-   * ratio x moves by its blocks' (mult: 1/2, 4; other sites 1, no block known), then all
-   * by the one factor that keeps the run's: x' = f mult x, f = sum x n / sum mult x n. */
-  to[0] = from[0];
-  ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), 0);
-  double *bt[PPT_HW_MAX_LEVELS], *bx[PPT_HW_MAX_LEVELS];
-  for (uint32_t k = 0; k < hw.nlevels; k++) {
-    bt[k] = malloc(((size_t)nb + 1) * sizeof *bt[k]);
-    bx[k] = malloc(((size_t)nb + 1) * sizeof *bx[k]);
-    for (uint32_t b = 0; b <= nb; b++) {
-      uint32_t line = b ? ppt_trace_bb_get(t, b)->line : 0;
-      int known = k == 0 && (line == 7 || line == 9);
-      bt[k][b] = known ? 0.1 : NAN;
-      bx[k][b] = known ? (line == 7 ? 0.05 : 0.4) : NAN;
-    }
-  }
-  size_t ri = parallel_site_at(m, s[1].line);
-  double sum = 0, moved = 0, x_site[2] = {0}, mult[2] = {0.5, 4};
-  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
-    ppt_progmodel_site_info x;
-    ck_assert_int_eq(ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x), 0);
-    double xi = x.accesses[0] ? (double)x.misses[0] / (double)x.accesses[0] : 0, n = (double)x.counted_refs;
-    int which = i == si ? 0 : i == ri ? 1 : -1;
-    sum += xi * n;
-    moved += (which >= 0 ? mult[which] : 1) * xi * n;
-    if (which >= 0) x_site[which] = xi;
-  }
-  ck_assert_int_eq(ppt_progmodel_shift_sites(m, (const double *const *)bt, (const double *const *)bx, &err),
-                   0);
-  for (int which = 0; which < 2; which++) {
-    ck_assert_int_eq(ppt_progmodel_site(m, which ? ri : si, 0, &c0), 0);
-    double want = 1 - sum / moved * mult[which] * x_site[which];
-    /* (the simulation's reference counts and the blocks' differ by the few references
-     * that span two lines) */
-    ck_assert_msg(fabs(c0.used_local[0] - want) < 1e-4, "site %d: L1 %g, want %g", which, c0.used_local[0],
-                  want);
-    ck_assert_double_gt(fabs(want - (1 - x_site[which])), 1e-3); /* not the run's unmoved ratio */
-  }
-  ck_assert_int_eq(ppt_progmodel_shift_sites(m, NULL, NULL, &err), 0);
-  ck_assert_int_eq(ppt_progmodel_site(m, si, 0, &c0), 0);
-  ck_assert_double_eq_tol(c0.used_local[0], 1 - x_site[0], 1e-12);
-  ck_assert_int_eq(ppt_progmodel_shift_misses(m, NULL, NULL, &err), 0);
-  ck_assert_int_eq(ppt_progmodel_shift_sites(m, (const double *const *)bt, (const double *const *)bx, &err),
-                   PPT_EINPUT); /* the run's misses not moved */
-  for (uint32_t k = 0; k < hw.nlevels; k++) {
-    free(bt[k]);
-    free(bx[k]);
-  }
+  check_gains(m, &hw, si, doubled);
+  check_sites(m, t, &hw, si, parallel_site_at(m, s[1].line), from, to);
   to[0] = 2 * from[0];
   ck_assert_int_eq(ppt_progmodel_shift_misses(m, from, to, &err), 0);
   from[0] = 1.5;
