@@ -66,7 +66,7 @@ static void help(const mdl_model *m) {
       "  --cores LIST       core counts, e.g. 1,2,4 (default 1, powers of two, and all cores)\n"
       "  --overlap P        compute/memory overlap: sum, max, partial,F or stall (default partial,%.2f)\n"
       "  --compute M        op classes: sum (PPT's processor models) or ports (default sum)\n"
-      "  --memory M         hit rates to time: amm (AMM Eq. 4-5, as PPT) or miss (default amm)\n"
+      "  --memory M         hit rates to time: amm (AMM Eq. 4-5, as PPT), miss or pipe (default amm)\n"
       "  --fork-cycles C    cost of a parallel region's fork, per thread (default 0)\n"
       "  --json             machine-readable results\n"
       "  -o, --output FILE  write the results to FILE (atomically) instead of stdout\n"
@@ -261,7 +261,8 @@ static int parse(cli *c, int argc, char **argv, int *done) {
         break;
       case 'v':
         if (ppt_tc_overlap_parse(optarg, &c->cfg.policy))
-          return usage_error(m, "--overlap wants sum, max, partial,F or stall with F in [0, 1], not '%s'", optarg);
+          return usage_error(m, "--overlap wants sum, max, partial,F or stall with F in [0, 1], not '%s'",
+                             optarg);
         break;
       case 'C':
         if (ppt_tc_compute_parse(optarg, &c->cfg.policy.compute))
@@ -269,7 +270,7 @@ static int parse(cli *c, int argc, char **argv, int *done) {
         break;
       case 'M':
         if (ppt_tc_memory_parse(optarg, &c->cfg.policy.memory))
-          return usage_error(m, "--memory wants amm or miss, not '%s'", optarg);
+          return usage_error(m, "--memory wants amm, miss or pipe, not '%s'", optarg);
         break;
       case 'f': {
         char *end;

@@ -303,7 +303,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
   }
   if (!guard_call)
     return 0; /* not instrumented (e.g. a block that only holds `unreachable`) */
-  pcc_opmix_recurrence(bb, ops);
+  unsigned chain_muls = pcc_opmix_recurrence(bb, ops);
   if (grow((void **)&x->e, &x->cap, x->n + 1, sizeof *x->e))
     return oom(x, err);
   bbent *e = &x->e[x->n];
@@ -333,7 +333,10 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
   if (!e->file_str)
     return oom(x, err);
   e->flags = (parallel ? PPT_BB_PARALLEL : 0) |
-             (LLVMGetEntryBasicBlock(fn) == bb ? PPT_BB_FUNC_ENTRY : 0) | ends_in_ret(bb);
+             (LLVMGetEntryBasicBlock(fn) == bb ? PPT_BB_FUNC_ENTRY : 0) | ends_in_ret(bb) |
+             PPT_BB_CHAIN_MULS |
+             (chain_muls > PPT_BB_CHAIN_MUL_MASK ? PPT_BB_CHAIN_MUL_MASK : chain_muls)
+                 << PPT_BB_CHAIN_MUL_SHIFT;
   memcpy(e->ops, ops, sizeof ops);
   x->n++;
   return 0;

@@ -325,7 +325,7 @@ typedef struct rec_node {
   LLVMValueRef v;
   int done;
   long weight; /* path weight from the PHI to v (-1: v does not depend on it) */
-  unsigned fp, div;
+  unsigned fp, mul, div; /* mul: of fp, the multiplies (fmul, fma) */
 } rec_node;
 
 typedef struct rec_ctx {
@@ -342,12 +342,16 @@ typedef struct rec_ctx {
  * multiply then an add, so a cycle through a or b waits for both (adi's
  * den = diag - lo * p[i-1]) and one through the addend c only for the add (a dot
  * product's s += a[i] * b[i]); with FMA it is one instruction either way. */
-static void rec_kind(LLVMValueRef inst, int via, int has_fma, unsigned *fp, unsigned *div) {
-  *fp = *div = 0;
+static void rec_kind(LLVMValueRef inst, int via, int has_fma, unsigned *fp,
+                     unsigned *mul, unsigned *div) {
+  *fp = *mul = *div = 0;
   switch (LLVMGetInstructionOpcode(inst)) {
+  case LLVMFMul:
+    *mul = 1;
+    *fp = 1;
+    return;
   case LLVMFAdd:
   case LLVMFSub:
-  case LLVMFMul:
   case LLVMFNeg:
     *fp = 1;
     return;
@@ -360,10 +364,14 @@ static void rec_kind(LLVMValueRef inst, int via, int has_fma, unsigned *fp, unsi
     const char *name = callee_name(inst, &n);
     if (!name)
       return;
-    if (starts(name, n, "llvm.fma."))
-      *fp = 1;
-    else if (starts(name, n, "llvm.fmuladd."))
+    /* A fused multiply-add takes a multiply's latency (or more); a split one
+     * entered through its addend waits only for the add. */
+    if (starts(name, n, "llvm.fma.")) {
+      *fp = *mul = 1;
+    } else if (starts(name, n, "llvm.fmuladd.")) {
       *fp = has_fma || via == 2 ? 1 : 2;
+      *mul = has_fma || via != 2 ? 1 : 0;
+    }
     else if (starts(name, n, "llvm.sqrt.") || (n == 4 && !memcmp(name, "sqrt", 4)))
       *div = 1;
     return;
@@ -392,7 +400,7 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
   }
   size_t idx = (size_t)(me - c->n);
   long best = -1;
-  unsigned bfp = 0, bdiv = 0;
+  unsigned bfp = 0, bmul = 0, bdiv = 0;
   int via = -1;
   int nops = LLVMGetNumOperands(v);
   for (int i = 0; i < nops; i++) {
@@ -400,16 +408,18 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
     if (u && u->weight > best) {
       best = u->weight;
       bfp = u->fp;
+      bmul = u->mul;
       bdiv = u->div;
       via = i;
     }
   }
   me = &c->n[idx];
   if (best >= 0) {
-    unsigned fp, div;
-    rec_kind(v, via, c->has_fma, &fp, &div);
+    unsigned fp, mul, div;
+    rec_kind(v, via, c->has_fma, &fp, &mul, &div);
     me->weight = best + 4 * (long)fp + 14 * (long)div;
     me->fp = bfp + fp;
+    me->mul = bmul + mul;
     me->div = bdiv + div;
   }
   me->done = 1;
@@ -422,10 +432,12 @@ static int target_has_fma(LLVMValueRef fn) {
   return pcc_memop_has_feature(fn, "+fma");
 }
 
-void pcc_opmix_recurrence(LLVMBasicBlockRef bb, uint16_t ops[PPT_BBDESC_NOPS]) {
+unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
+                              uint16_t ops[PPT_BBDESC_NOPS]) {
   rec_ctx *c = malloc(sizeof *c);
+  unsigned muls = 0;
   if (!c)
-    return;
+    return 0;
   long best = 0;
   c->has_fma = target_has_fma(LLVMGetBasicBlockParent(bb));
   for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi);
@@ -442,8 +454,10 @@ void pcc_opmix_recurrence(LLVMBasicBlockRef bb, uint16_t ops[PPT_BBDESC_NOPS]) {
         best = r->weight;
         ops[PPT_OP_CHAIN_FP] = (uint16_t)(r->fp > 0xFFFFu ? 0xFFFFu : r->fp);
         ops[PPT_OP_CHAIN_DIV] = (uint16_t)(r->div > 0xFFFFu ? 0xFFFFu : r->div);
+        muls = r->mul;
       }
     }
   }
   free(c);
+  return muls;
 }

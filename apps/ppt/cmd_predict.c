@@ -35,8 +35,9 @@ static void help(void) {
       "  --overlap P           compute/memory overlap: sum, max, partial,F or stall (default %s%s)\n"
       "  --compute M           op classes: sum (PPT: one after the other) or ports (the busiest\n"
       "                        class, an out-of-order core's throughput bound) (default %s)\n"
-      "  --memory M            hit rates to time: amm (AMM Eq. 4-5) or miss (per line moved\n"
-      "                        beyond L1, latency unless prefetched) (default %s)\n"
+      "  --memory M            hit rates to time: amm (AMM Eq. 4-5), miss (per line moved\n"
+      "                        beyond L1, latency unless prefetched; the levels add up) or pipe\n"
+      "                        (miss, the levels moving lines at the same time) (default %s)\n"
       "  --schedule S          override every loop's schedule as the pragma would say it (static,\n"
       "                        static,C, [monotonic:]dynamic,C, guided[,C], auto)\n"
       "  --interleave rr|uniform  shared-cache interleaving (default rr)\n"
@@ -183,7 +184,7 @@ static int take(void *arg, int val, const char *value) {
       return 0;
     case 'M':
       if (ppt_tc_memory_parse(value, &a->cfg.policy.memory))
-        return ppt_cli_usage("predict", "--memory wants amm or miss, not '%s'", value);
+        return ppt_cli_usage("predict", "--memory wants amm, miss or pipe, not '%s'", value);
       return 0;
     case 's': return ppt_cli_take_schedule("predict", value, &a->so.sched, &a->so.chunk);
     case 'f':

@@ -67,6 +67,8 @@ static json_object *tlb_json(const ppt_tracesim_result *q) {
     miss -= q->tlb_served[j];
     json_object_object_add(l, "name", json_object_new_string(q->tlb_names[j]));
     json_object_object_add(l, "miss_rate", json_object_new_double((double)miss / (double)q->counted_refs));
+    /* the last level's misses are the page walks: the share priced as cache hits */
+    if (j + 1 == q->ntlb) json_object_object_add(l, "walks_near", share(q->tlb_near, q->tlb_served[q->ntlb]));
     json_object_array_add(ta, l);
   }
   return ta;

@@ -149,10 +149,16 @@ typedef enum ppt_compute_model {
  *         of mlp for misses queued on one first-level set (ppt_mem_access.same_set_*);
  *         cache-to-cache transfers have hwspec coherence_cycles as their latency
  *         (ppt_mem_access.transfers).
- *         Hit rates are per line access already, so nothing is divided by b. */
+ *         Hit rates are per line access already, so nothing is divided by b. The
+ *         levels add up: each level's cost is max(its waits, its transfers).
+ *   PIPE  MISS's waits and transfers, but the levels work at the same time: an item
+ *         costs max(Σ_k waits_k, max_k transfers_k), the waits sharing one pool of
+ *         misses in flight and each level moving lines over its own port (a stream from
+ *         DRAM also moves its write-backs into L2 and L3 meanwhile). */
 typedef enum ppt_memory_model {
   PPT_MEMORY_AMM = 0,
   PPT_MEMORY_MISS = 1,
+  PPT_MEMORY_PIPE = 2,
 } ppt_memory_model;
 
 typedef struct ppt_tc_policy {
@@ -172,7 +178,7 @@ double ppt_tc_policy_fraction(const ppt_tc_policy *p);
  * alone); 0 on success, -1 when s is none of them. And the overlap's name. */
 int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p);
 const char *ppt_tc_overlap_name(ppt_overlap o);
-/* Names ("sum"/"ports", "amm"/"miss") and back (0 on success, -1 unknown). */
+/* Names ("sum"/"ports", "amm"/"miss"/"pipe") and back (0 on success, -1 unknown). */
 const char *ppt_tc_compute_name(ppt_compute_model m);
 const char *ppt_tc_memory_name(ppt_memory_model m);
 int ppt_tc_compute_parse(const char *s, ppt_compute_model *out);

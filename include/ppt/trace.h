@@ -98,8 +98,14 @@ typedef struct ppt_trace_event {
 } ppt_trace_event;
 
 /* Static description of one instrumented basic block. */
-/* PPT_BB_RETURN: the block ends in `ret` (ppt trace --roi FUNCTION ends there). */
-enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4 };
+/* PPT_BB_RETURN: the block ends in `ret` (ppt trace --roi FUNCTION ends there).
+ * PPT_BB_CHAIN_MULS: bits 8-15 of flags hold how many of ops[PPT_OP_CHAIN_FP] are
+ * multiplies (fmul, fma), the rest being adds; blocks of objects built before ppt-cc
+ * recorded it lack the bit, and their chain is priced at the slower of the two latencies
+ * (ppt_trace_bb_chain_muls). */
+enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4, PPT_BB_CHAIN_MULS = 8 };
+#define PPT_BB_CHAIN_MUL_SHIFT 8
+#define PPT_BB_CHAIN_MUL_MASK 0xFFu
 typedef struct ppt_trace_bb {
   uint32_t id;                /* 1..nbbs */
   uint32_t flags;             /* PPT_BB_* */
@@ -113,6 +119,13 @@ typedef struct ppt_trace_bb {
    * each block instance adds them as PPT_REC_MCSTACK records. 0 in older traces. */
   uint16_t stack_loads, stack_stores;
 } ppt_trace_bb;
+
+/* Of a block's loop-carried FP ops (ops[PPT_OP_CHAIN_FP]), the multiplies; -1 when the
+ * trace does not say (built before ppt-cc recorded it). */
+static inline int ppt_trace_bb_chain_muls(const ppt_trace_bb *bb) {
+  if (!(bb->flags & PPT_BB_CHAIN_MULS)) return -1;
+  return (int)((bb->flags >> PPT_BB_CHAIN_MUL_SHIFT) & PPT_BB_CHAIN_MUL_MASK);
+}
 
 typedef struct ppt_trace_chunk_info {
   uint64_t offset;    /* file offset of the compressed chunk */

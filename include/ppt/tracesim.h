@@ -79,6 +79,10 @@ typedef struct ppt_tracesim_result {
   uint32_t ntlb;
   char tlb_names[PPT_HW_MAX_TLB][16];
   uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
+  /* Of the page walks (tlb_served[ntlb]), those to a page whose page-table line one of
+   * the thread's last 16 other walks had read (a stream entering its next page): the
+   * entry is then in the data caches. */
+  uint64_t tlb_near;
 } ppt_tracesim_result;
 
 /* Simulates the whole trace on hw (validated: PPT_EINPUT on a bad spec) with opts (NULL:

@@ -40,6 +40,10 @@ typedef struct stream {
  * references. The hot path (simulate) adds to its thread's block only: the run totals
  * are the sum of `base` (the blocks taken so far, ppt_tracesim_tally_take) and every
  * thread's block, so keeping them per thread costs no second count. */
+/* Page-table lines of a thread's last far page walks that its next walks may find in the
+ * data caches (tlb_lookup): one for each of a loop's streams. */
+enum { TLB_NEAR = 16 };
+
 typedef struct counters {
   uint64_t acc[PPT_HW_MAX_LEVELS], miss[PPT_HW_MAX_LEVELS];
   uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
@@ -53,6 +57,7 @@ typedef struct counters {
    * line another thread had stored and still held in its private levels. */
   uint64_t transfers[PPT_HW_MAX_LEVELS + 1];
   uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
+  uint64_t tlb_near; /* of the page walks, those near a recent walk (TLB_NEAR) */
 } counters;
 
 /* The simulation and its counters. Public as ppt_tracesim_tally so other stream
@@ -75,7 +80,9 @@ typedef struct ppt_tracesim_tally {
    * the simulator's line number whatever the page size (cachesim lines stop at 4 KiB). */
   ppt_cachesim *tlb;
   uint32_t ntlb, tlb_shift, page_bits;
-  uint64_t *tlb_last; /* per thread: the page of its last lookup (UINT64_MAX: none) */
+  uint64_t *tlb_last;   /* per thread: the page of its last lookup (UINT64_MAX: none) */
+  uint64_t *pte_recent; /* [thread * TLB_NEAR + i]: page-table lines of recent walks */
+  uint32_t *pte_next;   /* [thread]: the slot the next far walk takes */
   /* Level names, kept so that a take (once per phase and core) copies them cheaply. */
   char names[PPT_HW_MAX_LEVELS][16], tlb_names[PPT_HW_MAX_TLB][16];
   void (*progress)(uint64_t, void *);
@@ -153,6 +160,20 @@ __attribute__((noinline)) static void tlb_lookup(run *r, uint32_t thread, uint64
   if (page != r->tlb_last[thread]) {
     r->tlb_last[thread] = page;
     t = (uint32_t)ppt_cachesim_access(r->tlb, thread, a >> r->tlb_shift, 1, 0);
+    if (t == r->ntlb) {
+      /* A page walk reads the page's entry from the page table: 8-byte entries, 8 to a
+       * line, so a walk to a page whose neighbours were walked recently (a stream
+       * crossing into its next page) finds that line in the data caches, and the walk
+       * costs a cache hit instead of the chase the calibration times. */
+      uint64_t pte = page >> 3, *recent = &r->pte_recent[(size_t)thread * TLB_NEAR];
+      int near = 0;
+      for (uint32_t i = 0; i < TLB_NEAR && !near; i++) near = recent[i] == pte;
+      if (!near) {
+        recent[r->pte_next[thread]] = pte;
+        r->pte_next[thread] = (r->pte_next[thread] + 1) % TLB_NEAR;
+      }
+      if (count) r->th[thread].tlb_near += (uint64_t)near;
+    }
   }
   if (count) r->th[thread].tlb_served[t]++;
 }
@@ -311,6 +332,7 @@ static void fill_result(const run *r, const counters *c, uint32_t threads, ppt_t
   memcpy(out->transfers, c->transfers, sizeof out->transfers);
   out->ntlb = r->ntlb;
   memcpy(out->tlb_served, c->tlb_served, sizeof out->tlb_served);
+  out->tlb_near = c->tlb_near;
   memcpy(out->tlb_names, r->tlb_names, sizeof out->tlb_names);
   for (uint32_t k = 0; k < r->nlevels; k++) {
     ppt_tracesim_level *lv = &out->levels[k];
@@ -412,9 +434,13 @@ static int tlb_create(run *r, const ppt_hwspec *hw, uint32_t nthreads, ppt_err *
   int rc = ppt_cachesim_new(t, nthreads, &r->tlb, err);
   free(t);
   if (rc) return rc;
-  if (!(r->tlb_last = malloc((size_t)nthreads * sizeof *r->tlb_last)))
+  r->tlb_last = malloc((size_t)nthreads * sizeof *r->tlb_last);
+  r->pte_recent = malloc((size_t)nthreads * TLB_NEAR * sizeof *r->pte_recent);
+  r->pte_next = calloc(nthreads, sizeof *r->pte_next);
+  if (!r->tlb_last || !r->pte_recent || !r->pte_next)
     return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   for (uint32_t i = 0; i < nthreads; i++) r->tlb_last[i] = UINT64_MAX;
+  for (size_t i = 0; i < (size_t)nthreads * TLB_NEAR; i++) r->pte_recent[i] = UINT64_MAX;
   r->ntlb = hw->ntlb;
   r->page_bits = page_bits;
   r->tlb_shift = page_bits - line_bits;
@@ -487,6 +513,8 @@ void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   ppt_owner_free(t->own);
   free(t->th);
   free(t->tlb_last);
+  free(t->pte_recent);
+  free(t->pte_next);
   ppt_cachesim_free(t->tlb);
   ppt_cachesim_free(t->sim);
   free(t);
@@ -525,7 +553,9 @@ json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
     }
     json_object *tj = ppt_cache_levels_json(tl, r->ntlb), *tja = NULL;
     bad = !tj || !json_object_object_get_ex(tj, "levels", &tja) ||
-          json_object_object_add(root, "tlb_levels", json_object_get(tja));
+          json_object_object_add(root, "tlb_levels", json_object_get(tja)) ||
+          add_u64(root, "page_walks", r->tlb_served[r->ntlb]) ||
+          add_u64(root, "page_walks_near", r->tlb_near);
     json_object_put(tj);
   }
   bad = bad || add_u64(root, "threads", r->threads) || add_u64(root, "refs", r->refs) ||

@@ -25,7 +25,7 @@ const char *ppt_tc_compute_name(ppt_compute_model m) {
 }
 
 const char *ppt_tc_memory_name(ppt_memory_model m) {
-  return m == PPT_MEMORY_AMM ? "amm" : m == PPT_MEMORY_MISS ? "miss" : NULL;
+  return m == PPT_MEMORY_AMM ? "amm" : m == PPT_MEMORY_MISS ? "miss" : m == PPT_MEMORY_PIPE ? "pipe" : NULL;
 }
 
 int ppt_tc_compute_parse(const char *s, ppt_compute_model *out) {
@@ -38,7 +38,7 @@ int ppt_tc_compute_parse(const char *s, ppt_compute_model *out) {
 }
 
 int ppt_tc_memory_parse(const char *s, ppt_memory_model *out) {
-  for (int m = PPT_MEMORY_AMM; m <= PPT_MEMORY_MISS; m++)
+  for (int m = PPT_MEMORY_AMM; m <= PPT_MEMORY_PIPE; m++)
     if (s && !strcmp(s, ppt_tc_memory_name((ppt_memory_model)m))) {
       *out = (ppt_memory_model)m;
       return 0;

@@ -84,12 +84,39 @@ static int need_hierarchy(tc_ctx *c, ppt_err *err) {
   return 0;
 }
 
+/* PIPE: the levels move their lines at the same time, each over its own port, so an
+ * item's transfers take as long as the busiest level's (the bottleneck), while its
+ * misses share one pool of misses in flight, so their waits add up: the item costs
+ * max(Σ_k waiting_k, max_k transfer_k). The bottleneck level is charged the transfer
+ * and streams its bytes (the engine shares them between cores); the others' transfers
+ * hide under it. What the waits add beyond the transfer goes to the levels in
+ * proportion to their waits. */
+static void pipe_levels(ppt_tc_stats *st, uint32_t L, const double *wait, const double *xfer,
+                        const double *bytes) {
+  double W = 0, X = 0;
+  uint32_t kmax = 0;
+  for (uint32_t k = 1; k <= L; k++) {
+    W += wait[k];
+    if (xfer[k] > X) {
+      X = xfer[k];
+      kmax = k;
+    }
+  }
+  if (kmax) {
+    st->level[kmax].bw_cycles += X;
+    st->level[kmax].bytes += bytes[kmax];
+  }
+  double extra = W > X ? W - X : 0.0;
+  for (uint32_t k = 1; k <= L && extra > 0; k++) st->level[k].latency_cycles += extra * wait[k] / W;
+}
+
 /* One memory item (AMM Eq. 4–5) with local hit rates h[0..nlevels-1]. */
 static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc_stats *st) {
   uint32_t L = c->hw->nlevels;
   double n = m->accesses, s = m->bytes_per_access;
   double b = m->block_bytes / m->bytes_per_access;
   double lam = 0, beta = 0, reach = 1.0;
+  double pipe_wait[PPT_TC_MAX_MEM] = {0}, pipe_xfer[PPT_TC_MAX_MEM] = {0}, pipe_bytes[PPT_TC_MAX_MEM] = {0};
   for (uint32_t k = 0; k <= L; k++) {
     double w = k < L ? reach * h[k] : reach;
     if (k < L) {
@@ -100,7 +127,7 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
     ppt_tc_level_stats *ls = &st->level[k];
     ls->accesses += w * n;
     c->served[k] += w * n;
-    if (c->memory == PPT_MEMORY_MISS) {
+    if (c->memory != PPT_MEMORY_AMM) {
       /* One line per access served beyond L1; the latency only where no prefetcher
        * had asked for the line already. Level k also takes back the dirty lines of
        * the item's stores (ppt_mem_access.writeback): bandwidth, no waiting. */
@@ -120,9 +147,15 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
         double x = c->coherence > 0 ? m->transfers[k] : 0.0;
         double transfer = moved * bk,
                waiting = w * n * wait * ((1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);
-        ls->latency_cycles += fmax(0.0, waiting - transfer);
-        ls->bw_cycles += transfer;
-        ls->bytes += moved * line;
+        if (c->memory == PPT_MEMORY_PIPE) {
+          pipe_wait[k] = waiting;
+          pipe_xfer[k] = transfer;
+          pipe_bytes[k] = moved * line;
+        } else {
+          ls->latency_cycles += fmax(0.0, waiting - transfer);
+          ls->bw_cycles += transfer;
+          ls->bytes += moved * line;
+        }
         beta += w * bk + m->writeback[k] * bk;
       }
       lam += k > 0 ? w * wait * c->lv[k].lat : 0.0;
@@ -135,6 +168,7 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
     lam += w * c->lv[k].lat;
     beta += w * bk;
   }
+  if (c->memory == PPT_MEMORY_PIPE) pipe_levels(st, L, pipe_wait, pipe_xfer, pipe_bytes);
   c->lambda_sum += lam * n;
   c->beta_sum += beta * n;
   st->mem_accesses += n;

@@ -118,6 +118,7 @@ static void add_take(site_counts *c, const ppt_tracesim_result *r) {
     c->same_set_stores[k] += r->same_set_stores[k];
   }
   for (uint32_t j = 0; j <= r->ntlb; j++) c->tlb_served[j] += r->tlb_served[j];
+  c->tlb_near += r->tlb_near;
   c->counted_refs += r->counted_refs;
 }
 
@@ -234,7 +235,11 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
 
 /* Mean TLB cost of a reference: a reference whose translation TLB level k held (k =
  * ntlb: a page walk) missed levels 0..k-1 and pays their miss_cycles, so cost =
- * Σ_k share_k Σ_{j<k} miss_cycles_j. */
+ * Σ_k share_k Σ_{j<k} miss_cycles_j. The last level's miss_cycles is the calibration's
+ * walk, a chase over pages whose page-table entries miss the caches; a walk whose entry
+ * shares its line with a recent walk's (tracesim's tlb_near: a stream entering its next
+ * page) reads it from the data caches, so it pays the second cache level's latency
+ * instead (the first's with one level), where that is less. */
 static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
   const ppt_hwspec *hw = m->hw;
   uint32_t ntlb = m->rates.ntlb;
@@ -244,7 +249,13 @@ static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
   if (m->sh_now.tlb_on) progmodel_shift_tlb_shares(m, share);
   double cost = 0, pen = 0;
   for (uint32_t k = 1; k <= ntlb && k <= hw->ntlb; k++) {
-    pen += hw->tlb[k - 1].miss_cycles;
+    double miss = hw->tlb[k - 1].miss_cycles;
+    if (k == ntlb && c->tlb_served[ntlb] > 0 && hw->nlevels > 0) {
+      double near = (double)c->tlb_near / (double)c->tlb_served[ntlb];
+      double hit = hw->levels[hw->nlevels > 1 ? 1 : 0].latency_cycles;
+      miss = (1.0 - near) * miss + near * fmin(miss, hit);
+    }
+    pen += miss;
     cost += pen * share[k];
   }
   return cost;
@@ -399,6 +410,18 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
 }
 
 /* Block id b's weight: w[b], 1 where w is NULL. */
+/* Cycles of one trip round a block's loop-carried recurrence: its adds at the FP add
+ * latency, its multiplies at the multiply's, its divides and roots at the divide's. A
+ * block that does not say which of its FP ops are multiplies (older traces) takes the
+ * slower latency for all of them. */
+static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
+  double fp = bb->ops[PPT_OP_CHAIN_FP], add = hw->ops[PPT_HW_FADD].latency,
+         mul = hw->ops[PPT_HW_FMUL].latency;
+  int muls = ppt_trace_bb_chain_muls(bb);
+  double lat = muls < 0 ? fp * fmax(add, mul) : (fp - fmin(muls, fp)) * add + fmin(muls, fp) * mul;
+  return lat + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
+}
+
 static double *weights(const double *w, uint32_t nbbs) {
   double *a = malloc(((size_t)nbbs + 1) * sizeof *a);
   for (uint32_t b = 0; a && b <= nbbs; b++) a[b] = w ? w[b] : 1.0;
@@ -444,12 +467,10 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
    * throughput: an iteration cannot start the cycle before the previous one closed it.
    * What the block's own issue time covers depends on the compute model: both are kept,
    * so that one simulation serves every policy (ppt_progmodel_set_policy). */
-  double lat_fp = fmax(hw->ops[PPT_HW_FADD].latency, hw->ops[PPT_HW_FMUL].latency);
   for (uint32_t b = 1; !rc && b <= nbbs; b++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
     m->branchy[b] = bb->ops[PPT_OP_BRANCH] > 0;
-    double chain =
-        bb->ops[PPT_OP_CHAIN_FP] * lat_fp + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
+    double chain = chain_cycles(hw, bb);
     if (chain <= 0) continue;
     counts one = {0};
     add_block(&one, bb, 1.0);

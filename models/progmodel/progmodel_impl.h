@@ -38,6 +38,7 @@ typedef struct site_counts {
   uint64_t prefetched[PPT_HW_MAX_LEVELS + 1], transfers[PPT_HW_MAX_LEVELS + 1];
   uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
   uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
+  uint64_t tlb_near; /* of the page walks, those whose page-table line was cached */
   uint64_t counted_refs;
 } site_counts;
 

@@ -20,8 +20,8 @@ static const ppt_mem_access MEM = {.accesses = 1000, .bytes_per_access = 8, .blo
 
 /* PPT's classic core model (summed op classes, AMM Eq. 4-5) with partial overlap 0.75:
  * what the hand computations below use. */
-static const ppt_tc_policy AMM = {.overlap = PPT_OVERLAP_PARTIAL, .fraction = 0.75, .compute = PPT_COMPUTE_SUM,
-                                  .memory = PPT_MEMORY_AMM};
+static const ppt_tc_policy AMM = {
+    .overlap = PPT_OVERLAP_PARTIAL, .fraction = 0.75, .compute = PPT_COMPUTE_SUM, .memory = PPT_MEMORY_AMM};
 
 static ppt_tc_policy pol(ppt_overlap o, double f) {
   return (ppt_tc_policy){.overlap = o, .fraction = f, .compute = PPT_COMPUTE_SUM, .memory = PPT_MEMORY_AMM};
@@ -397,7 +397,9 @@ START_TEST(ooo_core_model) {
   const double h[] = {0.9, 0.5, 0.6};
   ppt_tasklist *tl = compute_tasklist();
   ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, h, &err), 0);
-  ppt_tc_policy p = {.overlap = PPT_OVERLAP_PARTIAL, .fraction = 0.5, .compute = PPT_COMPUTE_PORTS,
+  ppt_tc_policy p = {.overlap = PPT_OVERLAP_PARTIAL,
+                     .fraction = 0.5,
+                     .compute = PPT_COMPUTE_PORTS,
                      .memory = PPT_MEMORY_MISS};
   ppt_tc_stats st;
   ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
@@ -507,6 +509,45 @@ START_TEST(same_set_misses) {
 }
 END_TEST
 
+/* PIPE memory: the levels move lines at the same time. h = (0.9, 0.5, 0.6) on 1000
+ * accesses, no prefetching: served L2 50, L3 30, DRAM 20; transfers L2 50·2 = 100, L3
+ * 30·4 = 120, DRAM 20·8 = 160. With mlp 100 the waits are L2 50·14/100 = 7, L3
+ * 30·50/100 = 15, DRAM 20·100/100 = 20:
+ *   MISS  Tm = 100 + 120 + 160 = 380 (each level max(wait, transfer), added)
+ *   PIPE  Tm = max(7 + 15 + 20, max(100, 120, 160)) = 160, all DRAM's transfer, and only
+ *         DRAM's bytes stream (20 lines).
+ * With mlp 4 (waits 175, 375, 500: 1050 ≥ 160) PIPE is wait-bound: Tm = 1050 as MISS's,
+ * DRAM charged its transfer 160 and the 890 beyond it split by the waits (L3: 890·375/1050). */
+START_TEST(pipelined_levels) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  hw.mlp = 100;
+  ppt_err err;
+  ppt_mem_access m = MEM;
+  ppt_tc_stats st;
+  ppt_tasklist *tl = miss_item(&hw, &m, &st);
+  ck_close(st.memory_cycles, 380);
+  ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_PIPE};
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.memory_cycles, 160);
+  ck_close(st.transfer_cycles, 160);
+  ck_close(st.level[3].bw_cycles, 160);
+  ck_close(st.level[1].bw_cycles + st.level[2].bw_cycles, 0);
+  ck_close(st.level[3].bytes, 20.0 * hw.levels[0].line);
+  ck_close(st.level[1].bytes + st.level[2].bytes, 0);
+  hw.mlp = 4;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.memory_cycles, 1050);
+  ck_close(st.level[3].bw_cycles, 160);
+  ck_close(st.level[2].latency_cycles, 890.0 * 375 / 1050);
+  ck_assert_str_eq(ppt_tc_memory_name(PPT_MEMORY_PIPE), "pipe");
+  ppt_memory_model mm;
+  ck_assert_int_eq(ppt_tc_memory_parse("pipe", &mm), 0);
+  ck_assert_int_eq(mm, PPT_MEMORY_PIPE);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
 /* Cache-to-cache transfers (ppt_mem_access.transfers): mlp 4, hwspec coherence_cycles
  * 100. MISS memory as in same_set_misses, h = (0.9, 0.5, 0.6) on 1000 accesses: L3
  * serves 30, half of them transfers, whose latency is 100 instead of the L3's 50:
@@ -585,6 +626,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, ooo_core_model);
   tcase_add_test(tc, same_set_misses);
   tcase_add_test(tc, transfers_wait);
+  tcase_add_test(tc, pipelined_levels);
   tcase_add_test(tc, policy_names);
   suite_add_tcase(s, tc);
   return s;

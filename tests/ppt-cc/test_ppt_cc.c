@@ -199,7 +199,8 @@ START_TEST(straight_line_op_mix) {
     ck_assert_str_eq(d[i].file, want_file);
     if (strcmp(d[i].func, "f") == 0) {
       ck_assert_mem_eq(d[i].ops, want_f, sizeof want_f);
-      ck_assert_uint_eq(d[i].flags, PPT_BB_FUNC_ENTRY | PPT_BB_RETURN); /* one block: enters and returns */
+      ck_assert_uint_eq(d[i].flags, PPT_BB_FUNC_ENTRY | PPT_BB_RETURN |
+                                        PPT_BB_CHAIN_MULS); /* one block: enters and returns */
       ck_assert_uint_eq(d[i].line, 1);
       continue;
     }
@@ -209,7 +210,7 @@ START_TEST(straight_line_op_mix) {
       k++;
     ck_assert_msg(k < 4, "unexpected op mix in g");
     seen_g[k]++;
-    ck_assert_uint_eq(d[i].flags & ~(uint32_t)PPT_BB_RETURN, k == 0 ? PPT_BB_FUNC_ENTRY : 0);
+    ck_assert_uint_eq(d[i].flags & ~(uint32_t)(PPT_BB_RETURN | PPT_BB_CHAIN_MULS), k == 0 ? PPT_BB_FUNC_ENTRY : 0);
     returns += (d[i].flags & PPT_BB_RETURN) != 0;
   }
   for (int k = 0; k < 4; k++)

@@ -1,7 +1,8 @@
 /* test_progmodel_tlb.c — the data-TLB cost the program model charges (progmodel.c,
  * docs/engine.md "Data-TLB misses"), on a trace small enough to work out by hand.
  *
- * One thread, one block, 3 passes over 8 pages (one 8-byte load per page). The spec is
+ * One thread, one block, 3 passes over 8 pages (one 8-byte load per page), pages 8p + p mod 4
+ * (p = 0..7: each page's table entry on its own line of the page table). The spec is
  * the validation host's with two TLB levels added:
  *   DTLB1:  4 entries, fully associative, miss 10 cycles
  *   DTLB2: 16 entries, 4 ways (4 sets),   miss 50 cycles
@@ -10,7 +11,12 @@
  *   served: DTLB1 0, DTLB2 16, walk 8
  *   cost  = 16 x 10 + 8 x (10 + 50) = 160 + 480 = 640 cycles,
  * charged as CPU cycles: the thread's compute time grows by 640 cycles exactly, and so
- * does the runtime when the policy overlaps nothing (T = Tc + Tm). */
+ * does the runtime when the policy overlaps nothing (T = Tc + Tm).
+ *
+ * The same over 8 consecutive pages: their 8 entries share one line of the page table,
+ * so of the 8 walks the first reads it from memory and the 7 others find it in the data
+ * caches (tracesim's tlb_near), each costing the L2's latency instead of 50 cycles:
+ *   cost = 16 x 10 + 8 x 10 + 50 + 7 x L2 latency. */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -24,13 +30,17 @@
 
 static const char *const funcs[] = {"kernel"};
 
-static const char *trace_path(void) {
+/* Pages 8p + p mod 4 (spread) or p (consecutive), p = 0..7. */
+static const char *trace_path(int consecutive) {
   static char path[700];
-  snprintf(path, sizeof path, "%s/t.trace", ts_dir("progmodel_tlb"));
+  snprintf(path, sizeof path, "%s/t%d.trace", ts_dir("progmodel_tlb"), consecutive);
   ts_stream s = {0};
   ts_bb(&s, 1);
   for (int k = 0; k < 3; k++)
-    for (uint64_t p = 0; p < 8; p++) ts_mem(&s, 0, 0x10000000ull + p * 4096 + 64 * p, 8);
+    for (uint64_t p = 0; p < 8; p++) {
+      uint64_t page = consecutive ? p : 8 * p + p % 4;
+      ts_mem(&s, 0, 0x10000000ull + page * 4096 + 64 * p, 8);
+    }
   ck_assert_int_eq(ts_write(path, &s, 1, funcs, 1), 0);
   ts_free(&s);
   return path;
@@ -74,7 +84,7 @@ START_TEST(hand_worked_cost) {
   ck_assert_msg(ppt_hwspec_load(spec, &hw, &err) == 0, "%s", err.msg);
   hw.ntlb = 0;
   ppt_trace *t;
-  ck_assert_msg(ppt_trace_open(trace_path(), &t, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_trace_open(trace_path(0), &t, &err) == 0, "%s", err.msg);
 
   ppt_tc_policy sum;
   ppt_tc_policy_default(&sum);
@@ -93,14 +103,31 @@ START_TEST(hand_worked_cost) {
   ck_assert_uint_eq(r.tlb_served[0], 0);
   ck_assert_uint_eq(r.tlb_served[1], 16);
   ck_assert_uint_eq(r.tlb_served[2], 8);
+  ck_assert_uint_eq(r.tlb_near, 0);
   double want = 640.0 / hw.clock_hz;
   ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
-  ck_assert_msg(fabs((sec1 - sec0) - want) < 1e-6 * want, "runtime grew by %g s, want %g s", sec1 - sec0, want);
+  ck_assert_msg(fabs((sec1 - sec0) - want) < 1e-6 * want, "runtime grew by %g s, want %g s", sec1 - sec0,
+                want);
 
   /* A free first level: only the walks cost, 8 x 50 cycles. */
   hw.tlb[0].miss_cycles = 0;
   predict(t, &hw, &sum, &sec1, &tc1, &r);
   want = 400.0 / hw.clock_hz;
+  ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
+  ppt_trace_close(t);
+
+  /* Consecutive pages: 7 of the 8 walks find the page-table line cached. */
+  hw.tlb[0].miss_cycles = 10;
+  ck_assert_msg(ppt_trace_open(trace_path(1), &t, &err) == 0, "%s", err.msg);
+  hw.ntlb = 0;
+  predict(t, &hw, &sum, &sec0, &tc0, &r);
+  hw.ntlb = 2;
+  predict(t, &hw, &sum, &sec1, &tc1, &r);
+  ck_assert_uint_eq(r.tlb_served[2], 8);
+  ck_assert_uint_eq(r.tlb_near, 7);
+  double l2 = hw.levels[1].latency_cycles;
+  ck_assert(l2 > 0 && l2 < 50);
+  want = (16 * 10 + 8 * 10 + 50 + 7 * l2) / hw.clock_hz;
   ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
   ppt_trace_close(t);
 }
