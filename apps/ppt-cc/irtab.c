@@ -282,6 +282,15 @@ static char *table_name(const char *name) {
   return strdup(name);
 }
 
+/* The block's in-block FP chain into its flags (PPT_BB_PATH, include/ppt/trace.h). */
+static uint32_t path_flags(unsigned adds, unsigned muls, unsigned divs) {
+  adds = adds > PPT_BB_PATH_ADD_MAX ? PPT_BB_PATH_ADD_MAX : adds;
+  muls = muls > PPT_BB_PATH_MUL_MAX ? PPT_BB_PATH_MUL_MAX : muls;
+  divs = divs > PPT_BB_PATH_DIV_MAX ? PPT_BB_PATH_DIV_MAX : divs;
+  return PPT_BB_PATH | adds << PPT_BB_PATH_ADD_SHIFT |
+         muls << PPT_BB_PATH_MUL_SHIFT | divs << PPT_BB_PATH_DIV_SHIFT;
+}
+
 static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRef fname,
                       const char *fname_s, int parallel, ppt_err *err) {
   LLVMValueRef guard_call = NULL;
@@ -304,6 +313,8 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
   if (!guard_call)
     return 0; /* not instrumented (e.g. a block that only holds `unreachable`) */
   unsigned chain_muls = pcc_opmix_recurrence(bb, ops);
+  unsigned padd, pmul, pdiv;
+  pcc_opmix_path(bb, &padd, &pmul, &pdiv);
   if (grow((void **)&x->e, &x->cap, x->n + 1, sizeof *x->e))
     return oom(x, err);
   bbent *e = &x->e[x->n];
@@ -336,7 +347,8 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
              (LLVMGetEntryBasicBlock(fn) == bb ? PPT_BB_FUNC_ENTRY : 0) | ends_in_ret(bb) |
              PPT_BB_CHAIN_MULS |
              (chain_muls > PPT_BB_CHAIN_MUL_MASK ? PPT_BB_CHAIN_MUL_MASK : chain_muls)
-                 << PPT_BB_CHAIN_MUL_SHIFT;
+                 << PPT_BB_CHAIN_MUL_SHIFT |
+             path_flags(padd, pmul, pdiv);
   memcpy(e->ops, ops, sizeof ops);
   x->n++;
   return 0;

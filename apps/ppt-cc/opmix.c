@@ -461,3 +461,67 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
   free(c);
   return muls;
 }
+
+/* ---- the longest dependence path inside a block ---- */
+
+enum { PATH_MAX_INST = 4096 };
+typedef struct path_node {
+  LLVMValueRef v;
+  long weight;
+  unsigned fp, mul, div;
+} path_node;
+
+void pcc_opmix_path(LLVMBasicBlockRef bb, unsigned *adds, unsigned *muls,
+                    unsigned *divs) {
+  *adds = *muls = *divs = 0;
+  path_node *n = malloc(PATH_MAX_INST * sizeof *n);
+  if (!n)
+    return;
+  size_t nn = 0;
+  long best = 0;
+  int has_fma = target_has_fma(LLVMGetBasicBlockParent(bb));
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i && nn < PATH_MAX_INST;
+       i = LLVMGetNextInstruction(i)) {
+    if (LLVMIsAPHINode(i))
+      continue;
+    /* The heaviest operand computed earlier in the block (SSA: every operand of i
+     * defined in the block comes before it); values from PHIs and other blocks are
+     * ready when the block starts. */
+    path_node me = {.v = i};
+    int via = -1, nops = LLVMGetNumOperands(i);
+    const path_node *from = NULL;
+    for (int k = 0; k < nops; k++) {
+      LLVMValueRef op = LLVMGetOperand(i, k);
+      if (!LLVMIsAInstruction(op) || LLVMGetInstructionParent(op) != bb)
+        continue;
+      for (size_t j = nn; j-- > 0;)
+        if (n[j].v == op) {
+          if (!from || n[j].weight > from->weight) {
+            from = &n[j];
+            via = k;
+          }
+          break;
+        }
+    }
+    unsigned fp, mul, div;
+    rec_kind(i, via, has_fma, &fp, &mul, &div);
+    if (from) {
+      me.weight = from->weight;
+      me.fp = from->fp;
+      me.mul = from->mul;
+      me.div = from->div;
+    }
+    me.weight += 4 * (long)fp + 14 * (long)div;
+    me.fp += fp;
+    me.mul += mul;
+    me.div += div;
+    if (me.weight > best) {
+      best = me.weight;
+      *adds = me.fp - me.mul;
+      *muls = me.mul;
+      *divs = me.div;
+    }
+    n[nn++] = me;
+  }
+  free(n);
+}

@@ -31,4 +31,12 @@ void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]);
 unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
                               uint16_t ops[PPT_BBDESC_NOPS]);
 
+/* The longest chain of dependent FP ops inside one execution of bb (values from PHIs
+ * and other blocks taken as ready): how many adds, multiplies (fmul, fma) and divides
+ * or roots it holds. Independent executions of the block overlap only as far as the
+ * core's scheduler holds their ops, so a long chain bounds the block's rate even
+ * without a loop-carried recurrence (a Horner polynomial per element). */
+void pcc_opmix_path(LLVMBasicBlockRef bb, unsigned *adds, unsigned *muls,
+                    unsigned *divs);
+
 #endif

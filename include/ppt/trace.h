@@ -106,6 +106,16 @@ typedef struct ppt_trace_event {
 enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4, PPT_BB_CHAIN_MULS = 8 };
 #define PPT_BB_CHAIN_MUL_SHIFT 8
 #define PPT_BB_CHAIN_MUL_MASK 0xFFu
+/* PPT_BB_PATH (bit 31): bits 16-21, 22-27 and 28-30 hold the adds, multiplies and
+ * divides (saturated at 63, 63, 7) of the longest chain of dependent FP ops inside one
+ * execution of the block (ppt_trace_bb_path); absent in older traces. */
+#define PPT_BB_PATH 0x80000000u
+#define PPT_BB_PATH_ADD_SHIFT 16
+#define PPT_BB_PATH_MUL_SHIFT 22
+#define PPT_BB_PATH_DIV_SHIFT 28
+#define PPT_BB_PATH_ADD_MAX 63u
+#define PPT_BB_PATH_MUL_MAX 63u
+#define PPT_BB_PATH_DIV_MAX 7u
 typedef struct ppt_trace_bb {
   uint32_t id;                /* 1..nbbs */
   uint32_t flags;             /* PPT_BB_* */
@@ -119,6 +129,17 @@ typedef struct ppt_trace_bb {
    * each block instance adds them as PPT_REC_MCSTACK records. 0 in older traces. */
   uint16_t stack_loads, stack_stores;
 } ppt_trace_bb;
+
+/* The longest in-block FP chain of a block (PPT_BB_PATH): 0 when the trace does not
+ * say (then adds = muls = divs = 0). */
+static inline int ppt_trace_bb_path(const ppt_trace_bb *bb, unsigned *adds, unsigned *muls, unsigned *divs) {
+  uint32_t f = bb->flags;
+  int known = (f & PPT_BB_PATH) != 0;
+  *adds = known ? (f >> PPT_BB_PATH_ADD_SHIFT) & PPT_BB_PATH_ADD_MAX : 0;
+  *muls = known ? (f >> PPT_BB_PATH_MUL_SHIFT) & PPT_BB_PATH_MUL_MAX : 0;
+  *divs = known ? (f >> PPT_BB_PATH_DIV_SHIFT) & PPT_BB_PATH_DIV_MAX : 0;
+  return known;
+}
 
 /* Of a block's loop-carried FP ops (ops[PPT_OP_CHAIN_FP]), the multiplies; -1 when the
  * trace does not say (built before ppt-cc recorded it). */

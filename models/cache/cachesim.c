@@ -23,8 +23,8 @@
 typedef struct inst {
   uint64_t *ways; /* sets * assoc line numbers, each set MRU first */
   uint64_t set_mask;
-  uint32_t assoc;
-  int random; /* PPT_HW_REPL_RANDOM: a miss in a full set evicts a drawn way */
+  uint32_t assoc, fold; /* fold: ppt_lruset_index's (random replacement: hashed sets) */
+  int random;           /* PPT_HW_REPL_RANDOM: a miss in a full set evicts a drawn way */
   ppt_cachesim_counts c;
 } inst;
 
@@ -90,6 +90,7 @@ int ppt_cachesim_new(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out
       c->assoc = lv->assoc;
       c->random = lv->replacement == PPT_HW_REPL_RANDOM;
       c->set_mask = sets - 1;
+      c->fold = ppt_lruset_fold(sets, c->random);
       c->ways = malloc(sets * lv->assoc * sizeof(uint64_t));
       if (!c->ways) goto oom;
       for (uint64_t w = 0; w < sets * lv->assoc; w++) c->ways[w] = EMPTY;
@@ -115,7 +116,7 @@ oom:
 
 /* Removes `line` from instance c if present (back-invalidation). */
 static void invalidate(inst *c, uint64_t line) {
-  uint64_t *set = c->ways + (line & c->set_mask) * c->assoc;
+  uint64_t *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
   uint32_t a = c->assoc;
   for (uint32_t i = 0; i < a && set[i] != EMPTY; i++) {
     if (set[i] != line) continue;
@@ -147,7 +148,7 @@ static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line
     c->c.accesses++;
     c->c.store_accesses += (unsigned)is_store;
     uint64_t victim;
-    if (ppt_lruset_touch(c->ways + (line & c->set_mask) * c->assoc, c->assoc, line,
+    if (ppt_lruset_touch(c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc, c->assoc, line,
                          c->random ? sim->rng : NULL, &victim))
       return k;
     c->c.misses++;
@@ -240,7 +241,7 @@ int ppt_cachesim_contains(const ppt_cachesim *sim, uint32_t level, uint32_t i, u
   if (level >= sim->nlevels || i >= sim->ninst[level]) return -1;
   const inst *c = &sim->insts[level][i];
   uint64_t line = addr >> sim->line_bits;
-  const uint64_t *set = c->ways + (line & c->set_mask) * c->assoc;
+  const uint64_t *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
   for (uint32_t w = 0; w < c->assoc; w++)
     if (set[w] == line) return 1;
   return 0;

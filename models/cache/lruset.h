@@ -35,4 +35,24 @@ static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl
   return pos < a;
 }
 
+/* The set of `line` in a level of mask + 1 sets: its low bits (modulo placement), or
+ * with fold = log2(sets) > 0 every fold-bit slice of the line number XORed together
+ * (hashed placement). A random-replacement level of a spec is the stream's view of a
+ * level whose placement and replacement the calibration cannot see (a hashed slice
+ * index, other tenants): it places by the hash, so that power-of-two strides spread
+ * over its sets as SDCM's random placement assumes, rather than folding onto a few. */
+static inline uint64_t ppt_lruset_index(uint64_t line, uint64_t mask, uint32_t fold) {
+  if (!fold) return line & mask;
+  uint64_t h = line;
+  for (uint64_t x = line >> fold; x; x >>= fold) h ^= x;
+  return h & mask;
+}
+
+/* fold for ppt_lruset_index: log2(sets) for a hashed level, 0 for modulo. */
+static inline uint32_t ppt_lruset_fold(uint64_t sets, int hashed) {
+  uint32_t b = 0;
+  while (hashed && ((uint64_t)1 << b) < sets) b++;
+  return b;
+}
+
 #endif

@@ -25,6 +25,7 @@ typedef struct node {
   ppt_hw_level lv;
   uint64_t *ways; /* instance i's set s at ways + (i * sets + s) * assoc */
   uint64_t sets, set_mask;
+  uint32_t fold; /* ppt_lruset_index's: hashed sets for random replacement */
   uint32_t assoc, shared_by;
   gsl_rng *rng; /* random replacement's victims (seeded as ppt_cachesim's); NULL: LRU */
   uint32_t line_bits;
@@ -84,6 +85,7 @@ static int same_geometry(const ppt_hw_level *a, const ppt_hw_level *b) {
 static int node_init(node *nd, uint32_t nthreads, uint64_t seed) {
   nd->sets = ppt_hwspec_sets(&nd->lv);
   nd->set_mask = nd->sets - 1;
+  nd->fold = ppt_lruset_fold(nd->sets, nd->lv.replacement == PPT_HW_REPL_RANDOM);
   nd->assoc = nd->lv.assoc;
   nd->shared_by = nd->lv.shared_by;
   uint64_t n = ppt_hwspec_instances(&nd->lv, nthreads) * nd->sets * nd->assoc;
@@ -167,12 +169,11 @@ static int sample_init(ppt_sweepsim *s, uint32_t sample, uint64_t seed, ppt_err 
     }
   }
   if (((uint64_t)1 << bits) < s->sample)
-    return ppt_err_set(
-        err, PPT_EINPUT,
-        "--sample-sets %u: level %s (%llu B, %llu sets of %u B) leaves %u set-index bits "
-        "above the widest line (%u B): at most %u",
-        s->sample, tight->lv.name, (unsigned long long)tight->lv.size, (unsigned long long)tight->sets,
-        tight->lv.line, bits, 1u << wide, 1u << bits);
+    return ppt_err_set(err, PPT_EINPUT,
+                       "--sample-sets %u: level %s (%llu B, %llu sets of %u B) leaves %u set-index bits "
+                       "above the widest line (%u B): at most %u",
+                       s->sample, tight->lv.name, (unsigned long long)tight->lv.size,
+                       (unsigned long long)tight->sets, tight->lv.line, bits, 1u << wide, 1u << bits);
   size_t nres = (size_t)1 << bits, nsel = nres / s->sample;
   s->sample_shift = wide;
   s->sample_mask = nres - 1;
@@ -249,8 +250,8 @@ static void visit(ppt_sweepsim *s, uint32_t ni, uint32_t thread, const uint64_t 
   uint64_t *inst = nd->ways + (uint64_t)(thread / nd->shared_by) * nd->sets * nd->assoc;
   uint32_t nm = 0;
   for (uint32_t i = 0; i < n; i++)
-    if (!ppt_lruset_touch(inst + (lines[i] & nd->set_mask) * nd->assoc, nd->assoc, lines[i], nd->rng,
-                          &victim))
+    if (!ppt_lruset_touch(inst + ppt_lruset_index(lines[i], nd->set_mask, nd->fold) * nd->assoc, nd->assoc,
+                          lines[i], nd->rng, &victim))
       missed[nm++] = lines[i];
   if (count) {
     nd->acc += n;

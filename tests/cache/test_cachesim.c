@@ -380,8 +380,10 @@ static double random_sweep_hit_rate(double C, double W) {
   double lo = 0, hi = 1 - 1e-9;
   for (int i = 0; i < 200; i++) {
     double mid = 0.5 * (lo + hi), f = pow(1 - 1 / C, (1 - mid) * (W - 1)) - mid;
-    if (f > 0) lo = mid;
-    else hi = mid;
+    if (f > 0)
+      lo = mid;
+    else
+      hi = mid;
   }
   return 0.5 * (lo + hi);
 }
@@ -405,8 +407,8 @@ START_TEST(random_replacement) {
     ppt_cachesim_counts c = level(sim, 0);
     double h = 1 - (double)c.misses / (double)c.accesses;
     double want = random_sweep_hit_rate((double)C, (double)W);
-    ck_assert_msg(fabs(h - want) < 0.01, "W=%llu: hit rate %.4f, mean field %.4f",
-                  (unsigned long long)W, h, want);
+    ck_assert_msg(fabs(h - want) < 0.01, "W=%llu: hit rate %.4f, mean field %.4f", (unsigned long long)W, h,
+                  want);
     /* LRU would hit nothing here: the difference is the point of the option */
     ck_assert(h > 0.02);
     ppt_cachesim_free(sim);
@@ -431,6 +433,27 @@ START_TEST(random_replacement) {
   hw.levels[0].replacement = 5;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "test", &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "replacement"));
+}
+END_TEST
+
+/* Hashed placement of random-replacement levels (lruset.h): 64 sets of 4 ways. A column
+ * walk over 64 lines one set-stride (64 lines) apart: modulo placement puts all 64 in
+ * set 0, 4 ways, so the steady state hits ~ the random-sweep rate of C = 4, W = 64
+ * (a few %); the hash sends line i·64 to set (i·64) ^ i ^ ... = i (i < 64), one line a
+ * set, so after the first pass every access hits: exactly 64 misses. LRU levels keep
+ * modulo placement (all 64 lines in one set: every access misses). */
+START_TEST(hashed_placement) {
+  lvdef d[1] = {{64 * 4 * 64, 4, 1, 0}};
+  ppt_hwspec hw = make_hw(1, d, 1);
+  for (int random = 0; random <= 1; random++) {
+    hw.levels[0].replacement = random ? PPT_HW_REPL_RANDOM : PPT_HW_REPL_LRU;
+    ppt_cachesim *sim = make_sim(&hw, 1);
+    for (int pass = 0; pass < 10; pass++)
+      for (uint64_t i = 0; i < 64; i++) ppt_cachesim_access(sim, 0, i * 64 * 64 + 8, 8, 0);
+    ck_assert_uint_eq(level(sim, 0).misses, random ? 64 : 640);
+    ck_assert_int_eq(ppt_cachesim_contains(sim, 0, 0, 63 * 64 * 64), 1);
+    ppt_cachesim_free(sim);
+  }
 }
 END_TEST
 
@@ -484,6 +507,7 @@ int main(void) {
   tcase_add_test(tc, json_counters);
   tcase_add_test(tc, create_errors);
   tcase_add_test(tc, random_replacement);
+  tcase_add_test(tc, hashed_placement);
   tcase_add_test(tc, coherence_write_invalidate);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
