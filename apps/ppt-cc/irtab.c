@@ -282,6 +282,11 @@ static char *table_name(const char *name) {
   return strdup(name);
 }
 
+/* The block's square roots into its flags (PPT_BB_EXT, include/ppt/trace.h). */
+static uint32_t sqrt_flags(unsigned roots) {
+  return (roots > PPT_BB_SQRT_MAX ? PPT_BB_SQRT_MAX : roots) << PPT_BB_SQRT_SHIFT;
+}
+
 /* The block's in-block FP chain into its flags (PPT_BB_PATH, include/ppt/trace.h). */
 static uint32_t path_flags(unsigned adds, unsigned muls, unsigned divs) {
   adds = adds > PPT_BB_PATH_ADD_MAX ? PPT_BB_PATH_ADD_MAX : adds;
@@ -345,7 +350,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
     return oom(x, err);
   e->flags = (parallel ? PPT_BB_PARALLEL : 0) |
              (LLVMGetEntryBasicBlock(fn) == bb ? PPT_BB_FUNC_ENTRY : 0) | ends_in_ret(bb) |
-             PPT_BB_CHAIN_MULS |
+             PPT_BB_EXT | sqrt_flags(pcc_opmix_sqrts(bb)) |
              (chain_muls > PPT_BB_CHAIN_MUL_MASK ? PPT_BB_CHAIN_MUL_MASK : chain_muls)
                  << PPT_BB_CHAIN_MUL_SHIFT |
              path_flags(padd, pmul, pdiv);

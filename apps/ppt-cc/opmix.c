@@ -525,3 +525,23 @@ void pcc_opmix_path(LLVMBasicBlockRef bb, unsigned *adds, unsigned *muls,
   }
   free(n);
 }
+
+/* ---- square roots ---- */
+
+static int is_sqrt_call(LLVMValueRef inst) {
+  if (LLVMGetInstructionOpcode(inst) != LLVMCall)
+    return 0;
+  size_t n;
+  const char *name = callee_name(inst, &n);
+  if (!name)
+    return 0;
+  return starts(name, n, "llvm.sqrt.") || (n == 4 && !memcmp(name, "sqrt", 4)) ||
+         (n == 5 && (!memcmp(name, "sqrtf", 5) || !memcmp(name, "sqrtl", 5)));
+}
+
+unsigned pcc_opmix_sqrts(LLVMBasicBlockRef bb) {
+  unsigned n = 0;
+  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i))
+    n += (unsigned)is_sqrt_call(i);
+  return n;
+}

@@ -39,4 +39,8 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
 void pcc_opmix_path(LLVMBasicBlockRef bb, unsigned *adds, unsigned *muls,
                     unsigned *divs);
 
+/* How many of bb's FDIV ops are square roots (llvm.sqrt, sqrt, sqrtf, sqrtl): a core's
+ * divider runs them at another rate than divides. */
+unsigned pcc_opmix_sqrts(LLVMBasicBlockRef bb);
+
 #endif

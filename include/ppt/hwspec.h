@@ -48,10 +48,12 @@ enum ppt_hw_replacement { PPT_HW_REPL_LRU = 0, PPT_HW_REPL_RANDOM = 1 };
 /* "lru" / "random"; NULL for an unknown value. */
 const char *ppt_hw_replacement_name(int replacement);
 
-/* Op classes of the core (match PPT's tasklist items). */
+/* Op classes of the core (match PPT's tasklist items). FSQRT (FP square roots) runs on
+ * the divider with FDIV: its ops take that port's cycles at their own rate, and a spec
+ * without it prices them as divides (it is optional; docs/hwspec.md). */
 enum ppt_hw_opclass {
   PPT_HW_IALU, PPT_HW_IDIV, PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV, PPT_HW_BRANCH,
-  PPT_HW_LOADST, PPT_HW_NOPCLASS
+  PPT_HW_LOADST, PPT_HW_FSQRT, PPT_HW_NOPCLASS
 };
 
 typedef struct ppt_hw_op {

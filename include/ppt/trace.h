@@ -99,11 +99,15 @@ typedef struct ppt_trace_event {
 
 /* Static description of one instrumented basic block. */
 /* PPT_BB_RETURN: the block ends in `ret` (ppt trace --roi FUNCTION ends there).
- * PPT_BB_CHAIN_MULS: bits 8-15 of flags hold how many of ops[PPT_OP_CHAIN_FP] are
- * multiplies (fmul, fma), the rest being adds; blocks of objects built before ppt-cc
- * recorded it lack the bit, and their chain is priced at the slower of the two latencies
- * (ppt_trace_bb_chain_muls). */
-enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4, PPT_BB_CHAIN_MULS = 8 };
+ * PPT_BB_EXT: the flags carry two more counts, which ops[] has no room for: bits 4-7
+ * how many of ops[PPT_OP_FDIV] are square roots (saturated at 15; ppt_trace_bb_sqrts),
+ * bits 8-15 how many of ops[PPT_OP_CHAIN_FP] are multiplies (fmul, fma), the rest
+ * being adds (ppt_trace_bb_chain_muls). Blocks of objects built before ppt-cc recorded
+ * them lack the bit: their roots are priced as divides and their chain at the slower
+ * of the add and multiply latencies. */
+enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4, PPT_BB_EXT = 8 };
+#define PPT_BB_SQRT_SHIFT 4
+#define PPT_BB_SQRT_MAX 15u
 #define PPT_BB_CHAIN_MUL_SHIFT 8
 #define PPT_BB_CHAIN_MUL_MASK 0xFFu
 /* PPT_BB_PATH (bit 31): bits 16-21, 22-27 and 28-30 hold the adds, multiplies and
@@ -141,10 +145,17 @@ static inline int ppt_trace_bb_path(const ppt_trace_bb *bb, unsigned *adds, unsi
   return known;
 }
 
+/* Of a block's divides (ops[PPT_OP_FDIV]), the square roots; 0 when the trace does not
+ * say. */
+static inline unsigned ppt_trace_bb_sqrts(const ppt_trace_bb *bb) {
+  unsigned s = bb->flags & PPT_BB_EXT ? (bb->flags >> PPT_BB_SQRT_SHIFT) & PPT_BB_SQRT_MAX : 0;
+  return s < bb->ops[PPT_OP_FDIV] ? s : bb->ops[PPT_OP_FDIV];
+}
+
 /* Of a block's loop-carried FP ops (ops[PPT_OP_CHAIN_FP]), the multiplies; -1 when the
  * trace does not say (built before ppt-cc recorded it). */
 static inline int ppt_trace_bb_chain_muls(const ppt_trace_bb *bb) {
-  if (!(bb->flags & PPT_BB_CHAIN_MULS)) return -1;
+  if (!(bb->flags & PPT_BB_EXT)) return -1;
   return (int)((bb->flags >> PPT_BB_CHAIN_MUL_SHIFT) & PPT_BB_CHAIN_MUL_MASK);
 }
 

@@ -154,6 +154,34 @@ CALIB_KERNEL static void k_idiv_thr(void *arg, uint64_t n) {
 FP_KERNELS(fadd, +=, V_FP_ADD)
 FP_KERNELS(fmul, *=, V_FP_MUL)
 FP_KERNELS(fdiv, /=, V_FP_MUL)
+/* Square roots: x = sqrt(x) + c (x settles near 2.2: no early-out on 0 or 1), so the
+ * latency kernel's chain holds one add per root too; the throughput kernel's NCHAIN
+ * chains hide it. */
+#define SQRT_STEP(v)         \
+  v = __builtin_sqrt(v) + c; \
+  CALIB_KEEP_FP(v);
+CALIB_KERNEL static void k_fsqrt_lat(void *arg, uint64_t n) {
+  (void)arg;
+  double x = 1.0, c = opaque_fp(0.75);
+  for (uint64_t i = 0; i < n; i += 8) {
+    REP8(SQRT_STEP(x))
+  }
+  SINK_FP(x);
+}
+CALIB_KERNEL static void k_fsqrt_thr(void *arg, uint64_t n) {
+  (void)arg;
+  double c = opaque_fp(0.75), x[NCHAIN];
+  for (int j = 0; j < NCHAIN; j++) x[j] = 1.0 + 0.125 * j;
+  for (uint64_t i = 0; i < n; i += NCHAIN) {
+    SQRT_STEP(x[0])
+    SQRT_STEP(x[1]) SQRT_STEP(x[2]) SQRT_STEP(x[3]) SQRT_STEP(x[4]) SQRT_STEP(x[5]) SQRT_STEP(x[6])
+        SQRT_STEP(x[7]) SQRT_STEP(x[8]) SQRT_STEP(x[9]) SQRT_STEP(x[10]) SQRT_STEP(x[11])
+  }
+  double s = 0;
+  for (int j = 0; j < NCHAIN; j++) s += x[j];
+  SINK_FP(s);
+}
+#undef SQRT_STEP
 
 /* Taken branches: the loop back-edge is the only branch, and the barrier on the counter
  * keeps the loop from being removed or unrolled into fewer branches. */
@@ -217,6 +245,10 @@ void calib_op_adds(int op, const calib_timing *t, double *thr_adds, double *lat_
     case PPT_HW_FDIV:
       thr = k_fdiv_thr;
       lat = k_fdiv_lat;
+      break;
+    case PPT_HW_FSQRT:
+      thr = k_fsqrt_thr;
+      lat = k_fsqrt_lat;
       break;
     case PPT_HW_BRANCH:
       thr = k_branch_thr;

@@ -66,8 +66,8 @@ static int need_level(tc_ctx *c, uint32_t k, int need_bw, ppt_err *err) {
 
 static int need_op(const ppt_hwspec *hw, int cls, ppt_err *err) {
   /* Own names (the JSON keys) so the core model does not link the hwspec parser. */
-  static const char *const names[PPT_HW_NOPCLASS] = {"ialu", "idiv",   "fadd",  "fmul",
-                                                     "fdiv", "branch", "loadst"};
+  static const char *const names[PPT_HW_NOPCLASS] = {"ialu", "idiv",   "fadd",   "fmul",
+                                                     "fdiv", "branch", "loadst", "fsqrt"};
   if (!(hw->ops[cls].per_cycle > 0))
     return ppt_err_set(err, PPT_EINPUT, "%s: no timing data: ops.%s per_cycle missing", hwname(hw),
                        names[cls]);
@@ -209,10 +209,13 @@ static int item_time(tc_ctx *c, const tl_item *it, double *footprint, ppt_tc_sta
   const ppt_hwspec *hw = c->hw;
   int rc = 0;
   switch (it->kind) {
-    case TL_OP:
-      if ((rc = need_op(hw, it->cls, err))) return rc;
-      st->op_cycles[it->cls] += it->n / hw->ops[it->cls].per_cycle;
+    case TL_OP: {
+      int port = it->cls, rate = tc_op_rate_class(hw, it->cls);
+      if (port == PPT_HW_FSQRT) port = PPT_HW_FDIV; /* the divider runs roots too */
+      if ((rc = need_op(hw, rate, err))) return rc;
+      st->op_cycles[port] += it->n / hw->ops[rate].per_cycle;
       return 0;
+    }
     case TL_INTVEC:
     case TL_VECTOR: {
       int cls = it->kind == TL_INTVEC ? PPT_HW_IALU : PPT_HW_FADD;

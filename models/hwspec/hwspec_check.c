@@ -272,7 +272,7 @@ int ppt_hwspec_has_timing(const ppt_hwspec *hw, const char *name, ppt_err *err) 
   if (!miss && !(hw->dram_latency_ns > 0)) miss = "dram.latency_ns";
   if (!miss && !(hw->dram_bw_bytes_per_s > 0)) miss = "dram.bandwidth_gbs";
   for (int k = 0; !miss && k < PPT_HW_NOPCLASS; k++)
-    if (!(hw->ops[k].per_cycle > 0)) {
+    if (k != PPT_HW_FSQRT && !(hw->ops[k].per_cycle > 0)) { /* roots fall back to fdiv */
       snprintf(p, sizeof p, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k));
       miss = p;
     }
@@ -295,8 +295,8 @@ uint32_t ppt_hwspec_instances(const ppt_hw_level *lv, uint32_t nthreads) {
 }
 
 const char *ppt_hwspec_opclass_name(int opclass) {
-  static const char *const names[PPT_HW_NOPCLASS] = {"ialu", "idiv",   "fadd",  "fmul",
-                                                     "fdiv", "branch", "loadst"};
+  static const char *const names[PPT_HW_NOPCLASS] = {"ialu", "idiv",   "fadd",   "fmul",
+                                                     "fdiv", "branch", "loadst", "fsqrt"};
   return opclass >= 0 && opclass < PPT_HW_NOPCLASS ? names[opclass] : NULL;
 }
 

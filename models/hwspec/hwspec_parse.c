@@ -242,7 +242,8 @@ static int parse_tlb(pctx *c, json_object *o, const char *path, ppt_hw_tlb *tl) 
 }
 
 static int parse_ops(pctx *c, json_object *ops, ppt_hwspec *hw) {
-  static const char *const keys[] = {"ialu", "idiv", "fadd", "fmul", "fdiv", "branch", "loadst", NULL};
+  static const char *const keys[] = {"ialu",   "idiv",   "fadd",  "fmul", "fdiv",
+                                     "branch", "loadst", "fsqrt", NULL};
   static const char *const opkeys[] = {"per_cycle", "latency", NULL};
   int rc = check_keys(c, ops, "ops", keys);
   /* Classes may be left out (0: unknown); ppt_hwspec_has_timing reports them when the

@@ -25,7 +25,10 @@ static void add_block(counts *c, const ppt_trace_bb *bb, double w) {
   c->ops[PPT_HW_IDIV] += w * bb->ops[PPT_OP_IDIV];
   c->ops[PPT_HW_FADD] += w * bb->ops[PPT_OP_FADD];
   c->ops[PPT_HW_FMUL] += w * bb->ops[PPT_OP_FMUL];
-  c->ops[PPT_HW_FDIV] += w * bb->ops[PPT_OP_FDIV];
+  /* Square roots (PPT_BB_EXT) are counted apart from the divides they are part of. */
+  unsigned roots = ppt_trace_bb_sqrts(bb);
+  c->ops[PPT_HW_FDIV] += w * (bb->ops[PPT_OP_FDIV] - roots);
+  c->ops[PPT_HW_FSQRT] += w * roots;
   c->ops[PPT_HW_BRANCH] += w * bb->ops[PPT_OP_BRANCH];
   c->xcalls += w * bb->ops[PPT_OP_XCALL];
 }

@@ -159,6 +159,35 @@ START_TEST(compute_items) {
 }
 END_TEST
 
+/* Square roots run on the divider (FDIV's port) at their own rate: fdiv 0.25/cycle,
+ * fsqrt 0.125/cycle; 8 divides and 8 roots keep the divider 8/0.25 + 8/0.125 = 96
+ * cycles busy (PORTS: the busiest port, nothing else here). A spec without fsqrt
+ * prices the roots as divides: 16/0.25 = 64. The chain-free ops helper agrees. */
+START_TEST(sqrt_on_the_divider) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  hw.ops[PPT_HW_FDIV] = (ppt_hw_op){0.25, 13};
+  hw.ops[PPT_HW_FSQRT] = (ppt_hw_op){0.125, 15};
+  ppt_err err;
+  ppt_tasklist *tl = ppt_tasklist_new();
+  ck_assert_int_eq(ppt_tasklist_add_op(tl, PPT_HW_FDIV, 8, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_op(tl, PPT_HW_FSQRT, 8, &err), 0);
+  ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_MISS};
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.op_cycles[PPT_HW_FDIV], 96);
+  ck_close(st.compute_cycles, 96);
+  double ops[PPT_HW_NOPCLASS] = {[PPT_HW_FDIV] = 8, [PPT_HW_FSQRT] = 8};
+  ck_close(ppt_tc_ops_cycles(&hw, &p, ops), 96);
+  hw.ops[PPT_HW_FSQRT] = (ppt_hw_op){0, 0};
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.compute_cycles, 64);
+  ck_close(ppt_tc_ops_cycles(&hw, &p, ops), 64);
+  ck_assert_str_eq(ppt_hwspec_opclass_name(PPT_HW_FSQRT), "fsqrt");
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
 START_TEST(overlap_policies) {
   /* Tc = 400, Tm = 1115 (three-level case). */
   ppt_hwspec hw;
@@ -627,6 +656,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, same_set_misses);
   tcase_add_test(tc, transfers_wait);
   tcase_add_test(tc, pipelined_levels);
+  tcase_add_test(tc, sqrt_on_the_divider);
   tcase_add_test(tc, policy_names);
   suite_add_tcase(s, tc);
   return s;

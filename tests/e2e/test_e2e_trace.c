@@ -225,14 +225,17 @@ START_TEST(recurrences_and_library_calls) {
       "__attribute__((noinline)) void scale(double *a, int n) { for (int i = 0; i < n; i++) a[i] *= 2.0; }\n"
       "__attribute__((noinline)) double harmonic(int n) {\n"
       "  double s = 1; for (int i = 1; i < n; i++) s = 1.0 / (s + i); return s; }\n"
+      "__attribute__((noinline)) double norms(const double *a, int n) {\n"
+      "  double s = 0; for (int i = 0; i < n; i++) s += __builtin_sqrt(a[i]); return s; }\n"
       "__attribute__((noinline)) double damp(int n) {\n"
       "  double s = 1; for (int i = 0; i < n; i++) s = 0.5 - 0.25 * s; return s; }\n"
       "int main(void) { double a[64]; for (int i = 0; i < 64; i++) a[i] = i;\n"
-      "  scale(a, 64); sink = dot(a, 64) + harmonic(100) + damp(50) + exp(a[3]); return 0; }\n");
+      "  scale(a, 64); sink = dot(a, 64) + harmonic(100) + damp(50) + exp(a[3]) + norms(a, 64); return 0; "
+      "}\n");
   ck_assert_int_eq(
       e2e_sh(d, "$PPTCC -O2 -fno-unroll-loops r.c -o r -lm && $PPT trace -o r.trace -- ./r 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "r.trace");
-  int dot = 0, scale = 0, harm = 0, xcall = 0, damp = 0;
+  int dot = 0, scale = 0, harm = 0, xcall = 0, damp = 0, roots = 0;
   for (uint32_t id = 1; id <= ppt_trace_nbbs(t); id++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
     /* s += a*a is fmuladd(a, a, s): only the add is on the cycle. s = 0.5 - 0.25*s is
@@ -249,12 +252,17 @@ START_TEST(recurrences_and_library_calls) {
         ppt_trace_bb_chain_muls(bb) == 0)
       harm = 1;
     if (!strcmp(bb->func, "main")) xcall += bb->ops[PPT_OP_XCALL];
+    /* norms(): its loop's divider op is a square root, counted apart (PPT_BB_EXT);
+     * harmonic's divide is none. */
+    if (!strcmp(bb->func, "norms") && ppt_trace_bb_sqrts(bb) == 1 && bb->ops[PPT_OP_FDIV] >= 1) roots = 1;
+    if (!strcmp(bb->func, "harmonic")) ck_assert_uint_eq(ppt_trace_bb_sqrts(bb), 0);
   }
   ck_assert_msg(dot, "the sum in dot() is a recurrence of one add");
   ck_assert_msg(damp, "damp(): multiply and add on the cycle");
   ck_assert_int_eq(scale, 0);
   ck_assert_msg(harm, "harmonic(): one add and one divide per iteration on the cycle");
   ck_assert_int_eq(xcall, 1); /* exp; the runtime's own calls are not in main */
+  ck_assert_msg(roots, "norms(): one square root per iteration");
   ppt_trace_close(t);
 }
 END_TEST

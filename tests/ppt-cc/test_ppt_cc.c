@@ -199,8 +199,11 @@ START_TEST(straight_line_op_mix) {
     ck_assert_str_eq(d[i].file, want_file);
     if (strcmp(d[i].func, "f") == 0) {
       ck_assert_mem_eq(d[i].ops, want_f, sizeof want_f);
-      ck_assert_uint_eq(d[i].flags, PPT_BB_FUNC_ENTRY | PPT_BB_RETURN |
-                                        PPT_BB_CHAIN_MULS); /* one block: enters and returns */
+      /* One block: enters and returns. Its longest FP chain is a[1]/b[1] into the
+       * fmuladd's addend: one divide then one add (the multiply is off the path,
+       * without FMA), weight 14 + 4 against the factors' 4 + 4. No roots. */
+      ck_assert_uint_eq(d[i].flags, PPT_BB_FUNC_ENTRY | PPT_BB_RETURN | PPT_BB_EXT | PPT_BB_PATH |
+                                        1u << PPT_BB_PATH_ADD_SHIFT | 1u << PPT_BB_PATH_DIV_SHIFT);
       ck_assert_uint_eq(d[i].line, 1);
       continue;
     }
@@ -210,7 +213,9 @@ START_TEST(straight_line_op_mix) {
       k++;
     ck_assert_msg(k < 4, "unexpected op mix in g");
     seen_g[k]++;
-    ck_assert_uint_eq(d[i].flags & ~(uint32_t)(PPT_BB_RETURN | PPT_BB_CHAIN_MULS), k == 0 ? PPT_BB_FUNC_ENTRY : 0);
+    /* g: integer only, so its path holds no FP op (PPT_BB_PATH with zero counts). */
+    ck_assert_uint_eq(d[i].flags & ~(uint32_t)PPT_BB_RETURN,
+                      (k == 0 ? PPT_BB_FUNC_ENTRY : 0) | PPT_BB_EXT | PPT_BB_PATH);
     returns += (d[i].flags & PPT_BB_RETURN) != 0;
   }
   for (int k = 0; k < 4; k++)
