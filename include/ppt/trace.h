@@ -106,6 +106,10 @@ typedef struct ppt_trace_event {
  * them lack the bit: their roots are priced as divides and their chain at the slower
  * of the add and multiply latencies. */
 enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4, PPT_BB_EXT = 8 };
+/* The flags that say what a block is (where it sits in the program), as opposed to the
+ * counts of its code that PPT_BB_EXT and PPT_BB_PATH add: blocks of two builds of one
+ * program match on these (the counts change with the unrolling). */
+#define PPT_BB_KIND_MASK ((uint32_t)(PPT_BB_PARALLEL | PPT_BB_FUNC_ENTRY | PPT_BB_RETURN))
 #define PPT_BB_SQRT_SHIFT 4
 #define PPT_BB_SQRT_MAX 15u
 #define PPT_BB_CHAIN_MUL_SHIFT 8

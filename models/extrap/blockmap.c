@@ -1,9 +1,10 @@
 /* models/extrap/blockmap.c — blocks of traces of different binaries matched onto one
  * block table (ppt/extrap.h). Building a program at another size (-DN=...) renumbers its
  * blocks: the compiler unrolls, folds and peels differently. What survives recompilation
- * is where a block comes from, (function, file, line, flags), and among the blocks with
- * that key their order in the table (ppt-cc numbers blocks in function order and, within
- * one, in the order of the IR), so the k-th block of a key matches the k-th. */
+ * is where a block comes from, (function, file, line, kind flags: PPT_BB_KIND_MASK, not
+ * the counts of its code), and among the blocks with that key their order in the table
+ * (ppt-cc numbers blocks in function order and, within one, in the order of the IR), so
+ * the k-th block of a key matches the k-th. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,7 +20,8 @@ static int cmp_key(const ppt_trace_bb *x, const ppt_trace_bb *y) {
   int c = strcmp(x->func, y->func);
   if (!c) c = strcmp(x->file, y->file);
   if (!c) c = (x->line > y->line) - (x->line < y->line);
-  if (!c) c = (x->flags > y->flags) - (x->flags < y->flags);
+  uint32_t fx = x->flags & PPT_BB_KIND_MASK, fy = y->flags & PPT_BB_KIND_MASK;
+  if (!c) c = (fx > fy) - (fx < fy);
   return c;
 }
 
