@@ -282,9 +282,12 @@ static char *table_name(const char *name) {
   return strdup(name);
 }
 
-/* The block's square roots into its flags (PPT_BB_EXT, include/ppt/trace.h). */
-static uint32_t sqrt_flags(unsigned roots) {
-  return (roots > PPT_BB_SQRT_MAX ? PPT_BB_SQRT_MAX : roots) << PPT_BB_SQRT_SHIFT;
+/* The block's square roots and its loop-carried multiplies into its flags (PPT_BB_EXT,
+ * include/ppt/trace.h), saturated. */
+static uint32_t ext_flags(unsigned roots, unsigned chain_muls) {
+  roots = roots > PPT_BB_SQRT_MAX ? PPT_BB_SQRT_MAX : roots;
+  chain_muls = chain_muls > PPT_BB_CHAIN_MUL_MASK ? PPT_BB_CHAIN_MUL_MASK : chain_muls;
+  return PPT_BB_EXT | roots << PPT_BB_SQRT_SHIFT | chain_muls << PPT_BB_CHAIN_MUL_SHIFT;
 }
 
 /* The block's in-block FP chain into its flags (PPT_BB_PATH, include/ppt/trace.h). */
@@ -350,10 +353,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
     return oom(x, err);
   e->flags = (parallel ? PPT_BB_PARALLEL : 0) |
              (LLVMGetEntryBasicBlock(fn) == bb ? PPT_BB_FUNC_ENTRY : 0) | ends_in_ret(bb) |
-             PPT_BB_EXT | sqrt_flags(pcc_opmix_sqrts(bb)) |
-             (chain_muls > PPT_BB_CHAIN_MUL_MASK ? PPT_BB_CHAIN_MUL_MASK : chain_muls)
-                 << PPT_BB_CHAIN_MUL_SHIFT |
-             path_flags(padd, pmul, pdiv);
+             ext_flags(pcc_opmix_sqrts(bb), chain_muls) | path_flags(padd, pmul, pdiv);
   memcpy(e->ops, ops, sizeof ops);
   x->n++;
   return 0;

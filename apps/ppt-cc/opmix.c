@@ -141,6 +141,13 @@ static const struct rule k_call_rules[] = {
     {"llvm.", {PPT_OP_OTHER, NONE}},
 };
 
+/* libm's square roots, called by name (with errno, clang keeps the call beside the
+ * inline root); the intrinsic llvm.sqrt.* is a rule of k_call_rules. */
+static int libm_sqrt(const char *name, size_t n) {
+  return (n == 4 && memcmp(name, "sqrt", 4) == 0) || (n == 5 && memcmp(name, "sqrtf", 5) == 0) ||
+         (n == 5 && memcmp(name, "sqrtl", 5) == 0);
+}
+
 static void call_classes(LLVMValueRef inst, int cls[2]) {
   cls[0] = PPT_OP_CALL;
   cls[1] = NONE;
@@ -153,8 +160,7 @@ static void call_classes(LLVMValueRef inst, int cls[2]) {
   const char *name = callee_name(inst, &n);
   if (!name)
     return; /* indirect call */
-  if ((n == 4 && memcmp(name, "sqrt", 4) == 0) || (n == 5 && memcmp(name, "sqrtf", 5) == 0) ||
-      (n == 5 && memcmp(name, "sqrtl", 5) == 0)) {
+  if (libm_sqrt(name, n)) {
     cls[0] = PPT_OP_FDIV;
     return;
   }
@@ -535,8 +541,7 @@ static int is_sqrt_call(LLVMValueRef inst) {
   const char *name = callee_name(inst, &n);
   if (!name)
     return 0;
-  return starts(name, n, "llvm.sqrt.") || (n == 4 && !memcmp(name, "sqrt", 4)) ||
-         (n == 5 && (!memcmp(name, "sqrtf", 5) || !memcmp(name, "sqrtl", 5)));
+  return starts(name, n, "llvm.sqrt.") || libm_sqrt(name, n);
 }
 
 unsigned pcc_opmix_sqrts(LLVMBasicBlockRef bb) {

@@ -116,7 +116,8 @@ enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4, PPT_BB_EXT
 #define PPT_BB_CHAIN_MUL_MASK 0xFFu
 /* PPT_BB_PATH (bit 31): bits 16-21, 22-27 and 28-30 hold the adds, multiplies and
  * divides (saturated at 63, 63, 7) of the longest chain of dependent FP ops inside one
- * execution of the block (ppt_trace_bb_path); absent in older traces. */
+ * execution of the block; absent in older traces. Recorded by ppt-cc, read by no model
+ * yet (a bound on how many executions of a block a core's scheduler overlaps). */
 #define PPT_BB_PATH 0x80000000u
 #define PPT_BB_PATH_ADD_SHIFT 16
 #define PPT_BB_PATH_MUL_SHIFT 22
@@ -137,17 +138,6 @@ typedef struct ppt_trace_bb {
    * each block instance adds them as PPT_REC_MCSTACK records. 0 in older traces. */
   uint16_t stack_loads, stack_stores;
 } ppt_trace_bb;
-
-/* The longest in-block FP chain of a block (PPT_BB_PATH): 0 when the trace does not
- * say (then adds = muls = divs = 0). */
-static inline int ppt_trace_bb_path(const ppt_trace_bb *bb, unsigned *adds, unsigned *muls, unsigned *divs) {
-  uint32_t f = bb->flags;
-  int known = (f & PPT_BB_PATH) != 0;
-  *adds = known ? (f >> PPT_BB_PATH_ADD_SHIFT) & PPT_BB_PATH_ADD_MAX : 0;
-  *muls = known ? (f >> PPT_BB_PATH_MUL_SHIFT) & PPT_BB_PATH_MUL_MAX : 0;
-  *divs = known ? (f >> PPT_BB_PATH_DIV_SHIFT) & PPT_BB_PATH_DIV_MAX : 0;
-  return known;
-}
 
 /* Of a block's divides (ops[PPT_OP_FDIV]), the square roots; 0 when the trace does not
  * say. */

@@ -173,9 +173,8 @@ CALIB_KERNEL static void k_fsqrt_thr(void *arg, uint64_t n) {
   double c = opaque_fp(0.75), x[NCHAIN];
   for (int j = 0; j < NCHAIN; j++) x[j] = 1.0 + 0.125 * j;
   for (uint64_t i = 0; i < n; i += NCHAIN) {
-    SQRT_STEP(x[0])
-    SQRT_STEP(x[1]) SQRT_STEP(x[2]) SQRT_STEP(x[3]) SQRT_STEP(x[4]) SQRT_STEP(x[5]) SQRT_STEP(x[6])
-        SQRT_STEP(x[7]) SQRT_STEP(x[8]) SQRT_STEP(x[9]) SQRT_STEP(x[10]) SQRT_STEP(x[11])
+    SQRT_STEP(x[0]) SQRT_STEP(x[1]) SQRT_STEP(x[2]) SQRT_STEP(x[3]) SQRT_STEP(x[4]) SQRT_STEP(x[5])
+    SQRT_STEP(x[6]) SQRT_STEP(x[7]) SQRT_STEP(x[8]) SQRT_STEP(x[9]) SQRT_STEP(x[10]) SQRT_STEP(x[11])
   }
   double s = 0;
   for (int j = 0; j < NCHAIN; j++) s += x[j];

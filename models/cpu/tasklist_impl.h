@@ -45,7 +45,9 @@ struct ppt_tasklist {
 /* Tc of per-class cycles under a compute model (tc_policy.c). */
 double tc_combine_classes(ppt_compute_model m, const double cyc[PPT_HW_NOPCLASS]);
 /* The class whose figures price ops of class cls: cls itself, or FDIV for square roots
- * on a spec that has no fsqrt. */
+ * on a spec that has no fsqrt. And the port class whose cycles they take: cls itself,
+ * or FDIV for square roots (the divider runs them). */
 int tc_op_rate_class(const ppt_hwspec *hw, int cls);
+int tc_op_port(int cls);
 
 #endif

@@ -57,11 +57,15 @@ int tc_op_rate_class(const ppt_hwspec *hw, int cls) {
   return cls == PPT_HW_FSQRT && !(hw->ops[cls].per_cycle > 0) ? PPT_HW_FDIV : cls;
 }
 
+int tc_op_port(int cls) {
+  return cls == PPT_HW_FSQRT ? PPT_HW_FDIV : cls;
+}
+
 double ppt_tc_ops_cycles(const ppt_hwspec *hw, const ppt_tc_policy *p, const double ops[PPT_HW_NOPCLASS]) {
   double cyc[PPT_HW_NOPCLASS] = {0};
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
-    int rate = tc_op_rate_class(hw, k), port = k == PPT_HW_FSQRT ? PPT_HW_FDIV : k;
-    if (hw->ops[rate].per_cycle > 0) cyc[port] += ops[k] / hw->ops[rate].per_cycle;
+    int rate = tc_op_rate_class(hw, k);
+    if (hw->ops[rate].per_cycle > 0) cyc[tc_op_port(k)] += ops[k] / hw->ops[rate].per_cycle;
   }
   return tc_combine_classes(p ? p->compute : PPT_COMPUTE_SUM, cyc);
 }

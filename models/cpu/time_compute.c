@@ -210,10 +210,9 @@ static int item_time(tc_ctx *c, const tl_item *it, double *footprint, ppt_tc_sta
   int rc = 0;
   switch (it->kind) {
     case TL_OP: {
-      int port = it->cls, rate = tc_op_rate_class(hw, it->cls);
-      if (port == PPT_HW_FSQRT) port = PPT_HW_FDIV; /* the divider runs roots too */
+      int rate = tc_op_rate_class(hw, it->cls);
       if ((rc = need_op(hw, rate, err))) return rc;
-      st->op_cycles[port] += it->n / hw->ops[rate].per_cycle;
+      st->op_cycles[tc_op_port(it->cls)] += it->n / hw->ops[rate].per_cycle;
       return 0;
     }
     case TL_INTVEC:

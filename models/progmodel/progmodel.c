@@ -412,7 +412,6 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   return ppt_progmodel_build_weighted(t, hw, o, policy, counted, NULL, out, err);
 }
 
-/* Block id b's weight: w[b], 1 where w is NULL. */
 /* Cycles of one trip round a block's loop-carried recurrence: its adds at the FP add
  * latency, its multiplies at the multiply's, its divides and roots at the divide's. A
  * block that does not say which of its FP ops are multiplies (older traces) takes the
@@ -425,6 +424,7 @@ static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   return lat + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
 }
 
+/* Block id b's weight: w[b], 1 where w is NULL. */
 static double *weights(const double *w, uint32_t nbbs) {
   double *a = malloc(((size_t)nbbs + 1) * sizeof *a);
   for (uint32_t b = 0; a && b <= nbbs; b++) a[b] = w ? w[b] : 1.0;
