@@ -82,6 +82,10 @@ static void spec_level(calib_run *r, uint32_t k) {
   uint64_t cap = out->ret_capacity[k];
   uint64_t most = out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP ? 8 * out->caches.levels[k].size
                                                                       : out->caches.levels[k].size - 1;
+  /* Never as large as a level further out: levels grow outwards (a noisy run's chase can
+   * find a fourth level inside the stream's view of the third). */
+  if (k + 1 < r->n && out->caches.levels[k + 1].size > 0 && most >= out->caches.levels[k + 1].size)
+    most = out->caches.levels[k + 1].size - 1;
   if (!(k > 0 && cap > hw->levels[k - 1].size && cap <= most)) return;
   /* At least the level's own ways (CPUID's or sysfs'), not the spec geometry's: that one
    * may already have been rounded up to a power-of-two set count (a 19-way L3 modelled
