@@ -114,6 +114,7 @@ static int breakdown(const ppt_node_result *r, const ppt_progmodel *m, uint32_t 
       if (ts.busy_s >= best.busy_s) best = ts;
     }
     pt->compute_s += best.compute_s;
+    pt->ops_s += best.ops_s;
     pt->memory_s += best.memory_s;
     double wait = rs.seconds - busy_sum / nt;
     wait = wait > 0 ? wait : 0; /* rounding can leave -1e-18 */
@@ -124,6 +125,11 @@ static int breakdown(const ppt_node_result *r, const ppt_progmodel *m, uint32_t 
     double cm = best.compute_s + best.memory_s, work = mean - fj;
     w->runtime_s += rs.seconds;
     w->compute_s += best.compute_s;
+    w->ops_s += best.ops_s;
+    for (int c = 0; c < PPT_TC_NCPU; c++) {
+      w->cpu_s[c] += best.cpu_s[c];
+      pt->cpu_s[c] += best.cpu_s[c];
+    }
     w->memory_s += best.memory_s;
     w->imbalance_s += wait;
     w->fork_join_s += fj;

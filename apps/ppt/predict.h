@@ -23,13 +23,15 @@ typedef struct site_row {
   int parallel;
   uint64_t instances;
   double runtime_s, compute_s, memory_s, imbalance_s, fork_join_s;
-  double seg_compute, seg_memory; /* --plot: mean busy time less fork-join, split */
-  ppt_progmodel_site_info info;   /* counts and rates (its strings are not kept) */
+  double ops_s, cpu_s[PPT_TC_NCPU]; /* compute_s's parts (ppt_thread_stats) */
+  double seg_compute, seg_memory;   /* --plot: mean busy time less fork-join, split */
+  ppt_progmodel_site_info info;     /* counts and rates (its strings are not kept) */
 } site_row;
 
 typedef struct point {
   uint32_t n;
   double seconds, compute_s, memory_s, wait_s;
+  double ops_s, cpu_s[PPT_TC_NCPU]; /* compute_s's parts */
   size_t regions;
   ppt_tracesim_result rates;
   site_row *rows; /* sorted by runtime_s, largest first */

@@ -74,6 +74,15 @@ static json_object *tlb_json(const ppt_tracesim_result *q) {
   return ta;
 }
 
+/* What compute_s is made of: the ops' issue and each kind of CPU item (ppt_tc_cpu). */
+static json_object *compute_json(double ops_s, const double cpu_s[PPT_TC_NCPU]) {
+  static const char *const names[PPT_TC_NCPU] = {"other_s", "chain_s", "calls_s", "branch_miss_s", "tlb_s"};
+  json_object *o = json_object_new_object();
+  json_object_object_add(o, "ops_s", json_object_new_double(ops_s));
+  for (int c = 0; c < PPT_TC_NCPU; c++) json_object_object_add(o, names[c], json_object_new_double(cpu_s[c]));
+  return o;
+}
+
 /* The sites, largest runtime first (docs/engine.md, "Regions in the output"). */
 static json_object *regions_json(const ppt_hwspec *hw, const point *pt) {
   json_object *arr = json_object_new_array();
@@ -87,6 +96,7 @@ static json_object *regions_json(const ppt_hwspec *hw, const point *pt) {
     json_object_object_add(o, "instances", json_object_new_int64((int64_t)w->instances));
     json_object_object_add(o, "runtime_s", json_object_new_double(w->runtime_s));
     json_object_object_add(o, "compute_s", json_object_new_double(w->compute_s));
+    json_object_object_add(o, "compute", compute_json(w->ops_s, w->cpu_s));
     json_object_object_add(o, "memory_s", json_object_new_double(w->memory_s));
     json_object_object_add(o, "imbalance_s", json_object_new_double(w->imbalance_s));
     json_object_object_add(o, "fork_join_s", json_object_new_double(w->fork_join_s));
@@ -116,6 +126,7 @@ static json_object *point_json(const ppt_hwspec *hw, const point *pt, const poin
   json_object_object_add(e, "dram", dram_json(q));
   if (q->ntlb && q->counted_refs) json_object_object_add(e, "tlb", tlb_json(q));
   json_object_object_add(bd, "compute_s", json_object_new_double(pt->compute_s));
+  json_object_object_add(bd, "compute", compute_json(pt->ops_s, pt->cpu_s));
   json_object_object_add(bd, "memory_s", json_object_new_double(pt->memory_s));
   json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pt->wait_s));
   json_object_object_add(e, "breakdown", bd);

@@ -58,11 +58,13 @@ typedef struct ppt_region_stats {
 } ppt_region_stats;
 
 typedef struct ppt_thread_stats {
-  double busy_s;         /* the thread's time: its T plus fork/join overhead */
-  double compute_s;      /* Tc of its tasklist */
-  double memory_s;       /* Tm as simulated (shared-level streams contended) */
-  double memory_alone_s; /* Tm had the thread been alone on the node (= time_compute) */
-  double wait_s;         /* idle at the barrier: region seconds − busy_s */
+  double busy_s;             /* the thread's time: its T plus fork/join overhead */
+  double compute_s;          /* Tc of its tasklist: ops_s + Σ cpu_s */
+  double ops_s;              /* of Tc, the op items' issue (the busiest port class under ports) */
+  double cpu_s[PPT_TC_NCPU]; /* of Tc, the CPU items by what they stand for (ppt_tc_cpu) */
+  double memory_s;           /* Tm as simulated (shared-level streams contended) */
+  double memory_alone_s;     /* Tm had the thread been alone on the node (= time_compute) */
+  double wait_s;             /* idle at the barrier: region seconds − busy_s */
 } ppt_thread_stats;
 
 double ppt_node_result_seconds(const ppt_node_result *r);

@@ -93,6 +93,19 @@ int ppt_tasklist_add_vector(ppt_tasklist *tl, double n, uint32_t width_bits, ppt
 /* PPT's CPU item: n plain cycles. */
 int ppt_tasklist_add_cycles(ppt_tasklist *tl, double n, ppt_err *err);
 
+/* What a CPU item's cycles stand for, so that a prediction can say what its compute
+ * time is made of (ppt_tc_stats.cpu_by, `ppt predict --json` "compute"). */
+typedef enum ppt_tc_cpu {
+  PPT_CPU_PLAIN = 0,  /* PPT's CPU item as given */
+  PPT_CPU_CHAIN = 1,  /* a loop-carried dependence chain beyond what the ports need */
+  PPT_CPU_CALLS = 2,  /* calls into untraced library code */
+  PPT_CPU_BRANCH = 3, /* mispredicted branches */
+  PPT_CPU_TLB = 4,    /* data-TLB misses and page walks */
+} ppt_tc_cpu;
+#define PPT_TC_NCPU 5
+/* A CPU item of n cycles standing for `what` (ppt_tasklist_add_cycles: PPT_CPU_PLAIN). */
+int ppt_tasklist_add_cycles_as(ppt_tasklist *tl, double n, ppt_tc_cpu what, ppt_err *err);
+
 /* PPT's HITRATES: a memory-access item with the LOCAL hit rate of every cache level
  * given (hits at level k / references reaching level k), nrates == hwspec nlevels
  * (checked by ppt_time_compute). Rates in [0, 1]. */
@@ -203,6 +216,7 @@ typedef struct ppt_tc_stats {
   double compute_cycles;                           /* Tc: every op item */
   double op_cycles[PPT_HW_NOPCLASS];               /* Tc split by op class (vector items included) */
   double intvec_cycles, vector_cycles, cpu_cycles; /* the INTVEC, VECTOR, CPU items */
+  double cpu_by[PPT_TC_NCPU];                      /* cpu_cycles by what they stand for */
   double memory_cycles;                            /* Tm: Σ levels (latency + bw) + alloc */
   double transfer_cycles;                          /* of Tm, the transfers: Σ levels bw_cycles */
   double alloc_cycles;

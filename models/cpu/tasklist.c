@@ -154,7 +154,15 @@ int ppt_tasklist_add_vector(ppt_tasklist *tl, double n, uint32_t width_bits, ppt
 }
 
 int ppt_tasklist_add_cycles(ppt_tasklist *tl, double n, ppt_err *err) {
-  return add_simple(tl, TL_CYCLES, n, "CPU", err);
+  return ppt_tasklist_add_cycles_as(tl, n, PPT_CPU_PLAIN, err);
+}
+
+int ppt_tasklist_add_cycles_as(ppt_tasklist *tl, double n, ppt_tc_cpu what, ppt_err *err) {
+  if ((unsigned)what >= PPT_TC_NCPU)
+    return ppt_err_set(err, PPT_EINPUT, "tasklist: CPU item of unknown kind %d", what);
+  int rc = add_simple(tl, TL_CYCLES, n, "CPU", err);
+  if (rc == 0) tl->items[tl->n - 1].cls = (int)what;
+  return rc;
 }
 
 int ppt_tasklist_add_level_accesses(ppt_tasklist *tl, uint32_t level, double n, ppt_err *err) {
@@ -196,8 +204,8 @@ static int check_mem(const ppt_tasklist *tl, const ppt_mem_access *m, ppt_err *e
     double bl = m->same_set_loads[k], bs = m->same_set_stores[k];
     if (!(bl >= 0 && bs >= 0 && bl + bs <= 1 + 1e-12))
       return ppt_err_set(err, PPT_EINPUT,
-                         "tasklist: bunched fractions %g (loads) + %g (stores) of level %d are not in [0, 1]", bl, bs,
-                         k);
+                         "tasklist: bunched fractions %g (loads) + %g (stores) of level %d are not in [0, 1]",
+                         bl, bs, k);
   }
   return 0;
 }

@@ -28,7 +28,7 @@ typedef struct tl_profile {
 typedef struct tl_item {
   tl_kind kind;
   double n;           /* count, cycles or bytes */
-  int cls;            /* TL_OP */
+  int cls;            /* TL_OP: the op class; TL_CYCLES: what they stand for (ppt_tc_cpu) */
   uint32_t width;     /* TL_INTVEC, TL_VECTOR */
   uint32_t level;     /* TL_LEVEL */
   ppt_mem_access mem; /* TL_HITRATES, TL_PROFILE */

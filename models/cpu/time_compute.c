@@ -225,7 +225,10 @@ static int item_time(tc_ctx *c, const tl_item *it, double *footprint, ppt_tc_sta
       *(it->kind == TL_INTVEC ? &st->intvec_cycles : &st->vector_cycles) += cyc;
       return 0;
     }
-    case TL_CYCLES: st->cpu_cycles += it->n; return 0;
+    case TL_CYCLES:
+      st->cpu_cycles += it->n;
+      st->cpu_by[it->cls] += it->n;
+      return 0;
     case TL_HITRATES:
       if (it->nrates != hw->nlevels)
         return ppt_err_set(err, PPT_EINPUT, "%s: HITRATES item has %zu levels, the hierarchy %u", hwname(hw),

@@ -206,18 +206,18 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
   int rc = 0;
   for (int k = 0; k < PPT_HW_NOPCLASS && !rc; k++)
     if (c->ops[k] > 0) rc = ppt_tasklist_add_op(tl, (enum ppt_hw_opclass)k, c->ops[k], err);
-  if (!rc && chain_extra > 0) rc = ppt_tasklist_add_cycles(tl, chain_extra, err);
+  if (!rc && chain_extra > 0) rc = ppt_tasklist_add_cycles_as(tl, chain_extra, PPT_CPU_CHAIN, err);
   /* Untraced library code (libm): PPT's CPU item, at the spec's cost of a call. */
   if (!rc && c->xcalls > 0 && m->call_cycles > 0)
-    rc = ppt_tasklist_add_cycles(tl, c->xcalls * m->call_cycles, err);
+    rc = ppt_tasklist_add_cycles_as(tl, c->xcalls * m->call_cycles, PPT_CPU_CALLS, err);
   /* Mispredicted branches flush the pipeline: the spec's cost of one, a CPU item. */
   if (!rc && c->mispredicts > 0 && m->hw->branch_miss_cycles > 0)
-    rc = ppt_tasklist_add_cycles(tl, c->mispredicts * m->hw->branch_miss_cycles, err);
+    rc = ppt_tasklist_add_cycles_as(tl, c->mispredicts * m->hw->branch_miss_cycles, PPT_CPU_BRANCH, err);
   /* Data-TLB misses: the translation must be found before the load can issue, so the
    * time of the walk (or of the next TLB level) is charged like a mispredict, as CPU
    * cycles, not as a memory latency that misses in flight would overlap. */
   if (!rc && c->refs > 0 && sh->tlb_cycles > 0)
-    rc = ppt_tasklist_add_cycles(tl, c->refs * sh->tlb_cycles, err);
+    rc = ppt_tasklist_add_cycles_as(tl, c->refs * sh->tlb_cycles, PPT_CPU_TLB, err);
   if (!rc && c->refs > 0) {
     ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
     if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;

@@ -155,6 +155,28 @@ START_TEST(compute_items) {
   ck_close(st.vector_cycles, 100);
   ck_close(st.intvec_cycles, 10);
   ck_close(st.cpu_cycles, 50);
+  ck_close(st.cpu_by[PPT_CPU_PLAIN], 50);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
+/* CPU items keep what they stand for: 50 plain + 30 chain + 7 calls + 11 branch + 2 TLB
+ * cycles are 100 CPU cycles, each kind's in cpu_by; an unknown kind is refused. */
+START_TEST(cpu_items_by_kind) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_tasklist *tl = compute_tasklist();
+  ppt_err err;
+  static const double n[PPT_TC_NCPU] = {0, 30, 7, 11, 2};
+  for (int c = 1; c < PPT_TC_NCPU; c++)
+    ck_assert_int_eq(ppt_tasklist_add_cycles_as(tl, n[c], (ppt_tc_cpu)c, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_cycles_as(tl, 5, (ppt_tc_cpu)PPT_TC_NCPU, &err), PPT_EINPUT);
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
+  ck_close(st.cpu_cycles, 100);
+  ck_close(st.compute_cycles, 450);
+  ck_close(st.cpu_by[PPT_CPU_PLAIN], 50);
+  for (int c = 1; c < PPT_TC_NCPU; c++) ck_close(st.cpu_by[c], n[c]);
   ppt_tasklist_free(tl);
 }
 END_TEST
@@ -645,6 +667,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, eq45_level_breakdown);
   tcase_add_test(tc, eq5_amm_two_level_form);
   tcase_add_test(tc, compute_items);
+  tcase_add_test(tc, cpu_items_by_kind);
   tcase_add_test(tc, overlap_policies);
   tcase_add_test(tc, direct_levels_and_alloc);
   tcase_add_test(tc, sdcm_fully_associative);

@@ -291,6 +291,13 @@ START_TEST(two_regions) {
     last = rt;
     ck_assert(json_object_object_get_ex(r, "kind", &kind));
     ck_assert(json_object_object_get_ex(r, "levels", &lv));
+    /* compute_s is the ops' issue plus each kind of CPU item, to rounding */
+    json_object *cp;
+    ck_assert(json_object_object_get_ex(r, "compute", &cp));
+    double parts = num(cp, "ops_s") + num(cp, "other_s") + num(cp, "chain_s") + num(cp, "calls_s") +
+                   num(cp, "branch_miss_s") + num(cp, "tlb_s");
+    ck_assert_msg(fabs(parts - num(r, "compute_s")) <= 1e-9 * num(r, "compute_s") + 1e-15,
+                  "parts %g, compute %g", parts, num(r, "compute_s"));
     uint32_t line = (uint32_t)num(r, "line");
     int which = line == s[0].line ? 0 : line == s[1].line ? 1 : -1;
     if (which < 0 || strcmp(json_object_get_string(kind), "parallel")) continue;

@@ -48,7 +48,7 @@ static const char *trace_path(int consecutive) {
 
 /* Builds and runs the model; returns the runtime and the thread's compute time. */
 static void predict(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tc_policy *pol, double *sec,
-                    double *compute_s, ppt_tracesim_result *rates) {
+                    double *compute_s, ppt_tracesim_result *rates, ppt_thread_stats *tso) {
   ppt_sasmm_opts o;
   ppt_sasmm_opts_default(&o);
   o.ncores = 1;
@@ -68,6 +68,7 @@ static void predict(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tc_polic
   ck_assert_int_eq(ppt_node_result_thread(res, 0, 0, &ts), 0);
   *sec = ppt_node_result_seconds(res);
   *compute_s = ts.compute_s;
+  if (tso) *tso = ts;
   *rates = *ppt_progmodel_hitrates(m);
   ppt_node_result_free(res);
   ppt_node_free(node);
@@ -91,14 +92,14 @@ START_TEST(hand_worked_cost) {
   sum.overlap = PPT_OVERLAP_SUM;
   ppt_tracesim_result r;
   double sec0, tc0, sec1, tc1;
-  predict(t, &hw, &sum, &sec0, &tc0, &r);
+  predict(t, &hw, &sum, &sec0, &tc0, &r, NULL);
   ck_assert_uint_eq(r.ntlb, 0);
 
   hw.ntlb = 2;
   hw.tlb[0] = (ppt_hw_tlb){"DTLB1", 4, 4, 4096, 10};
   hw.tlb[1] = (ppt_hw_tlb){"DTLB2", 16, 4, 4096, 50};
   ck_assert_msg(ppt_hwspec_validate(&hw, "tlb", &err) == 0, "%s", err.msg);
-  predict(t, &hw, &sum, &sec1, &tc1, &r);
+  predict(t, &hw, &sum, &sec1, &tc1, &r, NULL);
   ck_assert_uint_eq(r.counted_refs, 24);
   ck_assert_uint_eq(r.tlb_served[0], 0);
   ck_assert_uint_eq(r.tlb_served[1], 16);
@@ -108,10 +109,20 @@ START_TEST(hand_worked_cost) {
   ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
   ck_assert_msg(fabs((sec1 - sec0) - want) < 1e-6 * want, "runtime grew by %g s, want %g s", sec1 - sec0,
                 want);
+  /* The compute breakdown names the 640 cycles as the TLB's, and its parts add up. */
+  ppt_thread_stats ts;
+  predict(t, &hw, &sum, &sec1, &tc1, &r, &ts);
+  ck_assert_msg(fabs(ts.cpu_s[PPT_CPU_TLB] - want) < 1e-6 * want, "tlb_s %g, want %g", ts.cpu_s[PPT_CPU_TLB],
+                want);
+  double parts = ts.ops_s;
+  for (int c = 0; c < PPT_TC_NCPU; c++) parts += ts.cpu_s[c];
+  ck_assert_msg(fabs(parts - ts.compute_s) < 1e-9 * ts.compute_s, "parts %g, compute %g", parts,
+                ts.compute_s);
+  ck_assert(ts.cpu_s[PPT_CPU_CHAIN] == 0 && ts.cpu_s[PPT_CPU_CALLS] == 0 && ts.cpu_s[PPT_CPU_PLAIN] == 0);
 
   /* A free first level: only the walks cost, 8 x 50 cycles. */
   hw.tlb[0].miss_cycles = 0;
-  predict(t, &hw, &sum, &sec1, &tc1, &r);
+  predict(t, &hw, &sum, &sec1, &tc1, &r, NULL);
   want = 400.0 / hw.clock_hz;
   ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
   ppt_trace_close(t);
@@ -120,9 +131,9 @@ START_TEST(hand_worked_cost) {
   hw.tlb[0].miss_cycles = 10;
   ck_assert_msg(ppt_trace_open(trace_path(1), &t, &err) == 0, "%s", err.msg);
   hw.ntlb = 0;
-  predict(t, &hw, &sum, &sec0, &tc0, &r);
+  predict(t, &hw, &sum, &sec0, &tc0, &r, NULL);
   hw.ntlb = 2;
-  predict(t, &hw, &sum, &sec1, &tc1, &r);
+  predict(t, &hw, &sum, &sec1, &tc1, &r, NULL);
   ck_assert_uint_eq(r.tlb_served[2], 8);
   ck_assert_uint_eq(r.tlb_near, 7);
   double l2 = hw.levels[1].latency_cycles;
