@@ -7,7 +7,7 @@
  *      shares each link max-min fairly between the cores streaming at the same time, so
  *      the realised streaming time ts includes contention;
  *   2. its memory time is Tm = (contention-free memory cycles) + ts, and the overlap
- *      policy gives its time T = Tc + Tm − f·min(Tc, Tm), as in ppt_time_compute (plus
+ *      policy gives its time T (ppt_tc_policy_cycles), as in ppt_time_compute (plus
  *      fork + join overhead in parallel regions): it ends at t0 + T.
  *
  * Every actor, working or not, then meets the others at a barrier; core 0 sleeps until
@@ -41,9 +41,8 @@ typedef struct sim_ctx {
   const eng_program *prog;
   const eng_demand *demands;
   const uint32_t *demand_of;
-  double f;        /* overlap fraction */
-  int stall;       /* STALL policy: transfers overlap compute, waits add (ppt/tasklist.h) */
-  double overhead; /* fork + join cycles, charged in parallel regions */
+  const ppt_tc_policy *policy; /* how compute and memory overlap (ppt_tc_policy_cycles) */
+  double overhead;             /* fork + join cycles, charged in parallel regions */
   sg_bar_t bar;
   sg_host_t *dest; /* [core * (nlevels + 1) + k]: far end of level k, NULL if private */
   double *finish;  /* [core]: when the core's thread ends its work in this region */
@@ -73,8 +72,8 @@ static void core_main(int argc, char **argv) {
         if (d->bytes[k] > 0 && dest[k]) sg_host_sendto(me, dest[k], d->bytes[k]);
       double ts = simgrid_get_clock() - t0;
       double tm = d->mem_private + ts;
-      double t = s->stall ? fmax(d->compute, tm - d->mem_wait) + d->mem_wait
-                          : d->compute + tm - s->f * fmin(d->compute, tm);
+      double t =
+          ppt_tc_policy_cycles(s->policy, d->compute, d->cpu_by[PPT_CPU_LOOP_EXIT], tm, tm - d->mem_wait);
       double busy = fmax(ts, (R->kind == PPT_REGION_FORK ? s->overhead : 0.0) + t);
       s->out->busy[slot] = busy;
       s->out->mem[slot] = tm;
@@ -161,8 +160,7 @@ int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand
                .prog = prog,
                .demands = demands,
                .demand_of = demand_of,
-               .f = ppt_tc_policy_fraction(&node->cfg.policy),
-               .stall = node->cfg.policy.overlap == PPT_OVERLAP_STALL,
+               .policy = &node->cfg.policy,
                .overhead = node->cfg.fork_cycles + node->cfg.join_cycles,
                .out = out};
   core_arg *args = calloc(node->cores, sizeof *args);

@@ -96,13 +96,14 @@ int ppt_tasklist_add_cycles(ppt_tasklist *tl, double n, ppt_err *err);
 /* What a CPU item's cycles stand for, so that a prediction can say what its compute
  * time is made of (ppt_tc_stats.cpu_by, `ppt predict --json` "compute"). */
 typedef enum ppt_tc_cpu {
-  PPT_CPU_PLAIN = 0,  /* PPT's CPU item as given */
-  PPT_CPU_CHAIN = 1,  /* a loop-carried dependence chain beyond what the ports need */
-  PPT_CPU_CALLS = 2,  /* calls into untraced library code */
-  PPT_CPU_BRANCH = 3, /* mispredicted branches */
-  PPT_CPU_TLB = 4,    /* data-TLB misses and page walks */
+  PPT_CPU_PLAIN = 0,     /* PPT's CPU item as given */
+  PPT_CPU_CHAIN = 1,     /* a loop-carried dependence chain beyond what the ports need */
+  PPT_CPU_CALLS = 2,     /* calls into untraced library code */
+  PPT_CPU_BRANCH = 3,    /* mispredicted branches */
+  PPT_CPU_TLB = 4,       /* data-TLB misses and page walks */
+  PPT_CPU_LOOP_EXIT = 5, /* mispredicted exits of self-looping blocks: overlap memory waits */
 } ppt_tc_cpu;
-#define PPT_TC_NCPU 5
+#define PPT_TC_NCPU 6
 /* A CPU item of n cycles standing for `what` (ppt_tasklist_add_cycles: PPT_CPU_PLAIN). */
 int ppt_tasklist_add_cycles_as(ppt_tasklist *tl, double n, ppt_tc_cpu what, ppt_err *err);
 
@@ -187,6 +188,15 @@ void ppt_tc_policy_default(ppt_tc_policy *p);
 /* f of the policy (0 for SUM, 1 for MAX, fraction for PARTIAL; STALL: 1, which it
  * applies to the transfers only). */
 double ppt_tc_policy_fraction(const ppt_tc_policy *p);
+/* T of one core under policy p, from its compute cycles tc, of which `hide` can run
+ * while the core waits for memory (PPT_CPU_LOOP_EXIT: a mispredicted loop exit resolves
+ * on its induction variable, and the refill overlaps the misses already in flight;
+ * interval analysis, Eyerman et al., TOCS 2009), its memory cycles tm and, of those,
+ * the transfers. SUM: tc + tm (PPT's classic model, nothing overlaps). Otherwise memory
+ * first covers `hide` (hidden = min(hide, tm)) and the rest overlaps the other compute
+ * cycles by the policy's f: T = tc + tm − hidden − f·min(tc − hide, tm − hidden) (MAX:
+ * max(tc, tm) still); STALL: max(tc, transfers) + the waits beyond `hide`. */
+double ppt_tc_policy_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers);
 /* "sum", "max", "partial,F" or "stall" into p's overlap and fraction (the other fields are left
  * alone); 0 on success, -1 when s is none of them. And the overlap's name. */
 int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p);
@@ -220,7 +230,7 @@ typedef struct ppt_tc_stats {
   double memory_cycles;                            /* Tm: Σ levels (latency + bw) + alloc */
   double transfer_cycles;                          /* of Tm, the transfers: Σ levels bw_cycles */
   double alloc_cycles;
-  double overlap_cycles; /* hidden by overlap: f · min(Tc, Tm) */
+  double overlap_cycles; /* hidden by overlap: Tc + Tm − cycles (ppt_tc_policy_cycles) */
   double stall_cycles;   /* cycles − compute_cycles: the core waiting on memory */
   double mem_accesses;   /* accesses of memory items (HITRATES, MEM_ACCESS) */
   double lambda_avg;     /* access-weighted Eq. 5 effective latency, cycles/access */

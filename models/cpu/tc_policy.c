@@ -80,6 +80,14 @@ double ppt_tc_policy_fraction(const ppt_tc_policy *p) {
   return -1.0;
 }
 
+double ppt_tc_policy_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers) {
+  if (p->overlap == PPT_OVERLAP_SUM) return tc + tm;
+  hide = fmin(fmax(hide, 0.0), tc);
+  if (p->overlap == PPT_OVERLAP_STALL) return fmax(tc, transfers) + fmax(0.0, tm - transfers - hide);
+  double hidden = fmin(hide, tm);
+  return tc + tm - hidden - ppt_tc_policy_fraction(p) * fmin(tc - hide, tm - hidden);
+}
+
 int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p) {
   if (!s) return -1;
   if (!strcmp(s, "sum")) {

@@ -45,6 +45,7 @@ int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged) {
    * exactly when the run reaches the last run's length. */
   uint32_t guess = e->loop && e->run == e->last_run && e->other ? e->other : e->target;
   int missed = e->target != 0 && guess != bb; /* the first sighting trains, it is not judged */
+  if (missed) missed = guess == prev || bb == prev ? PPT_BPRED_LOOP_MISS : PPT_BPRED_MISS;
   if (e->target == bb) {
     if (e->conf < 3) e->conf++;
     e->run++;

@@ -27,8 +27,12 @@ typedef struct ppt_bpred ppt_bpred;
 /* A predictor for `nthreads` threads over blocks 1..nbbs; NULL when out of memory. */
 ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs);
 /* Thread `thread` entered block bb; `judged`: the thread's previous block ends in a
- * branch (ppt-cc's PPT_OP_BRANCH > 0). Returns 1 if the predictor had guessed another
- * block, else 0 (also for the thread's first block and blocks out of range). */
+ * branch (ppt-cc's PPT_OP_BRANCH > 0). Returns PPT_BPRED_MISS if the predictor had
+ * guessed another block, PPT_BPRED_LOOP_MISS when that miss was a self-looping block's
+ * (the guess or the way taken went back to the block itself: a loop's exit or back edge,
+ * its condition on the induction variable), else 0 (also for the thread's first block
+ * and blocks out of range). */
+enum { PPT_BPRED_MISS = 1, PPT_BPRED_LOOP_MISS = 2 };
 int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged);
 /* The block thread `thread` is in (0: none yet). */
 uint32_t ppt_bpred_current(const ppt_bpred *p, uint32_t thread);

@@ -42,7 +42,10 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
        * was, when that block is counted. */
       uint32_t prev = ppt_bpred_current(m->bp, core);
       int miss = ppt_bpred_enter(m->bp, core, r[i].bb, m->branchy[prev]);
-      if (miss && (!m->counted || m->counted[prev])) c->mispredicts += m->w_inst[prev];
+      if (miss && (!m->counted || m->counted[prev])) {
+        c->mispredicts += m->w_inst[prev];
+        if (miss == PPT_BPRED_LOOP_MISS) c->loop_mispredicts += m->w_inst[prev];
+      }
     }
     if (m->counted && !m->counted[r[i].bb]) continue;
     /* The phase's site: its first counted block, or, when a phase begins inside a block
@@ -210,9 +213,15 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
   /* Untraced library code (libm): PPT's CPU item, at the spec's cost of a call. */
   if (!rc && c->xcalls > 0 && m->call_cycles > 0)
     rc = ppt_tasklist_add_cycles_as(tl, c->xcalls * m->call_cycles, PPT_CPU_CALLS, err);
-  /* Mispredicted branches flush the pipeline: the spec's cost of one, a CPU item. */
-  if (!rc && c->mispredicts > 0 && m->hw->branch_miss_cycles > 0)
-    rc = ppt_tasklist_add_cycles_as(tl, c->mispredicts * m->hw->branch_miss_cycles, PPT_CPU_BRANCH, err);
+  /* Mispredicted branches flush the pipeline: the spec's cost of one, a CPU item. A
+   * self-looping block's (a loop's exit on its induction variable) resolves without
+   * waiting for memory, so its refill overlaps the misses in flight (PPT_CPU_LOOP_EXIT,
+   * ppt_tc_policy_cycles); a branch on data waits for its load, then flushes. */
+  double bmc = m->hw->branch_miss_cycles, data_miss = c->mispredicts - c->loop_mispredicts;
+  if (!rc && data_miss > 0 && bmc > 0)
+    rc = ppt_tasklist_add_cycles_as(tl, data_miss * bmc, PPT_CPU_BRANCH, err);
+  if (!rc && c->loop_mispredicts > 0 && bmc > 0)
+    rc = ppt_tasklist_add_cycles_as(tl, c->loop_mispredicts * bmc, PPT_CPU_LOOP_EXIT, err);
   /* Data-TLB misses: the translation must be found before the load can issue, so the
    * time of the walk (or of the next TLB level) is charged like a mispredict, as CPU
    * cycles, not as a memory latency that misses in flight would overlap. */
@@ -333,6 +342,7 @@ static void scale_counts(counts *c, double f) {
   c->bytes *= f;
   c->xcalls *= f;
   c->mispredicts *= f;
+  c->loop_mispredicts *= f;
 }
 
 /* How many regions the j-th phase of site s stands for. Weighted (problem-size scaling),

@@ -160,6 +160,48 @@ START_TEST(compute_items) {
 }
 END_TEST
 
+/* Mispredicted loop exits overlap memory waits (ppt_tc_policy_cycles), by hand: Tc = 100
+ * cycles of which 30 are loop exits, Tm = 50 of which 10 are transfers.
+ *   SUM:          100 + 50                                     = 150 (nothing overlaps)
+ *   PARTIAL 0.25: memory covers the 30 first, the other 20 overlap the other 70 compute
+ *                 cycles by 0.25: 150 − 30 − 0.25 · min(70, 20) = 115 (without: 137.5)
+ *   MAX:          max(100, 50)                                 = 100
+ *   STALL:        max(100, 10) + (50 − 10 − 30)                = 110 (without: 140)
+ * and the same through ppt_time_compute, with the 30 cycles a LOOP_EXIT item. */
+START_TEST(loop_exits_overlap_memory) {
+  ppt_tc_policy p;
+  ppt_tc_policy_default(&p);
+  p.overlap = PPT_OVERLAP_SUM;
+  ck_close(ppt_tc_policy_cycles(&p, 100, 30, 50, 10), 150);
+  ck_assert_int_eq(ppt_tc_overlap_parse("partial,0.25", &p), 0);
+  ck_close(ppt_tc_policy_cycles(&p, 100, 30, 50, 10), 115);
+  ck_close(ppt_tc_policy_cycles(&p, 100, 0, 50, 10), 137.5);
+  ck_assert_int_eq(ppt_tc_overlap_parse("max", &p), 0);
+  ck_close(ppt_tc_policy_cycles(&p, 100, 30, 50, 10), 100);
+  ck_close(ppt_tc_policy_cycles(&p, 40, 30, 50, 10), 50);
+  ck_assert_int_eq(ppt_tc_overlap_parse("stall", &p), 0);
+  ck_close(ppt_tc_policy_cycles(&p, 100, 30, 50, 10), 110);
+  ck_close(ppt_tc_policy_cycles(&p, 100, 0, 50, 10), 140);
+  /* A loop exit hides nothing beyond the memory there is: Tm = 20 < 30. */
+  ck_assert_int_eq(ppt_tc_overlap_parse("partial,0.25", &p), 0);
+  ck_close(ppt_tc_policy_cycles(&p, 100, 30, 20, 0), 100);
+
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_tasklist *tl = ppt_tasklist_new();
+  ppt_err err;
+  ck_assert_int_eq(ppt_tasklist_add_cycles(tl, 70, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_cycles_as(tl, 30, PPT_CPU_LOOP_EXIT, &err), 0);
+  ck_assert_int_eq(ppt_tasklist_add_level_accesses(tl, 2, 1, &err), 0); /* one L3 access: 50 */
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+  ck_close(st.memory_cycles, 50);
+  ck_close(st.cycles, 115);
+  ck_close(st.overlap_cycles, 35);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
 /* CPU items keep what they stand for: 50 plain + 30 chain + 7 calls + 11 branch + 2 TLB
  * cycles are 100 CPU cycles, each kind's in cpu_by; an unknown kind is refused. */
 START_TEST(cpu_items_by_kind) {
@@ -167,7 +209,7 @@ START_TEST(cpu_items_by_kind) {
   fx_hwspec(&hw, 3);
   ppt_tasklist *tl = compute_tasklist();
   ppt_err err;
-  static const double n[PPT_TC_NCPU] = {0, 30, 7, 11, 2};
+  static const double n[PPT_TC_NCPU] = {0, 30, 7, 11, 2, 0};
   for (int c = 1; c < PPT_TC_NCPU; c++)
     ck_assert_int_eq(ppt_tasklist_add_cycles_as(tl, n[c], (ppt_tc_cpu)c, &err), 0);
   ck_assert_int_eq(ppt_tasklist_add_cycles_as(tl, 5, (ppt_tc_cpu)PPT_TC_NCPU, &err), PPT_EINPUT);
@@ -668,6 +710,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, eq5_amm_two_level_form);
   tcase_add_test(tc, compute_items);
   tcase_add_test(tc, cpu_items_by_kind);
+  tcase_add_test(tc, loop_exits_overlap_memory);
   tcase_add_test(tc, overlap_policies);
   tcase_add_test(tc, direct_levels_and_alloc);
   tcase_add_test(tc, sdcm_fully_associative);

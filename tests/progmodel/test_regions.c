@@ -295,7 +295,7 @@ START_TEST(two_regions) {
     json_object *cp;
     ck_assert(json_object_object_get_ex(r, "compute", &cp));
     double parts = num(cp, "ops_s") + num(cp, "other_s") + num(cp, "chain_s") + num(cp, "calls_s") +
-                   num(cp, "branch_miss_s") + num(cp, "tlb_s");
+                   num(cp, "branch_miss_s") + num(cp, "tlb_s") + num(cp, "loop_exit_s");
     ck_assert_msg(fabs(parts - num(r, "compute_s")) <= 1e-9 * num(r, "compute_s") + 1e-15,
                   "parts %g, compute %g", parts, num(r, "compute_s"));
     uint32_t line = (uint32_t)num(r, "line");
