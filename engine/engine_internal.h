@@ -42,7 +42,8 @@ void eng_program_free(eng_program *p);
 /* A tasklist as the node sees it, in cycles and bytes (from ppt_time_compute). */
 typedef struct eng_demand {
   double compute;               /* Tc */
-  double cpu_by[PPT_TC_NCPU];   /* of Tc, the CPU items by kind (the rest: the ops' issue) */
+  double ops;                   /* of Tc, the op items' issue */
+  double cpu_by[PPT_TC_NCPU];   /* of Tc, the CPU items by kind */
   double mem_alone;             /* Tm alone on the node */
   double mem_private;           /* Tm minus the streaming time of shared levels (contention-free) */
   double mem_wait;              /* of mem_private, the latency the core waits out (STALL policy) */

@@ -91,19 +91,13 @@ uint32_t ppt_node_cores(const ppt_node *node) {
 
 /* ---- step 1: demands ---------------------------------------------------------- */
 
-/* The CPU items' cycles of a demand, all kinds together. */
-static double cpu_sum(const eng_demand *d) {
-  double s = 0;
-  for (int c = 0; c < PPT_TC_NCPU; c++) s += d->cpu_by[c];
-  return s;
-}
-
 static int demand_of_tasklist(const ppt_node *node, const ppt_tasklist *tl, eng_demand *d, ppt_err *err) {
   ppt_tc_stats st;
   int rc = ppt_time_compute(&node->hw, tl, &node->cfg.policy, &st, err);
   if (rc) return rc;
   memset(d, 0, sizeof *d);
   d->compute = st.compute_cycles;
+  d->ops = st.compute_cycles - st.cpu_cycles;
   memcpy(d->cpu_by, st.cpu_by, sizeof d->cpu_by);
   d->mem_alone = st.memory_cycles;
   double streamed = 0;
@@ -247,7 +241,7 @@ static int collect(const ppt_node *node, const eng_program *prog, const eng_dema
       const eng_demand *d = &demands[demand_of[slot]];
       res->threads[slot] = (ppt_thread_stats){.busy_s = o->busy[slot] / hz,
                                               .compute_s = d->compute / hz,
-                                              .ops_s = (d->compute - cpu_sum(d)) / hz,
+                                              .ops_s = d->ops / hz,
                                               .memory_s = o->mem[slot] / hz,
                                               .memory_alone_s = d->mem_alone / hz,
                                               .wait_s = (len - o->busy[slot]) / hz};

@@ -42,10 +42,8 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
        * was, when that block is counted. */
       uint32_t prev = ppt_bpred_current(m->bp, core);
       int miss = ppt_bpred_enter(m->bp, core, r[i].bb, m->branchy[prev]);
-      if (miss && (!m->counted || m->counted[prev])) {
-        c->mispredicts += m->w_inst[prev];
-        if (miss == PPT_BPRED_LOOP_MISS) c->loop_mispredicts += m->w_inst[prev];
-      }
+      if (miss && (!m->counted || m->counted[prev]))
+        c->mispredicts[miss == PPT_BPRED_LOOP_MISS] += m->w_inst[prev];
     }
     if (m->counted && !m->counted[r[i].bb]) continue;
     /* The phase's site: its first counted block, or, when a phase begins inside a block
@@ -217,11 +215,10 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
    * self-looping block's (a loop's exit on its induction variable) resolves without
    * waiting for memory, so its refill overlaps the misses in flight (PPT_CPU_LOOP_EXIT,
    * ppt_tc_policy_cycles); a branch on data waits for its load, then flushes. */
-  double bmc = m->hw->branch_miss_cycles, data_miss = c->mispredicts - c->loop_mispredicts;
-  if (!rc && data_miss > 0 && bmc > 0)
-    rc = ppt_tasklist_add_cycles_as(tl, data_miss * bmc, PPT_CPU_BRANCH, err);
-  if (!rc && c->loop_mispredicts > 0 && bmc > 0)
-    rc = ppt_tasklist_add_cycles_as(tl, c->loop_mispredicts * bmc, PPT_CPU_LOOP_EXIT, err);
+  static const ppt_tc_cpu miss_kind[2] = {PPT_CPU_BRANCH, PPT_CPU_LOOP_EXIT};
+  for (int k = 0; k < 2 && !rc; k++)
+    if (c->mispredicts[k] > 0 && m->hw->branch_miss_cycles > 0)
+      rc = ppt_tasklist_add_cycles_as(tl, c->mispredicts[k] * m->hw->branch_miss_cycles, miss_kind[k], err);
   /* Data-TLB misses: the translation must be found before the load can issue, so the
    * time of the walk (or of the next TLB level) is charged like a mispredict, as CPU
    * cycles, not as a memory latency that misses in flight would overlap. */
@@ -341,8 +338,8 @@ static void scale_counts(counts *c, double f) {
   c->refs *= f;
   c->bytes *= f;
   c->xcalls *= f;
-  c->mispredicts *= f;
-  c->loop_mispredicts *= f;
+  c->mispredicts[0] *= f;
+  c->mispredicts[1] *= f;
 }
 
 /* How many regions the j-th phase of site s stands for. Weighted (problem-size scaling),

@@ -21,8 +21,9 @@ typedef struct counts {
   /* cycles by which recurrences outlast their blocks' throughput, per compute model
    * (ppt_compute_model): kept for both so that the simulation serves every policy */
   double chain_extra[NCOMPUTE];
-  double mispredicts;      /* branches the predictor model got wrong (progmodel/bpred.h) */
-  double loop_mispredicts; /* of them, self-looping blocks' (PPT_BPRED_LOOP_MISS) */
+  /* Branches the predictor model got wrong (progmodel/bpred.h): [0] branches on data,
+   * [1] self-looping blocks' (PPT_BPRED_LOOP_MISS, a loop's exit). */
+  double mispredicts[2];
 } counts;
 
 typedef struct phase {
