@@ -27,7 +27,9 @@ static void help(void) {
       "fall in one L1 set (mlp, mlp_same_set); the cost of a cache-to-cache transfer (two\n"
       "threads on two cores hand one line back and forth); throughput and latency of each\n"
       "op class; the cost of a mispredicted branch (a loop branching on random bytes\n"
-      "against the same bytes sorted); the cost of an empty OpenMP parallel region on all\n"
+      "against the same bytes sorted); the FP ops a core holds waiting to issue (fp_window:\n"
+      "independent elements, each a long chain of dependent fmul/fadd, overlap only as far\n"
+      "as that window reaches); the cost of an empty OpenMP parallel region on all\n"
       "CPUs and on one thread, timed by ppt-ompcost (installed next to ppt; $PPT_OMPCOST\n"
       "overrides), a process without SimGrid, whose presence slows OpenMP regions. Prints\n"
       "the measured table. Each figure is the median of many short trials: the machine as\n"
@@ -85,6 +87,9 @@ static double get_fj(const ppt_hwspec *h) {
 static double get_fjs(const ppt_hwspec *h) {
   return h->fork_join_serial_cycles;
 }
+static double get_fpw(const ppt_hwspec *h) {
+  return h->fp_window;
+}
 static double get_llc(const ppt_hwspec *h) {
   return (double)h->levels[h->nlevels - 1].size / (1 << 20);
 }
@@ -101,6 +106,7 @@ static void print_spread(FILE *f, const ppt_hwspec *runs, size_t n, const ppt_hw
   spread(f, "coherence cycles", runs, n, get_coh(med), get_coh);
   spread(f, "fork_join cycles", runs, n, get_fj(med), get_fj);
   spread(f, "fork_join_serial cycles", runs, n, get_fjs(med), get_fjs);
+  spread(f, "fp_window ops", runs, n, get_fpw(med), get_fpw);
   spread(f, "DRAM one core GB/s", runs, n, get_dram(med), get_dram);
 }
 
@@ -168,6 +174,15 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
           "coherence", 0.5 * r->c2c_round_trip_ns, hw->coherence_cycles, r->c2c_round_trip_ns, r->c2c_cpus[0],
           r->c2c_cpus[1]);
   fprintf(f, "mlp %.3g misses in flight\n", hw->mlp);
+  /* Each depth's cycles per chain at the clock the spec was computed with (not the spec's
+   * 3-digit clock_ghz), so they are the citation's figures. */
+  double clk = r->clock_method == PPT_CALIB_CLOCK_CHAIN ? r->clock_chain_hz : r->clock_cpuinfo_hz;
+  fprintf(
+      f,
+      "fp_window %.3g FP ops waiting to issue  (chains of D (fmul, fadd) pairs, D = %u/%u/%u: %.3g/%.3g/%.3g "
+      "cycles per chain)\n",
+      hw->fp_window, r->fpwin_depth[0], r->fpwin_depth[1], r->fpwin_depth[2], r->fpwin_ns[0] * clk * 1e-9,
+      r->fpwin_ns[1] * clk * 1e-9, r->fpwin_ns[2] * clk * 1e-9);
   if (r->same_set_load_ns > 0)
     fprintf(f,
             "mlp_same_set load %.3g, store %.3g  (column walk, %u x %u rows of %" PRIu64
@@ -294,6 +309,15 @@ static json_object *measured_json(const ppt_calib_result *r) {
   json_object_object_add(br, "sorted_ns_per_branch", json_object_new_double(r->branch_sorted_ns));
   json_object_object_add(br, "ns_per_mispredict", json_object_new_double(r->branch_miss_ns));
   json_object_object_add(m, "branch_miss", br);
+  json_object *fw = json_object_new_object();
+  json_object *dep = json_object_new_array(), *ns = json_object_new_array();
+  for (int j = 0; j < PPT_CALIB_FPWIN_N; j++) {
+    json_object_array_add(dep, json_object_new_int64(r->fpwin_depth[j]));
+    json_object_array_add(ns, json_object_new_double(r->fpwin_ns[j]));
+  }
+  json_object_object_add(fw, "depth_pairs", dep);
+  json_object_object_add(fw, "ns_per_chain", ns);
+  json_object_object_add(m, "fp_window", fw);
   return m;
 }
 

@@ -23,6 +23,8 @@
  *               each op class, kept alive with empty asm barriers.
  *   branch miss a loop branching on random bytes against the same loop on the same
  *               bytes sorted: the difference over the mispredicted half of the branches.
+ *   FP window   independent elements, each a long chain of dependent FP ops: how many
+ *               chains overlap tells how many ops wait to issue.
  *   fork-join   empty OpenMP parallel-for regions on all CPUs and on one thread, timed
  *               by the ppt-ompcost probe in a process without SimGrid (see below).
  *   coherence   two threads pinned to two cores hand one cache line back and forth (an
@@ -42,6 +44,9 @@
 /* Sweeps of the retention stage (ppt_calib_result.ret_bytes): the level's size, then
  * half-octave steps up to 8 times it. */
 #define PPT_CALIB_RET_POINTS 7
+
+/* Chain depths the FP window is timed at (ppt_calib_result.fpwin_depth). */
+#define PPT_CALIB_FPWIN_N 3
 
 /* Most working-set sizes timed when sweeping one level's effective capacity. */
 #define PPT_CALIB_MAX_SWEEP 16
@@ -232,6 +237,13 @@ typedef struct ppt_calib_result {
    * the difference was not positive (then not in the spec). */
   double branch_random_ns, branch_sorted_ns;
   double branch_miss_ns;
+  /* FP ops waiting to issue (calib_window.c): 256 independent elements of an L1 array,
+   * each a chain of fpwin_depth[j] dependent (fmul, fadd) pairs; ns per element. The
+   * spec's fp_window is the median over j of P x F / T - F, with T these in cycles,
+   * F = 2 x depth ops and P = depth x (the spec's fmul + fadd latency) cycles; 0 (not in
+   * the spec) when that median is outside the schema's range. */
+  uint32_t fpwin_depth[PPT_CALIB_FPWIN_N];
+  double fpwin_ns[PPT_CALIB_FPWIN_N];
   int optimised;  /* the kernels were compiled with optimisation */
   double seconds; /* wall time of the whole calibration */
 } ppt_calib_result;

@@ -84,6 +84,11 @@ typedef struct ppt_hwspec {
                                     refill, cycles; the runtime model charges it per
                                     misprediction of a predictor simulated over each
                                     thread's block sequence; 0 = unknown (not charged) */
+  /* FP ops one core holds dispatched but not yet issued (its FP schedulers and the queue
+   * before them): it bounds how many executions of a block with a long in-block chain of
+   * dependent FP ops overlap (docs/engine.md "Chains inside a block"). 0 = unknown: no
+   * bound. */
+  double fp_window;
   double mlp;                    /* memory-level parallelism: cache misses one core keeps in
                                     flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
   /* Misses in flight when a thread's misses queue on one first-level set (a column walk

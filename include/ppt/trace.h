@@ -116,8 +116,9 @@ enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4, PPT_BB_EXT
 #define PPT_BB_CHAIN_MUL_MASK 0xFFu
 /* PPT_BB_PATH (bit 31): bits 16-21, 22-27 and 28-30 hold the adds, multiplies and
  * divides (saturated at 63, 63, 7) of the longest chain of dependent FP ops inside one
- * execution of the block; absent in older traces. Recorded by ppt-cc, read by no model
- * yet (a bound on how many executions of a block a core's scheduler overlaps). */
+ * execution of the block; absent in older traces. Recorded by ppt-cc, read by the
+ * program model (how many executions of the block a core's FP window, hwspec fp_window,
+ * overlaps). */
 #define PPT_BB_PATH 0x80000000u
 #define PPT_BB_PATH_ADD_SHIFT 16
 #define PPT_BB_PATH_MUL_SHIFT 22
@@ -151,6 +152,19 @@ static inline unsigned ppt_trace_bb_sqrts(const ppt_trace_bb *bb) {
 static inline int ppt_trace_bb_chain_muls(const ppt_trace_bb *bb) {
   if (!(bb->flags & PPT_BB_EXT)) return -1;
   return (int)((bb->flags >> PPT_BB_CHAIN_MUL_SHIFT) & PPT_BB_CHAIN_MUL_MASK);
+}
+
+/* The longest chain of dependent FP ops inside one execution of the block (PPT_BB_PATH):
+ * its adds, multiplies and divides; 0 when the trace does not say (older traces). */
+static inline int ppt_trace_bb_path(const ppt_trace_bb *bb, unsigned *adds, unsigned *muls, unsigned *divs) {
+  if (!(bb->flags & PPT_BB_PATH)) {
+    *adds = *muls = *divs = 0;
+    return 0;
+  }
+  *adds = (bb->flags >> PPT_BB_PATH_ADD_SHIFT) & PPT_BB_PATH_ADD_MAX;
+  *muls = (bb->flags >> PPT_BB_PATH_MUL_SHIFT) & PPT_BB_PATH_MUL_MAX;
+  *divs = (bb->flags >> PPT_BB_PATH_DIV_SHIFT) & PPT_BB_PATH_DIV_MAX;
+  return 1;
 }
 
 typedef struct ppt_trace_chunk_info {

@@ -1,11 +1,11 @@
 /* calib.c — `ppt calibrate`: measure the host and describe it as a hwspec.
  *
  * Order of work: geometry (CPUID, sysfs or a chase sweep: calib_geo.c) -> clock -> latency per level and DRAM
- * -> bandwidth per level and DRAM -> op throughputs and latencies -> hwspec with a citation for every figure
- * (calib_spec.c). Everything measured in seconds is turned into cycles with the measured clock, so a wrong
- * clock would scale every cycle figure; that is why the clock's method and the /proc/cpuinfo figure are both
- * kept in the result. Each stage below is one function of ppt_calib_run, in the order it runs them; they
- * share a calib_run (calib_run.h). */
+ * -> bandwidth per level and DRAM -> op throughputs and latencies, FP window -> hwspec with a citation for
+ * every figure (calib_spec.c). Everything measured in seconds is turned into cycles with the measured clock,
+ * so a wrong clock would scale every cycle figure; that is why the clock's method and the /proc/cpuinfo
+ * figure are both kept in the result. Each stage below is one function of ppt_calib_run, in the order it runs
+ * them; they share a calib_run (calib_run.h). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -460,13 +460,22 @@ static int stage_ops_and_clock(calib_run *r) {
    * add-chain trial (calib_op_adds), so an op's cycles do not depend on the load or the
    * clock at the moment the clock itself was timed. */
   double thr_adds[PPT_HW_NOPCLASS], lat_adds[PPT_HW_NOPCLASS];
-  for (int round = 0; round < (r->cfg->quick ? 1 : 2); round++)
+  double win_adds[PPT_CALIB_FPWIN_N];
+  for (int round = 0; round < (r->cfg->quick ? 1 : 2); round++) {
     for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
       double thr, lat;
       calib_op_adds(op, &r->t_ops, &thr, &lat);
       thr_adds[op] = round == 0 ? thr : calib_rounds(thr_adds[op], thr, &r->t_ops);
       lat_adds[op] = round == 0 ? lat : calib_rounds(lat_adds[op], lat, &r->t_ops);
     }
+    /* The FP window in the same rounds and against the same add chain as the fadd and
+     * fmul latencies it is read with (calib_spec.c), so load or a clock change that
+     * moves one moves the other alike. */
+    double win[PPT_CALIB_FPWIN_N];
+    calib_fp_window_adds(&r->t_ops, out->fpwin_depth, win);
+    for (int j = 0; j < PPT_CALIB_FPWIN_N; j++)
+      win_adds[j] = round == 0 ? win[j] : calib_rounds(win_adds[j], win[j], &r->t_ops);
+  }
 
   /* ---- clock (second measurement) ---- */
   double add_s = calib_rounds(r->add_s, calib_add_chain_s(&r->t_clock), &r->t_clock);
@@ -475,6 +484,7 @@ static int stage_ops_and_clock(calib_run *r) {
     out->op_ns[op] = thr_adds[op] * add_s * 1e9;
     out->op_lat_ns[op] = lat_adds[op] * add_s * 1e9;
   }
+  for (int j = 0; j < PPT_CALIB_FPWIN_N; j++) out->fpwin_ns[j] = win_adds[j] * add_s * 1e9;
   out->clock_chain_hz = add_s > 0 ? 1.0 / add_s : 0;
   out->clock_cpuinfo_hz = r->mhz * 1e6;
   r->clock = out->clock_chain_hz;

@@ -1,7 +1,8 @@
 /* calib_impl.h — internals shared by the calib*.c files of `ppt calibrate`.
  *
  * The measuring kernels live in calib_mem.c (pointer chasing, streaming reads),
- * calib_ops.c (op chains, clock) and calib_branch.c (branch mispredictions), all timed
+ * calib_ops.c (op chains, clock), calib_branch.c (branch mispredictions) and
+ * calib_window.c (FP ops waiting to issue), all timed
  * by calib_time.c; calib_omp.c times OpenMP regions, normally through the ppt-ompcost
  * probe run by calib_ompcost.c;
  * calib_sysfs.c reads the cache geometry, calib_tlb.c the data TLB's (CPUID) and times
@@ -278,6 +279,17 @@ int calib_find_geometry(const ppt_calib_config *cfg, calib_cpuid_regs *regs, con
  * is not positive). -1 when out of memory. */
 int calib_branch_miss_s(gsl_rng *rng, const calib_timing *t, double *random_s, double *sorted_s,
                         double *miss_s);
+
+/* ---- calib_window.c ---- */
+/* One dependent 64-bit add per cycle (calib_ops.c): the chain the op kernels are timed
+ * against, so that their time over its time is cycles. */
+void calib_k_add_chain(void *arg, uint64_t n);
+/* Cycles per element (timed against the add chain, calib_measure_vs) of the FP-window
+ * kernel at each of its PPT_CALIB_FPWIN_N chain depths (depth[j] dependent (fmul, fadd)
+ * pairs per element, elements independent): how many chains overlap is bound by the FP
+ * ops the core holds waiting to issue. 0 when out of memory. */
+void calib_fp_window_adds(const calib_timing *t, uint32_t depth[PPT_CALIB_FPWIN_N],
+                          double adds[PPT_CALIB_FPWIN_N]);
 
 /* ---- calib_tlb.c ---- */
 /* Data-TLB levels for 4 KiB pages, from the core outwards with entries growing, each a

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calib/calib_run.h"
+#include "hwspec/hwspec_limits.h"
 
 /* Three significant digits: measurements are not more precise, and the spec reads
  * better. */
@@ -153,6 +154,45 @@ static void spec_tlb(calib_run *r) {
   }
 }
 
+/* The citation and the note name each depth's figure: three of them. */
+_Static_assert(PPT_CALIB_FPWIN_N == 3, "fp_window's citation lists three depths");
+
+/* FP ops waiting to issue, from the FP-window kernel (calib_window.c): at depth D an
+ * element has F = 2D FP ops along a chain of P = D x (fmul + fadd latency) cycles and
+ * runs in T = P x F / (S + F) cycles when S ops wait, so S = P x F / T - F. P uses the
+ * spec's latencies, after rounding, because the model computes P from the spec: the S
+ * written is the one with which the model gives back the T timed. s[j] gets depth j's S
+ * (0 when not timed); returns their median, to 3 digits. */
+static double fp_window_of(const calib_run *r, double s[PPT_CALIB_FPWIN_N]) {
+  const ppt_calib_result *out = r->out;
+  const ppt_hwspec *hw = r->hw;
+  double pair = hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency;
+  double v[PPT_CALIB_FPWIN_N];
+  for (int j = 0; j < PPT_CALIB_FPWIN_N; j++) {
+    double d = out->fpwin_depth[j], t = out->fpwin_ns[j] * r->cyc_ns;
+    s[j] = v[j] = t > 0 ? d * pair * 2 * d / t - 2 * d : 0;
+  }
+  for (int i = 1; i < PPT_CALIB_FPWIN_N; i++) /* insertion sort, for the median */
+    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+      double x = v[j];
+      v[j] = v[j - 1];
+      v[j - 1] = x;
+    }
+  return sig3(v[PPT_CALIB_FPWIN_N / 2]);
+}
+
+/* fp_window, or 0 (unknown: no bound) with a note when the median is outside the
+ * schema's range (a kernel the ports bound, or a run spoiled by load). */
+static void spec_fp_window(calib_run *r) {
+  double s[PPT_CALIB_FPWIN_N], med = fp_window_of(r, s);
+  r->hw->fp_window = med >= HW_MIN_FP_WINDOW && med <= HW_MAX_FP_WINDOW ? med : 0;
+  if (r->hw->fp_window == 0)
+    calib_note(r->notes, sizeof r->notes,
+               "fp_window not measured: chains of dependent FP ops read %.3g ops waiting to issue "
+               "(median of %.3g, %.3g, %.3g), outside %g-%g.",
+               med, s[0], s[1], s[2], HW_MIN_FP_WINDOW, HW_MAX_FP_WINDOW);
+}
+
 /* Every figure in cycles of r->clock, three significant digits. */
 static void spec_figures(calib_run *r) {
   const ppt_calib_result *out = r->out;
@@ -179,6 +219,7 @@ static void spec_figures(calib_run *r) {
   hw->fork_join_cycles = out->fork_join_ns > 0 ? sig3(out->fork_join_ns * cyc_ns) : 0;
   hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
   hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
+  spec_fp_window(r); /* after the op latencies: it reads the spec's */
   spec_tlb(r);
   hw->ops[PPT_HW_BRANCH].latency = 0;
 }
@@ -285,6 +326,18 @@ static void cite_scalars(calib_run *r) {
          "timed a loop branching on random vs predictable bytes: 1 MiB of random bytes %.3g ns per "
          "branch, the same sorted %.3g ns, half the random ones mispredicted: %.3g ns per mispredict",
          out->branch_random_ns, out->branch_sorted_ns, out->branch_miss_ns);
+  if (hw->fp_window > 0) {
+    double s[PPT_CALIB_FPWIN_N];
+    fp_window_of(r, s);
+    double c = r->cyc_ns;
+    cite(hw, "fp_window",
+         "ppt calibrate%s: 256 independent chains of D (fmul, fadd) pairs, D = %u/%u/%u: T = %.3g/%.3g/%.3g "
+         "cycles each; F = 2D ops, P = D x %.3g cycles (spec latencies): S = P F / T - F = %.3g/%.3g/%.3g, "
+         "median",
+         r->when, out->fpwin_depth[0], out->fpwin_depth[1], out->fpwin_depth[2], out->fpwin_ns[0] * c,
+         out->fpwin_ns[1] * c, out->fpwin_ns[2] * c,
+         hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency, s[0], s[1], s[2]);
+  }
   if (hw->vector_bits)
     cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
          r->vec_what, hw->vector_bits);

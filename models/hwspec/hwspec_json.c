@@ -122,6 +122,7 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
     rc |= add(o, "fork_join_serial_cycles", num(hw->fork_join_serial_cycles));
   if (hw->branch_miss_cycles > 0) rc |= add(o, "branch_miss_cycles", num(hw->branch_miss_cycles));
   if (hw->coherence_cycles > 0) rc |= add(o, "coherence_cycles", num(hw->coherence_cycles));
+  if (hw->fp_window > 0) rc |= add(o, "fp_window", num(hw->fp_window));
   rc |= add_array(o, "levels", hw, hw->nlevels < PPT_HW_MAX_LEVELS ? hw->nlevels : PPT_HW_MAX_LEVELS, level_item);
   if (hw->ntlb) rc |= add_array(o, "tlb", hw, hw->ntlb < PPT_HW_MAX_TLB ? hw->ntlb : PPT_HW_MAX_TLB, tlb_item);
   if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0 || hw->dram_core_bw_bytes_per_s > 0) {

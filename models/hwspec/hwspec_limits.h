@@ -19,6 +19,9 @@
  * can give a small figure, so the floor only rejects a figure in the wrong unit. */
 #define HW_MIN_SMALL_CYCLES 0.01
 #define HW_MAX_CALL_CYCLES 1e6           /* a libm call: tens of cycles, thousands at worst */
+/* FP ops waiting in one core's schedulers: tens on small cores, ~100-200 on wide ones. */
+#define HW_MIN_FP_WINDOW 1.0
+#define HW_MAX_FP_WINDOW 4096.0
 #define HW_MAX_FORK_JOIN_CYCLES 1e9      /* a fork-join: thousands of cycles, ~1e6 on huge machines */
 #define HW_MAX_BRANCH_MISS_CYCLES 1000.0 /* a pipeline refill: 10-30 cycles */
 #define HW_MAX_COHERENCE_CYCLES 100000.0 /* a cache-to-cache transfer: under 1000 across sockets */

@@ -431,6 +431,22 @@ static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   return lat + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
 }
 
+/* Cycles per execution of a block whose longest in-block chain of dependent FP ops takes
+ * P cycles, when the core's FP window (hwspec fp_window, S ops dispatched and waiting to
+ * issue) bounds how many executions overlap: the window holds the F FP ops of S / F whole
+ * executions besides the one it drains, each advancing one op per P / F cycles, so
+ * (S / F + 1) · F / P ops issue per cycle and an execution takes P · F / (S + F). Long
+ * chains over independent elements (a Horner polynomial per element) run at this bound;
+ * 0 where the spec or the trace does not say. */
+static double window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
+  unsigned adds, muls, divs;
+  if (!(hw->fp_window > 0) || !ppt_trace_bb_path(bb, &adds, &muls, &divs)) return 0;
+  double p = adds * hw->ops[PPT_HW_FADD].latency + muls * hw->ops[PPT_HW_FMUL].latency +
+             divs * hw->ops[PPT_HW_FDIV].latency;
+  double f = (double)bb->ops[PPT_OP_FADD] + bb->ops[PPT_OP_FMUL] + bb->ops[PPT_OP_FDIV];
+  return f > 0 ? p * f / (hw->fp_window + f) : 0;
+}
+
 /* Block id b's weight: w[b], 1 where w is NULL. */
 static double *weights(const double *w, uint32_t nbbs) {
   double *a = malloc(((size_t)nbbs + 1) * sizeof *a);
@@ -480,7 +496,8 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
   for (uint32_t b = 1; !rc && b <= nbbs; b++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
     m->branchy[b] = bb->ops[PPT_OP_BRANCH] > 0;
-    double chain = chain_cycles(hw, bb);
+    /* The slower of the loop-carried recurrence and the in-block chain's window bound. */
+    double chain = fmax(chain_cycles(hw, bb), window_cycles(hw, bb));
     if (chain <= 0) continue;
     counts one = {0};
     add_block(&one, bb, 1.0);

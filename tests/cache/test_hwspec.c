@@ -135,6 +135,7 @@ static void assert_same(const ppt_hwspec *a, const ppt_hwspec *b) {
   ck_assert(a->fork_join_serial_cycles == b->fork_join_serial_cycles);
   ck_assert(a->branch_miss_cycles == b->branch_miss_cycles);
   ck_assert(a->coherence_cycles == b->coherence_cycles);
+  ck_assert(a->fp_window == b->fp_window);
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     ck_assert(a->ops[k].per_cycle == b->ops[k].per_cycle && a->ops[k].latency == b->ops[k].latency);
   ck_assert_uint_eq(a->nsources, b->nsources);
@@ -273,6 +274,40 @@ START_TEST(branch_miss) {
   hw.branch_miss_cycles = INFINITY;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
   ck_assert_str_eq(err.msg, "mod: branch_miss_cycles: inf is out of range [0.01, 1000] cycles");
+}
+END_TEST
+
+/* fp_window (FP ops waiting to issue in one core): optional top-level number in [1, 4096],
+ * written back only when given, citable; 0 in the struct means unknown. */
+START_TEST(fp_window) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(
+      parse_q(BRANCH(", 'fp_window': 96.5, 'sources': {'fp_window': 'Horner chains'}"), &hw, &err) == 0, "%s",
+      err.msg);
+  ck_assert(hw.fp_window == 96.5);
+  ck_assert_str_eq(hw.sources[0].key, "fp_window");
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"fp_window\": 96.5"));
+  free(json);
+  round_trip(&hw);
+  ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.fp_window == 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "fp_window"));
+  free(json);
+  ck_assert_int_eq(parse_q(BRANCH(", 'fp_window': 0"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg,
+                   "bad.json: fp_window: must be a positive number (got 0); leave the key out if unknown");
+  ck_assert_int_eq(parse_q(BRANCH(", 'fp_window': 5000"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: fp_window: 5000 is out of range [1, 4096] FP ops");
+  ck_assert_int_eq(parse_q(BRANCH(", 'fp_window': '96'"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: fp_window: must be a number, got a string");
+  ck_assert_msg(parse_q(BRANCH(", 'fp_window': 96.5"), &hw, &err) == 0, "%s", err.msg);
+  hw.fp_window = NAN;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "mod: fp_window: nan is out of range [1, 4096] FP ops");
 }
 END_TEST
 
@@ -628,10 +663,10 @@ static const char *const range_bounds[] = {
     "{'name': 'x', 'cores': 65536, 'levels': [" LV1 "]}",
     TOPX("'clock_ghz': 0.1, 'mlp': 1, 'call_cycles': 0.01, 'fork_join_cycles': 0.01, "
          "'fork_join_serial_cycles': 0.01,"
-         " 'branch_miss_cycles': 0.01, 'coherence_cycles': 0.01, 'vector_bits': 32"),
+         " 'branch_miss_cycles': 0.01, 'coherence_cycles': 0.01, 'vector_bits': 32, 'fp_window': 1"),
     TOPX("'clock_ghz': 10, 'mlp': 1024, 'call_cycles': 1e6, 'fork_join_cycles': 1e9, "
          "'fork_join_serial_cycles': 1e9,"
-         " 'branch_miss_cycles': 1000, 'coherence_cycles': 100000, 'vector_bits': 4096"),
+         " 'branch_miss_cycles': 1000, 'coherence_cycles': 100000, 'vector_bits': 4096, 'fp_window': 4096"),
     LVX("'size': 64, 'assoc': 1, 'line': 64"),
     LVX("'size': 64, 'assoc': 4, 'line': 16"),
     LVX("'size': 4294967296, 'assoc': 16, 'line': 4096"),
@@ -755,6 +790,7 @@ int main(void) {
   tcase_add_test(tc, round_trips);
   tcase_add_test(tc, dram_core_bandwidth);
   tcase_add_test(tc, branch_miss);
+  tcase_add_test(tc, fp_window);
   tcase_add_test(tc, mlp_same_set);
   tcase_add_test(tc, coherence);
   tcase_add_test(tc, the_good_base_is_good);

@@ -228,6 +228,66 @@ START_TEST(branch_miss_plausible) {
 }
 END_TEST
 
+/* fp_window: recomputed here from the result's raw timings and the spec's own fadd and
+ * fmul latencies, as the model will read them: at depth D an element is F = 2D FP ops on
+ * a chain of P = D x (fmul + fadd) cycles and takes T = P F / (S + F) cycles, so
+ * S = P F / T - F; the figure is the median over the depths, to 3 digits. Each depth's
+ * T lies between F / 8 cycles (8 FP ops a cycle, twice what the widest cores we know
+ * issue) and P cycles (one chain at a time, no overlap; 20 % slack for noise). On a real
+ * run the window is 16-512 ops (the Zen 5 test VM: ~100); a kernel the compiler had
+ * folded or vectorised would read far outside. Cited with each depth's T and the
+ * latencies used; written and read back. */
+START_TEST(fp_window_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  const ppt_hwspec *hw = &r->hw;
+  double pair = hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency;
+  ck_assert_msg(pair > 0, "fmul %g + fadd %g cycles", hw->ops[PPT_HW_FMUL].latency,
+                hw->ops[PPT_HW_FADD].latency);
+  double s[PPT_CALIB_FPWIN_N];
+  for (int j = 0; j < PPT_CALIB_FPWIN_N; j++) {
+    double d = r->fpwin_depth[j], f = 2 * d, p = d * pair;
+    ck_assert_msg(d >= 8 && (j == 0 || d > r->fpwin_depth[j - 1]), "depth %g", d);
+    ck_assert_msg(r->fpwin_ns[j] > 0 && isfinite(r->fpwin_ns[j]), "%g ns at depth %g", r->fpwin_ns[j], d);
+    double t = r->fpwin_ns[j] * hw->clock_hz * 1e-9;
+    if (r->optimised)
+      ck_assert_msg(t >= f / 8 && t <= 1.2 * p, "depth %g: %g cycles per chain (ports %g, one chain %g)", d,
+                    t, f / 8, p);
+    s[j] = p * f / t - f;
+  }
+  /* the median of three: neither the smallest nor the largest */
+  double lo = fmin(fmin(s[0], s[1]), s[2]), hi = fmax(fmax(s[0], s[1]), s[2]);
+  double med = s[0] + s[1] + s[2] - lo - hi;
+  if (hw->fp_window == 0 && !r->optimised) {
+    /* outside the schema's range: left out, and the notes say so */
+    ck_assert_msg(!(med >= 1 && med <= 4096), "median %g left out", med);
+    ck_assert_msg(strstr(hw->notes, "fp_window not measured") != NULL, "%s", hw->notes);
+    ck_assert(!cited(hw, "fp_window"));
+    return;
+  }
+  ck_assert_msg(hw->fp_window > 0 && isfinite(hw->fp_window), "%g (recomputed %g)", hw->fp_window, med);
+  /* the spec's clock is itself rounded to 3 digits: a little slack on top of sig3's */
+  ck_assert_msg(fabs(hw->fp_window - med) <= 0.01 * med, "fp_window %g, recomputed %g (%g, %g, %g)",
+                hw->fp_window, med, s[0], s[1], s[2]);
+  if (r->optimised)
+    ck_assert_msg(hw->fp_window >= 16 && hw->fp_window <= 512, "%g FP ops waiting to issue", hw->fp_window);
+  ck_assert(cited(hw, "fp_window"));
+  const char *text = cite_text(hw, "fp_window");
+  ck_assert_msg(strstr(text, "(fmul, fadd) pairs") != NULL, "%s", text);
+  char want[64];
+  snprintf(want, sizeof want, "D = %u/%u/%u", r->fpwin_depth[0], r->fpwin_depth[1], r->fpwin_depth[2]);
+  ck_assert_msg(strstr(text, want) != NULL, "%s lacks %s", text, want);
+  snprintf(want, sizeof want, "P = D x %.3g cycles", pair);
+  ck_assert_msg(strstr(text, want) != NULL, "%s lacks %s", text, want);
+  char *json = ppt_hwspec_to_json(hw);
+  ppt_hwspec back;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_parse(json, "host.json", &back, &err) == 0, "%s", err.msg);
+  free(json);
+  ck_assert(back.fp_window == hw->fp_window);
+}
+END_TEST
+
 /* coherence_cycles: the test host has two CPUs on two cores, so the ping-pong ran on
  * two distinct CPUs; the figure is half the round trip in cycles (3 digits), above an
  * L1 hit (the line comes from another core's cache) and below 10x DRAM's latency (a
@@ -833,6 +893,7 @@ static void check_citations(const ppt_hwspec *hw, const char *file) {
   NEED(hw->dram_bw_bytes_per_s > 0, "dram.bandwidth_gbs")
   NEED(hw->dram_core_bw_bytes_per_s > 0, "dram.core_bandwidth_gbs")
   NEED(hw->branch_miss_cycles > 0, "branch_miss_cycles")
+  NEED(hw->fp_window > 0, "fp_window")
   NEED(hw->mlp_same_set_load > 0, "mlp_same_set.load")
   NEED(hw->mlp_same_set_store > 0, "mlp_same_set.store")
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
@@ -968,6 +1029,7 @@ START_TEST(repeat_medians) {
   /* each run's same-set figures within its mlp, as calibrate writes them */
   const double ssl[5] = {4, 2, 5, 1, 3}, sss[5] = {2, 3, 1, 1, 4};
   const double coh[5] = {120, 80, 200, 95, 60}; /* 60 80 95 120 200 -> 95, run 3 */
+  const double fpw[5] = {96, 120, 88, 101, 94}; /* 88 94 96 101 120 -> 96, run 0 */
   for (int i = 0; i < 5; i++) {
     char t[32];
     runs[i] = base;
@@ -976,6 +1038,7 @@ START_TEST(repeat_medians) {
     runs[i].mlp_same_set_store = sss[i];
     runs[i].fork_join_cycles = fj[i];
     runs[i].coherence_cycles = coh[i];
+    runs[i].fp_window = fpw[i];
     runs[i].levels[2].size = mib[i] << 20;
     runs[i].levels[2].assoc = 16;
     runs[i].levels[2].replacement = i == 2 ? PPT_HW_REPL_RANDOM : PPT_HW_REPL_LRU;
@@ -988,6 +1051,7 @@ START_TEST(repeat_medians) {
     set_cite(&runs[i], "mlp_same_set.load", t);
     set_cite(&runs[i], "mlp_same_set.store", t);
     set_cite(&runs[i], "coherence_cycles", t);
+    set_cite(&runs[i], "fp_window", t);
   }
   ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
   /* load 1 2 3 4 5 -> 3 (run 4); store 1 1 2 3 4 -> 2 (run 0): each from its own run */
@@ -1001,6 +1065,8 @@ START_TEST(repeat_medians) {
   ck_assert_str_eq(cite_of(&out, "fork_join_cycles"), "run 2");
   ck_assert(out.coherence_cycles == 95);
   ck_assert_str_eq(cite_of(&out, "coherence_cycles"), "run 3");
+  ck_assert(out.fp_window == 96);
+  ck_assert_str_eq(cite_of(&out, "fp_window"), "run 0");
   ck_assert_uint_eq(out.levels[2].size, 8u << 20);
   ck_assert_int_eq(out.levels[2].replacement, PPT_HW_REPL_RANDOM);
   ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 2");
@@ -1100,6 +1166,8 @@ START_TEST(cli_writes_loadable_spec) {
     ck_assert(hw.dram_core_bw_bytes_per_s > 0 && isfinite(hw.dram_core_bw_bytes_per_s));
     /* and the cost of a mispredicted branch */
     ck_assert(hw.branch_miss_cycles > 0 && isfinite(hw.branch_miss_cycles));
+    /* and the FP ops waiting to issue */
+    ck_assert_msg(hw.fp_window >= 1 && hw.fp_window <= 4096, "%g", hw.fp_window);
     /* and the same-set misses in flight, within [1, mlp] */
     ck_assert_msg(hw.mlp_same_set_load >= 1 && hw.mlp_same_set_load <= hw.mlp, "%g", hw.mlp_same_set_load);
     ck_assert_msg(hw.mlp_same_set_store >= 1 && hw.mlp_same_set_store <= hw.mlp, "%g", hw.mlp_same_set_store);
@@ -1191,6 +1259,7 @@ int main(void) {
   tcase_add_test(m, bandwidth_falls_outwards);
   tcase_add_test(m, clock_and_ops_plausible);
   tcase_add_test(m, branch_miss_plausible);
+  tcase_add_test(m, fp_window_plausible);
   tcase_add_test(m, same_set_plausible);
   tcase_add_test(m, coherence_plausible);
   tcase_add_test(m, sysfs_geometry_matches_host);

@@ -1,0 +1,175 @@
+/* test_window.c — the FP window bound of the program model (progmodel.c window_cycles,
+ * docs/engine.md "Chains inside a block"): a block whose executions each run a long
+ * chain of dependent FP ops, over independent elements, takes P · F / (S + F) cycles per
+ * execution when the core holds S FP ops waiting (hwspec fp_window), P the chain's
+ * latency and F the block's FP ops.
+ *
+ *  - horner_block_path: ppt-cc records the in-block chain of a degree-16 Horner
+ *    polynomial per element (16 multiplies, 16 adds, no divide: PPT_BB_PATH) and its
+ *    32 FP ops.
+ *  - horner_window_bound: `ppt predict` on host.json with fp_window S prices the
+ *    kernel's compute (ops plus chain) at instances · P · F / (S + F) cycles, by hand,
+ *    for two windows; without fp_window the block costs its ops' issue alone (no chain
+ *    cycles), and a wider window is never slower. */
+#include <check.h>
+
+#include "ppt_test.h"
+#include <json-c/json.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "e2e.h"
+#include "ppt/hwspec.h"
+#include "ppt/trace.h"
+
+#define NEL 256
+#define REPS 2000
+
+/* y[i] = p(x[i]) by Horner, degree 16: a = a * v + c[k], 16 times. The coefficients are
+ * read through a volatile pointer so that the compiler cannot fold them, and the
+ * elements are independent, so only the core's window limits how many chains overlap. */
+static const char *k_horner =
+    "#include <stdio.h>\n"
+    "#define NEL 256\n"
+    "#define REPS 2000\n"
+    "double x[NEL], y[NEL], c[17];\n"
+    "#define H(k) a = a * v + cc[k];\n"
+    "__attribute__((noinline)) void kernel_horner(const double *restrict cc) {\n"
+    "  for (int r = 0; r < REPS; r++)\n"
+    "    for (int i = 0; i < NEL; i++) {\n"
+    "      double v = x[i], a = cc[0];\n"
+    "      H(1) H(2) H(3) H(4) H(5) H(6) H(7) H(8) H(9) H(10) H(11) H(12) H(13) H(14) H(15) H(16)\n"
+    "      y[i] = a;\n"
+    "    }\n"
+    "}\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < NEL; i++) x[i] = 0.5 + i * 1e-4;\n"
+    "  for (int k = 0; k < 17; k++) c[k] = 1.0 / (k + 2);\n"
+    "  double *volatile cv = c;\n"
+    "  kernel_horner(cv);\n"
+    "  printf(\"%g\\n\", y[7]);\n"
+    "  return 0;\n"
+    "}\n";
+
+static const char *traced(void) {
+  static char dir[600];
+  if (dir[0]) return dir;
+  snprintf(dir, sizeof dir, "%s", e2e_dir("progmodel_window"));
+  e2e_write(dir, "h.c", k_horner);
+  ck_assert_int_eq(e2e_sh(dir,
+                          "$PPTCC -O2 -fno-vectorize -fno-slp-vectorize h.c -o h && "
+                          "$PPT trace -o h.trace -- ./h >/dev/null 2>&1"),
+                   0);
+  return dir;
+}
+
+/* The kernel's inner-loop block: the one with the most instances in kernel_horner. */
+static const ppt_trace_bb *horner_block(const ppt_trace *t, uint64_t *instances) {
+  ppt_trace_summary s;
+  e2e_summarize(t, &s);
+  const ppt_trace_bb *best = NULL;
+  *instances = 0;
+  for (uint32_t b = 1; b <= ppt_trace_nbbs(t); b++) {
+    const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
+    if (strcmp(bb->func, "kernel_horner") || s.bb_count[b] <= *instances) continue;
+    best = bb;
+    *instances = s.bb_count[b];
+  }
+  ppt_trace_summary_free(&s);
+  ck_assert_ptr_nonnull(best);
+  return best;
+}
+
+START_TEST(horner_block_path) {
+  ppt_trace *t = e2e_open(traced(), "h.trace");
+  uint64_t n;
+  const ppt_trace_bb *bb = horner_block(t, &n);
+  ck_assert_uint_eq(n, (uint64_t)NEL * REPS);
+  unsigned adds, muls, divs;
+  ck_assert_int_eq(ppt_trace_bb_path(bb, &adds, &muls, &divs), 1);
+  ck_assert_uint_eq(adds, 16);
+  ck_assert_uint_eq(muls, 16);
+  ck_assert_uint_eq(divs, 0);
+  ck_assert_uint_eq(bb->ops[PPT_OP_FADD], 16);
+  ck_assert_uint_eq(bb->ops[PPT_OP_FMUL], 16);
+  ck_assert_uint_eq(bb->ops[PPT_OP_FDIV], 0);
+  ck_assert_uint_eq(bb->ops[PPT_OP_CHAIN_FP], 0); /* no loop-carried recurrence */
+  ppt_trace_close(t);
+}
+END_TEST
+
+static double num(json_object *o, const char *key) {
+  json_object *v;
+  ck_assert_msg(json_object_object_get_ex(o, key, &v), "no %s", key);
+  return json_object_get_double(v);
+}
+
+/* Compute (ops + chain) and chain seconds of kernel_horner at 1 core on host.json with
+ * fp_window w (0: the key left out). */
+static void predict_compute(const char *d, double w, double *compute, double *chain) {
+  const char *set = w > 0 ? ".fp_window = " : "del(.fp_window)";
+  char num_s[32] = "";
+  if (w > 0) snprintf(num_s, sizeof num_s, "%g", w);
+  ck_assert_int_eq(e2e_sh(d,
+                          "jq '%s%s' $PPT_SOURCE_DIR/hwspecs/host.json > w.json && "
+                          "$PPT predict h.trace --hw w.json --cores 1 --only kernel_horner --json > p.json "
+                          "2>/dev/null",
+                          set, num_s),
+                   0);
+  char path[800];
+  snprintf(path, sizeof path, "%s/p.json", d);
+  json_object *root = json_object_from_file(path), *cores, *bd, *cp;
+  ck_assert_ptr_nonnull(root);
+  ck_assert(json_object_object_get_ex(root, "cores", &cores));
+  ck_assert(json_object_object_get_ex(json_object_array_get_idx(cores, 0), "breakdown", &bd));
+  ck_assert(json_object_object_get_ex(bd, "compute", &cp));
+  *chain = num(cp, "chain_s");
+  *compute = num(cp, "ops_s") + *chain;
+  json_object_put(root);
+}
+
+START_TEST(horner_window_bound) {
+  const char *d = traced();
+  ppt_trace *t = e2e_open(d, "h.trace");
+  uint64_t n;
+  (void)horner_block(t, &n);
+  ppt_trace_close(t);
+  char spec[600];
+  snprintf(spec, sizeof spec, "%s/hwspecs/host.json", getenv("PPT_SOURCE_DIR"));
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_load(spec, &hw, &err) == 0, "%s", err.msg);
+  /* By hand: P = 16 adds + 16 multiplies at their latencies, F = 32 ops. */
+  double p = 16 * hw.ops[PPT_HW_FADD].latency + 16 * hw.ops[PPT_HW_FMUL].latency, f = 32;
+  const double windows[2] = {40, 120};
+  double last = INFINITY;
+  for (int i = 0; i < 2; i++) {
+    double compute, chain;
+    predict_compute(d, windows[i], &compute, &chain);
+    double want = (double)n * p * f / (windows[i] + f) / hw.clock_hz;
+    /* The loop's other blocks (the outer loop, the entry) add a few cycles per row. */
+    ck_assert_msg(fabs(compute - want) <= 0.01 * want, "window %g: compute %g s, by hand %g s", windows[i],
+                  compute, want);
+    ck_assert_msg(chain > 0.5 * compute, "window %g: chain %g s of %g", windows[i], chain, compute);
+    ck_assert_double_lt(compute, last);
+    last = compute;
+  }
+  /* Without the figure, no bound: the ops' issue alone, well below the bounded time. */
+  double compute, chain;
+  predict_compute(d, 0, &compute, &chain);
+  ck_assert_double_eq(chain, 0);
+  ck_assert_msg(compute < 0.5 * last, "no window: %g s, window 120: %g s", compute, last);
+}
+END_TEST
+
+int main(void) {
+  Suite *s = suite_create("progmodel_window");
+  TCase *tc = tcase_create("core");
+  tcase_set_timeout(tc, 300);
+  tcase_add_test(tc, horner_block_path);
+  tcase_add_test(tc, horner_window_bound);
+  suite_add_tcase(s, tc);
+  return ppt_test_run(s);
+}
