@@ -169,6 +169,18 @@ static inline double ppt_hwspec_core_bw(const ppt_hwspec *hw, uint32_t k) {
   double one = k == hw->nlevels ? hw->dram_core_bw_bytes_per_s / hw->clock_hz : hw->levels[k].core_bw_bytes_per_cycle;
   return one > 0 && one < all ? one : all;
 }
+/* The FP window (hwspec.fp_window, models/hwspec/hwspec_window.c): cycles per execution
+ * of a block whose executions each run a chain of dependent FP ops, path[c] of them of
+ * class c (PPT_HW_FADD, FMUL, FDIV, FSQRT), the block holding ops[c] FP ops of class c:
+ * T = (P + W(T))·F / (S + F), P the chain's latency, F the FP ops, S the window and W
+ * the chain's ops' waits for their pipes at T. 0 when the spec has no window or the
+ * block no chain. */
+double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
+                                const double ops[PPT_HW_NOPCLASS]);
+/* The same relation read backwards: the window S with which such a block takes t
+ * cycles (what `ppt calibrate` writes from the chains it times); 0 when undefined. */
+double ppt_hwspec_window_size(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
+                              const double ops[PPT_HW_NOPCLASS], double t);
 /* JSON key of an op class ("ialu", ..., "loadst"); NULL when out of range. */
 const char *ppt_hwspec_opclass_name(int opclass);
 

@@ -158,19 +158,20 @@ static void spec_tlb(calib_run *r) {
 _Static_assert(PPT_CALIB_FPWIN_N == 3, "fp_window's citation lists three depths");
 
 /* FP ops waiting to issue, from the FP-window kernel (calib_window.c): at depth D an
- * element has F = 2D FP ops along a chain of P = D x (fmul + fadd latency) cycles and
- * runs in T = P x F / (S + F) cycles when S ops wait, so S = P x F / T - F. P uses the
- * spec's latencies, after rounding, because the model computes P from the spec: the S
- * written is the one with which the model gives back the T timed. s[j] gets depth j's S
- * (0 when not timed); returns their median, to 3 digits. */
+ * element is a chain of D (fmul, fadd) pairs, F = 2D FP ops, and takes T cycles; S is
+ * what the model's relation gives back for T (ppt_hwspec_window_size, the inverse of the
+ * ppt_hwspec_window_cycles the program model prices such chains with), read with the
+ * spec's own latencies and throughputs after rounding, so that the model gives back the
+ * T timed. s[j] gets depth j's S (0 when not timed); returns their median, to 3 digits. */
 static double fp_window_of(const calib_run *r, double s[PPT_CALIB_FPWIN_N]) {
   const ppt_calib_result *out = r->out;
   const ppt_hwspec *hw = r->hw;
-  double pair = hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency;
   double v[PPT_CALIB_FPWIN_N];
   for (int j = 0; j < PPT_CALIB_FPWIN_N; j++) {
     double d = out->fpwin_depth[j], t = out->fpwin_ns[j] * r->cyc_ns;
-    s[j] = v[j] = t > 0 ? d * pair * 2 * d / t - 2 * d : 0;
+    double chain[PPT_HW_NOPCLASS] = {0};
+    chain[PPT_HW_FADD] = chain[PPT_HW_FMUL] = d;
+    s[j] = v[j] = ppt_hwspec_window_size(hw, chain, chain, t);
   }
   for (int i = 1; i < PPT_CALIB_FPWIN_N; i++) /* insertion sort, for the median */
     for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
@@ -332,8 +333,8 @@ static void cite_scalars(calib_run *r) {
     double c = r->cyc_ns;
     cite(hw, "fp_window",
          "ppt calibrate%s: 256 independent chains of D (fmul, fadd) pairs, D = %u/%u/%u: T = %.3g/%.3g/%.3g "
-         "cycles each; F = 2D ops, P = D x %.3g cycles (spec latencies): S = P F / T - F = %.3g/%.3g/%.3g, "
-         "median",
+         "cycles each; F = 2D ops, P = D x %.3g cycles (spec latencies), T = (P + waits) F / (S + F): S = "
+         "%.3g/%.3g/%.3g, median",
          r->when, out->fpwin_depth[0], out->fpwin_depth[1], out->fpwin_depth[2], out->fpwin_ns[0] * c,
          out->fpwin_ns[1] * c, out->fpwin_ns[2] * c,
          hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency, s[0], s[1], s[2]);

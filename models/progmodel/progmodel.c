@@ -431,20 +431,25 @@ static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   return lat + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
 }
 
-/* Cycles per execution of a block whose longest in-block chain of dependent FP ops takes
- * P cycles, when the core's FP window (hwspec fp_window, S ops dispatched and waiting to
- * issue) bounds how many executions overlap: the window holds the F FP ops of S / F whole
- * executions besides the one it drains, each advancing one op per P / F cycles, so
- * (S / F + 1) · F / P ops issue per cycle and an execution takes P · F / (S + F). Long
+/* Cycles per execution of a block whose longest in-block chain of dependent FP ops
+ * (PPT_BB_PATH) bounds it through the core's FP window (hwspec fp_window): the window
+ * holds S / F whole executions of the block's F FP ops, each advancing one op per P / F
+ * cycles, and the chain's ops wait for their pipes (ppt_hwspec_window_cycles). Long
  * chains over independent elements (a Horner polynomial per element) run at this bound;
  * 0 where the spec or the trace does not say. */
 static double window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   unsigned adds, muls, divs;
   if (!(hw->fp_window > 0) || !ppt_trace_bb_path(bb, &adds, &muls, &divs)) return 0;
-  double p = adds * hw->ops[PPT_HW_FADD].latency + muls * hw->ops[PPT_HW_FMUL].latency +
-             divs * hw->ops[PPT_HW_FDIV].latency;
-  double f = (double)bb->ops[PPT_OP_FADD] + bb->ops[PPT_OP_FMUL] + bb->ops[PPT_OP_FDIV];
-  return f > 0 ? p * f / (hw->fp_window + f) : 0;
+  double path[PPT_HW_NOPCLASS] = {0}, ops[PPT_HW_NOPCLASS] = {0};
+  path[PPT_HW_FADD] = adds;
+  path[PPT_HW_FMUL] = muls;
+  path[PPT_HW_FDIV] = divs;
+  unsigned roots = ppt_trace_bb_sqrts(bb);
+  ops[PPT_HW_FADD] = bb->ops[PPT_OP_FADD];
+  ops[PPT_HW_FMUL] = bb->ops[PPT_OP_FMUL];
+  ops[PPT_HW_FDIV] = bb->ops[PPT_OP_FDIV] - roots;
+  ops[PPT_HW_FSQRT] = roots;
+  return ppt_hwspec_window_cycles(hw, path, ops);
 }
 
 /* Block id b's weight: w[b], 1 where w is NULL. */

@@ -311,6 +311,48 @@ START_TEST(fp_window) {
 }
 END_TEST
 
+/* The FP window's relation (hwspec_window.c): a chain of 8 (fmul, fadd) pairs per
+ * execution, F = 16 ops, P = 8 x (3 + 2) = 40 cycles, on pipes of 2 adds and 2 multiplies
+ * a cycle. By hand: with S = 100 the time T solves T = (40 + W) 16 / 116, W = 8 x 2 x
+ * rho / (2 (1 - rho)) with rho = 4 / T for both classes; without waits (pipes without
+ * limit) T = 40 x 16 / 116; S read back from T is S; a divider (0.25 a cycle, latency
+ * 13) on the chain waits rho x 4 / (2 (1 - rho)); no window, or no chain: 0. */
+START_TEST(fp_window_relation) {
+  ppt_hwspec hw;
+  memset(&hw, 0, sizeof hw);
+  hw.fp_window = 100;
+  hw.ops[PPT_HW_FADD] = (ppt_hw_op){2, 2};
+  hw.ops[PPT_HW_FMUL] = (ppt_hw_op){2, 3};
+  hw.ops[PPT_HW_FDIV] = (ppt_hw_op){0.25, 13};
+  double path[PPT_HW_NOPCLASS] = {0}, ops[PPT_HW_NOPCLASS] = {0};
+  path[PPT_HW_FADD] = path[PPT_HW_FMUL] = ops[PPT_HW_FADD] = ops[PPT_HW_FMUL] = 8;
+  double t = ppt_hwspec_window_cycles(&hw, path, ops);
+  double rho = 4 / t, w = 2 * 8 * rho / (2 * (1 - rho));
+  ck_assert_msg(fabs(t - (40 + w) * 16 / 116) < 1e-6 * t, "T %g, right side %g", t, (40 + w) * 16 / 116);
+  ck_assert_msg(t > 40.0 * 16 / 116 && t < 8, "T %g", t); /* the waits add, ~6.8 cycles */
+  ck_assert_msg(fabs(ppt_hwspec_window_size(&hw, path, ops, t) - 100) < 1e-6, "S %g",
+                ppt_hwspec_window_size(&hw, path, ops, t));
+  /* pipes without limit: the plain window bound */
+  hw.ops[PPT_HW_FADD].per_cycle = hw.ops[PPT_HW_FMUL].per_cycle = 1e9;
+  t = ppt_hwspec_window_cycles(&hw, path, ops);
+  ck_assert_msg(fabs(t - 40.0 * 16 / 116) < 1e-6, "T %g", t);
+  /* a divide on the chain: its divider busy rho = 1 / (0.25 T), service 4 cycles */
+  path[PPT_HW_FDIV] = ops[PPT_HW_FDIV] = 1;
+  t = ppt_hwspec_window_cycles(&hw, path, ops);
+  rho = 4 / t;
+  w = rho * 4 / (2 * (1 - rho));
+  ck_assert_msg(fabs(t - (53 + w) * 17 / 117) < 1e-6 * t, "T %g", t);
+  ck_assert_msg(fabs(ppt_hwspec_window_size(&hw, path, ops, t) - 100) < 1e-6, "S back");
+  /* no window, no chain, no time: 0 */
+  hw.fp_window = 0;
+  ck_assert(ppt_hwspec_window_cycles(&hw, path, ops) == 0);
+  hw.fp_window = 100;
+  double none[PPT_HW_NOPCLASS] = {0};
+  ck_assert(ppt_hwspec_window_cycles(&hw, none, ops) == 0);
+  ck_assert(ppt_hwspec_window_size(&hw, path, ops, 0) == 0);
+}
+END_TEST
+
 /* coherence_cycles (a cache-to-cache transfer): optional top-level number in
  * (0, 100000] in the file, written back only when given, citable; in the struct 0 means
  * unknown, and validation takes 0..100000. */
@@ -791,6 +833,7 @@ int main(void) {
   tcase_add_test(tc, dram_core_bandwidth);
   tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, fp_window);
+  tcase_add_test(tc, fp_window_relation);
   tcase_add_test(tc, mlp_same_set);
   tcase_add_test(tc, coherence);
   tcase_add_test(tc, the_good_base_is_good);

@@ -1,0 +1,83 @@
+/* hwspec_window.c — what hwspec.fp_window means: the time per execution of a block whose
+ * executions each run a chain of dependent FP ops (docs/engine.md, "Chains inside a
+ * block"). One definition for the two sides that must agree: `ppt calibrate` reads S
+ * back from the chains it times (ppt_hwspec_window_size), the program model prices a
+ * block's chain with it (ppt_hwspec_window_cycles).
+ *
+ * A core holds S FP ops dispatched but not yet issued. A block of F FP ops whose longest
+ * chain takes P cycles keeps S / F whole executions in the window besides the one it
+ * drains, each advancing one op per P / F cycles: an execution takes P·F / (S + F).
+ * Near the ports' own bound an op that is ready waits for its pipe: ops are bound to a
+ * pipe as they enter the scheduler and a pipe issues one a cycle (a divider one every
+ * 1 / per_cycle), so for a pipe busy a share ρ of the time the wait is, with random
+ * arrivals, ρ·s / (2 (1 − ρ)) (M/D/1, Pollaczek–Khinchine; s the pipe's service time).
+ * Each op of the chain waits so: P grows by the waits of its ops, and ρ depends on the
+ * time sought, T = (P + W(T))·F / (S + F), solved by bisection (the right side falls as
+ * T grows). On the Zen 5 validation host this gives 6.8 cycles for a chain of 8 (fmul,
+ * fadd) pairs per element, timed 6.6 (the window alone: 5.9), and 7.4 for vecpoly's
+ * degree-8 Horner polynomial, timed 7.4 (5.9 alone): where the ports and the window
+ * each bind in part, the waits are what the plain bound misses. */
+#include <math.h>
+
+#include "ppt/hwspec.h"
+
+/* The FP classes that sit in the FP scheduler and may lie on a chain. */
+static const int fp_class[] = {PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV, PPT_HW_FSQRT};
+#define NFP (sizeof fp_class / sizeof fp_class[0])
+
+/* The chain's latency P (cycles) and its ops' waits at T cycles per execution. */
+static double chain_latency(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS]) {
+  double p = 0;
+  for (size_t i = 0; i < NFP; i++) p += path[fp_class[i]] * hw->ops[fp_class[i]].latency;
+  return p;
+}
+static double chain_waits(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
+                          const double ops[PPT_HW_NOPCLASS], double t) {
+  double w = 0;
+  for (size_t i = 0; i < NFP; i++) {
+    const ppt_hw_op *o = &hw->ops[fp_class[i]];
+    int c = fp_class[i];
+    if (path[c] <= 0 || !(o->per_cycle > 0)) continue;
+    double rho = ops[c] / (o->per_cycle * t), s = o->per_cycle >= 1 ? 1.0 : 1.0 / o->per_cycle;
+    if (rho >= 1) return INFINITY;
+    w += path[c] * rho * s / (2 * (1 - rho));
+  }
+  return w;
+}
+static double fp_ops(const double ops[PPT_HW_NOPCLASS]) {
+  double f = 0;
+  for (size_t i = 0; i < NFP; i++) f += ops[fp_class[i]];
+  return f;
+}
+
+double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
+                                const double ops[PPT_HW_NOPCLASS]) {
+  double p = chain_latency(hw, path), f = fp_ops(ops), s = hw->fp_window;
+  if (!(s > 0) || !(p > 0) || !(f > 0)) return 0;
+  /* The ports' bound: at or below it some pipe is busy all the time (ρ >= 1). */
+  double lo = 0;
+  for (size_t i = 0; i < NFP; i++) {
+    const ppt_hw_op *o = &hw->ops[fp_class[i]];
+    if (o->per_cycle > 0 && path[fp_class[i]] > 0) lo = fmax(lo, ops[fp_class[i]] / o->per_cycle);
+  }
+  /* f(T) = T − (P + W(T))·F / (S + F) rises with T: negative just above lo (W infinite
+   * at ρ = 1), positive once T passes the window's bound with the waits at T. */
+  double k = f / (s + f), hi = fmax(2 * lo, p * k);
+  while (hi - (p + chain_waits(hw, path, ops, hi)) * k < 0) hi *= 2;
+  for (int it = 0; it < 100 && hi - lo > 1e-9 * hi; it++) {
+    double mid = 0.5 * (lo + hi);
+    if (mid - (p + chain_waits(hw, path, ops, mid)) * k < 0)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return hi;
+}
+
+double ppt_hwspec_window_size(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
+                              const double ops[PPT_HW_NOPCLASS], double t) {
+  double p = chain_latency(hw, path), f = fp_ops(ops);
+  if (!(t > 0) || !(p > 0) || !(f > 0)) return 0;
+  double w = chain_waits(hw, path, ops, t);
+  return isfinite(w) ? (p + w) * f / t - f : 0;
+}
