@@ -279,12 +279,13 @@ START_TEST(overlap_policies) {
     ck_close(st.overlap_cycles, 1515 - cases[i].cycles);
   }
   /* PARTIAL 0.75 hides 0.75 × 400: 1515 − 300. (The default, chosen by validation/run
-   * runtime, is the out-of-order core model: busiest port class, per-miss memory.) */
+   * runtime, is the out-of-order core model: busiest port class, lines moved by the
+   * levels at the same time.) */
   ppt_tc_policy d;
   ppt_tc_policy_default(&d);
   ck_assert_int_eq(d.overlap, PPT_OVERLAP_PARTIAL);
   ck_assert_int_eq(d.compute, PPT_COMPUTE_PORTS);
-  ck_assert_int_eq(d.memory, PPT_MEMORY_MISS);
+  ck_assert_int_eq(d.memory, PPT_MEMORY_PIPE);
   ppt_tc_stats st;
   ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
   ck_close(st.cycles, 1215);
