@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
+
 #include "calib/calib_run.h"
 #include "hwspec/hwspec_limits.h"
 
@@ -173,13 +176,8 @@ static double fp_window_of(const calib_run *r, double s[PPT_CALIB_FPWIN_N]) {
     chain[PPT_HW_FADD] = chain[PPT_HW_FMUL] = d;
     s[j] = v[j] = ppt_hwspec_window_size(hw, chain, chain, t);
   }
-  for (int i = 1; i < PPT_CALIB_FPWIN_N; i++) /* insertion sort, for the median */
-    for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
-      double x = v[j];
-      v[j] = v[j - 1];
-      v[j - 1] = x;
-    }
-  return sig3(v[PPT_CALIB_FPWIN_N / 2]);
+  gsl_sort(v, 1, PPT_CALIB_FPWIN_N);
+  return sig3(gsl_stats_median_from_sorted_data(v, 1, PPT_CALIB_FPWIN_N));
 }
 
 /* fp_window, or 0 (unknown: no bound) with a note when the median is outside the

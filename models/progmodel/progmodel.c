@@ -436,19 +436,15 @@ static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
  * holds S / F whole executions of the block's F FP ops, each advancing one op per P / F
  * cycles, and the chain's ops wait for their pipes (ppt_hwspec_window_cycles). Long
  * chains over independent elements (a Horner polynomial per element) run at this bound;
- * 0 where the spec or the trace does not say. */
-static double window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
+ * 0 where the spec or the trace does not say. ops: the block's ops by class, one
+ * execution (add_block). */
+static double window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb, const double ops[PPT_HW_NOPCLASS]) {
   unsigned adds, muls, divs;
   if (!(hw->fp_window > 0) || !ppt_trace_bb_path(bb, &adds, &muls, &divs)) return 0;
-  double path[PPT_HW_NOPCLASS] = {0}, ops[PPT_HW_NOPCLASS] = {0};
+  double path[PPT_HW_NOPCLASS] = {0};
   path[PPT_HW_FADD] = adds;
   path[PPT_HW_FMUL] = muls;
   path[PPT_HW_FDIV] = divs;
-  unsigned roots = ppt_trace_bb_sqrts(bb);
-  ops[PPT_HW_FADD] = bb->ops[PPT_OP_FADD];
-  ops[PPT_HW_FMUL] = bb->ops[PPT_OP_FMUL];
-  ops[PPT_HW_FDIV] = bb->ops[PPT_OP_FDIV] - roots;
-  ops[PPT_HW_FSQRT] = roots;
   return ppt_hwspec_window_cycles(hw, path, ops);
 }
 
@@ -501,11 +497,11 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
   for (uint32_t b = 1; !rc && b <= nbbs; b++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
     m->branchy[b] = bb->ops[PPT_OP_BRANCH] > 0;
-    /* The slower of the loop-carried recurrence and the in-block chain's window bound. */
-    double chain = fmax(chain_cycles(hw, bb), window_cycles(hw, bb));
-    if (chain <= 0) continue;
     counts one = {0};
     add_block(&one, bb, 1.0);
+    /* The slower of the loop-carried recurrence and the in-block chain's window bound. */
+    double chain = fmax(chain_cycles(hw, bb), window_cycles(hw, bb, one.ops));
+    if (chain <= 0) continue;
     one.ops[PPT_HW_LOADST] = bb->ops[PPT_OP_LOAD] + bb->ops[PPT_OP_STORE];
     for (int k = 0; k < NCOMPUTE; k++) {
       ppt_tc_policy pk = *policy;
