@@ -48,6 +48,10 @@ typedef struct eng_demand {
   double mem_private;           /* Tm minus the streaming time of shared levels (contention-free) */
   double mem_wait;              /* of mem_private, the latency the core waits out (STALL policy) */
   double bytes[PPT_TC_MAX_MEM]; /* bytes streamed from each shared level; 0 for private */
+  /* A contended line (docs/engine.md, "Contended lines"): the share of the thread's
+   * time that takes turns on it, and the cycles those turns cost on the line host,
+   * contention_factor x share x its time alone (0: none, or the spec has no factor). */
+  double contended, turns;
 } eng_demand;
 
 /* Results, in cycles, written by the simulating child into shared memory. */
@@ -56,12 +60,15 @@ typedef struct eng_out {
   char msg[256];
   double *region_start, *region_len; /* [nregions] */
   double *busy, *mem;                /* [nslots] */
+  double *turns;                     /* [nslots]: time spent taking turns on a contended line */
 } eng_out;
 
 /* Whether memory level k (k == nlevels: DRAM) is a SimGrid resource on this node. */
 int eng_level_shared(const ppt_node *node, uint32_t k);
 /* Writes the node's SimGrid platform (XML) to f. */
 int eng_platform_write(const ppt_node *node, FILE *f);
+/* The host a node's contended lines are: the cores' turns on them share its speed. */
+#define ENG_LINE_HOST "line"
 /* Names used in the platform: core c's host, level k instance i's host. */
 void eng_core_name(char *buf, size_t n, uint32_t c);
 void eng_level_host_name(char *buf, size_t n, uint32_t k, uint32_t i);

@@ -108,6 +108,11 @@ static int demand_of_tasklist(const ppt_node *node, const ppt_tasklist *tl, eng_
   }
   d->mem_private = fmax(0.0, st.memory_cycles - streamed);
   d->mem_wait = fmax(0.0, st.memory_cycles - st.transfer_cycles);
+  /* Without the spec's factor nothing is known of what the turns cost: none charged. */
+  if (st.contended_share > 0 && node->hw.contention_factor > 0) {
+    d->contended = st.contended_share;
+    d->turns = node->hw.contention_factor * st.contended_share * st.cycles;
+  }
   return 0;
 }
 
@@ -177,7 +182,7 @@ typedef struct shm_block {
 
 static int shared_out(const eng_program *prog, shm_block *blk, eng_out **out) {
   size_t hdr = (sizeof(eng_out) + 63) & ~(size_t)63;
-  size_t nd = 2 * prog->nregions + 2 * prog->nslots;
+  size_t nd = 2 * prog->nregions + 3 * prog->nslots;
   blk->len = hdr + nd * sizeof(double);
   blk->base = mmap(NULL, blk->len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
   if (blk->base == MAP_FAILED) return -1;
@@ -188,6 +193,7 @@ static int shared_out(const eng_program *prog, shm_block *blk, eng_out **out) {
   o->region_len = d + prog->nregions;
   o->busy = d + 2 * prog->nregions;
   o->mem = d + 2 * prog->nregions + prog->nslots;
+  o->turns = d + 2 * prog->nregions + 2 * prog->nslots;
   *out = o;
   return 0;
 }
@@ -244,7 +250,8 @@ static int collect(const ppt_node *node, const eng_program *prog, const eng_dema
                                               .ops_s = d->ops / hz,
                                               .memory_s = o->mem[slot] / hz,
                                               .memory_alone_s = d->mem_alone / hz,
-                                              .wait_s = (len - o->busy[slot]) / hz};
+                                              .wait_s = (len - o->busy[slot]) / hz,
+                                              .contention_s = o->turns[slot] / hz};
       for (int c = 0; c < PPT_TC_NCPU; c++) res->threads[slot].cpu_s[c] = d->cpu_by[c] / hz;
     }
     res->seconds = (o->region_start[r] + len) / hz;

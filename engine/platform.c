@@ -5,6 +5,9 @@
  *   level hosts m<k>_<j>    far end of instance j of shared level k (k = nlevels: DRAM)
  *   links       l<k>_<j>    bandwidth of that instance, latency 0
  *   routes      c<i> -> m<k>_<instance of i>, through l<k>_<instance>
+ *   line host   line        where threads take turns on a contended line: their turns
+ *                           are executions there, so n threads at once get 1/n each
+ *                           (docs/engine.md, "Contended lines")
  * Private levels get no link: a resource only its own core uses can never be
  * contended, so its time is exact as plain cycles (engine/sim.c), and leaving it out
  * saves a SimGrid activity per thread per region. Latencies are not links either:
@@ -54,6 +57,7 @@ int eng_platform_write(const ppt_node *node, FILE *f) {
     eng_core_name(name, sizeof name, c);
     fprintf(f, "<host id=\"%s\" speed=\"1f\"/>\n", name);
   }
+  fprintf(f, "<host id=\"" ENG_LINE_HOST "\" speed=\"1f\"/>\n");
   for (uint32_t k = 0; k <= hw->nlevels; k++) {
     if (!eng_level_shared(node, k)) continue;
     for (uint32_t i = 0; i < level_instances(node, k); i++) {

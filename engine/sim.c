@@ -29,6 +29,7 @@
 #include <simgrid/actor.h>
 #include <simgrid/barrier.h>
 #include <simgrid/engine.h>
+#include <simgrid/exec.h>
 #include <simgrid/host.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -45,6 +46,7 @@ typedef struct sim_ctx {
   double overhead;             /* fork + join cycles, charged in parallel regions */
   sg_bar_t bar;
   sg_host_t *dest; /* [core * (nlevels + 1) + k]: far end of level k, NULL if private */
+  sg_host_t line;  /* ENG_LINE_HOST */
   double *finish;  /* [core]: when the core's thread ends its work in this region */
   eng_out *out;
 } sim_ctx;
@@ -68,13 +70,28 @@ static void core_main(int argc, char **argv) {
     if (a->core < R->nthreads) {
       size_t slot = R->first + a->core;
       const eng_demand *d = &s->demands[s->demand_of[slot]];
+      /* Turns on a contended line first: an execution on the line host, which the other
+       * threads' turns share. A thread waiting for the line issues nothing, so its
+       * streams wait too (they begin after its turns). */
+      double te = 0, share = 0;
+      if (d->turns > 0) {
+        sg_exec_t ex = sg_actor_exec_init(d->turns);
+        sg_exec_set_host(ex, s->line);
+        sg_exec_start(ex);
+        sg_exec_wait(ex);
+        te = simgrid_get_clock() - t0;
+        share = d->contended;
+      }
+      double t1 = simgrid_get_clock();
       for (uint32_t k = 0; k < nmem; k++)
         if (d->bytes[k] > 0 && dest[k]) sg_host_sendto(me, dest[k], d->bytes[k]);
-      double ts = simgrid_get_clock() - t0;
+      double ts = simgrid_get_clock() - t1;
       double tm = d->mem_private + ts;
       double t =
           ppt_tc_policy_cycles(s->policy, d->compute, d->cpu_by[PPT_CPU_LOOP_EXIT], tm, tm - d->mem_wait);
-      double busy = fmax(ts, (R->kind == PPT_REGION_FORK ? s->overhead : 0.0) + t);
+      /* The share of t that went into the turns is not run again. */
+      double busy = te + fmax(ts, (R->kind == PPT_REGION_FORK ? s->overhead : 0.0) + (1.0 - share) * t);
+      s->out->turns[slot] = fmax(0.0, te - share * t);
       s->out->busy[slot] = busy;
       s->out->mem[slot] = tm;
       s->finish[a->core] = t0 + busy;
@@ -180,6 +197,7 @@ int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand
       s.dest[(size_t)c * nmem + k] = sg_host_by_name(name);
     }
   }
+  s.line = sg_host_by_name(ENG_LINE_HOST);
   s.bar = sg_barrier_init(node->cores);
   for (uint32_t c = 0; c < node->cores; c++) {
     args[c] = (core_arg){&s, c};

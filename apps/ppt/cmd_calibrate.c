@@ -25,17 +25,19 @@ static void help(void) {
       "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
       "alone); misses in flight, for random lines and for a column walk whose lines all\n"
       "fall in one L1 set (mlp, mlp_same_set); the cost of a cache-to-cache transfer (two\n"
-      "threads on two cores hand one line back and forth); throughput and latency of each\n"
-      "op class; the cost of a mispredicted branch (a loop branching on random bytes\n"
-      "against the same bytes sorted); the FP ops a core holds waiting to issue (fp_window:\n"
-      "independent elements, each a long chain of dependent fmul/fadd, overlap only as far\n"
-      "as that window reaches); the cost of an empty OpenMP parallel region on all\n"
-      "CPUs and on one thread, timed by ppt-ompcost (installed next to ppt; $PPT_OMPCOST\n"
-      "overrides), a process without SimGrid, whose presence slows OpenMP regions. Prints\n"
-      "the measured table. Each figure is the median of many short trials: the machine as\n"
-      "it usually runs, which is what the runtimes ppt predicts are compared with; on a\n"
-      "shared host (a cloud VM) that can be 15-20 %% slower than its best. Run it on an\n"
-      "otherwise idle machine.\n\n"
+      "threads on two cores hand one line back and forth); what false sharing costs a loop\n"
+      "(contention_factor: iterations of a few integer ops, each storing into its thread's\n"
+      "own word of one cache line, on those two cores together against one core alone);\n"
+      "throughput and latency of each op class; the cost of a mispredicted branch (a loop\n"
+      "branching on random bytes against the same bytes sorted); the FP ops a core holds\n"
+      "waiting to issue (fp_window: independent elements, each a long chain of dependent\n"
+      "fmul/fadd, overlap only as far as that window reaches); the cost of an empty OpenMP\n"
+      "parallel region on all CPUs and on one thread, timed by ppt-ompcost (installed next\n"
+      "to ppt; $PPT_OMPCOST overrides), a process without SimGrid, whose presence slows\n"
+      "OpenMP regions. Prints the measured table. Each figure is the median of many short\n"
+      "trials: the machine as it usually runs, which is what the runtimes ppt predicts are\n"
+      "compared with; on a shared host (a cloud VM) that can be 15-20 %% slower than its\n"
+      "best. Run it on an otherwise idle machine.\n\n"
       "  -o, --output FILE  write the hwspec to FILE (atomically; '-' for stdout)\n"
       "  --quick            fewer trials (about 1-2 s; for tests, noisier figures)\n"
       "  --json             print the measurements and the spec as JSON instead of the table\n"
@@ -90,6 +92,9 @@ static double get_fjs(const ppt_hwspec *h) {
 static double get_fpw(const ppt_hwspec *h) {
   return h->fp_window;
 }
+static double get_cf(const ppt_hwspec *h) {
+  return h->contention_factor;
+}
 static double get_llc(const ppt_hwspec *h) {
   return (double)h->levels[h->nlevels - 1].size / (1 << 20);
 }
@@ -107,6 +112,7 @@ static void print_spread(FILE *f, const ppt_hwspec *runs, size_t n, const ppt_hw
   spread(f, "fork_join cycles", runs, n, get_fj(med), get_fj);
   spread(f, "fork_join_serial cycles", runs, n, get_fjs(med), get_fjs);
   spread(f, "fp_window ops", runs, n, get_fpw(med), get_fpw);
+  spread(f, "contention_factor", runs, n, get_cf(med), get_cf);
   spread(f, "DRAM one core GB/s", runs, n, get_dram(med), get_dram);
 }
 
@@ -183,6 +189,11 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
       "cycles per chain)\n",
       hw->fp_window, r->fpwin_depth[0], r->fpwin_depth[1], r->fpwin_depth[2], r->fpwin_ns[0] * clk * 1e-9,
       r->fpwin_ns[1] * clk * 1e-9, r->fpwin_ns[2] * clk * 1e-9);
+  fprintf(f,
+          "contention_factor %.3g  (false sharing: %.3g ns per iteration on CPU %d alone, %.3g on CPUs %d and %d "
+          "together)\n",
+          hw->contention_factor, r->contend_one_ns, r->c2c_cpus[0], r->contend_two_ns, r->c2c_cpus[0],
+          r->c2c_cpus[1]);
   if (r->same_set_load_ns > 0)
     fprintf(f,
             "mlp_same_set load %.3g, store %.3g  (column walk, %u x %u rows of %" PRIu64
@@ -229,6 +240,13 @@ static json_object *geometry_json(const ppt_calib_result *r) {
     json_object_object_add(g, "sweep", p);
   }
   return g;
+}
+
+/* The two CPUs of the two-core probes (coherence, contention), as a JSON array. */
+static json_object *cpu_pair(const int cpus[2]) {
+  json_object *a = json_object_new_array();
+  for (int i = 0; i < 2; i++) json_object_array_add(a, json_object_new_int64(cpus[i]));
+  return a;
 }
 
 static json_object *measured_json(const ppt_calib_result *r) {
@@ -290,12 +308,17 @@ static json_object *measured_json(const ppt_calib_result *r) {
   json_object_object_add(m, "call_ns", json_object_new_double(r->call_ns));
   if (r->c2c_round_trip_ns > 0) {
     json_object *c = json_object_new_object();
-    json_object *cpus = json_object_new_array();
-    for (int i = 0; i < 2; i++) json_object_array_add(cpus, json_object_new_int64(r->c2c_cpus[i]));
-    json_object_object_add(c, "cpus", cpus);
+    json_object_object_add(c, "cpus", cpu_pair(r->c2c_cpus));
     json_object_object_add(c, "round_trip_ns", json_object_new_double(r->c2c_round_trip_ns));
     json_object_object_add(c, "transfer_ns", json_object_new_double(0.5 * r->c2c_round_trip_ns));
     json_object_object_add(m, "coherence", c);
+  }
+  if (r->contend_one_ns > 0) {
+    json_object *c = json_object_new_object();
+    json_object_object_add(c, "cpus", cpu_pair(r->c2c_cpus));
+    json_object_object_add(c, "one_core_ns_per_iteration", json_object_new_double(r->contend_one_ns));
+    json_object_object_add(c, "two_cores_ns_per_iteration", json_object_new_double(r->contend_two_ns));
+    json_object_object_add(m, "contention", c);
   }
   json_object_object_add(m, "fork_join_ns", json_object_new_double(r->fork_join_ns));
   json_object_object_add(m, "fork_join_serial_ns", json_object_new_double(r->fork_join_serial_ns));

@@ -116,13 +116,15 @@ static int breakdown(const ppt_node_result *r, const ppt_progmodel *m, uint32_t 
     pt->compute_s += best.compute_s;
     pt->ops_s += best.ops_s;
     pt->memory_s += best.memory_s;
+    pt->contention_s += best.contention_s;
     double wait = rs.seconds - busy_sum / nt;
     wait = wait > 0 ? wait : 0; /* rounding can leave -1e-18 */
     pt->wait_s += wait;
     site_row *w = &pt->rows[ppt_progmodel_phase_site(m, g)];
     double mean = busy_sum / nt, fj = reg.kind == PPT_REGION_FORK ? fj_s : 0;
     fj = fj < mean ? fj : mean;
-    double cm = best.compute_s + best.memory_s, work = mean - fj;
+    /* Turns on a contended line are the thread running its contended work: compute. */
+    double cm = best.compute_s + best.contention_s + best.memory_s, work = mean - fj;
     w->runtime_s += rs.seconds;
     w->compute_s += best.compute_s;
     w->ops_s += best.ops_s;
@@ -131,9 +133,10 @@ static int breakdown(const ppt_node_result *r, const ppt_progmodel *m, uint32_t 
       pt->cpu_s[c] += best.cpu_s[c];
     }
     w->memory_s += best.memory_s;
+    w->contention_s += best.contention_s;
     w->imbalance_s += wait;
     w->fork_join_s += fj;
-    w->seg_compute += cm > 0 ? work * best.compute_s / cm : work;
+    w->seg_compute += cm > 0 ? work * (best.compute_s + best.contention_s) / cm : work;
     w->seg_memory += cm > 0 ? work * best.memory_s / cm : 0;
   }
   qsort(pt->rows, pt->nrows, sizeof *pt->rows, by_runtime);

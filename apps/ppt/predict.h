@@ -23,6 +23,7 @@ typedef struct site_row {
   int parallel;
   uint64_t instances;
   double runtime_s, compute_s, memory_s, imbalance_s, fork_join_s;
+  double contention_s;              /* turns on contended lines beyond the thread's own work */
   double ops_s, cpu_s[PPT_TC_NCPU]; /* compute_s's parts (ppt_thread_stats) */
   double seg_compute, seg_memory;   /* --plot: mean busy time less fork-join, split */
   ppt_progmodel_site_info info;     /* counts and rates (its strings are not kept) */
@@ -30,7 +31,7 @@ typedef struct site_row {
 
 typedef struct point {
   uint32_t n;
-  double seconds, compute_s, memory_s, wait_s;
+  double seconds, compute_s, memory_s, wait_s, contention_s;
   double ops_s, cpu_s[PPT_TC_NCPU]; /* compute_s's parts */
   size_t regions;
   ppt_tracesim_result rates;

@@ -101,6 +101,7 @@ static json_object *regions_json(const ppt_hwspec *hw, const point *pt) {
     json_object_object_add(o, "memory_s", json_object_new_double(w->memory_s));
     json_object_object_add(o, "imbalance_s", json_object_new_double(w->imbalance_s));
     json_object_object_add(o, "fork_join_s", json_object_new_double(w->fork_join_s));
+    json_object_object_add(o, "contention_s", json_object_new_double(w->contention_s));
     for (uint32_t k = 0; k < w->info.nlevels; k++) {
       json_object *l = json_object_new_object();
       json_object_object_add(l, "name", json_object_new_string(hw->levels[k].name));
@@ -130,6 +131,7 @@ static json_object *point_json(const ppt_hwspec *hw, const point *pt, const poin
   json_object_object_add(bd, "compute", compute_json(pt->ops_s, pt->cpu_s));
   json_object_object_add(bd, "memory_s", json_object_new_double(pt->memory_s));
   json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pt->wait_s));
+  json_object_object_add(bd, "contention_s", json_object_new_double(pt->contention_s));
   json_object_object_add(e, "breakdown", bd);
   json_object_object_add(e, "regions", regions_json(hw, pt));
   return e;
@@ -240,6 +242,11 @@ static void write_run(const args *a, const spec_run *r) {
     printf(" %8.4f s %8.4f s %8.4f s\n", pts[i].compute_s, pts[i].memory_s, pts[i].wait_s);
   }
   printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
+  for (size_t i = 0; i < a->c.ncores; i++)
+    if (pts[i].contention_s > 0)
+      printf("(%u cores: %.4f s on the critical path waiting for turns on contended lines, cache lines "
+             "that several cores store into)\n",
+             pts[i].n, pts[i].contention_s);
   write_regions_table(hw, &pts[largest(pts, a->c.ncores)]);
   if (a->nmodels) write_models_table(a, r);
 }

@@ -30,6 +30,9 @@
  *   coherence   two threads pinned to two cores hand one cache line back and forth (an
  *               atomic counter each increments in turn): half a round trip is one
  *               cache-to-cache transfer.
+ *   contention  a loop of a few integer ops an iteration, each storing into its thread's
+ *               own word of one cache line, on those two cores against one core alone:
+ *               how much longer false sharing makes it.
  * Timings are the best of many short trials (1-2 ms, shorter than a scheduler time
  * slice): other load on the machine only ever makes a kernel slower, so the minimum is
  * the least disturbed estimate. */
@@ -221,6 +224,14 @@ typedef struct ppt_calib_result {
    * 0: not measured (one core, or the threads could not be pinned: see notes). */
   int c2c_cpus[2];
   double c2c_round_trip_ns;
+  /* False sharing (calib_contend.c), on the same two CPUs: a loop whose iterations each
+   * take a step of a 32-bit hash (a few integer ops) and add a byte of it to their
+   * thread's own 8-byte word of one 64 B line. contend_one_ns: ns per iteration with the
+   * thread on c2c_cpus[0] running them all alone; contend_two_ns: wall ns per iteration
+   * of the same loop split between both CPUs, started together, until both are done.
+   * The spec's contention_factor is contend_two_ns / contend_one_ns. 0: not measured
+   * (one core, or the threads could not be pinned: see notes). */
+  double contend_one_ns, contend_two_ns;
   double fork_join_ns;        /* one OpenMP region on fork_join_threads (all CPUs) */
   double fork_join_serial_ns; /* the same region run by one thread (serialised) */
   uint32_t fork_join_threads;

@@ -65,6 +65,8 @@ typedef struct ppt_thread_stats {
   double memory_s;           /* Tm as simulated (shared-level streams contended) */
   double memory_alone_s;     /* Tm had the thread been alone on the node (= time_compute) */
   double wait_s;             /* idle at the barrier: region seconds − busy_s */
+  double contention_s;       /* of busy_s, the time beyond its own work spent waiting for its
+                                turns on a contended line (docs/engine.md "Contended lines") */
 } ppt_thread_stats;
 
 double ppt_node_result_seconds(const ppt_node_result *r);

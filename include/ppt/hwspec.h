@@ -61,7 +61,9 @@ typedef struct ppt_hw_op {
   double latency;       /* cycles */
 } ppt_hw_op;
 
-#define PPT_HW_MAX_SOURCES 32
+/* A calibrated spec of three cache levels cites about 30 figures (each level's size,
+ * latency and bandwidths, DRAM, the ops, the core figures); room for twice that. */
+#define PPT_HW_MAX_SOURCES 64
 
 typedef struct ppt_hw_source {
   char key[64];         /* path of the cited field, e.g. "dram.latency_ns" */
@@ -89,6 +91,14 @@ typedef struct ppt_hwspec {
    * dependent FP ops overlap (docs/engine.md "Chains inside a block"). 0 = unknown: no
    * bound. */
   double fp_window;
+  /* How much longer the cores of a worksharing loop take, together, for iterations that
+   * store into one cache line (each core its own word: false sharing, or a shared
+   * counter) than one core takes for all of them alone: the line can be written by one
+   * core at a time, so those iterations run by turns, and each turn also waits for the
+   * line to move. Measured with two cores (ppt calibrate); the program model charges it
+   * to the share of a core's stores that go to lines another core stored into in the
+   * same phase (docs/engine.md "Contended lines"). 0 = unknown: not charged. */
+  double contention_factor;
   double mlp;                    /* memory-level parallelism: cache misses one core keeps in
                                     flight (L1 miss / line-fill buffers); 0 = unknown, taken as 1 */
   /* Misses in flight when a thread's misses queue on one first-level set (a column walk

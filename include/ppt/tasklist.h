@@ -107,6 +107,13 @@ typedef enum ppt_tc_cpu {
 /* A CPU item of n cycles standing for `what` (ppt_tasklist_add_cycles: PPT_CPU_PLAIN). */
 int ppt_tasklist_add_cycles_as(ppt_tasklist *tl, double n, ppt_tc_cpu what, ppt_err *err);
 
+/* A contended line (docs/engine.md, "Contended lines"): `share` (0..1) of the core's
+ * stores go to lines other cores store into at the same time, so that share of its work
+ * runs by turns with theirs. Several items add up (at most 1). Time alone is unchanged
+ * (ppt_tc_stats.contended_share reports it): the turns are the engine's, which shares
+ * the line between the cores of a region. */
+int ppt_tasklist_add_contended(ppt_tasklist *tl, double share, ppt_err *err);
+
 /* PPT's HITRATES: a memory-access item with the LOCAL hit rate of every cache level
  * given (hits at level k / references reaching level k), nrates == hwspec nlevels
  * (checked by ppt_time_compute). Rates in [0, 1]. */
@@ -236,6 +243,7 @@ typedef struct ppt_tc_stats {
   double lambda_avg;     /* access-weighted Eq. 5 effective latency, cycles/access */
   double beta_avg;       /* access-weighted effective reciprocal throughput, cycles/access */
   double footprint_peak; /* bytes, from alloc / unalloc in item order */
+  double contended_share; /* of the core's work, the share that takes turns on a line (0..1) */
   uint32_t nlevels;      /* cache levels; level[nlevels] is DRAM */
   ppt_tc_level_stats level[PPT_TC_MAX_MEM];
 } ppt_tc_stats;

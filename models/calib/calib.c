@@ -79,6 +79,9 @@ static void run_init(calib_run *r, const ppt_calib_config *cfg, const char *name
   /* Every cycle figure scales with the clock: measure it with more trials, now and
    * again at the end, and combine the two (calib_rounds). */
   r->t_clock = (calib_timing){r->t_ops.min_s, r->t_ops.trials < 21 ? 21 : r->t_ops.trials, typical};
+  /* The two-core probes: short trials (a round trip is ~100 ns, and 1 ms trials keep
+   * each probe under ~0.1 s), as many as the ops'. */
+  r->t_pair = (calib_timing){0.001, r->t_ops.trials, typical};
 }
 
 /* ---- geometry: topology, the caches' sources, then what none of them sized ---- */
@@ -274,8 +277,7 @@ static int stage_chases(calib_run *r) {
 }
 
 /* Cache-to-cache transfers: two cores of the package, as the bandwidth threads are
- * picked (SMT siblings share a core's caches, so a line would never leave it). Short
- * trials: a round trip is ~100 ns, and 1 ms trials keep the probe under ~0.1 s. */
+ * picked (SMT siblings share a core's caches, so a line would never leave it). */
 static void stage_c2c(calib_run *r) {
   ppt_calib_result *out = r->out;
   out->c2c_cpus[0] = out->c2c_cpus[1] = -1;
@@ -284,8 +286,7 @@ static void stage_c2c(calib_run *r) {
              "coherence_cycles not measured: one core only (%s), no cache-to-cache transfers.", r->pkg_list);
     return;
   }
-  calib_timing t_c2c = {0.001, r->cfg->quick ? 11 : 41, r->t_ops.typical};
-  out->c2c_round_trip_ns = calib_c2c_round_trip_s(out->c2c_cpus, &t_c2c) * 1e9;
+  out->c2c_round_trip_ns = calib_c2c_round_trip_s(out->c2c_cpus, &r->t_pair) * 1e9;
   double dram_ns = out->lat_ns[r->n];
   if (!(out->c2c_round_trip_ns > 0)) {
     snprintf(r->c2c_note, sizeof r->c2c_note,
@@ -300,6 +301,26 @@ static void stage_c2c(calib_run *r) {
              out->c2c_round_trip_ns, out->c2c_cpus[0], out->c2c_cpus[1]);
     out->c2c_round_trip_ns = 0;
   }
+}
+
+/* False sharing: the two CPUs of the ping-pong (calib_contend.c), right after it, with
+ * its trials. Needs two cores as the transfers do: on one, nothing moves the line. */
+static void stage_contend(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  if (out->c2c_cpus[0] < 0 || out->c2c_cpus[1] < 0) {
+    snprintf(r->contend_note, sizeof r->contend_note,
+             "contention_factor not measured: one core only (%s), no line to share.", r->pkg_list);
+    return;
+  }
+  double one_s, two_s;
+  if (calib_contend_s(out->c2c_cpus, &r->t_pair, &one_s, &two_s)) {
+    snprintf(r->contend_note, sizeof r->contend_note,
+             "contention_factor not measured: the false-sharing threads could not be pinned to CPUs %d and %d.",
+             out->c2c_cpus[0], out->c2c_cpus[1]);
+    return;
+  }
+  out->contend_one_ns = one_s * 1e9;
+  out->contend_two_ns = two_s * 1e9;
 }
 
 /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
@@ -440,10 +461,11 @@ static int stage_same_set(calib_run *r) {
   return rc;
 }
 
-/* Everything that runs threads, after the chases: coherence, fork-join, bandwidths,
- * a stream's capacity, the same-set walk. */
+/* Everything that runs threads, after the chases: coherence, false sharing, fork-join,
+ * bandwidths, a stream's capacity, the same-set walk. */
 static int stage_threads(calib_run *r) {
   stage_c2c(r);
+  stage_contend(r);
   stage_fork_join(r);
   int rc = 0;
   for (uint32_t k = 0; k <= r->n && !rc; k++) rc = bandwidth(r, k);

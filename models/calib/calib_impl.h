@@ -1,8 +1,8 @@
 /* calib_impl.h — internals shared by the calib*.c files of `ppt calibrate`.
  *
  * The measuring kernels live in calib_mem.c (pointer chasing, streaming reads),
- * calib_ops.c (op chains, clock), calib_branch.c (branch mispredictions) and
- * calib_window.c (FP ops waiting to issue), all timed
+ * calib_ops.c (op chains, clock), calib_branch.c (branch mispredictions),
+ * calib_window.c (FP ops waiting to issue) and calib_contend.c (false sharing), all timed
  * by calib_time.c; calib_omp.c times OpenMP regions, normally through the ppt-ompcost
  * probe run by calib_ompcost.c;
  * calib_sysfs.c reads the cache geometry, calib_tlb.c the data TLB's (CPUID) and times
@@ -360,6 +360,23 @@ double calib_call_s(const calib_timing *t);
  * cache-to-cache transfer. 0 when the CPUs are unusable (equal, negative) or a thread
  * cannot be started or pinned. */
 double calib_c2c_round_trip_s(const int cpus[2], const calib_timing *t);
+/* Runs body(body_arg) on the calling thread pinned to cpus[0] while a thread pinned to
+ * cpus[1] runs partner(partner_arg), started and pinned before body begins and joined
+ * after it ends (body must make partner return); the caller's CPU set is put back
+ * after. -1 (body not run) when the CPUs are unusable (equal, negative) or a thread
+ * cannot be started or pinned, else 0. */
+int calib_on_two_cpus(const int cpus[2], void *(*partner)(void *), void *partner_arg, void (*body)(void *),
+                      void *body_arg);
+
+/* ---- calib_contend.c ---- */
+/* False sharing in a worksharing loop: iterations of a few integer ops (a step of a
+ * 32-bit hash, each on the last one's value) each adding to the thread's own 8-byte word
+ * of one 64 B line, with plain (volatile) loads and stores. *one_s: seconds per iteration on the caller alone, pinned
+ * to cpus[0]; *two_s: wall seconds per iteration of the same loop split between the
+ * caller and a thread pinned to cpus[1], started together (until both are done). Both
+ * timed by calib_measure while the partner runs (spinning between batches), so both
+ * cores are busy in each. -1 (both 0) as calib_on_two_cpus fails, else 0. */
+int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s);
 /* The threads calib_fork_join_s runs for `threads`: itself when positive, else
  * omp_get_num_procs() (the CPUs this process may run on). */
 int calib_omp_threads(int threads);

@@ -172,22 +172,13 @@ double calib_call_s(const calib_timing *t) {
 typedef struct pingpong {
   _Alignas(64) _Atomic uint64_t turn; /* the shared line: odd = the partner's turn */
   _Alignas(64) _Atomic int stop;      /* its own line: polling it costs the spin nothing */
-  _Atomic int ready;                  /* partner: 1 pinned and spinning, -1 could not pin */
-  int cpu;                            /* the partner's CPU */
   _Alignas(64) uint64_t next;         /* the caller's last even value seen */
+  const calib_timing *t;
+  double s; /* seconds per round trip */
 } pingpong;
 
 static void *pong(void *arg) {
   pingpong *p = arg;
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  CPU_SET(p->cpu, &set);
-  /* Unpinned, the two threads could share one CPU and hand over once per time slice. */
-  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set)) {
-    atomic_store_explicit(&p->ready, -1, memory_order_release);
-    return NULL;
-  }
-  atomic_store_explicit(&p->ready, 1, memory_order_release);
   for (;;) {
     uint64_t v = atomic_load_explicit(&p->turn, memory_order_acquire);
     if (v & 1)
@@ -209,37 +200,74 @@ static void ping(void *arg, uint64_t n) {
   p->next = v;
 }
 
+/* The caller's side: calib_measure's sizing runs warm both threads up before the timed
+ * trials; then the partner is let go. */
+static void ping_trials(void *arg) {
+  pingpong *p = arg;
+  p->s = calib_measure(ping, p, 1, p->t);
+  atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
+}
+
 double calib_c2c_round_trip_s(const int cpus[2], const calib_timing *t) {
-  if (cpus[0] < 0 || cpus[1] < 0 || cpus[0] == cpus[1] || cpus[0] >= CPU_SETSIZE || cpus[1] >= CPU_SETSIZE)
-    return 0;
   pingpong *p = aligned_alloc(64, sizeof *p);
   if (!p) return 0;
   atomic_init(&p->turn, 0);
   atomic_init(&p->stop, 0);
-  atomic_init(&p->ready, 0);
-  p->cpu = cpus[1];
   p->next = 0;
-  /* The caller is pinned to the other CPU for the trials, its CPU set put back after (as
+  p->t = t;
+  p->s = 0;
+  double s = calib_on_two_cpus(cpus, pong, p, ping_trials, p) == 0 ? p->s : 0;
+  free(p);
+  return s;
+}
+
+/* ---- two threads on two CPUs ---- */
+typedef struct pinned {
+  int cpu;
+  _Atomic int ready; /* 1: pinned, running fn; -1: could not pin */
+  void *(*fn)(void *);
+  void *arg;
+} pinned;
+
+static void *start_pinned(void *arg) {
+  pinned *p = arg;
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  CPU_SET(p->cpu, &set);
+  /* Unpinned, the two threads could share one CPU and take turns once per time slice. */
+  if (pthread_setaffinity_np(pthread_self(), sizeof set, &set)) {
+    atomic_store_explicit(&p->ready, -1, memory_order_release);
+    return NULL;
+  }
+  atomic_store_explicit(&p->ready, 1, memory_order_release);
+  return p->fn(p->arg);
+}
+
+int calib_on_two_cpus(const int cpus[2], void *(*partner)(void *), void *partner_arg, void (*body)(void *),
+                      void *body_arg) {
+  if (cpus[0] < 0 || cpus[1] < 0 || cpus[0] == cpus[1] || cpus[0] >= CPU_SETSIZE || cpus[1] >= CPU_SETSIZE)
+    return -1;
+  /* The caller is pinned to the other CPU while body runs, its CPU set put back after (as
    * calib_stream_bw does). */
   cpu_set_t saved, one;
   CPU_ZERO(&one);
   CPU_SET(cpus[0], &one);
   if (pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) ||
-      pthread_setaffinity_np(pthread_self(), sizeof one, &one)) {
-    free(p);
-    return 0;
-  }
-  double s = 0;
+      pthread_setaffinity_np(pthread_self(), sizeof one, &one))
+    return -1;
+  pinned p = {.cpu = cpus[1], .fn = partner, .arg = partner_arg};
+  atomic_init(&p.ready, 0);
+  int rc = -1;
   pthread_t tid;
-  if (pthread_create(&tid, NULL, pong, p) == 0) {
+  if (pthread_create(&tid, NULL, start_pinned, &p) == 0) {
     int r;
-    while ((r = atomic_load_explicit(&p->ready, memory_order_acquire)) == 0) sched_yield();
-    /* calib_measure's sizing runs warm both threads up before the timed trials. */
-    if (r > 0) s = calib_measure(ping, p, 1, t);
-    atomic_store_explicit(&p->stop, 1, memory_order_relaxed);
+    while ((r = atomic_load_explicit(&p.ready, memory_order_acquire)) == 0) sched_yield();
+    if (r > 0) {
+      body(body_arg);
+      rc = 0;
+    }
     pthread_join(tid, NULL);
   }
   (void)pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
-  free(p);
-  return s;
+  return rc;
 }

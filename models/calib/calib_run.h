@@ -20,6 +20,7 @@ typedef struct calib_run {
   ppt_err *err;
   double t_start;
   calib_timing t_ops, t_mem, t_clock;
+  calib_timing t_pair; /* the two-core probes: coherence, false sharing */
   /* ---- what the geometry step found ---- */
   calib_cpuid_regs regs; /* read once: the caches, later the TLBs */
   char cpu_dir[4096], pkg_list[256];
@@ -36,7 +37,7 @@ typedef struct calib_run {
   double add_s;        /* seconds per add of the clock chain */
   double clock;        /* the clock the spec uses, Hz */
   int any_huge;        /* some buffer got huge pages */
-  char lat_notes[640], c2c_note[160], pinned_note[64];
+  char lat_notes[640], c2c_note[160], contend_note[200], pinned_note[64];
   /* ---- the spec (calib_spec.c) ---- */
   double cyc_ns; /* cycles per ns at clock */
   const char *vec_what;

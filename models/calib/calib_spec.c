@@ -192,6 +192,24 @@ static void spec_fp_window(calib_run *r) {
                med, s[0], s[1], s[2], HW_MIN_FP_WINDOW, HW_MAX_FP_WINDOW);
 }
 
+/* contention_factor: the false-sharing loop's wall time on two cores over one core's
+ * (calib_contend.c), to 3 digits. 0 (not charged) when not measured, and with a note,
+ * among the other notes of the two cores, when outside the schema's range: two cores
+ * ahead of a perfect split of the work is a timing gone wrong, and 64 times one core's
+ * time a thread waiting for its CPU (the CPUs were busy). */
+static void spec_contention(calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  double f = out->contend_one_ns > 0 && out->contend_two_ns > 0 ? sig3(out->contend_two_ns / out->contend_one_ns)
+                                                                : 0;
+  r->hw->contention_factor = f >= HW_MIN_CONTENTION && f <= HW_MAX_CONTENTION ? f : 0;
+  if (f > 0 && r->hw->contention_factor == 0)
+    snprintf(r->contend_note, sizeof r->contend_note,
+             "contention_factor not measured: the false-sharing loop read %.3gx one core's time (%.3g ns per "
+             "iteration on CPUs %d and %d, %.3g ns on one), outside %g-%g.",
+             f, out->contend_two_ns, out->c2c_cpus[0], out->c2c_cpus[1], out->contend_one_ns, HW_MIN_CONTENTION,
+             HW_MAX_CONTENTION);
+}
+
 /* Every figure in cycles of r->clock, three significant digits. */
 static void spec_figures(calib_run *r) {
   const ppt_calib_result *out = r->out;
@@ -219,6 +237,7 @@ static void spec_figures(calib_run *r) {
   hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
   hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
   spec_fp_window(r); /* after the op latencies: it reads the spec's */
+  spec_contention(r);
   spec_tlb(r);
   hw->ops[PPT_HW_BRANCH].latency = 0;
 }
@@ -239,6 +258,7 @@ static void spec_source_and_notes(calib_run *r) {
   if (r->geo[0]) calib_note(r->notes, sizeof r->notes, "%s", r->geo);
   if (r->lat_notes[0]) calib_note(r->notes, sizeof r->notes, "%s", r->lat_notes);
   if (r->c2c_note[0]) calib_note(r->notes, sizeof r->notes, "%s", r->c2c_note);
+  if (r->contend_note[0]) calib_note(r->notes, sizeof r->notes, "%s", r->contend_note);
   if (!out->fork_join_probe)
     calib_note(r->notes, sizeof r->notes,
                "Fork-join costs timed in this process, which links SimGrid and runs OpenMP regions up to "
@@ -304,8 +324,14 @@ static void cite_scalars(calib_run *r) {
     cite(hw, "coherence_cycles",
          "ppt calibrate%s: two threads pinned to CPUs %d and %d hand one 64 B line back and forth (atomic "
          "counter), %s of %d trials: %.3g ns per round trip, half of it per transfer",
-         r->when, out->c2c_cpus[0], out->c2c_cpus[1], r->stat, r->cfg->quick ? 11 : 41,
+         r->when, out->c2c_cpus[0], out->c2c_cpus[1], r->stat, r->t_pair.trials,
          out->c2c_round_trip_ns);
+  if (hw->contention_factor > 0)
+    cite(hw, "contention_factor",
+         "ppt calibrate%s: loop of a 32-bit hash step and a store into the thread's own 8 B word of one 64 B line, "
+         "%s of %d: CPU %d alone %.3g ns per iteration, CPUs %d and %d together %.3g (wall); %.3g / %.3g",
+         r->when, r->stat, r->t_pair.trials, out->c2c_cpus[0], out->contend_one_ns, out->c2c_cpus[0],
+         out->c2c_cpus[1], out->contend_two_ns, out->contend_two_ns, out->contend_one_ns);
   const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";
   const char *fj_how = out->fork_join_probe
                            ? "timed by ppt-ompcost (no SimGrid in the process)"

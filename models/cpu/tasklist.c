@@ -165,6 +165,12 @@ int ppt_tasklist_add_cycles_as(ppt_tasklist *tl, double n, ppt_tc_cpu what, ppt_
   return rc;
 }
 
+int ppt_tasklist_add_contended(ppt_tasklist *tl, double share, ppt_err *err) {
+  if (!(share >= 0 && share <= 1))
+    return ppt_err_set(err, PPT_EINPUT, "tasklist: contended share %g is not in [0, 1]", share);
+  return add_simple(tl, TL_CONTENDED, share, "contended share", err);
+}
+
 int ppt_tasklist_add_level_accesses(ppt_tasklist *tl, uint32_t level, double n, ppt_err *err) {
   if (level > PPT_HW_MAX_LEVELS)
     return ppt_err_set(err, PPT_EINPUT, "tasklist: memory level %u out of range", level);

@@ -15,6 +15,7 @@ typedef enum tl_kind {
   TL_LEVEL,    /* n accesses served at memory level `level` */
   TL_ALLOC,
   TL_UNALLOC,
+  TL_CONTENDED, /* n: the share of the work that takes turns on a contended line */
 } tl_kind;
 
 /* An owned copy of a ppt_rd_profile. */

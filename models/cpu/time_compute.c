@@ -258,6 +258,7 @@ static int item_time(tc_ctx *c, const tl_item *it, double *footprint, ppt_tc_sta
       if (*footprint > st->footprint_peak) st->footprint_peak = *footprint;
       return 0;
     case TL_UNALLOC: *footprint = *footprint > it->n ? *footprint - it->n : 0.0; return 0;
+    case TL_CONTENDED: st->contended_share = fmin(1.0, st->contended_share + it->n); return 0;
   }
   return ppt_err_set(err, PPT_ERUN, "time_compute: corrupt tasklist item");
 }

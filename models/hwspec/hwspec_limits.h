@@ -22,6 +22,10 @@
 /* FP ops waiting in one core's schedulers: tens on small cores, ~100-200 on wide ones. */
 #define HW_MIN_FP_WINDOW 1.0
 #define HW_MAX_FP_WINDOW 4096.0
+/* contention_factor: turns cannot make the loop faster than half its one-core time (two
+ * cores, no contention at all would be 0.5), and no measured machine comes near 64. */
+#define HW_MIN_CONTENTION 0.5
+#define HW_MAX_CONTENTION 64.0
 #define HW_MAX_FORK_JOIN_CYCLES 1e9      /* a fork-join: thousands of cycles, ~1e6 on huge machines */
 #define HW_MAX_BRANCH_MISS_CYCLES 1000.0 /* a pipeline refill: 10-30 cycles */
 #define HW_MAX_COHERENCE_CYCLES 100000.0 /* a cache-to-cache transfer: under 1000 across sockets */

@@ -65,9 +65,25 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
   }
 }
 
+/* A store into the heap or globals, in the interleaved order: is its line contended?
+ * Stack references are the executing thread's own (the mimic's cores do not share the
+ * traced thread's stack), so they never are. */
+static void count_store(ppt_progmodel *m, uint32_t core, const ppt_trace_rec *r) {
+  if (m->counted && !m->counted[r->bb]) return;
+  counts *c = &m->cur[core];
+  const double w = m->w_refs[r->bb];
+  c->stores += w;
+  if (ppt_contend_store(m->ct, r->addr >> m->line_bits, core, m->pos)) c->contended += w;
+}
+
 static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
   ppt_progmodel *m = arg;
-  for (size_t i = 0; i < n; i++) ppt_tracesim_tally_access(m->tally, cores[i], &r[i]);
+  for (size_t i = 0; i < n; i++) {
+    ppt_tracesim_tally_access(m->tally, cores[i], &r[i]);
+    if (r[i].kind == PPT_REC_BB) continue;
+    m->pos++;
+    if (m->ct && r[i].kind == PPT_REC_STORE && !(r[i].flags & PPT_REC_STACK)) count_store(m, cores[i], &r[i]);
+  }
 }
 
 /* Do blocks a and b start at one source position? */
@@ -160,6 +176,7 @@ static int take_phase(ppt_progmodel *m, ppt_region_kind kind, int keep, uint32_t
 static void on_phase_end(void *arg, ppt_region_kind kind) {
   ppt_progmodel *m = arg;
   if (m->failed) return;
+  if (m->ct) ppt_contend_next_phase(m->ct);
   int empty = 1;
   for (uint32_t c = 0; c < m->ncores && empty; c++)
     empty = m->cur[c].refs == 0 && m->cur[c].ops[PPT_HW_IALU] == 0;
@@ -234,6 +251,10 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
     memcpy(ma.transfers, sh->transfers, sizeof ma.transfers);
     rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, sh->local, err);
   }
+  /* The share of the core's stores that found their line last written by another core
+   * of the phase stands for the share of its work that takes turns on the line. */
+  if (!rc && c->contended > 0 && c->stores > 0)
+    rc = ppt_tasklist_add_contended(tl, fmin(1.0, c->contended / c->stores), err);
   if (rc) {
     ppt_tasklist_free(tl);
     return rc;
@@ -340,6 +361,8 @@ static void scale_counts(counts *c, double f) {
   c->xcalls *= f;
   c->mispredicts[0] *= f;
   c->mispredicts[1] *= f;
+  c->stores *= f;
+  c->contended *= f;
 }
 
 /* How many regions the j-th phase of site s stands for. Weighted (problem-size scaling),
@@ -483,6 +506,15 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
   for (int k = 0; k < NCOMPUTE; k++)
     got &= (m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k])) != NULL;
   m->bp = ppt_bpred_new(o->ncores, nbbs);
+  /* Contended lines (progmodel/contend.h): a store that finds its line stored into by
+   * another core less than a transfer ago (coherence_cycles; a core issues at most one
+   * reference a cycle, so the interleaved stream advances at most ncores positions a
+   * cycle). 2^18 lines (6 MiB of table) remember 16 MiB of lines written in a phase.
+   * One core has nobody to contend with, and without both figures the turns cannot be
+   * priced (engine/node.c). */
+  while (m->line_bits < 31 && ((uint64_t)1 << m->line_bits) < (uint64_t)m->line) m->line_bits++;
+  if (o->ncores > 1 && hw->coherence_cycles > 0 && hw->contention_factor > 0)
+    got &= (m->ct = ppt_contend_new(18, (uint64_t)ceil(o->ncores * hw->coherence_cycles))) != NULL;
   m->branchy = calloc((size_t)nbbs + 1, 1);
   m->weighted = w && w->instances;
   m->w_inst = weights(w ? w->instances : NULL, nbbs);
@@ -554,6 +586,7 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->sh);
   for (int k = 0; k < NCOMPUTE; k++) free(m->extra[k]);
   ppt_bpred_free(m->bp);
+  ppt_contend_free(m->ct);
   free(m->branchy);
   free(m->w_inst);
   free(m->w_refs);

@@ -10,6 +10,7 @@
 #include "common/u64map.h"
 #include "ppt/progmodel.h"
 #include "progmodel/bpred.h"
+#include "progmodel/contend.h"
 
 /* The compute models (ppt_compute_model) a block's recurrence extra is kept for. */
 #define NCOMPUTE (PPT_COMPUTE_PORTS + 1)
@@ -24,6 +25,9 @@ typedef struct counts {
   /* Branches the predictor model got wrong (progmodel/bpred.h): [0] branches on data,
    * [1] self-looping blocks' (PPT_BPRED_LOOP_MISS, a loop's exit). */
   double mispredicts[2];
+  /* Stores (off the thread's stack), and of them those into a line another core stored
+   * into earlier in the same phase (progmodel/contend.h). */
+  double stores, contended;
 } counts;
 
 typedef struct phase {
@@ -109,6 +113,9 @@ struct ppt_progmodel {
   uint32_t *first;  /* [ncores]: first counted block of the phase being streamed, 0: none */
   shares *sh, all;
   ppt_bpred *bp;    /* each core's branch predictor, over its block sequence */
+  ppt_contend *ct;  /* the last writer of each line in the phase (NULL on one core) */
+  uint32_t line_bits;
+  uint64_t pos;     /* references of the interleaved stream so far (contended lines' clock) */
   uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */
   /* Per block id, what an instance and a reference of the block count for (problem-size
    * scaling, ppt_progmodel_build_weighted; all 1 otherwise: 1.0 * x is x, so the

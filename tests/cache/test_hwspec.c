@@ -311,6 +311,35 @@ START_TEST(fp_window) {
 }
 END_TEST
 
+START_TEST(contention_factor) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(BRANCH(", 'contention_factor': 1.5, 'sources': {'contention_factor': 'two threads'}"), &hw,
+                        &err) == 0,
+                "%s", err.msg);
+  ck_assert(hw.contention_factor == 1.5);
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"contention_factor\": 1.5"));
+  free(json);
+  round_trip(&hw);
+  ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.contention_factor == 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "contention_factor"));
+  free(json);
+  ck_assert_int_eq(parse_q(BRANCH(", 'contention_factor': 0"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg,
+                   "bad.json: contention_factor: must be a positive number (got 0); leave the key out if unknown");
+  ck_assert_int_eq(parse_q(BRANCH(", 'contention_factor': 0.4"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: contention_factor: 0.4 is out of range [0.5, 64] x");
+  ck_assert_int_eq(parse_q(BRANCH(", 'contention_factor': 65"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: contention_factor: 65 is out of range [0.5, 64] x");
+  ck_assert_int_eq(parse_q(BRANCH(", 'contention_factor': '2'"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: contention_factor: must be a number, got a string");
+}
+END_TEST
+
 /* The FP window's relation (hwspec_window.c): a chain of 8 (fmul, fadd) pairs per
  * execution, F = 16 ops, P = 8 x (3 + 2) = 40 cycles, on pipes of 2 adds and 2 multiplies
  * a cycle. By hand: with S = 100 the time T solves T = (40 + W) 16 / 116, W = 8 x 2 x
@@ -833,6 +862,7 @@ int main(void) {
   tcase_add_test(tc, dram_core_bandwidth);
   tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, fp_window);
+  tcase_add_test(tc, contention_factor);
   tcase_add_test(tc, fp_window_relation);
   tcase_add_test(tc, mlp_same_set);
   tcase_add_test(tc, coherence);

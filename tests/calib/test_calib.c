@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,30 @@ static const char *cite_text(const ppt_hwspec *hw, const char *key) {
   for (uint32_t i = 0; i < hw->nsources; i++)
     if (!strcmp(hw->sources[i].key, key)) return hw->sources[i].text;
   return "";
+}
+
+/* The citation under `key` contains the text fmt formats. */
+static void cite_has(const ppt_hwspec *hw, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void cite_has(const ppt_hwspec *hw, const char *key, const char *fmt, ...) {
+  char want[128];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(want, sizeof want, fmt, ap);
+  va_end(ap);
+  const char *c = cite_text(hw, key);
+  ck_assert_msg(strstr(c, want) != NULL, "%s: \"%s\" lacks \"%s\"", key, c, want);
+}
+
+/* hw through JSON and the strict parser into back; the citation under `key` comes back
+ * as it was. */
+static void read_back(const ppt_hwspec *hw, const char *key, ppt_hwspec *back) {
+  char *json = ppt_hwspec_to_json(hw);
+  ck_assert_ptr_nonnull(json);
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_parse(json, "host.json", back, &err) == 0, "%s", err.msg);
+  free(json);
+  ck_assert_str_eq(cite_text(back, key), cite_text(hw, key));
 }
 
 static char *path_join(const char *a, const char *b) {
@@ -297,6 +322,21 @@ START_TEST(fp_window_plausible) {
 }
 END_TEST
 
+/* A figure of the two-core probes that calibrate left out (`figure` 0): not cited, and
+ * the notes say why. */
+static void left_out(const ppt_hwspec *hw, double figure, const char *key) {
+  char why[96];
+  snprintf(why, sizeof why, "%s not measured", key);
+  ck_assert_msg(figure == 0, "%s %g", key, figure);
+  ck_assert_msg(strstr(hw->notes, why) != NULL, "%s", hw->notes);
+  ck_assert(!cited(hw, key));
+}
+
+/* A host of one core, where the two-core probes have nothing to run on. */
+static int one_core_host(const ppt_calib_result *r) {
+  return r->online_cpus < 2 || r->smt >= r->online_cpus;
+}
+
 /* coherence_cycles: the test host has two CPUs on two cores, so the ping-pong ran on
  * two distinct CPUs; the figure is half the round trip in cycles (3 digits), above an
  * L1 hit (the line comes from another core's cache) and below 10x DRAM's latency (a
@@ -306,17 +346,16 @@ START_TEST(coherence_plausible) {
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   const ppt_calib_result *r = &g_res;
   const ppt_hwspec *hw = &r->hw;
-  if (r->online_cpus < 2 || r->smt >= r->online_cpus) {
+  if (one_core_host(r)) {
     /* one core: nothing to transfer between, and the notes say so */
-    ck_assert(hw->coherence_cycles == 0);
-    ck_assert_msg(strstr(hw->notes, "coherence_cycles not measured") != NULL, "%s", hw->notes);
+    left_out(hw, hw->coherence_cycles, "coherence_cycles");
     return;
   }
   ck_assert_msg(r->c2c_cpus[0] >= 0 && r->c2c_cpus[1] >= 0 && r->c2c_cpus[0] != r->c2c_cpus[1], "CPUs %d, %d",
                 r->c2c_cpus[0], r->c2c_cpus[1]);
   if (hw->coherence_cycles == 0) {
     /* other tests kept a CPU busy (ctest -j): calibrate leaves the figure out and says so */
-    ck_assert_msg(strstr(hw->notes, "coherence_cycles not measured") != NULL, "%s", hw->notes);
+    left_out(hw, hw->coherence_cycles, "coherence_cycles");
     return;
   }
   ck_assert_msg(r->c2c_round_trip_ns > 0 && isfinite(r->c2c_round_trip_ns), "%g ns", r->c2c_round_trip_ns);
@@ -328,20 +367,54 @@ START_TEST(coherence_plausible) {
   ck_assert_msg(hw->coherence_cycles > hw->levels[0].latency_cycles && hw->coherence_cycles < 10 * dram_cyc,
                 "%g cycles per transfer (L1 %g, DRAM %g cycles)", hw->coherence_cycles,
                 hw->levels[0].latency_cycles, dram_cyc);
-  const char *c = cite_text(hw, "coherence_cycles");
-  char want[64];
-  snprintf(want, sizeof want, "%.3g ns per round trip, half of it per transfer", r->c2c_round_trip_ns);
-  ck_assert_msg(strstr(c, want) != NULL, "\"%s\" lacks \"%s\"", c, want);
-  snprintf(want, sizeof want, "pinned to CPUs %d and %d", r->c2c_cpus[0], r->c2c_cpus[1]);
-  ck_assert_msg(strstr(c, want) != NULL, "\"%s\" lacks \"%s\"", c, want);
-  ck_assert_msg(strstr(c, "2000-01-01") != NULL, "%s", c);
-  char *json = ppt_hwspec_to_json(hw);
+  cite_has(hw, "coherence_cycles", "%.3g ns per round trip, half of it per transfer", r->c2c_round_trip_ns);
+  cite_has(hw, "coherence_cycles", "pinned to CPUs %d and %d", r->c2c_cpus[0], r->c2c_cpus[1]);
+  cite_has(hw, "coherence_cycles", "2000-01-01");
   ppt_hwspec back;
-  ppt_err err;
-  ck_assert_msg(ppt_hwspec_parse(json, "host.json", &back, &err) == 0, "%s", err.msg);
-  free(json);
+  read_back(hw, "coherence_cycles", &back);
   ck_assert(back.coherence_cycles == hw->coherence_cycles);
-  ck_assert_str_eq(cite_text(&back, "coherence_cycles"), c);
+}
+END_TEST
+
+/* contention_factor: on the test host's two cores the false-sharing loop ran on the
+ * ping-pong's two CPUs; the figure is the wall ns per iteration with the loop split
+ * between them over one core's ns per iteration, 3 digits, within the schema's
+ * [0.5, 64] (two cores cannot beat a perfect split of the work). One iteration on one
+ * core is a dependent xorshift-multiply step (5 cycles of latency) and a store: at least
+ * 4 cycles at the calibrated clock, and under 50 unless the kernel went wrong. Cited
+ * with both timings and the CPUs; written and read back. */
+START_TEST(contention_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  const ppt_hwspec *hw = &r->hw;
+  if (one_core_host(r)) {
+    /* one core: no line to share, and the notes say so */
+    left_out(hw, hw->contention_factor, "contention_factor");
+    return;
+  }
+  ck_assert_msg(r->contend_one_ns > 0 && isfinite(r->contend_one_ns) && r->contend_two_ns > 0 &&
+                    isfinite(r->contend_two_ns),
+                "one core %g ns, two %g ns", r->contend_one_ns, r->contend_two_ns);
+  double cyc_ns = hw->clock_hz * 1e-9, f = r->contend_two_ns / r->contend_one_ns;
+  if (r->optimised)
+    ck_assert_msg(r->contend_one_ns * cyc_ns >= 4 && r->contend_one_ns * cyc_ns <= 50,
+                  "%g cycles per iteration on one core", r->contend_one_ns * cyc_ns);
+  if (hw->contention_factor == 0) {
+    /* outside the schema's range (other tests kept a CPU busy): left out, and the notes say so */
+    ck_assert_msg(f < 0.51 || f > 63.5, "%g left out", f);
+    left_out(hw, hw->contention_factor, "contention_factor");
+    return;
+  }
+  ck_assert_msg(fabs(hw->contention_factor - f) <= 0.005 * f, "contention_factor %g, %g / %g ns = %g",
+                hw->contention_factor, r->contend_two_ns, r->contend_one_ns, f);
+  ck_assert_msg(hw->contention_factor >= 0.5 && hw->contention_factor <= 64, "%g", hw->contention_factor);
+  cite_has(hw, "contention_factor", "CPU %d alone %.3g ns per iteration", r->c2c_cpus[0], r->contend_one_ns);
+  cite_has(hw, "contention_factor", "CPUs %d and %d together %.3g", r->c2c_cpus[0], r->c2c_cpus[1],
+           r->contend_two_ns);
+  cite_has(hw, "contention_factor", "2000-01-01");
+  ppt_hwspec back;
+  read_back(hw, "contention_factor", &back);
+  ck_assert(back.contention_factor == hw->contention_factor);
 }
 END_TEST
 
@@ -352,6 +425,12 @@ START_TEST(coherence_bad_cpus) {
   ck_assert(calib_c2c_round_trip_s(same, &t) == 0);
   ck_assert(calib_c2c_round_trip_s(neg, &t) == 0);
   ck_assert(calib_c2c_round_trip_s(huge, &t) == 0);
+  /* so does the false-sharing loop, which runs on the same two CPUs, and says 0 */
+  double one = 1, two = 1;
+  ck_assert_int_eq(calib_contend_s(same, &t, &one, &two), -1);
+  ck_assert(one == 0 && two == 0);
+  ck_assert_int_eq(calib_contend_s(neg, &t, &one, &two), -1);
+  ck_assert_int_eq(calib_contend_s(huge, &t, &one, &two), -1);
 }
 END_TEST
 
@@ -903,6 +982,7 @@ static void check_citations(const ppt_hwspec *hw, const char *file) {
   NEED(hw->dram_core_bw_bytes_per_s > 0, "dram.core_bandwidth_gbs")
   NEED(hw->branch_miss_cycles > 0, "branch_miss_cycles")
   NEED(hw->fp_window > 0, "fp_window")
+  NEED(hw->contention_factor > 0, "contention_factor")
   NEED(hw->mlp_same_set_load > 0, "mlp_same_set.load")
   NEED(hw->mlp_same_set_store > 0, "mlp_same_set.store")
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
@@ -1039,6 +1119,7 @@ START_TEST(repeat_medians) {
   const double ssl[5] = {4, 2, 5, 1, 3}, sss[5] = {2, 3, 1, 1, 4};
   const double coh[5] = {120, 80, 200, 95, 60}; /* 60 80 95 120 200 -> 95, run 3 */
   const double fpw[5] = {96, 120, 88, 101, 94}; /* 88 94 96 101 120 -> 96, run 0 */
+  const double cf[5] = {1.8, 1.4, 2.6, 1.5, 1.6}; /* 1.4 1.5 1.6 1.8 2.6 -> 1.6, run 4 */
   for (int i = 0; i < 5; i++) {
     char t[32];
     runs[i] = base;
@@ -1048,6 +1129,7 @@ START_TEST(repeat_medians) {
     runs[i].fork_join_cycles = fj[i];
     runs[i].coherence_cycles = coh[i];
     runs[i].fp_window = fpw[i];
+    runs[i].contention_factor = cf[i];
     runs[i].levels[2].size = mib[i] << 20;
     runs[i].levels[2].assoc = 16;
     runs[i].levels[2].replacement = i == 2 ? PPT_HW_REPL_RANDOM : PPT_HW_REPL_LRU;
@@ -1061,6 +1143,7 @@ START_TEST(repeat_medians) {
     set_cite(&runs[i], "mlp_same_set.store", t);
     set_cite(&runs[i], "coherence_cycles", t);
     set_cite(&runs[i], "fp_window", t);
+    set_cite(&runs[i], "contention_factor", t);
   }
   ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
   /* load 1 2 3 4 5 -> 3 (run 4); store 1 1 2 3 4 -> 2 (run 0): each from its own run */
@@ -1076,6 +1159,8 @@ START_TEST(repeat_medians) {
   ck_assert_str_eq(cite_of(&out, "coherence_cycles"), "run 3");
   ck_assert(out.fp_window == 96);
   ck_assert_str_eq(cite_of(&out, "fp_window"), "run 0");
+  ck_assert(out.contention_factor == 1.6);
+  ck_assert_str_eq(cite_of(&out, "contention_factor"), "run 4");
   ck_assert_uint_eq(out.levels[2].size, 8u << 20);
   ck_assert_int_eq(out.levels[2].replacement, PPT_HW_REPL_RANDOM);
   ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 2");
@@ -1177,6 +1262,10 @@ START_TEST(cli_writes_loadable_spec) {
     ck_assert(hw.branch_miss_cycles > 0 && isfinite(hw.branch_miss_cycles));
     /* and the FP ops waiting to issue */
     ck_assert_msg(hw.fp_window >= 1 && hw.fp_window <= 4096, "%g", hw.fp_window);
+    /* and what false sharing costs, unless it could not be measured (the notes say why) */
+    ck_assert_msg((hw.contention_factor >= 0.5 && hw.contention_factor <= 64) ||
+                      (hw.contention_factor == 0 && strstr(hw.notes, "contention_factor not measured")),
+                  "%g: %s", hw.contention_factor, hw.notes);
     /* and the same-set misses in flight, within [1, mlp] */
     ck_assert_msg(hw.mlp_same_set_load >= 1 && hw.mlp_same_set_load <= hw.mlp, "%g", hw.mlp_same_set_load);
     ck_assert_msg(hw.mlp_same_set_store >= 1 && hw.mlp_same_set_store <= hw.mlp, "%g", hw.mlp_same_set_store);
@@ -1271,6 +1360,7 @@ int main(void) {
   tcase_add_test(m, fp_window_plausible);
   tcase_add_test(m, same_set_plausible);
   tcase_add_test(m, coherence_plausible);
+  tcase_add_test(m, contention_plausible);
   tcase_add_test(m, sysfs_geometry_matches_host);
   tcase_add_test(m, host_levels_cover_cpuid);
   tcase_add_test(m, host_cpuid_matches_sysfs);

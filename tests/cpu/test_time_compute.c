@@ -223,6 +223,31 @@ START_TEST(cpu_items_by_kind) {
 }
 END_TEST
 
+/* A contended share is carried, not priced, by time_compute (the engine takes the
+ * turns): shares add up to at most 1, the time alone does not change, and a share
+ * outside [0, 1] is refused. */
+START_TEST(contended_share_carried) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  ppt_tasklist *tl = compute_tasklist();
+  ppt_err err;
+  ppt_tc_stats plain, st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &plain, &err), 0);
+  ck_assert_double_eq(plain.contended_share, 0);
+  ck_assert_int_eq(ppt_tasklist_add_contended(tl, 0.25, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
+  ck_close(st.contended_share, 0.25);
+  ck_close(st.cycles, plain.cycles);
+  ck_assert_int_eq(ppt_tasklist_add_contended(tl, 0.9, &err), 0);
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &AMM, &st, &err), 0);
+  ck_close(st.contended_share, 1);
+  ck_assert_int_eq(ppt_tasklist_add_contended(tl, 1.5, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_tasklist_add_contended(tl, -0.1, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_tasklist_add_contended(tl, NAN, &err), PPT_EINPUT);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
 /* Square roots run on the divider (FDIV's port) at their own rate: fdiv 0.25/cycle,
  * fsqrt 0.125/cycle; 8 divides and 8 roots keep the divider 8/0.25 + 8/0.125 = 96
  * cycles busy (PORTS: the busiest port, nothing else here). A spec without fsqrt
@@ -711,6 +736,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, eq5_amm_two_level_form);
   tcase_add_test(tc, compute_items);
   tcase_add_test(tc, cpu_items_by_kind);
+  tcase_add_test(tc, contended_share_carried);
   tcase_add_test(tc, loop_exits_overlap_memory);
   tcase_add_test(tc, overlap_policies);
   tcase_add_test(tc, direct_levels_and_alloc);
