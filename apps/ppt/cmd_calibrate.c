@@ -189,11 +189,12 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
       "cycles per chain)\n",
       hw->fp_window, r->fpwin_depth[0], r->fpwin_depth[1], r->fpwin_depth[2], r->fpwin_ns[0] * clk * 1e-9,
       r->fpwin_ns[1] * clk * 1e-9, r->fpwin_ns[2] * clk * 1e-9);
-  fprintf(f,
-          "contention_factor %.3g  (false sharing: %.3g ns per iteration on CPU %d alone, %.3g on CPUs %d and %d "
-          "together)\n",
-          hw->contention_factor, r->contend_one_ns, r->c2c_cpus[0], r->contend_two_ns, r->c2c_cpus[0],
-          r->c2c_cpus[1]);
+  fprintf(
+      f,
+      "contention_factor %.3g  (false sharing: %.3g ns per iteration on CPU %d alone, %.3g on CPUs %d and %d "
+      "together)\n",
+      hw->contention_factor, r->contend_one_ns, r->c2c_cpus[0], r->contend_two_ns, r->c2c_cpus[0],
+      r->c2c_cpus[1]);
   if (r->same_set_load_ns > 0)
     fprintf(f,
             "mlp_same_set load %.3g, store %.3g  (column walk, %u x %u rows of %" PRIu64

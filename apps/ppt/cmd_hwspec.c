@@ -114,7 +114,8 @@ static int write_table(void *va, void *vr, ppt_err *err) {
            hw->call_cycles);
   if (hw->fp_window > 0) printf("FP window   %g ops waiting to issue per core\n", hw->fp_window);
   if (hw->contention_factor > 0)
-    printf("contention  %gx one core's time for iterations whose stores share a line\n", hw->contention_factor);
+    printf("contention  %gx one core's time for iterations whose stores share a line\n",
+           hw->contention_factor);
   for (uint32_t j = 0; j < hw->ntlb; j++)
     printf("%s %-6s %u entries, %u ways, %u-byte pages, miss %g cycles\n", j ? "           " : "TLB        ",
            hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].page_bytes,

@@ -244,9 +244,10 @@ static void write_run(const args *a, const spec_run *r) {
   printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
   for (size_t i = 0; i < a->c.ncores; i++)
     if (pts[i].contention_s > 0)
-      printf("(%u cores: %.4f s on the critical path waiting for turns on contended lines, cache lines "
-             "that several cores store into)\n",
-             pts[i].n, pts[i].contention_s);
+      printf(
+          "(%u cores: %.4f s on the critical path waiting for turns on contended lines, cache lines "
+          "that several cores store into)\n",
+          pts[i].n, pts[i].contention_s);
   write_regions_table(hw, &pts[largest(pts, a->c.ncores)]);
   if (a->nmodels) write_models_table(a, r);
 }

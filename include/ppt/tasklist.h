@@ -237,14 +237,14 @@ typedef struct ppt_tc_stats {
   double memory_cycles;                            /* Tm: Σ levels (latency + bw) + alloc */
   double transfer_cycles;                          /* of Tm, the transfers: Σ levels bw_cycles */
   double alloc_cycles;
-  double overlap_cycles; /* hidden by overlap: Tc + Tm − cycles (ppt_tc_policy_cycles) */
-  double stall_cycles;   /* cycles − compute_cycles: the core waiting on memory */
-  double mem_accesses;   /* accesses of memory items (HITRATES, MEM_ACCESS) */
-  double lambda_avg;     /* access-weighted Eq. 5 effective latency, cycles/access */
-  double beta_avg;       /* access-weighted effective reciprocal throughput, cycles/access */
-  double footprint_peak; /* bytes, from alloc / unalloc in item order */
+  double overlap_cycles;  /* hidden by overlap: Tc + Tm − cycles (ppt_tc_policy_cycles) */
+  double stall_cycles;    /* cycles − compute_cycles: the core waiting on memory */
+  double mem_accesses;    /* accesses of memory items (HITRATES, MEM_ACCESS) */
+  double lambda_avg;      /* access-weighted Eq. 5 effective latency, cycles/access */
+  double beta_avg;        /* access-weighted effective reciprocal throughput, cycles/access */
+  double footprint_peak;  /* bytes, from alloc / unalloc in item order */
   double contended_share; /* of the core's work, the share that takes turns on a line (0..1) */
-  uint32_t nlevels;      /* cache levels; level[nlevels] is DRAM */
+  uint32_t nlevels;       /* cache levels; level[nlevels] is DRAM */
   ppt_tc_level_stats level[PPT_TC_MAX_MEM];
 } ppt_tc_stats;
 

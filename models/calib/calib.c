@@ -314,9 +314,10 @@ static void stage_contend(calib_run *r) {
   }
   double one_s, two_s;
   if (calib_contend_s(out->c2c_cpus, &r->t_pair, &one_s, &two_s)) {
-    snprintf(r->contend_note, sizeof r->contend_note,
-             "contention_factor not measured: the false-sharing threads could not be pinned to CPUs %d and %d.",
-             out->c2c_cpus[0], out->c2c_cpus[1]);
+    snprintf(
+        r->contend_note, sizeof r->contend_note,
+        "contention_factor not measured: the false-sharing threads could not be pinned to CPUs %d and %d.",
+        out->c2c_cpus[0], out->c2c_cpus[1]);
     return;
   }
   out->contend_one_ns = one_s * 1e9;

@@ -371,11 +371,11 @@ int calib_on_two_cpus(const int cpus[2], void *(*partner)(void *), void *partner
 /* ---- calib_contend.c ---- */
 /* False sharing in a worksharing loop: iterations of a few integer ops (a step of a
  * 32-bit hash, each on the last one's value) each adding to the thread's own 8-byte word
- * of one 64 B line, with plain (volatile) loads and stores. *one_s: seconds per iteration on the caller alone, pinned
- * to cpus[0]; *two_s: wall seconds per iteration of the same loop split between the
- * caller and a thread pinned to cpus[1], started together (until both are done). Both
- * timed by calib_measure while the partner runs (spinning between batches), so both
- * cores are busy in each. -1 (both 0) as calib_on_two_cpus fails, else 0. */
+ * of one 64 B line, with plain (volatile) loads and stores. *one_s: seconds per iteration on the caller
+ * alone, pinned to cpus[0]; *two_s: wall seconds per iteration of the same loop split between the caller and
+ * a thread pinned to cpus[1], started together (until both are done). Both timed by calib_measure while the
+ * partner runs (spinning between batches), so both cores are busy in each. -1 (both 0) as calib_on_two_cpus
+ * fails, else 0. */
 int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s);
 /* The threads calib_fork_join_s runs for `threads`: itself when positive, else
  * omp_get_num_procs() (the CPUs this process may run on). */

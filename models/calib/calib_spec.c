@@ -199,15 +199,16 @@ static void spec_fp_window(calib_run *r) {
  * time a thread waiting for its CPU (the CPUs were busy). */
 static void spec_contention(calib_run *r) {
   const ppt_calib_result *out = r->out;
-  double f = out->contend_one_ns > 0 && out->contend_two_ns > 0 ? sig3(out->contend_two_ns / out->contend_one_ns)
-                                                                : 0;
+  double f = out->contend_one_ns > 0 && out->contend_two_ns > 0
+                 ? sig3(out->contend_two_ns / out->contend_one_ns)
+                 : 0;
   r->hw->contention_factor = f >= HW_MIN_CONTENTION && f <= HW_MAX_CONTENTION ? f : 0;
   if (f > 0 && r->hw->contention_factor == 0)
     snprintf(r->contend_note, sizeof r->contend_note,
              "contention_factor not measured: the false-sharing loop read %.3gx one core's time (%.3g ns per "
              "iteration on CPUs %d and %d, %.3g ns on one), outside %g-%g.",
-             f, out->contend_two_ns, out->c2c_cpus[0], out->c2c_cpus[1], out->contend_one_ns, HW_MIN_CONTENTION,
-             HW_MAX_CONTENTION);
+             f, out->contend_two_ns, out->c2c_cpus[0], out->c2c_cpus[1], out->contend_one_ns,
+             HW_MIN_CONTENTION, HW_MAX_CONTENTION);
 }
 
 /* Every figure in cycles of r->clock, three significant digits. */
@@ -324,11 +325,11 @@ static void cite_scalars(calib_run *r) {
     cite(hw, "coherence_cycles",
          "ppt calibrate%s: two threads pinned to CPUs %d and %d hand one 64 B line back and forth (atomic "
          "counter), %s of %d trials: %.3g ns per round trip, half of it per transfer",
-         r->when, out->c2c_cpus[0], out->c2c_cpus[1], r->stat, r->t_pair.trials,
-         out->c2c_round_trip_ns);
+         r->when, out->c2c_cpus[0], out->c2c_cpus[1], r->stat, r->t_pair.trials, out->c2c_round_trip_ns);
   if (hw->contention_factor > 0)
     cite(hw, "contention_factor",
-         "ppt calibrate%s: loop of a 32-bit hash step and a store into the thread's own 8 B word of one 64 B line, "
+         "ppt calibrate%s: loop of a 32-bit hash step and a store into the thread's own 8 B word of one 64 B "
+         "line, "
          "%s of %d: CPU %d alone %.3g ns per iteration, CPUs %d and %d together %.3g (wall); %.3g / %.3g",
          r->when, r->stat, r->t_pair.trials, out->c2c_cpus[0], out->contend_one_ns, out->c2c_cpus[0],
          out->c2c_cpus[1], out->contend_two_ns, out->contend_two_ns, out->contend_one_ns);

@@ -112,8 +112,8 @@ struct ppt_progmodel {
   int32_t *site_of; /* [2 * (nbbs + 1)]: site of (first block, parallel), -1: not yet */
   uint32_t *first;  /* [ncores]: first counted block of the phase being streamed, 0: none */
   shares *sh, all;
-  ppt_bpred *bp;    /* each core's branch predictor, over its block sequence */
-  ppt_contend *ct;  /* the last writer of each line in the phase (NULL on one core) */
+  ppt_bpred *bp;   /* each core's branch predictor, over its block sequence */
+  ppt_contend *ct; /* the last writer of each line in the phase (NULL on one core) */
   uint32_t line_bits;
   uint64_t pos;     /* references of the interleaved stream so far (contended lines' clock) */
   uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */

@@ -314,8 +314,8 @@ END_TEST
 START_TEST(contention_factor) {
   ppt_hwspec hw;
   ppt_err err;
-  ck_assert_msg(parse_q(BRANCH(", 'contention_factor': 1.5, 'sources': {'contention_factor': 'two threads'}"), &hw,
-                        &err) == 0,
+  ck_assert_msg(parse_q(BRANCH(", 'contention_factor': 1.5, 'sources': {'contention_factor': 'two threads'}"),
+                        &hw, &err) == 0,
                 "%s", err.msg);
   ck_assert(hw.contention_factor == 1.5);
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
@@ -329,8 +329,9 @@ START_TEST(contention_factor) {
   ck_assert_ptr_null(strstr(json, "contention_factor"));
   free(json);
   ck_assert_int_eq(parse_q(BRANCH(", 'contention_factor': 0"), &hw, &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg,
-                   "bad.json: contention_factor: must be a positive number (got 0); leave the key out if unknown");
+  ck_assert_str_eq(
+      err.msg,
+      "bad.json: contention_factor: must be a positive number (got 0); leave the key out if unknown");
   ck_assert_int_eq(parse_q(BRANCH(", 'contention_factor': 0.4"), &hw, &err), PPT_EINPUT);
   ck_assert_str_eq(err.msg, "bad.json: contention_factor: 0.4 is out of range [0.5, 64] x");
   ck_assert_int_eq(parse_q(BRANCH(", 'contention_factor': 65"), &hw, &err), PPT_EINPUT);

@@ -1117,8 +1117,8 @@ START_TEST(repeat_medians) {
   const uint64_t mib[5] = {4, 16, 8, 2, 32};
   /* each run's same-set figures within its mlp, as calibrate writes them */
   const double ssl[5] = {4, 2, 5, 1, 3}, sss[5] = {2, 3, 1, 1, 4};
-  const double coh[5] = {120, 80, 200, 95, 60}; /* 60 80 95 120 200 -> 95, run 3 */
-  const double fpw[5] = {96, 120, 88, 101, 94}; /* 88 94 96 101 120 -> 96, run 0 */
+  const double coh[5] = {120, 80, 200, 95, 60};   /* 60 80 95 120 200 -> 95, run 3 */
+  const double fpw[5] = {96, 120, 88, 101, 94};   /* 88 94 96 101 120 -> 96, run 0 */
   const double cf[5] = {1.8, 1.4, 2.6, 1.5, 1.6}; /* 1.4 1.5 1.6 1.8 2.6 -> 1.6, run 4 */
   for (int i = 0; i < 5; i++) {
     char t[32];
