@@ -11,7 +11,8 @@
  *    with contention_factor k: both threads' work runs by turns on the line host, so
  *    the loop's region takes k x both threads' time (2 k t), less nothing: by hand,
  *    for k = 1.5 and 3; its critical thread waits (2 k - 1) t for its turns
- *    (contention_s). Without the factor, or on one core, nothing is charged.
+ *    (contention_s); on 4 cores 4 k t. Without the factor, or on one core, nothing is
+ *    charged.
  *  - private_lines_no_turns: the same work with each block's sum stored once into its
  *    own line: no store is contended, the prediction does not change with the factor. */
 #include <check.h>
@@ -159,6 +160,7 @@ static double num(json_object *o, const char *key) {
 
 typedef struct region {
   double runtime, fork_join, contention; /* the kernel's parallel region */
+  double imbalance;                      /* its barrier wait: runtime less the threads' mean busy time */
   double total_contention;               /* the breakdown's, over the run */
 } region;
 
@@ -188,6 +190,7 @@ static region predict(const char *d, const char *sel, int cores, double k) {
     r.runtime = num(g, "runtime_s");
     r.fork_join = num(g, "fork_join_s");
     r.contention = num(g, "contention_s");
+    r.imbalance = num(g, "imbalance_s");
   }
   json_object_put(root);
   ck_assert_double_gt(r.runtime, 0);
@@ -212,6 +215,14 @@ START_TEST(shared_counter_turns) {
                   "k %g: contention %g s, by hand %g s", ks[i], r.contention, (2 * ks[i] - 1) * t);
     ck_assert_double_ge(r.total_contention, r.contention);
   }
+  /* Four threads take turns the same way: the turns of all four, k t_c each, share the
+   * line host, so the region lasts k times their sum, 4 k times their mean work (the
+   * mean busy time less fork-join: runtime - imbalance - fork-join without the factor),
+   * plus the last thread's streams of data[], which follow its turns (1.2 % here). */
+  region four = predict(d, SHARED, 4, 1.5), four0 = predict(d, SHARED, 4, 0);
+  double want4 = 4 * 1.5 * (four0.runtime - four0.imbalance - four0.fork_join);
+  ck_assert_msg(four.runtime - four.fork_join >= want4 && four.runtime - four.fork_join <= 1.02 * want4,
+                "4 cores: %g s less fork-join %g s, by hand %g s", four.runtime, four.fork_join, want4);
   /* One core has nobody to take turns with. */
   region one = predict(d, SHARED, 1, 3);
   ck_assert_double_eq(one.total_contention, 0);
