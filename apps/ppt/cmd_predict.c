@@ -47,7 +47,9 @@ static void help(void) {
       "                        store drops the line from the other cores' caches, so their\n"
       "                        next access is a cache-to-cache transfer (latency: the spec's\n"
       "                        coherence_cycles) (default off, as Cachegrind; costs one\n"
-      "                        lookup per store and other instance)\n"
+      "                        lookup per store and other instance). Without it too, cores\n"
+      "                        that store into one line take turns on it when SPEC has\n"
+      "                        contention_factor and coherence_cycles (\"contention_s\")\n"
       "  --fork-cycles C       cost of a parallel region's fork and join, per thread\n"
       "                        (default: the spec's fork_join_cycles, else 0)\n" PPT_CLI_ONLY_HELP
       "  --models LIST         also the runtime under each core model in LIST, comma-separated\n"
