@@ -80,9 +80,10 @@ static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, 
   ppt_progmodel *m = arg;
   for (size_t i = 0; i < n; i++) {
     ppt_tracesim_tally_access(m->tally, cores[i], &r[i]);
-    if (r[i].kind == PPT_REC_BB) continue;
+    /* The clock and the table only serve contended lines (NULL ct: not counted). */
+    if (!m->ct || r[i].kind == PPT_REC_BB) continue;
     m->pos++;
-    if (m->ct && r[i].kind == PPT_REC_STORE && !(r[i].flags & PPT_REC_STACK)) count_store(m, cores[i], &r[i]);
+    if (r[i].kind == PPT_REC_STORE && !(r[i].flags & PPT_REC_STACK)) count_store(m, cores[i], &r[i]);
   }
 }
 
@@ -512,7 +513,7 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
    * cycle). 2^18 lines (6 MiB of table) remember 16 MiB of lines written in a phase.
    * One core has nobody to contend with, and without both figures the turns cannot be
    * priced (engine/node.c). */
-  while (m->line_bits < 31 && ((uint64_t)1 << m->line_bits) < (uint64_t)m->line) m->line_bits++;
+  while ((1u << m->line_bits) < hw->levels[0].line) m->line_bits++;
   if (o->ncores > 1 && hw->coherence_cycles > 0 && hw->contention_factor > 0)
     got &= (m->ct = ppt_contend_new(18, (uint64_t)ceil(o->ncores * hw->coherence_cycles))) != NULL;
   m->branchy = calloc((size_t)nbbs + 1, 1);
