@@ -21,6 +21,7 @@ typedef struct ppt_hw_level {
   uint32_t shared_by;   /* cores sharing one instance: 1 = private */
   int inclusive;        /* 1: inclusive of the levels above it (evictions back-invalidate) */
   int replacement;      /* enum ppt_hw_replacement: which way of a full set a miss evicts */
+  uint32_t victim_ways; /* random: a miss evicts one of this many least recent ways (0: any) */
   double latency_cycles;        /* load-to-use latency of a hit at this level (0: absent) */
   double bw_bytes_per_cycle;    /* sustained bandwidth of one instance, bytes/cycle (0: absent) */
   double core_bw_bytes_per_cycle; /* shared level: what one core alone gets of it (its own
@@ -139,6 +140,9 @@ int ppt_hwspec_parse(const char *json, const char *name, ppt_hwspec *out, ppt_er
 char *ppt_hwspec_to_json(const ppt_hwspec *hw);
 /* Number of sets of level k. */
 uint64_t ppt_hwspec_sets(const ppt_hw_level *lv);
+/* How many of a full set's least recent ways a miss of a random-replacement level draws
+ * its victim from: victim_ways, or every way when the spec leaves it out. */
+uint32_t ppt_hwspec_victim_ways(const ppt_hw_level *lv);
 
 struct json_object;
 

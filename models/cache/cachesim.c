@@ -24,6 +24,7 @@ typedef struct inst {
   uint64_t *ways; /* sets * assoc line numbers, each set MRU first */
   uint64_t set_mask;
   uint32_t assoc, fold; /* fold: ppt_lruset_index's (random replacement: hashed sets) */
+  uint32_t victims;     /* random replacement: a victim comes from this many least recent ways */
   int random;           /* PPT_HW_REPL_RANDOM: a miss in a full set evicts a drawn way */
   ppt_cachesim_counts c;
 } inst;
@@ -89,6 +90,7 @@ int ppt_cachesim_new(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out
       inst *c = &sim->insts[k][i];
       c->assoc = lv->assoc;
       c->random = lv->replacement == PPT_HW_REPL_RANDOM;
+      c->victims = ppt_hwspec_victim_ways(lv);
       c->set_mask = sets - 1;
       c->fold = ppt_lruset_fold(sets, c->random);
       c->ways = malloc(sets * lv->assoc * sizeof(uint64_t));
@@ -149,7 +151,7 @@ static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line
     c->c.store_accesses += (unsigned)is_store;
     uint64_t victim;
     if (ppt_lruset_touch(c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc, c->assoc, line,
-                         c->random ? sim->rng : NULL, &victim))
+                         c->random ? sim->rng : NULL, c->victims, &victim))
       return k;
     c->c.misses++;
     c->c.store_misses += (unsigned)is_store;

@@ -5,7 +5,8 @@
  * A set is an array of `a` line numbers in recency order, most recent first
  * (move-to-front); empty ways hold PPT_LRUSET_EMPTY and always form the tail, so a fill
  * takes an empty way before it evicts anything. With a generator, a miss in a full set
- * evicts a uniformly drawn way instead of the least recent (random replacement). */
+ * evicts a uniformly drawn way of the `victims` least recent instead of the least recent
+ * (random replacement; victims == a: any way, victims == 1: LRU again). */
 #ifndef PPT_CACHE_LRUSET_H
 #define PPT_CACHE_LRUSET_H
 
@@ -15,8 +16,10 @@
 #define PPT_LRUSET_EMPTY UINT64_MAX /* never a line number: lines are addr >> line_bits, line >= 8 */
 
 /* Makes `line` the most recent of the set: returns 1 on a hit, 0 on a miss, with *victim
- * the line the miss evicted (PPT_LRUSET_EMPTY: it took an empty way). rng: NULL for LRU. */
-static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng, uint64_t *victim) {
+ * the line the miss evicted (PPT_LRUSET_EMPTY: it took an empty way). rng: NULL for LRU;
+ * victims (1..a): how many of the least recent ways a drawn victim comes from. */
+static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng, uint32_t victims,
+                                   uint64_t *victim) {
   if (set[0] == line) return 1; /* the common case: same line as last time in this set */
   /* Where the line sits decides hit or miss, and that is random in real traces, so the
    * search and the shift are written without data-dependent branches (cmov); a miss
@@ -24,8 +27,10 @@ static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl
   uint32_t pos = a;
   for (uint32_t i = 1; i < a; i++) pos = set[i] == line ? i : pos;
   uint32_t top = pos < a ? pos : a - 1;
-  if (pos == a && rng && set[a - 1] != PPT_LRUSET_EMPTY)
-    top = (uint32_t)gsl_rng_uniform_int(rng, a); /* full set: evict a drawn way */
+  if (pos == a && rng && set[a - 1] != PPT_LRUSET_EMPTY) { /* full set: evict a drawn way */
+    uint32_t u = (uint32_t)gsl_rng_uniform_int(rng, victims);
+    top = victims < a ? a - 1 - u : u; /* u itself when any way may go: runs repeat as before */
+  }
   *victim = set[top];
   for (uint32_t j = a - 1; j > 0; j--) {
     uint64_t keep = (uint64_t)0 - (j > top); /* all ones: way j stays */

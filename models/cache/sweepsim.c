@@ -25,7 +25,8 @@ typedef struct node {
   ppt_hw_level lv;
   uint64_t *ways; /* instance i's set s at ways + (i * sets + s) * assoc */
   uint64_t sets, set_mask;
-  uint32_t fold; /* ppt_lruset_index's: hashed sets for random replacement */
+  uint32_t fold;    /* ppt_lruset_index's: hashed sets for random replacement */
+  uint32_t victims; /* random replacement: ways a victim is drawn from (ppt_hwspec_victim_ways) */
   uint32_t assoc, shared_by;
   gsl_rng *rng; /* random replacement's victims (seeded as ppt_cachesim's); NULL: LRU */
   uint32_t line_bits;
@@ -77,7 +78,7 @@ static int tree_exact(const ppt_hwspec *hw) {
 
 static int same_geometry(const ppt_hw_level *a, const ppt_hw_level *b) {
   return a->size == b->size && a->assoc == b->assoc && a->line == b->line && a->shared_by == b->shared_by &&
-         a->replacement == b->replacement;
+         a->replacement == b->replacement && ppt_hwspec_victim_ways(a) == ppt_hwspec_victim_ways(b);
 }
 
 /* Level lv's state for nthreads threads: every instance's sets empty, and for random
@@ -87,6 +88,7 @@ static int node_init(node *nd, uint32_t nthreads, uint64_t seed) {
   nd->set_mask = nd->sets - 1;
   nd->fold = ppt_lruset_fold(nd->sets, nd->lv.replacement == PPT_HW_REPL_RANDOM);
   nd->assoc = nd->lv.assoc;
+  nd->victims = ppt_hwspec_victim_ways(&nd->lv);
   nd->shared_by = nd->lv.shared_by;
   uint64_t n = ppt_hwspec_instances(&nd->lv, nthreads) * nd->sets * nd->assoc;
   if (!(nd->ways = malloc(n * sizeof *nd->ways))) return -1;
@@ -251,7 +253,7 @@ static void visit(ppt_sweepsim *s, uint32_t ni, uint32_t thread, const uint64_t 
   uint32_t nm = 0;
   for (uint32_t i = 0; i < n; i++)
     if (!ppt_lruset_touch(inst + ppt_lruset_index(lines[i], nd->set_mask, nd->fold) * nd->assoc, nd->assoc,
-                          lines[i], nd->rng, &victim))
+                          lines[i], nd->rng, nd->victims, &victim))
       missed[nm++] = lines[i];
   if (count) {
     nd->acc += n;

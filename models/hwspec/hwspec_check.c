@@ -94,6 +94,13 @@ static int check_level(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_e
   if (lv->inclusive != 0 && lv->inclusive != 1) return bad(err, name, FIELD("inclusive"), "must be 0 or 1");
   if (!ppt_hw_replacement_name(lv->replacement))
     return bad(err, name, FIELD("replacement"), "must be lru or random");
+  if (lv->victim_ways && lv->replacement != PPT_HW_REPL_RANDOM)
+    return bad(err, name, FIELD("victim_ways"),
+               "needs \"replacement\": \"random\" (an LRU level evicts the least recent way)");
+  if (lv->victim_ways > lv->assoc) {
+    snprintf(m, sizeof m, "%u is more than the level's %u ways", lv->victim_ways, lv->assoc);
+    return bad(err, name, FIELD("victim_ways"), m);
+  }
   if (i == 0 && lv->inclusive)
     return bad(err, name, FIELD("inclusive"), "the first level has no level above it to include");
   if (range(err, name, FIELD("latency_cycles"), lv->latency_cycles, HW_MIN_LATENCY_CYCLES,
@@ -290,6 +297,10 @@ int ppt_hwspec_has_timing(const ppt_hwspec *hw, const char *name, ppt_err *err) 
 uint64_t ppt_hwspec_sets(const ppt_hw_level *lv) {
   if (!lv->line || !lv->assoc) return 0;
   return lv->size / lv->line / lv->assoc;
+}
+
+uint32_t ppt_hwspec_victim_ways(const ppt_hw_level *lv) {
+  return lv->victim_ways && lv->victim_ways < lv->assoc ? lv->victim_ways : lv->assoc;
 }
 
 uint32_t ppt_hwspec_instances(const ppt_hw_level *lv, uint32_t nthreads) {

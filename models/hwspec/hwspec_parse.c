@@ -181,6 +181,7 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
                                      "bandwidth_bytes_per_cycle",
                                      "replacement",
                                      "core_bandwidth_bytes_per_cycle",
+                                     "victim_ways",
                                      NULL};
   if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object, got %s", got(o));
   int rc = check_keys(c, o, path, keys);
@@ -216,6 +217,8 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
       return fail(c, p, "must be \"lru\" or \"random\"");
     }
   }
+  if (!rc && !(rc = get_uint(c, o, path, "victim_ways", 0, 1, HW_MAX_ASSOC, "ways", &u, &present)) && present)
+    lv->victim_ways = (uint32_t)u;
   if (!rc) rc = get_pos(c, o, path, "latency_cycles", 0, &lv->latency_cycles);
   if (!rc) rc = get_pos(c, o, path, "bandwidth_bytes_per_cycle", 0, &lv->bw_bytes_per_cycle);
   if (!rc) rc = get_pos(c, o, path, "core_bandwidth_bytes_per_cycle", 0, &lv->core_bw_bytes_per_cycle);

@@ -457,6 +457,65 @@ START_TEST(hashed_placement) {
 }
 END_TEST
 
+/* victim_ways (lruset.h): a miss draws its victim from the t least recent ways of a full
+ * set. One fully associative set of a = 16 ways; a hot line H, then k lines never used
+ * again, repeated. After H's access it is the most recent; the j-th of the k misses finds
+ * it at recency position j − 1 and may evict it only if that position lies among the t
+ * least recent (j − 1 >= a − t), with probability 1/t. So H's hit rate is
+ * (1 − 1/t)^(number of such j) by hand: 1 when k <= a − t, 0.9 for t = 10, k = 7,
+ * (15/16)^6 for plain random (t = a) and k = 6; t = 1 is LRU again: H always hits for
+ * k < a, never for k >= a. The stream's own lines always miss. */
+static double hot_line_hit_rate(uint32_t t, uint32_t k) {
+  const uint32_t a = 16;
+  lvdef d[1] = {{a * 64, a, 1, 0}};
+  ppt_hwspec hw = make_hw(1, d, 1);
+  hw.levels[0].replacement = PPT_HW_REPL_RANDOM;
+  hw.levels[0].victim_ways = t;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_validate(&hw, "test", &err) == 0, "%s", err.msg);
+  ppt_cachesim *sim = make_sim(&hw, 1);
+  uint64_t next = 1, hits = 0, n = 0;
+  for (int round = 0; round < 40000; round++) {
+    int got = ppt_cachesim_access(sim, 0, 8, 8, 0); /* H: line 0 */
+    if (round >= 100) {
+      hits += got == 0;
+      n++;
+    }
+    for (uint32_t j = 0; j < k; j++)
+      ck_assert_int_eq(ppt_cachesim_access(sim, 0, (next++) * 64 + 8, 8, 0), 1);
+  }
+  ppt_cachesim_free(sim);
+  return (double)hits / (double)n;
+}
+
+START_TEST(victim_ways) {
+  ck_assert(hot_line_hit_rate(8, 8) == 1.0);
+  ck_assert(hot_line_hit_rate(10, 6) == 1.0);
+  ck_assert_double_eq_tol(hot_line_hit_rate(10, 7), 0.9, 0.01);
+  ck_assert_double_eq_tol(hot_line_hit_rate(16, 6), pow(15.0 / 16.0, 6), 0.01);
+  ck_assert_double_eq_tol(hot_line_hit_rate(0, 6), pow(15.0 / 16.0, 6), 0.01); /* absent: every way */
+  ck_assert(hot_line_hit_rate(1, 15) == 1.0);
+  ck_assert(hot_line_hit_rate(1, 16) == 0.0);
+  /* t = 1 is LRU exactly: a random trace through an L1 and a fully associative L2 (one
+   * set, so hashed and modulo placement agree), the same level answers every access */
+  lvdef d[2] = {{4096, 4, 1, 0}, {16384, 256, 1, 0}};
+  ppt_hwspec lru = make_hw(1, d, 2), one = lru;
+  one.levels[1].replacement = PPT_HW_REPL_RANDOM;
+  one.levels[1].victim_ways = 1;
+  ppt_cachesim *a = make_sim(&lru, 1), *b = make_sim(&one, 1);
+  gsl_rng *r = gsl_rng_alloc(gsl_rng_taus2);
+  gsl_rng_set(r, 11);
+  for (int i = 0; i < 200000; i++) {
+    uint64_t addr = gsl_rng_uniform_int(r, 1024) * 64;
+    ck_assert_int_eq(ppt_cachesim_access(a, 0, addr, 8, 0), ppt_cachesim_access(b, 0, addr, 8, 0));
+  }
+  ck_assert_uint_eq(level(a, 1).misses, level(b, 1).misses);
+  gsl_rng_free(r);
+  ppt_cachesim_free(a);
+  ppt_cachesim_free(b);
+}
+END_TEST
+
 /* Write-invalidate coherence, by hand: two threads with private L1s and a shared L2.
  * Thread 0 reads line A (L1 and L2 miss), thread 1 writes it (its L1 misses, the shared
  * L2 hits), thread 0 reads it again: without coherence its L1 still hits; with it, the
@@ -508,6 +567,7 @@ int main(void) {
   tcase_add_test(tc, create_errors);
   tcase_add_test(tc, random_replacement);
   tcase_add_test(tc, hashed_placement);
+  tcase_add_test(tc, victim_ways);
   tcase_add_test(tc, coherence_write_invalidate);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);

@@ -341,6 +341,45 @@ START_TEST(contention_factor) {
 }
 END_TEST
 
+/* FULL with `extra` added to its L3 (after "'inclusive': true,"). */
+static int parse_l3(const char *extra, ppt_hwspec *hw, ppt_err *err) {
+  static const char at[] = "'inclusive': true,";
+  const char *full = FULL, *p = strstr(full, at) + strlen(at);
+  char buf[4096];
+  snprintf(buf, sizeof buf, "%.*s %s%s", (int)(p - full), full, extra, p);
+  return parse_q(buf, hw, err);
+}
+
+/* victim_ways: parsed, written back, its default (every way), and the errors a user sees. */
+START_TEST(victim_ways_key) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_l3("'replacement': 'random', 'victim_ways': 8,", &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.levels[2].victim_ways, 8);
+  ck_assert_uint_eq(ppt_hwspec_victim_ways(&hw.levels[2]), 8);
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"victim_ways\": 8"));
+  free(json);
+  round_trip(&hw);
+  ck_assert_msg(parse_l3("'replacement': 'random',", &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.levels[2].victim_ways, 0);
+  ck_assert_uint_eq(ppt_hwspec_victim_ways(&hw.levels[2]), 16);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "victim_ways"));
+  free(json);
+  ck_assert_int_eq(parse_l3("'victim_ways': 8,", &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg,
+                   "bad.json: levels[2].victim_ways: needs \"replacement\": \"random\" (an LRU level "
+                   "evicts the least recent way)");
+  ck_assert_int_eq(parse_l3("'replacement': 'random', 'victim_ways': 17,", &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: levels[2].victim_ways: 17 is more than the level's 16 ways");
+  ck_assert_int_eq(parse_l3("'replacement': 'random', 'victim_ways': 0,", &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: levels[2].victim_ways: 0 is out of range [1, 65536] ways");
+  ck_assert_int_eq(parse_l3("'replacement': 'random', 'victim_ways': 2.5,", &hw, &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "levels[2].victim_ways"));
+}
+END_TEST
+
 /* The FP window's relation (hwspec_window.c): a chain of 8 (fmul, fadd) pairs per
  * execution, F = 16 ops, P = 8 x (3 + 2) = 40 cycles, on pipes of 2 adds and 2 multiplies
  * a cycle. By hand: with S = 100 the time T solves T = (40 + W) 16 / 116, W = 8 x 2 x
@@ -864,6 +903,7 @@ int main(void) {
   tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, fp_window);
   tcase_add_test(tc, contention_factor);
+  tcase_add_test(tc, victim_ways_key);
   tcase_add_test(tc, fp_window_relation);
   tcase_add_test(tc, mlp_same_set);
   tcase_add_test(tc, coherence);
