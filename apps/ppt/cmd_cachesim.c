@@ -17,7 +17,9 @@ static void help(void) {
       "'ppt hwspec') with exact set-associative LRU, and prints per level the accesses, misses,\n"
       "global hit rate (1 - misses at every level up to this one / all accesses) and local hit\n"
       "rate (hits here / accesses reaching here). Thread t of the trace runs on core t: private\n"
-      "levels per thread, shared levels as SPEC's shared_by says.\n\n"
+      "levels per thread, shared levels as SPEC's shared_by says. A level whose SPEC says\n"
+      "\"replacement\": \"random\" evicts a drawn way instead (among its victim_ways least\n"
+      "recent ones when given), seeded by --seed.\n\n"
       "  --hw SPEC            hwspec JSON file (required)\n" PPT_CLI_SET_HELP
       "  --interleave MODE    how the threads' streams meet in shared levels: 'rr' (default),\n"
       "                       one reference of each thread in turn; 'uniform', each reference\n"
