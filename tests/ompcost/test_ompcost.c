@@ -370,9 +370,10 @@ START_TEST(calibrate_uses_the_probe_and_falls_back) {
   ck_assert_int_eq(r->fork_join_threads, 5);
   ck_assert_double_eq_tol(r->fork_join_ns, 12500, 1e-6);
   ck_assert_double_eq_tol(r->fork_join_serial_ns, 7500, 1e-6);
-  /* cycles = ns x GHz, to the three digits the spec keeps */
+  /* cycles = ns x GHz, to the three digits the spec keeps; the spec's clock is rounded to
+   * three digits too, and each rounding moves a value by up to 0.5 % */
   double ghz = r->hw.clock_hz * 1e-9;
-  ck_assert_double_eq_tol(r->hw.fork_join_serial_cycles, 7500 * ghz, 0.006 * 7500 * ghz);
+  ck_assert_double_eq_tol(r->hw.fork_join_serial_cycles, 7500 * ghz, 0.01 * 7500 * ghz);
   const char *c = citation(&r->hw, "fork_join_cycles"), *cs = citation(&r->hw, "fork_join_serial_cycles");
   ck_assert_msg(
       c && strstr(c, "timed by ppt-ompcost (no SimGrid in the process)") && strstr(c, "on 5 threads"), "%s",
