@@ -61,10 +61,10 @@ static void write_levels(const ppt_hwspec *hw) {
     fmt_opt(bw, sizeof bw, lv->bw_bytes_per_cycle, " B/cy");
     uint64_t sets = ppt_hwspec_sets(lv);
     char repl[80] = "";
-    if (lv->replacement == PPT_HW_REPL_RANDOM && ppt_hwspec_victim_ways(lv) < lv->assoc)
-      snprintf(repl, sizeof repl, "  random among the %u least recent ways", ppt_hwspec_victim_ways(lv));
-    else if (lv->replacement == PPT_HW_REPL_RANDOM)
-      snprintf(repl, sizeof repl, "  random");
+    uint32_t victims = ppt_hwspec_victim_ways(lv);
+    if (lv->replacement == PPT_HW_REPL_RANDOM)
+      snprintf(repl, sizeof repl,
+               victims < lv->assoc ? "  random among the %u least recent ways" : "  random", victims);
     printf("%-6s %10s %6u %5u %8llu %9u %9s %9s %9s%s%s\n", lv->name, sz, lv->assoc, lv->line,
            (unsigned long long)sets, lv->shared_by, lv->inclusive ? "yes" : "no", lat, bw,
            sets == 1 ? "  (fully associative)" : "", repl);
