@@ -3,9 +3,11 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <json-c/json.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "ppt/calib.h"
@@ -37,7 +39,9 @@ static void help(void) {
       "OpenMP regions. Prints the measured table. Each figure is the median of many short\n"
       "trials: the machine as it usually runs, which is what the runtimes ppt predicts are\n"
       "compared with; on a shared host (a cloud VM) that can be 15-20 %% slower than its\n"
-      "best. Run it on an otherwise idle machine.\n\n"
+      "best. Run it on an otherwise idle machine. On a terminal, stderr shows the stage\n"
+      "being measured; a stage still running after 60 s is named on stderr, every 60 s (on\n"
+      "a virtual machine a probe waits as long as the host keeps one of its CPUs away).\n\n"
       "  -o, --output FILE  write the hwspec to FILE (atomically; '-' for stdout)\n"
       "  --quick            fewer trials (about 1-2 s; for tests, noisier figures)\n"
       "  --json             print the measurements and the spec as JSON instead of the table\n"
@@ -508,9 +512,27 @@ static int parse_args(int argc, char **argv, calib_args *a) {
   return CALIB_GO_ON;
 }
 
+/* What calibrate is measuring (ppt_calib_config.on_stage): on a terminal, the stage on
+ * one line that each next stage overwrites; on any stderr, a line when a stage has run
+ * far longer than a whole calibration takes (the watchdog's call, seconds > 0): a stage
+ * waiting on a CPU that the host does not run is then named, not silent. */
+static void on_stage(const char *stage, double seconds, void *arg) {
+  const int *tty = arg;
+  if (seconds > 0)
+    fprintf(stderr,
+            "%sppt calibrate: still measuring %s after %.0f s (about 20 s in all on an idle machine: "
+            "is another program using these CPUs, or is the host not running one of them?)\n",
+            *tty ? "\n" : "", stage, seconds);
+  else if (*tty)
+    fprintf(stderr, "\r\033[Kppt calibrate: %s", stage);
+}
+
 /* Calibrates a->repeat times (seeds S..S+N-1): runs[i] is run i's spec, r the last run,
  * and with --repeat r->hw the per-figure medians of the runs. */
 static int run(calib_args *a, ppt_calib_result *r, ppt_hwspec *runs, ppt_err *err) {
+  int tty = isatty(STDERR_FILENO);
+  a->cfg.on_stage = on_stage;
+  a->cfg.stage_arg = &tty;
   char date[32] = "";
   time_t now = time(NULL);
   struct tm tm;
@@ -521,7 +543,9 @@ static int run(calib_args *a, ppt_calib_result *r, ppt_hwspec *runs, ppt_err *er
       fprintf(stderr, "ppt calibrate: run %llu of %llu\n", (unsigned long long)i + 1,
               (unsigned long long)repeat);
     a->cfg.seed = seed + i;
-    if (ppt_calib_run(&a->cfg, a->name, date, r, err)) return 1;
+    int rc = ppt_calib_run(&a->cfg, a->name, date, r, err);
+    if (tty) fprintf(stderr, "\r\033[K");
+    if (rc) return 1;
     runs[i] = r->hw;
   }
   /* The table and the measured figures below are the last run's; the spec is the medians. */

@@ -72,6 +72,13 @@ typedef struct ppt_calib_config {
   uint32_t max_threads;  /* cap on bandwidth threads; 0: the online CPUs */
   int best;              /* 1: every figure the fastest trial (the machine at its best);
                           * 0 (default): the median trial, the machine as it usually runs */
+  /* Told each stage as it begins (seconds 0, from the calling thread), and, from a
+   * watchdog thread, every stall_s seconds a stage goes on (seconds: its time so far),
+   * so that a stage stuck on a CPU the host does not run is named, not silent. NULL:
+   * nothing is told and no thread is started. stall_s <= 0: 60 s. */
+  void (*on_stage)(const char *stage, double seconds, void *arg);
+  void *stage_arg;
+  double stall_s;
 } ppt_calib_config;
 
 void ppt_calib_config_default(ppt_calib_config *cfg);

@@ -214,6 +214,7 @@ static int stage_level_sizes(calib_run *r) {
   for (uint32_t k = 1; k < r->n && !rc; k++) {
     double half = out->lat_ns[k], near = out->lat_near_ns[k], dram = out->lat_ns[r->n];
     if (!(near > 0 && half > 2 * near && half > 0.5 * dram)) continue;
+    calib_watch_stage(r->watch, "a level's capacity (chase sweep)");
     rc = size_level(r, k);
   }
   return rc;
@@ -266,10 +267,14 @@ static int stage_chases(calib_run *r) {
   if (!r->rng) return ppt_err_set(r->err, PPT_ERUN, "calibrate: out of memory");
   gsl_rng_set(r->rng, (unsigned long)r->cfg->seed);
   dram_working_set(r);
+  calib_watch_stage(r->watch, "load-to-use latencies (pointer chases)");
   int rc = stage_latencies(r);
+  if (!rc) calib_watch_stage(r->watch, "misses in flight (independent chases)");
   if (!rc) stage_mlp(r);
   if (!rc) rc = stage_level_sizes(r);
+  if (!rc) calib_watch_stage(r->watch, "branch mispredictions");
   if (!rc) rc = stage_branch(r);
+  if (!rc) calib_watch_stage(r->watch, "data TLB misses");
   if (!rc) stage_tlb(r);
   gsl_rng_free(r->rng);
   r->rng = NULL;
@@ -465,12 +470,18 @@ static int stage_same_set(calib_run *r) {
 /* Everything that runs threads, after the chases: coherence, false sharing, fork-join,
  * bandwidths, a stream's capacity, the same-set walk. */
 static int stage_threads(calib_run *r) {
+  calib_watch_stage(r->watch, "cache-to-cache transfers (two threads handing a line back and forth)");
   stage_c2c(r);
+  calib_watch_stage(r->watch, "false sharing (two threads storing into one line)");
   stage_contend(r);
+  calib_watch_stage(r->watch, "fork-join cost (ppt-ompcost)");
   stage_fork_join(r);
+  calib_watch_stage(r->watch, "bandwidths (a streaming thread per core)");
   int rc = 0;
   for (uint32_t k = 0; k <= r->n && !rc; k++) rc = bandwidth(r, k);
+  if (!rc) calib_watch_stage(r->watch, "a stream's capacity (retention sweeps)");
   if (!rc) stage_retention(r);
+  if (!rc) calib_watch_stage(r->watch, "misses on one set (column walks)");
   if (!rc) rc = stage_same_set(r);
   return rc;
 }
@@ -484,6 +495,7 @@ static int stage_ops_and_clock(calib_run *r) {
    * clock at the moment the clock itself was timed. */
   double thr_adds[PPT_HW_NOPCLASS], lat_adds[PPT_HW_NOPCLASS];
   double win_adds[PPT_CALIB_FPWIN_N];
+  calib_watch_stage(r->watch, "op throughput and latency, FP window");
   for (int round = 0; round < (r->cfg->quick ? 1 : 2); round++) {
     for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
       double thr, lat;
@@ -501,6 +513,7 @@ static int stage_ops_and_clock(calib_run *r) {
   }
 
   /* ---- clock (second measurement) ---- */
+  calib_watch_stage(r->watch, "clock (again)");
   double add_s = calib_rounds(r->add_s, calib_add_chain_s(&r->t_clock), &r->t_clock);
   r->add_s = add_s;
   for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
@@ -524,6 +537,25 @@ static int stage_ops_and_clock(calib_run *r) {
   return 0;
 }
 
+/* Every stage, in the order that keeps each seeded permutation what it was. */
+static int measure(calib_run *r) {
+  calib_watch_stage(r->watch, "cache geometry and topology");
+  int rc = stage_geometry(r);
+  if (rc) return rc;
+  /* ---- clock (first measurement) ---- */
+  calib_watch_stage(r->watch, "clock (dependent add chain)");
+  r->out->optimised = calib_optimised();
+  r->add_s = calib_add_chain_s(&r->t_clock);
+  rc = stage_chases(r);
+  if (rc) return rc;
+  calib_watch_stage(r->watch, "call cost");
+  r->out->call_ns = calib_call_s(&r->t_ops) * 1e9;
+  rc = stage_threads(r);
+  if (rc) return rc;
+  r->out->huge_pages = r->any_huge;
+  return stage_ops_and_clock(r);
+}
+
 int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *date, ppt_calib_result *out,
                   ppt_err *err) {
   ppt_calib_config def;
@@ -535,18 +567,10 @@ int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *dat
   calib_run run, *r = &run;
   run_init(r, cfg, name, date, out, err);
   r->t_start = calib_now();
-  int rc = stage_geometry(r);
-  if (rc) return rc;
-  /* ---- clock (first measurement) ---- */
-  out->optimised = calib_optimised();
-  r->add_s = calib_add_chain_s(&r->t_clock);
-  rc = stage_chases(r);
-  if (rc) return rc;
-  out->call_ns = calib_call_s(&r->t_ops) * 1e9;
-  rc = stage_threads(r);
-  if (rc) return rc;
-  out->huge_pages = r->any_huge;
-  rc = stage_ops_and_clock(r);
+  r->watch = calib_watch_start(cfg->on_stage, cfg->stage_arg, cfg->stall_s);
+  int rc = measure(r);
+  calib_watch_stop(r->watch);
+  r->watch = NULL;
   if (rc) return rc;
   calib_spec_build(r);
   out->seconds = calib_now() - r->t_start;

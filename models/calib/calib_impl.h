@@ -408,4 +408,21 @@ int calib_ompcost_parse(const char *text, const char *probe, calib_ompcost *out,
 int calib_ompcost_run(const char *probe, int threads, const calib_timing *t, double timeout_s,
                       calib_ompcost *out, ppt_err *err);
 
+/* ---- calib_watch.c: the stage being measured, and a watchdog over it ---- */
+/* Seconds a stage may run before the watchdog first says so (then again every as many):
+ * a whole calibration takes ~20 s on the machines of docs/calibrate.md. */
+#define CALIB_STALL_S 60.0
+typedef struct calib_watch calib_watch;
+/* NULL when on_stage is NULL (nobody to tell) or out of memory. Else a watchdog thread
+ * that calls on_stage(stage, seconds, arg) every stall_s seconds (<= 0: CALIB_STALL_S)
+ * one stage goes on, seconds being its time so far; without a thread (none could be
+ * started) stages are still announced. */
+calib_watch *calib_watch_start(void (*on_stage)(const char *stage, double seconds, void *arg), void *arg,
+                               double stall_s);
+/* A new stage begins: on_stage(stage, 0, arg) from the caller's thread, and the
+ * watchdog's clock restarts. stage must outlive the watch (a string literal). */
+void calib_watch_stage(calib_watch *w, const char *stage);
+/* Stops and frees the watchdog (NULL: nothing). */
+void calib_watch_stop(calib_watch *w);
+
 #endif

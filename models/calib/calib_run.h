@@ -19,6 +19,7 @@ typedef struct calib_run {
   ppt_hwspec *hw; /* &out->hw */
   ppt_err *err;
   double t_start;
+  calib_watch *watch; /* the stage being measured (NULL: nobody is told) */
   calib_timing t_ops, t_mem, t_clock;
   calib_timing t_pair; /* the two-core probes: coherence, false sharing */
   /* ---- what the geometry step found ---- */

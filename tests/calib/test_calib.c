@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1367,6 +1368,88 @@ START_TEST(cli_combine) {
 }
 END_TEST
 
+/* ---- the stages and the watchdog (calib_watch.c) ----
+ * Oracle: this process's own monotonic clock. Each stage announced (seconds 0) is
+ * stamped when told; a watchdog call (seconds > 0) must come no sooner than stall_s into
+ * the stage it names and no later than that stage's end (the next announcement) plus a
+ * scheduling margin, and say how long the stage has run within that margin. */
+enum { STAGE_EVENTS = 4096 };
+typedef struct stage_log {
+  pthread_mutex_t mu;
+  size_t n;
+  const char *stage[STAGE_EVENTS];
+  double seconds[STAGE_EVENTS], at[STAGE_EVENTS];
+} stage_log;
+
+static void log_stage(const char *stage, double seconds, void *arg) {
+  stage_log *l = arg;
+  pthread_mutex_lock(&l->mu);
+  if (l->n < STAGE_EVENTS) {
+    l->stage[l->n] = stage;
+    l->seconds[l->n] = seconds;
+    l->at[l->n] = calib_now();
+    l->n++;
+  }
+  pthread_mutex_unlock(&l->mu);
+}
+
+START_TEST(stages_and_watchdog) {
+  static stage_log l = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  ppt_calib_config cfg;
+  ppt_calib_config_default(&cfg);
+  cfg.quick = 1;
+  cfg.seed = 3;
+  cfg.on_stage = log_stage;
+  cfg.stage_arg = &l;
+  cfg.stall_s = 0.02; /* the DRAM chases alone take longer: some stage must be called out */
+  ppt_calib_result *r = malloc(sizeof *r);
+  ppt_err err;
+  ck_assert_ptr_nonnull(r);
+  double t0 = calib_now();
+  int rc = ppt_calib_run(&cfg, "t", NULL, r, &err);
+  double t1 = calib_now();
+  free(r);
+  ck_assert_msg(rc == 0, "%s", err.msg);
+  size_t n = l.n, starts = 0, calls = 0;
+  ck_assert_uint_lt(n, STAGE_EVENTS);
+  ck_assert_msg(n > 0 && l.seconds[0] == 0 && !strcmp(l.stage[0], "cache geometry and topology"),
+                "first event: %s", n ? l.stage[0] : "(none)");
+  for (size_t i = 0; i < n; i++) {
+    ck_assert(l.at[i] >= t0 && l.at[i] <= t1);
+    if (l.seconds[i] == 0) {
+      starts++;
+      continue;
+    }
+    calls++;
+    /* The stage it names began at the latest announcement of that name before it. */
+    size_t b = i;
+    while (b-- > 0)
+      if (l.seconds[b] == 0 && !strcmp(l.stage[b], l.stage[i])) break;
+    ck_assert_msg(b < i, "watchdog named '%s', never announced", l.stage[i]);
+    double began = l.at[b], end = t1;
+    for (size_t j = b + 1; j < n; j++)
+      if (l.seconds[j] == 0) {
+        end = l.at[j];
+        break;
+      }
+    ck_assert_msg(l.seconds[i] >= cfg.stall_s, "'%s' called out after %g s < %g", l.stage[i], l.seconds[i],
+                  cfg.stall_s);
+    ck_assert_msg(l.seconds[i] <= end - began + 0.05, "'%s' called out at %g s, ran %g s", l.stage[i],
+                  l.seconds[i], end - began);
+    ck_assert_msg(fabs(l.seconds[i] - (l.at[i] - began)) < 0.05, "'%s': says %g s, logged %g s in",
+                  l.stage[i], l.seconds[i], l.at[i] - began);
+  }
+  ck_assert_msg(calls > 0, "no stage ran over %g s in %g s of calibration", cfg.stall_s, t1 - t0);
+  ck_assert_uint_ge(starts, 12);
+  size_t last = n - 1;
+  while (last > 0 && l.seconds[last] > 0) last--;
+  ck_assert_str_eq(l.stage[last], "clock (again)");
+  /* The watchdog has stopped: nothing more comes. */
+  usleep(100000);
+  ck_assert_uint_eq(l.n, n);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("calib");
   TCase *m = tcase_create("measured");
@@ -1395,6 +1478,7 @@ int main(void) {
   tcase_add_test(f, coherence_bad_cpus);
   tcase_add_test(f, effective_size_rule);
   tcase_add_test(f, stream_capacity_rule);
+  tcase_add_test(f, stages_and_watchdog);
   suite_add_tcase(s, f);
   TCase *h = tcase_create("specs");
   tcase_add_test(h, shipped_specs_load);
