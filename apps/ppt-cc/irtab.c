@@ -22,6 +22,7 @@
 #define GUARD_CALLBACK "__sanitizer_cov_trace_pc_guard"
 #define GUARD_SECTION "__sancov_guards"
 #define TABLE_SECTION "ppt_bbtab"
+#define MEMCHAIN_SECTION "ppt_bbmrc" /* struct ppt_bbmrc (bbdesc.h) */
 
 _Static_assert(PPT_OP_COUNT <= PPT_BBDESC_NOPS, "ppt_bbdesc has room for every op class");
 
@@ -36,6 +37,7 @@ typedef struct bbent {
   uint32_t line, flags;
   uint16_t ops[PPT_BBDESC_NOPS];
   uint16_t stack_loads, stack_stores; /* machine-level stack references (mcrefs.h) */
+  uint32_t mem_chain;                 /* a recurrence through memory (ppt_trace_bb.mem_chain) */
 } bbent;
 
 typedef struct strent {
@@ -355,6 +357,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
              (LLVMGetEntryBasicBlock(fn) == bb ? PPT_BB_FUNC_ENTRY : 0) | ends_in_ret(bb) |
              ext_flags(pcc_opmix_sqrts(bb), chain_muls) | path_flags(padd, pmul, pdiv);
   memcpy(e->ops, ops, sizeof ops);
+  e->mem_chain = pcc_opmix_mem_recurrence(bb);
   x->n++;
   return 0;
 }
@@ -515,6 +518,43 @@ static void append_used(ctx *x, LLVMValueRef *add, size_t nadd) {
   free(all);
 }
 
+/* The blocks that carry a value through memory, one struct ppt_bbmrc each (bbdesc.h),
+ * in their own section, one array per comdat group like the descriptors. vals: room
+ * for x->n values; the arrays made go to out (one per group at most); their count. */
+static size_t emit_mem_chains(ctx *x, LLVMValueRef *vals, LLVMValueRef *out) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(x->c);
+  LLVMTypeRef f[3] = {x->i32p, i32, i32};
+  LLVMTypeRef t = LLVMStructTypeInContext(x->c, f, 3, 0);
+  if (LLVMABISizeOfType(x->td, t) != sizeof(struct ppt_bbmrc) ||
+      LLVMOffsetOfElement(x->td, t, 1) != offsetof(struct ppt_bbmrc, magic) ||
+      LLVMOffsetOfElement(x->td, t, 2) != offsetof(struct ppt_bbmrc, chain))
+    return 0; /* desc_type already refused such a target */
+  size_t nout = 0;
+  for (size_t i = 0; i < x->n;) {
+    size_t j = i, k = 0;
+    for (; j < x->n && x->e[j].group_id == x->e[i].group_id; j++) {
+      if (!x->e[j].mem_chain) continue;
+      LLVMValueRef v[3] = {LLVMConstPointerCast(x->e[j].guard, x->i32p), LLVMConstInt(i32, PPT_BBMRC_MAGIC, 0),
+                           LLVMConstInt(i32, x->e[j].mem_chain, 0)};
+      vals[k++] = LLVMConstStructInContext(x->c, v, 3, 0);
+    }
+    if (k > 0) {
+      LLVMValueRef init = LLVMConstArray(t, vals, (unsigned)k);
+      LLVMValueRef g = LLVMAddGlobal(x->m, LLVMTypeOf(init), "__ppt_bbmrc");
+      LLVMSetInitializer(g, init);
+      LLVMSetLinkage(g, LLVMInternalLinkage);
+      LLVMSetGlobalConstant(g, 1);
+      LLVMSetSection(g, MEMCHAIN_SECTION);
+      LLVMSetAlignment(g, 8);
+      if (x->e[i].group_id > 0)
+        LLVMSetComdat(g, x->groups[x->e[i].group_id]);
+      out[nout++] = g;
+    }
+    i = j;
+  }
+  return nout;
+}
+
 static int emit_tables(ctx *x, ppt_err *err) {
   LLVMTypeRef t = desc_type(x);
   if (!t)
@@ -523,7 +563,8 @@ static int emit_tables(ctx *x, ppt_err *err) {
                        "(only 64-bit targets like the host are supported)",
                        x->src);
   LLVMValueRef *vals = malloc((x->n ? x->n : 1) * sizeof *vals);
-  LLVMValueRef *tables = malloc((x->ngroups ? x->ngroups : 1) * sizeof *tables);
+  /* Each group's descriptors, and its memory recurrences when it has any. */
+  LLVMValueRef *tables = malloc((x->ngroups ? 2 * x->ngroups : 2) * sizeof *tables);
   if (!vals || !tables) {
     free(vals);
     free(tables);
@@ -548,12 +589,13 @@ static int emit_tables(ctx *x, ppt_err *err) {
     tables[ntables++] = g;
     i = j;
   }
-  append_used(x, tables, ntables);
+  size_t nmrc = emit_mem_chains(x, vals, tables + ntables);
+  append_used(x, tables, ntables + nmrc);
   LLVMValueRef used = LLVMGetNamedGlobal(x->m, "llvm.used");
   size_t nused = used ? (size_t)LLVMGetNumOperands(LLVMGetInitializer(used)) : 0;
   free(vals);
   free(tables);
-  if (ntables > 0 && nused < ntables)
+  if (ntables + nmrc > 0 && nused < ntables + nmrc)
     return oom(x, err);
   return 0;
 }
@@ -565,7 +607,7 @@ static void log_table(ctx *x, FILE *log) {
             (unsigned long long)e->index, e->func_name, e->file_name, e->line, e->flags);
     for (int k = 0; k < PPT_OP_COUNT; k++)
       fprintf(log, "%s%u", k ? "," : "", e->ops[k]);
-    fprintf(log, " stack=%u,%u\n", e->stack_loads, e->stack_stores);
+    fprintf(log, " stack=%u,%u mem_chain=%#x\n", e->stack_loads, e->stack_stores, e->mem_chain);
   }
 }
 

@@ -332,12 +332,14 @@ typedef struct rec_node {
   int done;
   long weight; /* path weight from the PHI to v (-1: v does not depend on it) */
   unsigned fp, mul, div; /* mul: of fp, the multiplies (fmul, fma) */
+  unsigned ialu;         /* integer ops on the path (counted for memory cycles only) */
 } rec_node;
 
 typedef struct rec_ctx {
   LLVMBasicBlockRef bb;
-  LLVMValueRef phi;
+  LLVMValueRef phi; /* where the cycle starts: a PHI, or a load (mem) */
   int has_fma; /* the function's target fuses multiply-add into one instruction */
+  int mem;     /* a cycle through memory: integer ops weigh too (a cycle, each) */
   rec_node n[REC_MAX];
   size_t nn;
 } rec_ctx;
@@ -387,6 +389,14 @@ static void rec_kind(LLVMValueRef inst, int via, int has_fma, unsigned *fp,
   }
 }
 
+/* Integer ops a dependence waits a cycle or more for: the op mix's integer ALU class
+ * (casts and address arithmetic are free, or folded into the load or store). */
+static int is_int_op(LLVMValueRef v) {
+  int cls[2];
+  classify(v, cls);
+  return cls[0] == PPT_OP_IALU;
+}
+
 static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
   for (size_t i = 0; i < c->nn; i++)
     if (c->n[i].v == v)
@@ -406,7 +416,7 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
   }
   size_t idx = (size_t)(me - c->n);
   long best = -1;
-  unsigned bfp = 0, bmul = 0, bdiv = 0;
+  unsigned bfp = 0, bmul = 0, bdiv = 0, bialu = 0;
   int via = -1;
   int nops = LLVMGetNumOperands(v);
   for (int i = 0; i < nops; i++) {
@@ -416,17 +426,19 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
       bfp = u->fp;
       bmul = u->mul;
       bdiv = u->div;
+      bialu = u->ialu;
       via = i;
     }
   }
   me = &c->n[idx];
   if (best >= 0) {
-    unsigned fp, mul, div;
+    unsigned fp, mul, div, ia = c->mem && is_int_op(v);
     rec_kind(v, via, c->has_fma, &fp, &mul, &div);
-    me->weight = best + 4 * (long)fp + 14 * (long)div;
+    me->weight = best + 4 * (long)fp + 14 * (long)div + (long)ia;
     me->fp = bfp + fp;
     me->mul = bmul + mul;
     me->div = bdiv + div;
+    me->ialu = bialu + ia;
   }
   me->done = 1;
   return me;
@@ -446,6 +458,7 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
     return 0;
   long best = 0;
   c->has_fma = target_has_fma(LLVMGetBasicBlockParent(bb));
+  c->mem = 0;
   for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi);
        phi = LLVMGetNextInstruction(phi)) {
     unsigned k = LLVMCountIncoming(phi);
@@ -466,6 +479,50 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
   }
   free(c);
   return muls;
+}
+
+static int loops_to_itself(LLVMBasicBlockRef bb) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(bb);
+  unsigned n = term ? LLVMGetNumSuccessors(term) : 0;
+  for (unsigned i = 0; i < n; i++)
+    if (LLVMGetSuccessor(term, i) == bb)
+      return 1;
+  return 0;
+}
+
+uint32_t pcc_opmix_mem_recurrence(LLVMBasicBlockRef bb) {
+  if (!loops_to_itself(bb))
+    return 0;
+  rec_ctx *c = malloc(sizeof *c);
+  if (!c)
+    return 0;
+  c->has_fma = target_has_fma(LLVMGetBasicBlockParent(bb));
+  c->mem = 1;
+  c->bb = bb;
+  long best = -1;
+  uint32_t chain = 0;
+  for (LLVMValueRef st = LLVMGetFirstInstruction(bb); st; st = LLVMGetNextInstruction(st)) {
+    if (!LLVMIsAStoreInst(st))
+      continue;
+    /* One address every iteration: a pointer computed outside the block (or an
+     * argument, a global); one computed inside moves with the loop (a[i]). */
+    LLVMValueRef p = LLVMGetOperand(st, 1);
+    if (LLVMIsAInstruction(p) && LLVMGetInstructionParent(p) == bb)
+      continue;
+    for (LLVMValueRef ld = LLVMGetFirstInstruction(bb); ld && ld != st; ld = LLVMGetNextInstruction(ld)) {
+      if (!LLVMIsALoadInst(ld) || LLVMGetOperand(ld, 0) != p)
+        continue;
+      c->phi = ld;
+      c->nn = 0;
+      rec_node *r = rec_eval(c, LLVMGetOperand(st, 0), 0);
+      if (r && r->weight > best) {
+        best = r->weight;
+        chain = ppt_memchain_pack(1, r->ialu, r->fp - r->mul, r->mul);
+      }
+    }
+  }
+  free(c);
+  return chain;
 }
 
 /* ---- the longest dependence path inside a block ---- */

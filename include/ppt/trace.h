@@ -138,7 +138,36 @@ typedef struct ppt_trace_bb {
    * (spills and reloads, stack arguments, push/pop, call/ret; ppt-cc measures them):
    * each block instance adds them as PPT_REC_MCSTACK records. 0 in older traces. */
   uint16_t stack_loads, stack_stores;
+  /* A loop-carried recurrence through memory (ppt_trace_bb_mem_chain); 0 when none, and
+   * in older traces. */
+  uint32_t mem_chain;
 } ppt_trace_bb;
+
+/* ppt_trace_bb.mem_chain: a block that loops to itself, loading from and storing to one
+ * address that does not change between iterations (a loop-invariant pointer), the value
+ * stored depending on the value loaded (`*sum += x[i]` through a pointer the compiler
+ * may not keep in a register: volatile, or possibly aliased). Each iteration's load
+ * waits for the last one's store (store-to-load forwarding), so an iteration takes at
+ * least the cycle's loads at the load-to-use latency plus its ops at theirs. Four counts
+ * on that cycle, saturated at 255: loads, integer ops, FP adds, FP multiplies. */
+#define PPT_MEMCHAIN_MAX 255u
+static inline uint32_t ppt_memchain_pack(unsigned loads, unsigned ialu, unsigned fadd, unsigned fmul) {
+  unsigned v[4] = {loads, ialu, fadd, fmul};
+  uint32_t c = 0;
+  for (int i = 0; i < 4; i++) c |= (uint32_t)(v[i] > PPT_MEMCHAIN_MAX ? PPT_MEMCHAIN_MAX : v[i]) << (8 * i);
+  return c;
+}
+
+/* The block's recurrence through memory: 1 with its counts, 0 (counts 0) when it has none. */
+static inline int ppt_trace_bb_mem_chain(const ppt_trace_bb *bb, unsigned *loads, unsigned *ialu,
+                                         unsigned *fadd, unsigned *fmul) {
+  uint32_t c = bb->mem_chain;
+  *loads = c & 0xFFu;
+  *ialu = (c >> 8) & 0xFFu;
+  *fadd = (c >> 16) & 0xFFu;
+  *fmul = (c >> 24) & 0xFFu;
+  return *loads > 0;
+}
 
 /* Of a block's divides (ops[PPT_OP_FDIV]), the square roots; 0 when the trace does not
  * say. */

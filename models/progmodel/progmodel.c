@@ -455,6 +455,18 @@ static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   return lat + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
 }
 
+/* Cycles of one trip round a block's recurrence through memory (ppt_trace_bb.mem_chain):
+ * the load waits for the last iteration's store, forwarded at about the load-to-use
+ * latency (falseshare's `*c += f(x)` on one core of the validation host: 4.31 + 1 =
+ * 5.31 cycles by this rule, 5.18 measured; docs/validation.md, "Session 18"), then the
+ * cycle's ops at their latencies. 0 for a block without one. */
+static double mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
+  unsigned loads, ialu, fadd, fmul;
+  if (!ppt_trace_bb_mem_chain(bb, &loads, &ialu, &fadd, &fmul)) return 0;
+  return loads * hw->ops[PPT_HW_LOADST].latency + ialu * hw->ops[PPT_HW_IALU].latency +
+         fadd * hw->ops[PPT_HW_FADD].latency + fmul * hw->ops[PPT_HW_FMUL].latency;
+}
+
 /* Cycles per execution of a block whose longest in-block chain of dependent FP ops
  * (PPT_BB_PATH) bounds it through the core's FP window (hwspec fp_window): the window
  * holds S / F whole executions of the block's F FP ops, each advancing one op per P / F
@@ -532,8 +544,9 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
     m->branchy[b] = bb->ops[PPT_OP_BRANCH] > 0;
     counts one = {0};
     add_block(&one, bb, 1.0);
-    /* The slower of the loop-carried recurrence and the in-block chain's window bound. */
-    double chain = fmax(chain_cycles(hw, bb), window_cycles(hw, bb, one.ops));
+    /* The slowest of the loop-carried recurrences (through registers, through memory)
+     * and the in-block chain's window bound. */
+    double chain = fmax(fmax(chain_cycles(hw, bb), mem_chain_cycles(hw, bb)), window_cycles(hw, bb, one.ops));
     if (chain <= 0) continue;
     one.ops[PPT_HW_LOADST] = bb->ops[PPT_OP_LOAD] + bb->ops[PPT_OP_STORE];
     for (int k = 0; k < NCOMPUTE; k++) {

@@ -32,4 +32,17 @@ struct ppt_bbdesc {
 
 _Static_assert(sizeof(struct ppt_bbdesc) == 72, "ppt_bbdesc layout is part of the ABI");
 
+/* A block whose loop carries a value through memory (ppt_trace_bb.mem_chain): one of
+ * these in the ELF section "ppt_bbmrc", beside its ppt_bbdesc, found by the runtime the
+ * same way (__start_ppt_bbmrc/__stop_ppt_bbmrc). A section of its own, so that
+ * ppt_bbdesc keeps its size and objects built before it still link and trace. */
+#define PPT_BBMRC_MAGIC 0x504d4301u /* "PMC" + layout version 1 */
+struct ppt_bbmrc {
+  const uint32_t *guard; /* the block's SanitizerCoverage guard, as in its ppt_bbdesc */
+  uint32_t magic;        /* PPT_BBMRC_MAGIC */
+  uint32_t chain;        /* PPT_MEMCHAIN_* fields (ppt/trace.h) */
+};
+
+_Static_assert(sizeof(struct ppt_bbmrc) == 16, "ppt_bbmrc layout is part of the ABI");
+
 #endif

@@ -10,12 +10,19 @@ int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, const char *path, p
   if (size < 8) return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block table too short", path);
   uint32_t nb = ppt_fmt_get32(raw), slen = ppt_fmt_get32(raw + 4);
   uint64_t need = 8 + (uint64_t)nb * PPT_TRACE_BB_ENTRY_SIZE + slen;
-  /* Traces since issue 13 append the stack-reference extension; older ones do not. */
-  const unsigned char *x = NULL;
-  if (need + 4 + (uint64_t)nb * 4 == size && ppt_fmt_get32(raw + need) == PPT_TRACE_BBX_STACK)
+  /* Traces since issue 13 append the stack-reference extension, and later ones the
+   * memory recurrences after it (format.h); older ones end with the strings. */
+  const unsigned char *x = NULL, *mc = NULL;
+  uint64_t xs = 4 + (uint64_t)nb * 4;
+  if (need + xs <= size && ppt_fmt_get32(raw + need) == PPT_TRACE_BBX_STACK) {
     x = raw + need + 4;
-  else if (need != size)
-    return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block table size mismatch", path);
+    need += xs;
+    if (need + xs <= size && ppt_fmt_get32(raw + need) == PPT_TRACE_BBX_MEMCHAIN) {
+      mc = raw + need + 4;
+      need += xs;
+    }
+  }
+  if (need != size) return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block table size mismatch", path);
   const char *tab = (const char *)raw + 8 + (uint64_t)nb * PPT_TRACE_BB_ENTRY_SIZE;
   if (slen && tab[slen - 1] != '\0')
     return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: unterminated block table strings", path);
@@ -48,6 +55,7 @@ int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, const char *path, p
       out[i].stack_loads = (uint16_t)(q[0] | (q[1] << 8));
       out[i].stack_stores = (uint16_t)(q[2] | (q[3] << 8));
     }
+    if (mc) out[i].mem_chain = ppt_fmt_get32(mc + 4 * (uint64_t)i);
   }
   *bbs = out;
   *n = nb;

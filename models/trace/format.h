@@ -45,9 +45,12 @@
  *   0: u32 flags  4: u32 line  8: u32 func_off  12: u32 file_off  16: u16 ops[16]
  *   then strtab_size bytes of NUL-terminated strings (offsets index into it),
  *   then, optionally (traces written since issue 13; older ones end with the strings):
- *   u32 PPT_TRACE_BBX_STACK, then nbbs entries u16 stack_loads, u16 stack_stores.
- *   The table's raw size says which: readers accept both, absent means 0. */
-#define PPT_TRACE_BBX_STACK 0x314b5453u /* "STK1" */
+ *   u32 PPT_TRACE_BBX_STACK, then nbbs entries u16 stack_loads, u16 stack_stores;
+ *   then, optionally (traces written since the memory recurrences):
+ *   u32 PPT_TRACE_BBX_MEMCHAIN, then nbbs entries u32 mem_chain (ppt/trace.h).
+ *   The table's raw size says which: readers accept all three, absent means 0. */
+#define PPT_TRACE_BBX_STACK 0x314b5453u    /* "STK1" */
+#define PPT_TRACE_BBX_MEMCHAIN 0x3143524du /* "MRC1" */
 
 static inline void ppt_fmt_put32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));

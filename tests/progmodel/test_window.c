@@ -15,12 +15,12 @@
 #include <check.h>
 
 #include "ppt_test.h"
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "breakdown.h"
 #include "e2e.h"
 #include "ppt/hwspec.h"
 #include "ppt/trace.h"
@@ -101,12 +101,6 @@ START_TEST(horner_block_path) {
 }
 END_TEST
 
-static double num(json_object *o, const char *key) {
-  json_object *v;
-  ck_assert_msg(json_object_object_get_ex(o, key, &v), "no %s", key);
-  return json_object_get_double(v);
-}
-
 /* Compute (ops + chain) and chain seconds of kernel_horner at 1 core on host.json with
  * fp_window w (0: the key left out). */
 static void predict_compute(const char *d, double w, double *compute, double *chain) {
@@ -121,14 +115,9 @@ static void predict_compute(const char *d, double w, double *compute, double *ch
                    0);
   char path[800];
   snprintf(path, sizeof path, "%s/p.json", d);
-  json_object *root = json_object_from_file(path), *cores, *bd, *cp;
-  ck_assert_ptr_nonnull(root);
-  ck_assert(json_object_object_get_ex(root, "cores", &cores));
-  ck_assert(json_object_object_get_ex(json_object_array_get_idx(cores, 0), "breakdown", &bd));
-  ck_assert(json_object_object_get_ex(bd, "compute", &cp));
-  *chain = num(cp, "chain_s");
-  *compute = num(cp, "ops_s") + *chain;
-  json_object_put(root);
+  double ops;
+  breakdown_compute(path, &ops, chain);
+  *compute = ops + *chain;
 }
 
 START_TEST(horner_window_bound) {

@@ -1,7 +1,8 @@
 /* test_trace_stackrefs.c — the machine-level stack references of the block table (issue
  * 13): the table's extension is read when present and 0 without it (traces written
- * before it), and the reader adds each block's stack stores and loads after its entry,
- * flagged and at the thread's own window, unless turned off or asked for raw records. */
+ * before it), likewise the memory recurrences' extension that follows it, and the reader adds each block's
+ * stack stores and loads after its entry, flagged and at the thread's own window, unless turned off or asked
+ * for raw records. */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -23,7 +24,7 @@ static const ppt_trace_bb k_bbs[2] = {
      .ops = {[PPT_OP_LOAD] = 1},
      .stack_loads = 2,
      .stack_stores = 1},
-    {.id = 2, .line = 4, .func = "g", .file = "t.c", .ops = {[PPT_OP_STORE] = 1}},
+    {.id = 2, .line = 4, .func = "g", .file = "t.c", .ops = {[PPT_OP_STORE] = 1}, .mem_chain = 0x03020101u},
 };
 
 START_TEST(table_with_and_without_extension) {
@@ -39,20 +40,39 @@ START_TEST(table_with_and_without_extension) {
   ck_assert_uint_eq(bbs[0].stack_stores, 1);
   ck_assert_uint_eq(bbs[1].stack_loads + bbs[1].stack_stores, 0);
   ck_assert_str_eq(bbs[1].func, "g");
+  ck_assert_uint_eq(bbs[0].mem_chain, 0);
+  unsigned loads, ialu, fadd, fmul;
+  ck_assert_int_eq(ppt_trace_bb_mem_chain(&bbs[1], &loads, &ialu, &fadd, &fmul), 1);
+  ck_assert_uint_eq(loads, 1);
+  ck_assert_uint_eq(ialu, 1);
+  ck_assert_uint_eq(fadd, 2);
+  ck_assert_uint_eq(fmul, 3);
   free(bbs);
   free(strings);
-  /* The layout before the extension: entries and strings only, all counts 0. */
-  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 4 - 2 * 4, "x", &bbs, &n, &strings, &err), 0);
+  /* Each extension: a tag and 4 bytes a block. */
+  uint32_t ext = 4 + 2 * 4;
+  /* The layout before the memory recurrences: their counts 0, the stack's read. */
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size - ext, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_uint_eq(bbs[0].stack_loads, 2);
+  ck_assert_uint_eq(bbs[1].mem_chain, 0);
+  free(bbs);
+  free(strings);
+  /* The layout before both extensions: entries and strings only, all counts 0. */
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 2 * ext, "x", &bbs, &n, &strings, &err), 0);
   ck_assert_uint_eq(n, 2);
   ck_assert_uint_eq(bbs[0].stack_loads + bbs[0].stack_stores, 0);
+  ck_assert_uint_eq(bbs[1].mem_chain, 0);
   ck_assert_str_eq(bbs[0].func, "f");
   free(bbs);
   free(strings);
-  /* A wrong tag, or a size that is neither layout, is corrupt. */
-  raw[size - 4 - 2 * 4] ^= 1;
-  ck_assert_int_ne(ppt_bbtab_parse(raw, size, "x", &bbs, &n, &strings, &err), 0);
-  raw[size - 4 - 2 * 4] ^= 1;
+  /* A wrong tag on either extension, or a size that is no layout, is corrupt. */
+  for (uint32_t at = size - 2 * ext; at < size; at += ext) {
+    raw[at] ^= 1;
+    ck_assert_int_ne(ppt_bbtab_parse(raw, size, "x", &bbs, &n, &strings, &err), 0);
+    raw[at] ^= 1;
+  }
   ck_assert_int_ne(ppt_bbtab_parse(raw, size - 1, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_ne(ppt_bbtab_parse(raw, size - ext - 1, "x", &bbs, &n, &strings, &err), 0);
   free(raw);
 }
 END_TEST

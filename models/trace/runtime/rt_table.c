@@ -15,6 +15,9 @@
 
 extern const struct ppt_bbdesc __start_ppt_bbtab[] __attribute__((weak));
 extern const struct ppt_bbdesc __stop_ppt_bbtab[] __attribute__((weak));
+/* The blocks that carry a value through memory (bbdesc.h), none in older objects. */
+extern const struct ppt_bbmrc __start_ppt_bbmrc[] __attribute__((weak));
+extern const struct ppt_bbmrc __stop_ppt_bbmrc[] __attribute__((weak));
 
 int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size) {
   ppt_trace_bb *bbs = calloc(nguards ? nguards : 1, sizeof *bbs);
@@ -39,6 +42,13 @@ int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size) {
         b->stack_loads = (uint16_t)(d->stack & 0xFFFFu);
         b->stack_stores = (uint16_t)(d->stack >> 16);
       }
+    }
+  }
+  if (__start_ppt_bbmrc && __stop_ppt_bbmrc) {
+    for (const struct ppt_bbmrc *d = __start_ppt_bbmrc; d < __stop_ppt_bbmrc; d++) {
+      if (d->magic != PPT_BBMRC_MAGIC || !d->guard) continue;
+      uint32_t id = *d->guard;
+      if (id > 0 && id <= nguards) bbs[id - 1].mem_chain = d->chain;
     }
   }
   int rc = ppt_bbtab_build(bbs, nguards, raw, size);
