@@ -518,6 +518,24 @@ static void append_used(ctx *x, LLVMValueRef *add, size_t nadd) {
   free(all);
 }
 
+/* An internal constant array of n elements of type t in `section`, in the comdat of
+ * group_id (0: the module's main table). Alignment 8 = a multiple of the element size:
+ * arrays from many objects concatenate into one gap-free array between the linker's
+ * __start_ and __stop_ symbols of the section. */
+static LLVMValueRef table_global(ctx *x, LLVMTypeRef t, LLVMValueRef *vals, size_t n, const char *name,
+                                 const char *section, size_t group_id) {
+  LLVMValueRef init = LLVMConstArray(t, vals, (unsigned)n);
+  LLVMValueRef g = LLVMAddGlobal(x->m, LLVMTypeOf(init), name);
+  LLVMSetInitializer(g, init);
+  LLVMSetLinkage(g, LLVMInternalLinkage);
+  LLVMSetGlobalConstant(g, 1);
+  LLVMSetSection(g, section);
+  LLVMSetAlignment(g, 8);
+  if (group_id > 0)
+    LLVMSetComdat(g, x->groups[group_id]);
+  return g;
+}
+
 /* The blocks that carry a value through memory, one struct ppt_bbmrc each (bbdesc.h),
  * in their own section, one array per comdat group like the descriptors. vals: room
  * for x->n values; the arrays made go to out (one per group at most); their count. */
@@ -538,18 +556,8 @@ static size_t emit_mem_chains(ctx *x, LLVMValueRef *vals, LLVMValueRef *out) {
                            LLVMConstInt(i32, x->e[j].mem_chain, 0)};
       vals[k++] = LLVMConstStructInContext(x->c, v, 3, 0);
     }
-    if (k > 0) {
-      LLVMValueRef init = LLVMConstArray(t, vals, (unsigned)k);
-      LLVMValueRef g = LLVMAddGlobal(x->m, LLVMTypeOf(init), "__ppt_bbmrc");
-      LLVMSetInitializer(g, init);
-      LLVMSetLinkage(g, LLVMInternalLinkage);
-      LLVMSetGlobalConstant(g, 1);
-      LLVMSetSection(g, MEMCHAIN_SECTION);
-      LLVMSetAlignment(g, 8);
-      if (x->e[i].group_id > 0)
-        LLVMSetComdat(g, x->groups[x->e[i].group_id]);
-      out[nout++] = g;
-    }
+    if (k > 0)
+      out[nout++] = table_global(x, t, vals, k, "__ppt_bbmrc", MEMCHAIN_SECTION, x->e[i].group_id);
     i = j;
   }
   return nout;
@@ -575,18 +583,7 @@ static int emit_tables(ctx *x, ppt_err *err) {
     size_t j = i;
     for (; j < x->n && x->e[j].group_id == x->e[i].group_id; j++)
       vals[j - i] = desc_const(x, &x->e[j]);
-    LLVMValueRef init = LLVMConstArray(t, vals, (unsigned)(j - i));
-    LLVMValueRef g = LLVMAddGlobal(x->m, LLVMTypeOf(init), "__ppt_bbtab");
-    LLVMSetInitializer(g, init);
-    LLVMSetLinkage(g, LLVMInternalLinkage);
-    LLVMSetGlobalConstant(g, 1);
-    LLVMSetSection(g, TABLE_SECTION);
-    /* Alignment 8 = sizeof multiple: arrays from many objects concatenate into one
-     * gap-free array between __start_ppt_bbtab and __stop_ppt_bbtab. */
-    LLVMSetAlignment(g, 8);
-    if (x->e[i].group_id > 0)
-      LLVMSetComdat(g, x->groups[x->e[i].group_id]);
-    tables[ntables++] = g;
+    tables[ntables++] = table_global(x, t, vals, j - i, "__ppt_bbtab", TABLE_SECTION, x->e[i].group_id);
     i = j;
   }
   size_t nmrc = emit_mem_chains(x, vals, tables + ntables);
