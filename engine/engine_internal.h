@@ -48,6 +48,7 @@ typedef struct eng_demand {
   double mem_private;           /* Tm minus the streaming time of shared levels (contention-free) */
   double mem_wait;              /* of mem_private, the latency the core waits out (STALL policy) */
   double bytes[PPT_TC_MAX_MEM]; /* bytes streamed from each shared level; 0 for private */
+  double fill[PPT_TC_MAX_MEM];  /* of bytes, the core's fills (ppt_tc_level_stats.fill_bytes) */
   /* A contended line (docs/engine.md, "Contended lines"): the share of the thread's
    * time that takes turns on it, and the cycles those turns cost on the line host,
    * contention_factor x share x its time alone (0: none, or the spec has no factor). */
@@ -65,10 +66,17 @@ typedef struct eng_out {
 
 /* Whether memory level k (k == nlevels: DRAM) is a SimGrid resource on this node. */
 int eng_level_shared(const ppt_node *node, uint32_t k);
+/* Whether cores have their own link in front of level k (the spec caps what one core
+ * draws from it below the instance's bandwidth), and that link's name for core c. */
+int eng_core_link(const ppt_node *node, uint32_t k);
+void eng_core_link_name(char *buf, size_t n, uint32_t k, uint32_t c);
 /* Writes the node's SimGrid platform (XML) to f. */
 int eng_platform_write(const ppt_node *node, FILE *f);
 /* The host a node's contended lines are: the cores' turns on them share its speed. */
 #define ENG_LINE_HOST "line"
+/* A core link carrying only write-backs is widened this many times: nothing of the
+ * core's caps them, only the instance (engine/sim.c). */
+#define ENG_UNCAPPED 1e6
 /* Names used in the platform: core c's host, level k instance i's host. */
 void eng_core_name(char *buf, size_t n, uint32_t c);
 void eng_level_host_name(char *buf, size_t n, uint32_t k, uint32_t i);

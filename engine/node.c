@@ -104,6 +104,7 @@ static int demand_of_tasklist(const ppt_node *node, const ppt_tasklist *tl, eng_
   for (uint32_t k = 0; k <= node->hw.nlevels; k++) {
     if (!eng_level_shared(node, k)) continue;
     d->bytes[k] = st.level[k].bytes;
+    d->fill[k] = st.level[k].fill_bytes;
     streamed += st.level[k].bw_cycles;
   }
   d->mem_private = fmax(0.0, st.memory_cycles - streamed);

@@ -39,9 +39,15 @@ void eng_level_host_name(char *buf, size_t n, uint32_t k, uint32_t i) {
 
 /* Bandwidth of one instance of level k in bytes per cycle. */
 static double level_bw(const ppt_node *node, uint32_t k) {
-  const ppt_hwspec *hw = &node->hw;
-  if (k == hw->nlevels) return hw->dram_bw_bytes_per_s / hw->clock_hz;
-  return hw->levels[k].bw_bytes_per_cycle;
+  return ppt_hwspec_level_bw(&node->hw, k);
+}
+
+int eng_core_link(const ppt_node *node, uint32_t k) {
+  return eng_level_shared(node, k) && ppt_hwspec_core_bw(&node->hw, k) < level_bw(node, k);
+}
+
+void eng_core_link_name(char *buf, size_t n, uint32_t k, uint32_t c) {
+  snprintf(buf, n, "lc%u_%u", k, c);
 }
 
 int eng_platform_write(const ppt_node *node, FILE *f) {
@@ -71,10 +77,12 @@ int eng_platform_write(const ppt_node *node, FILE *f) {
    * dram.core_bandwidth_gbs): max-min sharing then gives each streaming core min(its own
    * rate, its share of the instance). */
   for (uint32_t k = 0; k <= hw->nlevels; k++) {
-    if (!eng_level_shared(node, k) || !(ppt_hwspec_core_bw(hw, k) < level_bw(node, k))) continue;
-    for (uint32_t c = 0; c < node->cores; c++)
-      fprintf(f, "<link id=\"lc%u_%u\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", k, c,
+    if (!eng_core_link(node, k)) continue;
+    for (uint32_t c = 0; c < node->cores; c++) {
+      eng_core_link_name(name, sizeof name, k, c);
+      fprintf(f, "<link id=\"%s\" bandwidth=\"%.17gBps\" latency=\"0s\"/>\n", name,
               ppt_hwspec_core_bw(hw, k));
+    }
   }
   for (uint32_t c = 0; c < node->cores; c++) {
     for (uint32_t k = 0; k <= hw->nlevels; k++) {
@@ -82,7 +90,7 @@ int eng_platform_write(const ppt_node *node, FILE *f) {
       uint32_t i = eng_level_instance(node, k, c);
       eng_level_host_name(name, sizeof name, k, i);
       fprintf(f, "<route src=\"c%u\" dst=\"%s\">", c, name);
-      if (ppt_hwspec_core_bw(hw, k) < level_bw(node, k)) fprintf(f, "<link_ctn id=\"lc%u_%u\"/>", k, c);
+      if (eng_core_link(node, k)) fprintf(f, "<link_ctn id=\"lc%u_%u\"/>", k, c);
       fprintf(f, "<link_ctn id=\"l%u_%u\"/></route>\n", k, i);
     }
   }

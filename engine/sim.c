@@ -31,6 +31,7 @@
 #include <simgrid/engine.h>
 #include <simgrid/exec.h>
 #include <simgrid/host.h>
+#include <simgrid/link.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -46,6 +47,8 @@ typedef struct sim_ctx {
   double overhead;             /* fork + join cycles, charged in parallel regions */
   sg_bar_t bar;
   sg_host_t *dest; /* [core * (nlevels + 1) + k]: far end of level k, NULL if private */
+  sg_link_t *own;  /* [core * (nlevels + 1) + k]: the core's own link to level k, or NULL */
+  double own_bw[PPT_TC_MAX_MEM]; /* [k]: the core links' rate, bytes per cycle */
   sg_host_t line;  /* ENG_LINE_HOST */
   double *finish;  /* [core]: when the core's thread ends its work in this region */
   eng_out *out;
@@ -64,6 +67,7 @@ static void core_main(int argc, char **argv) {
   uint32_t nmem = s->node->hw.nlevels + 1;
   sg_host_t me = sg_host_self();
   sg_host_t *dest = &s->dest[(size_t)a->core * nmem];
+  sg_link_t *own = &s->own[(size_t)a->core * nmem];
   for (size_t r = 0; r < s->prog->nregions; r++) {
     const eng_region *R = &s->prog->regions[r];
     double t0 = simgrid_get_clock();
@@ -83,8 +87,17 @@ static void core_main(int argc, char **argv) {
         share = d->contended;
       }
       double t1 = simgrid_get_clock();
-      for (uint32_t k = 0; k < nmem; k++)
-        if (d->bytes[k] > 0 && dest[k]) sg_host_sendto(me, dest[k], d->bytes[k]);
+      for (uint32_t k = 0; k < nmem; k++) {
+        if (!(d->bytes[k] > 0 && dest[k])) continue;
+        /* The core's own link caps its fills only; its write-backs, streamed meanwhile,
+         * count against the instance. One flow of all the bytes through a core link
+         * widened by bytes / fills takes max(fills / own rate, bytes / instance share):
+         * the link is this core's alone, so resizing it touches no other flow. */
+        if (own[k])
+          sg_link_set_bandwidth(
+              own[k], d->fill[k] > 0 ? s->own_bw[k] * d->bytes[k] / d->fill[k] : s->own_bw[k] * ENG_UNCAPPED);
+        sg_host_sendto(me, dest[k], d->bytes[k]);
+      }
       double ts = simgrid_get_clock() - t1;
       double tm = d->mem_private + ts;
       double t =
@@ -182,8 +195,9 @@ int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand
                .out = out};
   core_arg *args = calloc(node->cores, sizeof *args);
   s.dest = calloc((size_t)node->cores * nmem, sizeof *s.dest);
+  s.own = calloc((size_t)node->cores * nmem, sizeof *s.own);
   s.finish = calloc(node->cores, sizeof *s.finish);
-  if (!args || !s.dest || !s.finish) {
+  if (!args || !s.dest || !s.own || !s.finish) {
     snprintf(out->msg, sizeof out->msg, "engine: out of memory");
     return -1;
   }
@@ -195,6 +209,10 @@ int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand
       if (!eng_level_shared(node, k)) continue;
       eng_level_host_name(name, sizeof name, k, eng_level_instance(node, k, c));
       s.dest[(size_t)c * nmem + k] = sg_host_by_name(name);
+      if (!eng_core_link(node, k)) continue;
+      eng_core_link_name(name, sizeof name, k, c);
+      s.own[(size_t)c * nmem + k] = sg_link_by_name(name);
+      s.own_bw[k] = ppt_hwspec_core_bw(&node->hw, k);
     }
   }
   s.line = sg_host_by_name(ENG_LINE_HOST);
@@ -211,6 +229,7 @@ int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand
   sg_barrier_destroy(s.bar);
   free(args);
   free(s.dest);
+  free(s.own);
   free(s.finish);
   return 0;
 }

@@ -175,11 +175,15 @@ int ppt_hwspec_has_timing(const ppt_hwspec *hw, const char *name, ppt_err *err);
  * ceil(nthreads / shared_by). Thread t uses instance t / shared_by. */
 uint32_t ppt_hwspec_instances(const ppt_hw_level *lv, uint32_t nthreads);
 
-/* Bandwidth in bytes/cycle of memory level k (k == nlevels: DRAM) as one core sees it:
- * the instance's (socket's), capped by what one core alone can draw when the spec says
- * so. Inline so that the core model need not link the hwspec module. */
+/* Bandwidth in bytes/cycle of one instance of memory level k (k == nlevels: DRAM, the
+ * socket's). Inline so that the core model need not link the hwspec module. */
+static inline double ppt_hwspec_level_bw(const ppt_hwspec *hw, uint32_t k) {
+  return k == hw->nlevels ? hw->dram_bw_bytes_per_s / hw->clock_hz : hw->levels[k].bw_bytes_per_cycle;
+}
+/* Bandwidth in bytes/cycle of memory level k as one core sees it: the instance's,
+ * capped by what one core alone can draw when the spec says so. */
 static inline double ppt_hwspec_core_bw(const ppt_hwspec *hw, uint32_t k) {
-  double all = k == hw->nlevels ? hw->dram_bw_bytes_per_s / hw->clock_hz : hw->levels[k].bw_bytes_per_cycle;
+  double all = ppt_hwspec_level_bw(hw, k);
   double one = k == hw->nlevels ? hw->dram_core_bw_bytes_per_s / hw->clock_hz : hw->levels[k].core_bw_bytes_per_cycle;
   return one > 0 && one < all ? one : all;
 }

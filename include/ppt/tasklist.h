@@ -223,6 +223,9 @@ typedef struct ppt_tc_level_stats {
   double latency_cycles; /* Eq. 4 latency term charged to this level */
   double bw_cycles;      /* Eq. 4 throughput term charged to this level (= bytes / bw) */
   double bytes;          /* bytes streamed at this level's bandwidth */
+  double fill_bytes;     /* of bytes, the lines the core's own misses bring in: what one
+                            core's cap (core bandwidth) bounds; the rest, write-backs, leave
+                            through write buffers and count against the instance only */
   double local_hit;      /* access-weighted mean local hit rate over memory items */
   double global_hit;     /* fraction of memory-item accesses served at levels <= this */
 } ppt_tc_level_stats;

@@ -27,7 +27,8 @@
 
 /* Timing figures of memory level k (k == nlevels: DRAM), in cycles and bytes/cycle. */
 typedef struct mem_level {
-  double lat, bw;
+  double lat, bw; /* bw: as one core draws it (ppt_hwspec_core_bw) */
+  double all;     /* the instance's bandwidth (the socket's for DRAM) */
 } mem_level;
 
 /* What the tasklist needs from the hardware, checked lazily so that a tasklist of only
@@ -92,7 +93,7 @@ static int need_hierarchy(tc_ctx *c, ppt_err *err) {
  * hide under it. What the waits add beyond the transfer goes to the levels in
  * proportion to their waits. */
 static void pipe_levels(ppt_tc_stats *st, uint32_t L, const double *wait, const double *xfer,
-                        const double *bytes) {
+                        const double *bytes, const double *fill) {
   double W = 0, X = 0;
   uint32_t kmax = 0;
   for (uint32_t k = 1; k <= L; k++) {
@@ -105,6 +106,7 @@ static void pipe_levels(ppt_tc_stats *st, uint32_t L, const double *wait, const 
   if (kmax) {
     st->level[kmax].bw_cycles += X;
     st->level[kmax].bytes += bytes[kmax];
+    st->level[kmax].fill_bytes += fill[kmax];
   }
   double extra = W > X ? W - X : 0.0;
   for (uint32_t k = 1; k <= L && extra > 0; k++) st->level[k].latency_cycles += extra * wait[k] / W;
@@ -116,7 +118,8 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
   double n = m->accesses, s = m->bytes_per_access;
   double b = m->block_bytes / m->bytes_per_access;
   double lam = 0, beta = 0, reach = 1.0;
-  double pipe_wait[PPT_TC_MAX_MEM] = {0}, pipe_xfer[PPT_TC_MAX_MEM] = {0}, pipe_bytes[PPT_TC_MAX_MEM] = {0};
+  double pipe_wait[PPT_TC_MAX_MEM] = {0}, pipe_xfer[PPT_TC_MAX_MEM] = {0}, pipe_bytes[PPT_TC_MAX_MEM] = {0},
+         pipe_fill[PPT_TC_MAX_MEM] = {0};
   for (uint32_t k = 0; k <= L; k++) {
     double w = k < L ? reach * h[k] : reach;
     if (k < L) {
@@ -145,16 +148,22 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
         /* A cache-to-cache transfer is a miss whose latency is coherence_cycles (the line
          * comes from another core's cache), overlapped and prefetched like the others. */
         double x = c->coherence > 0 ? m->transfers[k] : 0.0;
-        double transfer = moved * bk,
+        /* One core's cap (its line-fill buffers, Little's law) bounds the lines its misses
+         * bring in; its write-backs leave through the write buffers meanwhile and count
+         * against the instance only (one core of the validation host: a read stream
+         * ~26 GB/s; a copy 33 GB/s in + 17 out; triad 37 in + 12 out). */
+        double transfer = fmax(w * n * bk, moved * line / c->lv[k].all),
                waiting = w * n * wait * ((1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);
         if (c->memory == PPT_MEMORY_PIPE) {
           pipe_wait[k] = waiting;
           pipe_xfer[k] = transfer;
           pipe_bytes[k] = moved * line;
+          pipe_fill[k] = w * n * line;
         } else {
           ls->latency_cycles += fmax(0.0, waiting - transfer);
           ls->bw_cycles += transfer;
           ls->bytes += moved * line;
+          ls->fill_bytes += w * n * line;
         }
         beta += w * bk + m->writeback[k] * bk;
       }
@@ -165,10 +174,11 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
     ls->latency_cycles += w * c->lv[k].lat * n / b / c->mlp;
     ls->bw_cycles += w * bk * n * (b - 1.0) / b;
     ls->bytes += w * s * n * (b - 1.0) / b;
+    ls->fill_bytes += w * s * n * (b - 1.0) / b;
     lam += w * c->lv[k].lat;
     beta += w * bk;
   }
-  if (c->memory == PPT_MEMORY_PIPE) pipe_levels(st, L, pipe_wait, pipe_xfer, pipe_bytes);
+  if (c->memory == PPT_MEMORY_PIPE) pipe_levels(st, L, pipe_wait, pipe_xfer, pipe_bytes, pipe_fill);
   c->lambda_sum += lam * n;
   c->beta_sum += beta * n;
   st->mem_accesses += n;
@@ -291,9 +301,10 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   /* One core alone streams from a shared level or DRAM at most at its own rate (its
    * misses in flight); the engine shares the instance's bandwidth between cores. */
   for (uint32_t k = 0; k < hw->nlevels; k++)
-    c.lv[k] = (mem_level){hw->levels[k].latency_cycles, ppt_hwspec_core_bw(hw, k)};
-  c.lv[hw->nlevels] =
-      (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz, ppt_hwspec_core_bw(hw, hw->nlevels)};
+    c.lv[k] =
+        (mem_level){hw->levels[k].latency_cycles, ppt_hwspec_core_bw(hw, k), ppt_hwspec_level_bw(hw, k)};
+  c.lv[hw->nlevels] = (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz,
+                                  ppt_hwspec_core_bw(hw, hw->nlevels), ppt_hwspec_level_bw(hw, hw->nlevels)};
   out->nlevels = hw->nlevels;
 
   double footprint = 0;

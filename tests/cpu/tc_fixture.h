@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "ppt/hwspec.h"
+#include "ppt/tasklist.h"
 
 static inline void fx_level(ppt_hw_level *lv, const char *name, uint64_t size, uint32_t assoc,
                             uint32_t shared_by, double lat, double bw) {
@@ -41,6 +42,27 @@ static inline void fx_hwspec(ppt_hwspec *hw, uint32_t nlevels) {
     hw->ops[k].per_cycle = pc[k];
     hw->ops[k].latency = 1;
   }
+}
+
+/* 1000 accesses of 64 B lines, each served by level `served` of an `nlevels`-level
+ * hierarchy (nlevels: DRAM) with local hit rates 0 above it and 1 there, the share
+ * `prefetched` of them already asked for, and `writeback` lines per access written back
+ * into level `wb_level`: the fills-and-write-backs item of the core-cap tests. NULL when
+ * the tasklist refuses it. */
+static inline ppt_tasklist *fx_fill_wb(uint32_t nlevels, uint32_t served, double prefetched,
+                                       uint32_t wb_level, double writeback) {
+  ppt_mem_access m = {.accesses = 1000, .bytes_per_access = 64, .block_bytes = 64};
+  double h[PPT_HW_MAX_LEVELS] = {0};
+  if (served < nlevels) h[served] = 1;
+  m.prefetched[served] = prefetched;
+  m.writeback[wb_level] = writeback;
+  ppt_err err;
+  ppt_tasklist *tl = ppt_tasklist_new();
+  if (tl && ppt_tasklist_add_hitrates(tl, &m, nlevels, h, &err)) {
+    ppt_tasklist_free(tl);
+    return NULL;
+  }
+  return tl;
 }
 
 #endif

@@ -667,6 +667,35 @@ START_TEST(pipelined_levels) {
 }
 END_TEST
 
+/* One core's cap bounds its fills, not its write-backs (time_compute.c): 1000 DRAM
+ * accesses of 64 B lines on 2 levels (DRAM 8 B/cycle), all prefetched, half of them
+ * written back: fills 64000 B, write-backs 32000 B. With one core capped at 3 B/cycle:
+ * max(64000 / 3, 96000 / 8) = 21333.3 cycles (not 96000 / 3 = 32000); at 6 B/cycle the
+ * instance binds: 96000 / 8 = 12000. The same under MISS and PIPE; fill_bytes tells the
+ * engine which bytes the core's link caps. */
+START_TEST(core_cap_fills_only) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 2);
+  ppt_err err;
+  ppt_tasklist *tl = fx_fill_wb(2, 2, 1, 2, 0.5);
+  ck_assert_ptr_nonnull(tl);
+  const ppt_memory_model models[] = {PPT_MEMORY_MISS, PPT_MEMORY_PIPE};
+  const double core_bw[] = {3e9, 6e9}, want[] = {64000.0 / 3, 12000};
+  for (size_t i = 0; i < 2; i++)
+    for (size_t j = 0; j < 2; j++) {
+      hw.dram_core_bw_bytes_per_s = core_bw[j];
+      ppt_tc_policy p = {.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = models[i]};
+      ppt_tc_stats st;
+      ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+      ck_close(st.level[2].bw_cycles, want[j]);
+      ck_close(st.memory_cycles, want[j]);
+      ck_close(st.level[2].bytes, 96000);
+      ck_close(st.level[2].fill_bytes, 64000);
+    }
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
 /* Cache-to-cache transfers (ppt_mem_access.transfers): mlp 4, hwspec coherence_cycles
  * 100. MISS memory as in same_set_misses, h = (0.9, 0.5, 0.6) on 1000 accesses: L3
  * serves 30, half of them transfers, whose latency is 100 instead of the L3's 50:
@@ -746,6 +775,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, errors);
   tcase_add_test(tc, clone_is_deep);
   tcase_add_test(tc, ooo_core_model);
+  tcase_add_test(tc, core_cap_fills_only);
   tcase_add_test(tc, same_set_misses);
   tcase_add_test(tc, transfers_wait);
   tcase_add_test(tc, pipelined_levels);
