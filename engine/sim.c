@@ -100,8 +100,11 @@ static void core_main(int argc, char **argv) {
       }
       double ts = simgrid_get_clock() - t1;
       double tm = d->mem_private + ts;
-      double t =
-          ppt_tc_policy_cycles(s->policy, d->compute, d->cpu_by[PPT_CPU_LOOP_EXIT], tm, tm - d->mem_wait);
+      /* A slower core (hwspec core_speed) takes longer over its ops and CPU items; its
+       * memory time is the memory's. */
+      double sp = ppt_hwspec_core_speed(&s->node->hw, a->core);
+      double t = ppt_tc_policy_cycles(s->policy, d->compute / sp, d->cpu_by[PPT_CPU_LOOP_EXIT] / sp, tm,
+                                      tm - d->mem_wait);
       /* The share of t that went into the turns is not run again. */
       double busy = te + fmax(ts, (R->kind == PPT_REGION_FORK ? s->overhead : 0.0) + (1.0 - share) * t);
       s->out->turns[slot] = fmax(0.0, te - share * t);

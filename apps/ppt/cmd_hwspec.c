@@ -121,6 +121,11 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   if (hw->contention_factor > 0)
     printf("contention  %gx one core's time for iterations whose stores share a line\n",
            hw->contention_factor);
+  if (hw->nspeeds) {
+    printf("core speed ");
+    for (uint32_t i = 0; i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++) printf(" %g", hw->core_speed[i]);
+    printf("  (compute speed of cores 0, 1, ... against the op figures' core)\n");
+  }
   for (uint32_t j = 0; j < hw->ntlb; j++)
     printf("%s %-6s %u entries, %u ways, %u-byte pages, miss %g cycles\n", j ? "           " : "TLB        ",
            hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].page_bytes,

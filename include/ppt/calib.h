@@ -239,6 +239,12 @@ typedef struct ppt_calib_result {
    * The spec's contention_factor is contend_two_ns / contend_one_ns. 0: not measured
    * (one core, or the threads could not be pinned: see notes). */
   double contend_one_ns, contend_two_ns;
+  /* Core speeds (calib_speed.c): the op mix timed pinned to each of speed_cpus[0..speed_n)
+   * (the package's cores, SMT siblings skipped, in the order OMP_PROC_BIND=true fills
+   * them), speed[i] relative to speed_cpus[0]; 0 where the thread could not be pinned. */
+  uint32_t speed_n;
+  int speed_cpus[PPT_HW_MAX_SPEEDS];
+  double speed[PPT_HW_MAX_SPEEDS];
   double fork_join_ns;        /* one OpenMP region on fork_join_threads (all CPUs) */
   double fork_join_serial_ns; /* the same region run by one thread (serialised) */
   uint32_t fork_join_threads;

@@ -65,6 +65,8 @@ typedef struct ppt_hw_op {
 /* A calibrated spec of three cache levels cites about 30 figures (each level's size,
  * latency and bandwidths, DRAM, the ops, the core figures); room for twice that. */
 #define PPT_HW_MAX_SOURCES 64
+/* Cores whose speed a spec can give apart (hwspec core_speed). */
+#define PPT_HW_MAX_SPEEDS 256
 
 typedef struct ppt_hw_source {
   char key[64];         /* path of the cited field, e.g. "dram.latency_ns" */
@@ -111,6 +113,14 @@ typedef struct ppt_hwspec {
    * flight overlap transfers like any other miss (divided by mlp; docs/engine.md).
    * 0 = unknown: priced like a hit in the level serving them. */
   double coherence_cycles;
+  /* Relative compute speed of core i (file key "core_speed": [1, 0.9, ...]): the time its
+   * ops and CPU items take is divided by it. Core i runs thread i of a region, as
+   * OMP_PROC_BIND=true places them; 1 is the core the op figures describe. Cores are not
+   * always equal: hybrid CPUs, and virtual CPUs whose host cores are shared (the
+   * validation guest's second CPU runs compute 8-15 % slower than its first). nspeeds = 0
+   * or a core past the list: 1. */
+  uint32_t nspeeds;
+  double core_speed[PPT_HW_MAX_SPEEDS];
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];
   uint32_t ntlb;                 /* data-TLB levels, 0: none given (no TLB is modelled) */
@@ -199,6 +209,10 @@ double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_N
  * cycles (what `ppt calibrate` writes from the chains it times); 0 when undefined. */
 double ppt_hwspec_window_size(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
                               const double ops[PPT_HW_NOPCLASS], double t);
+/* Relative compute speed of core `core` (hwspec.core_speed; 1 past the list). */
+static inline double ppt_hwspec_core_speed(const ppt_hwspec *hw, uint32_t core) {
+  return core < hw->nspeeds && hw->core_speed[core] > 0 ? hw->core_speed[core] : 1.0;
+}
 /* JSON key of an op class ("ialu", ..., "loadst"); NULL when out of range. */
 const char *ppt_hwspec_opclass_name(int opclass);
 

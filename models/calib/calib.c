@@ -329,6 +329,16 @@ static void stage_contend(calib_run *r) {
   out->contend_two_ns = two_s * 1e9;
 }
 
+/* Core speeds: the op mix on each core of the package in turn (calib_speed.c), after
+ * the op figures, whose core is the first. */
+static void stage_core_speeds(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  calib_watch_stage(r->watch, "core speeds");
+  uint32_t n = r->cores < PPT_HW_MAX_SPEEDS ? r->cores : PPT_HW_MAX_SPEEDS;
+  n = calib_cpus_primary(r->pkg_list, sibling_dir(r), out->speed_cpus, n);
+  out->speed_n = n > 1 && calib_core_speeds(out->speed_cpus, n, &r->t_ops, out->speed) == n ? n : 0;
+}
+
 /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
  * why); here, as a fallback, when the probe cannot be run. Before the bandwidth
  * threads, and without libomp started in this process, so nothing of ours competes
@@ -553,7 +563,9 @@ static int measure(calib_run *r) {
   rc = stage_threads(r);
   if (rc) return rc;
   r->out->huge_pages = r->any_huge;
-  return stage_ops_and_clock(r);
+  rc = stage_ops_and_clock(r);
+  if (!rc) stage_core_speeds(r);
+  return rc;
 }
 
 int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *date, ppt_calib_result *out,

@@ -153,6 +153,16 @@ double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads,
 
 /* ---- calib_ops.c ---- */
 
+/* The kernels of the core-speed mix: the integer add chain, integer add, FP add and
+ * multiply throughput, FP add and multiply latency, divide throughput, loads. */
+#define CALIB_MIX_N 8
+/* Seconds per unit of each kernel of the mix, on the CPU the caller runs on. */
+void calib_ops_mix_s(const calib_timing *t, double s[CALIB_MIX_N]);
+/* How fast each of cpus[0..n) computes relative to cpus[0] (hwspec core_speed): the
+ * calling thread is pinned to each in turn (its CPU set put back after) and times the
+ * mix; a CPU's speed is the geometric mean over the mix of cpus[0]'s time over its own.
+ * speed[i] = 0 where the thread could not be pinned. Returns the CPUs measured. */
+uint32_t calib_core_speeds(const int *cpus, uint32_t n, const calib_timing *t, double *speed);
 /* Seconds per op: the dependent integer-add chain (one cycle per add), 1/clock. */
 double calib_add_chain_s(const calib_timing *t);
 /* Cycles per op of op class `op` (enum ppt_hw_opclass): independent chains

@@ -17,7 +17,7 @@
 
 #include "ppt/calib.h"
 
-#define MAX_FIGS 64
+#define MAX_FIGS (64 + PPT_HW_MAX_SPEEDS)
 
 /* The run-dependent numbers of a spec, with the key their citation uses. */
 typedef struct figs {
@@ -44,6 +44,10 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
   add(f, &hw->fp_window, "fp_window");
   add(f, &hw->contention_factor, "contention_factor");
   add(f, &hw->coherence_cycles, "coherence_cycles");
+  for (uint32_t i = 0; i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++) {
+    snprintf(k, sizeof k, "core_speed[%u]", i);
+    add(f, &hw->core_speed[i], k);
+  }
   add(f, &hw->mlp, "mlp");
   add(f, &hw->mlp_same_set_load, "mlp_same_set.load");
   add(f, &hw->mlp_same_set_store, "mlp_same_set.store");

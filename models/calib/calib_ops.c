@@ -217,6 +217,20 @@ CALIB_KERNEL static void k_load_thr(void *arg, uint64_t n) {
 
 // clang-format on
 
+void calib_ops_mix_s(const calib_timing *t, double s[CALIB_MIX_N]) {
+  uint64_t words[LOAD_WORDS];
+  for (int i = 0; i < LOAD_WORDS; i++) words[i] = (uint64_t)i;
+  const struct {
+    calib_kernel k;
+    void *arg;
+    uint64_t unit;
+  } mix[CALIB_MIX_N] = {{calib_k_add_chain, NULL, 8}, {k_iadd_thr, NULL, NCHAIN},
+                        {k_fadd_thr, NULL, NCHAIN},   {k_fmul_thr, NULL, NCHAIN},
+                        {k_fadd_lat, NULL, 8},        {k_fmul_lat, NULL, 8},
+                        {k_fdiv_thr, NULL, NCHAIN},   {k_load_thr, words, LOAD_WORDS}};
+  for (int j = 0; j < CALIB_MIX_N; j++) s[j] = calib_measure(mix[j].k, mix[j].arg, mix[j].unit, t);
+}
+
 double calib_add_chain_s(const calib_timing *t) {
   return calib_measure(calib_k_add_chain, NULL, 8, t);
 }

@@ -238,6 +238,18 @@ static void spec_figures(calib_run *r) {
   hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
   hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
   spec_fp_window(r); /* after the op latencies: it reads the spec's */
+  /* Core speeds to 3 digits, all or none (a core that could not be timed, or one
+   * outside the schema's range, leaves the list out: every core then counts as 1). */
+  hw->nspeeds = 0;
+  for (uint32_t i = 0; i < out->speed_n && i < PPT_HW_MAX_SPEEDS; i++) {
+    double s = sig3(out->speed[i]);
+    if (!(s >= HW_MIN_CORE_SPEED && s <= HW_MAX_CORE_SPEED)) {
+      hw->nspeeds = 0;
+      break;
+    }
+    hw->core_speed[i] = s;
+    hw->nspeeds = i + 1;
+  }
   spec_contention(r);
   spec_tlb(r);
   hw->ops[PPT_HW_BRANCH].latency = 0;
@@ -333,6 +345,13 @@ static void cite_scalars(calib_run *r) {
          "%s of %d: CPU %d alone %.3g ns per iteration, CPUs %d and %d together %.3g (wall); %.3g / %.3g",
          r->when, r->stat, r->t_pair.trials, out->c2c_cpus[0], out->contend_one_ns, out->c2c_cpus[0],
          out->c2c_cpus[1], out->contend_two_ns, out->contend_two_ns, out->contend_one_ns);
+  if (hw->nspeeds > 1)
+    cite(hw, "core_speed",
+         "ppt calibrate%s: a mix of 8 op kernels (integer add chain and throughput, FP add and multiply "
+         "throughput and latency, divides, loads), %s of %d trials each, pinned to CPUs %d, %d%s in turn; "
+         "a core's speed is the geometric mean of CPU %d's time over its own",
+         r->when, r->stat, r->t_ops.trials, out->speed_cpus[0], out->speed_cpus[1],
+         out->speed_n > 2 ? ", ..." : "", out->speed_cpus[0]);
   const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";
   const char *fj_how = out->fork_join_probe
                            ? "timed by ppt-ompcost (no SimGrid in the process)"

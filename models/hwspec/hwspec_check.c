@@ -249,6 +249,15 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
       range(err, name, "contention_factor", hw->contention_factor, HW_MIN_CONTENTION, HW_MAX_CONTENTION, "x",
             1))
     return PPT_EINPUT;
+  if (hw->nspeeds > PPT_HW_MAX_SPEEDS)
+    return ppt_err_set(err, PPT_EINPUT, "%s: core_speed lists %u speeds, at most %d", name, hw->nspeeds,
+                       PPT_HW_MAX_SPEEDS);
+  for (uint32_t i = 0; i < hw->nspeeds; i++) {
+    char p[32];
+    snprintf(p, sizeof p, "core_speed[%u]", i);
+    if (range(err, name, p, hw->core_speed[i], HW_MIN_CORE_SPEED, HW_MAX_CORE_SPEED, "x", 0))
+      return PPT_EINPUT;
+  }
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     char p[48];
     snprintf(p, sizeof p, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k));

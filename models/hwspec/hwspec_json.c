@@ -125,6 +125,12 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   if (hw->coherence_cycles > 0) rc |= add(o, "coherence_cycles", num(hw->coherence_cycles));
   if (hw->fp_window > 0) rc |= add(o, "fp_window", num(hw->fp_window));
   if (hw->contention_factor > 0) rc |= add(o, "contention_factor", num(hw->contention_factor));
+  if (hw->nspeeds) {
+    json_object *a = json_object_new_array();
+    for (uint32_t i = 0; a && i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++)
+      rc |= json_object_array_add(a, num(hw->core_speed[i])) != 0;
+    rc |= a ? add(o, "core_speed", a) : -1;
+  }
   rc |= add_array(o, "levels", hw, hw->nlevels < PPT_HW_MAX_LEVELS ? hw->nlevels : PPT_HW_MAX_LEVELS, level_item);
   if (hw->ntlb) rc |= add_array(o, "tlb", hw, hw->ntlb < PPT_HW_MAX_TLB ? hw->ntlb : PPT_HW_MAX_TLB, tlb_item);
   if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0 || hw->dram_core_bw_bytes_per_s > 0) {

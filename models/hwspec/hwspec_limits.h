@@ -25,6 +25,9 @@
 /* contention_factor: turns cannot make the loop faster than half its one-core time (two
  * cores, no contention at all would be 0.5), and no measured machine comes near 64. */
 #define HW_MIN_CONTENTION 0.5
+/* A core's compute speed relative to the one the op figures describe (core_speed). */
+#define HW_MIN_CORE_SPEED 0.05
+#define HW_MAX_CORE_SPEED 20.0
 #define HW_MAX_CONTENTION 64.0
 #define HW_MAX_FORK_JOIN_CYCLES 1e9      /* a fork-join: thousands of cycles, ~1e6 on huge machines */
 #define HW_MAX_BRANCH_MISS_CYCLES 1000.0 /* a pipeline refill: 10-30 cycles */

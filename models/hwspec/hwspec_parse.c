@@ -137,6 +137,32 @@ static int get_nonneg(pctx *c, json_object *o, const char *path, const char *key
   return get_number(c, o, path, key, required, 1, out);
 }
 
+/* "core_speed": 1 to PPT_HW_MAX_SPEEDS positive numbers (their range is checked in
+ * hwspec_check.c). */
+static int get_speeds(pctx *c, json_object *root, ppt_hwspec *hw) {
+  json_object *v;
+  int present;
+  int rc = lookup(c, root, "", "core_speed", 0, &v, &present);
+  if (rc || !present) return rc;
+  if (!json_object_is_type(v, json_type_array))
+    return fail(c, "core_speed", "must be an array, got %s", got(v));
+  size_t n = json_object_array_length(v);
+  if (n == 0 || n > PPT_HW_MAX_SPEEDS)
+    return fail(c, "core_speed", "must list 1 to %d speeds (got %zu)", PPT_HW_MAX_SPEEDS, n);
+  for (size_t i = 0; i < n; i++) {
+    json_object *x = json_object_array_get_idx(v, i);
+    char p[32];
+    snprintf(p, sizeof p, "core_speed[%zu]", i);
+    if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
+      return fail(c, p, "must be a number, got %s", got(x));
+    double s = json_object_get_double(x);
+    if (!isfinite(s) || s <= 0) return fail(c, p, "must be a positive number (got %g)", s);
+    hw->core_speed[i] = s;
+  }
+  hw->nspeeds = (uint32_t)n;
+  return 0;
+}
+
 static int get_str(pctx *c, json_object *o, const char *path, const char *key, int required, char *buf,
                    size_t cap) {
   json_object *v;
@@ -336,6 +362,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
                                      "fp_window",
                                      "contention_factor",
                                      "coherence_cycles",
+                                     "core_speed",
                                      "levels",
                                      "tlb",
                                      "dram",
@@ -380,6 +407,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   if (!rc) rc = get_pos(c, root, "", "contention_factor", 0, &hw->contention_factor);
   /* Cycles per cache-to-cache transfer; its upper bound is checked in hwspec_check.c. */
   if (!rc) rc = get_pos(c, root, "", "coherence_cycles", 0, &hw->coherence_cycles);
+  if (!rc) rc = get_speeds(c, root, hw);
   json_object *levels;
   if (!rc && !(rc = lookup(c, root, "", "levels", 1, &levels, &present))) {
     if (!json_object_is_type(levels, json_type_array))

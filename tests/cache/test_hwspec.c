@@ -341,6 +341,41 @@ START_TEST(contention_factor) {
 }
 END_TEST
 
+/* core_speed: a list of positive speeds, one per core from core 0, each in [0.05, 20];
+ * written back as given; cores past the list (and a spec without it) run at 1. */
+START_TEST(core_speed) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(BRANCH(", 'core_speed': [1, 0.9, 1.25]"), &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.nspeeds, 3);
+  ck_assert(hw.core_speed[1] == 0.9 && hw.core_speed[2] == 1.25);
+  ck_assert(ppt_hwspec_core_speed(&hw, 1) == 0.9);
+  ck_assert(ppt_hwspec_core_speed(&hw, 3) == 1);
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"core_speed\""));
+  free(json);
+  round_trip(&hw);
+  ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.nspeeds, 0);
+  ck_assert(ppt_hwspec_core_speed(&hw, 0) == 1);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "core_speed"));
+  free(json);
+  ck_assert_int_eq(parse_q(BRANCH(", 'core_speed': 0.9"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg,
+                   "bad.json: core_speed: must be an array, got a number with a fraction or exponent");
+  ck_assert_int_eq(parse_q(BRANCH(", 'core_speed': []"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: core_speed: must list 1 to 256 speeds (got 0)");
+  ck_assert_int_eq(parse_q(BRANCH(", 'core_speed': [1, 0]"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: core_speed[1]: must be a positive number (got 0)");
+  ck_assert_int_eq(parse_q(BRANCH(", 'core_speed': [1, 'x']"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: core_speed[1]: must be a number, got a string");
+  ck_assert_int_eq(parse_q(BRANCH(", 'core_speed': [1, 25]"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: core_speed[1]: 25 is out of range [0.05, 20] x");
+}
+END_TEST
+
 /* FULL with `extra` added to its L3 (after "'inclusive': true,"). */
 static int parse_l3(const char *extra, ppt_hwspec *hw, ppt_err *err) {
   static const char at[] = "'inclusive': true,";
@@ -903,6 +938,7 @@ int main(void) {
   tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, fp_window);
   tcase_add_test(tc, contention_factor);
+  tcase_add_test(tc, core_speed);
   tcase_add_test(tc, victim_ways_key);
   tcase_add_test(tc, fp_window_relation);
   tcase_add_test(tc, mlp_same_set);

@@ -235,6 +235,40 @@ START_TEST(core_link_fills_only) {
 }
 END_TEST
 
+/* Cores of different speed (hwspec core_speed [1, 0.8]): two threads of 1000 compute
+ * cycles each take 1000 on core 0 and 1000 / 0.8 = 1250 on core 1, and the region lasts
+ * as long as the slower (1250, core 0 waiting 250); a third thread, on a core past the
+ * list, runs at speed 1. Memory is not slowed: a DRAM stream alone (8284 cycles) takes
+ * as long on core 1. */
+START_TEST(core_speeds) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 2);
+  hw.nspeeds = 2;
+  hw.core_speed[0] = 1;
+  hw.core_speed[1] = 0.8;
+  ppt_node *node = make_node(&hw, 3, PPT_OVERLAP_SUM);
+  ppt_tasklist *tl = compute_only(1000);
+  ppt_node_result *res = run_parallel(node, 3, tl);
+  ck_close(thread_busy(res, 0, 0), 1000 * NS);
+  ck_close(thread_busy(res, 0, 1), 1250 * NS);
+  ck_close(thread_busy(res, 0, 2), 1000 * NS);
+  ck_close(ppt_node_result_seconds(res), 1250 * NS);
+  ppt_node_result_free(res);
+  ppt_tasklist_free(tl);
+  tl = stream_from(2, 2, 0);
+  const ppt_tasklist *tls[] = {tl, tl};
+  ppt_program *prog = ppt_program_new();
+  ppt_err err;
+  ck_assert_int_eq(ppt_program_add_parallel(prog, 2, tls, &err), 0);
+  ck_assert_msg(ppt_node_run(node, prog, &res, &err) == 0, "%s", err.msg);
+  ck_close(thread_busy(res, 0, 1), 16468 * NS); /* two streams share DRAM: dram_contention */
+  ppt_node_result_free(res);
+  ppt_program_free(prog);
+  ppt_node_free(node);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
 /* A region that goes on after a barrier (a second worksharing loop of the same OpenMP
  * region) pays no fork or join: threads of 100, 300, 200 cycles with fork 5 + join 10
  * take 315 in the forking region and 300 after the barrier. */
@@ -446,6 +480,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, dram_contention);
   tcase_add_test(tc, core_dram_link);
   tcase_add_test(tc, core_link_fills_only);
+  tcase_add_test(tc, core_speeds);
   tcase_add_test(tc, barrier_regions);
   tcase_add_test(tc, shared_cache_instances);
   tcase_add_test(tc, single_core_matches_time_compute);
