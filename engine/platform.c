@@ -90,7 +90,10 @@ int eng_platform_write(const ppt_node *node, FILE *f) {
       uint32_t i = eng_level_instance(node, k, c);
       eng_level_host_name(name, sizeof name, k, i);
       fprintf(f, "<route src=\"c%u\" dst=\"%s\">", c, name);
-      if (eng_core_link(node, k)) fprintf(f, "<link_ctn id=\"lc%u_%u\"/>", k, c);
+      if (eng_core_link(node, k)) {
+        eng_core_link_name(name, sizeof name, k, c);
+        fprintf(f, "<link_ctn id=\"%s\"/>", name);
+      }
       fprintf(f, "<link_ctn id=\"l%u_%u\"/></route>\n", k, i);
     }
   }

@@ -48,7 +48,6 @@ typedef struct sim_ctx {
   sg_bar_t bar;
   sg_host_t *dest; /* [core * (nlevels + 1) + k]: far end of level k, NULL if private */
   sg_link_t *own;  /* [core * (nlevels + 1) + k]: the core's own link to level k, or NULL */
-  double own_bw[PPT_TC_MAX_MEM]; /* [k]: the core links' rate, bytes per cycle */
   sg_host_t line;  /* ENG_LINE_HOST */
   double *finish;  /* [core]: when the core's thread ends its work in this region */
   eng_out *out;
@@ -94,8 +93,8 @@ static void core_main(int argc, char **argv) {
          * widened by bytes / fills takes max(fills / own rate, bytes / instance share):
          * the link is this core's alone, so resizing it touches no other flow. */
         if (own[k])
-          sg_link_set_bandwidth(
-              own[k], d->fill[k] > 0 ? s->own_bw[k] * d->bytes[k] / d->fill[k] : s->own_bw[k] * ENG_UNCAPPED);
+          sg_link_set_bandwidth(own[k], ppt_hwspec_core_bw(&s->node->hw, k) *
+                                            (d->fill[k] > 0 ? d->bytes[k] / d->fill[k] : ENG_UNCAPPED));
         sg_host_sendto(me, dest[k], d->bytes[k]);
       }
       double ts = simgrid_get_clock() - t1;
@@ -215,7 +214,6 @@ int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand
       if (!eng_core_link(node, k)) continue;
       eng_core_link_name(name, sizeof name, k, c);
       s.own[(size_t)c * nmem + k] = sg_link_by_name(name);
-      s.own_bw[k] = ppt_hwspec_core_bw(&node->hw, k);
     }
   }
   s.line = sg_host_by_name(ENG_LINE_HOST);

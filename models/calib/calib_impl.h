@@ -13,6 +13,7 @@
 #define PPT_CALIB_IMPL_H
 
 #include <gsl/gsl_rng.h>
+#include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -370,6 +371,10 @@ double calib_call_s(const calib_timing *t);
  * cache-to-cache transfer. 0 when the CPUs are unusable (equal, negative) or a thread
  * cannot be started or pinned. */
 double calib_c2c_round_trip_s(const int cpus[2], const calib_timing *t);
+/* Pins the calling thread to `cpu`, its CPU set kept in *saved for calib_unpin_self:
+ * 1 when pinned, 0 (nothing to put back) when the CPU is out of range or refused. */
+int calib_pin_self(int cpu, cpu_set_t *saved);
+void calib_unpin_self(const cpu_set_t *saved);
 /* Runs body(body_arg) on the calling thread pinned to cpus[0] while a thread pinned to
  * cpus[1] runs partner(partner_arg), started and pinned before body begins and joined
  * after it ends (body must make partner return); the caller's CPU set is put back

@@ -225,14 +225,7 @@ double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads,
    * so the measurements that follow run where they did before. Best effort, as for the
    * worker threads. */
   cpu_set_t saved;
-  int repin = 0;
-  if (ok == nthreads && nthreads == 1 && cpus && cpus[0] >= 0 && cpus[0] < CPU_SETSIZE &&
-      pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) == 0) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpus[0], &one);
-    repin = pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
-  }
+  int repin = ok == nthreads && nthreads == 1 && cpus && calib_pin_self(cpus[0], &saved);
   if (ok == nthreads) {
     /* Units per run sized on one thread alone; with all threads running each unit
      * only gets slower, so every run lasts at least min_s. */
@@ -256,7 +249,7 @@ double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads,
     free(d);
     if (best > 0) bw = (double)nthreads * (double)passes * (double)chunk * sizeof(uint64_t) / best;
   }
-  if (repin) (void)pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+  if (repin) calib_unpin_self(&saved);
   for (uint32_t i = 0; i < ok; i++) calib_buffer_free((void *)th[i].arg.a);
   free(th);
   return bw;

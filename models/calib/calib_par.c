@@ -243,18 +243,27 @@ static void *start_pinned(void *arg) {
   return p->fn(p->arg);
 }
 
+int calib_pin_self(int cpu, cpu_set_t *saved) {
+  if (cpu < 0 || cpu >= CPU_SETSIZE) return 0;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return pthread_getaffinity_np(pthread_self(), sizeof *saved, saved) == 0 &&
+         pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+}
+
+void calib_unpin_self(const cpu_set_t *saved) {
+  (void)pthread_setaffinity_np(pthread_self(), sizeof *saved, saved);
+}
+
 int calib_on_two_cpus(const int cpus[2], void *(*partner)(void *), void *partner_arg, void (*body)(void *),
                       void *body_arg) {
   if (cpus[0] < 0 || cpus[1] < 0 || cpus[0] == cpus[1] || cpus[0] >= CPU_SETSIZE || cpus[1] >= CPU_SETSIZE)
     return -1;
   /* The caller is pinned to the other CPU while body runs, its CPU set put back after (as
    * calib_stream_bw does). */
-  cpu_set_t saved, one;
-  CPU_ZERO(&one);
-  CPU_SET(cpus[0], &one);
-  if (pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) ||
-      pthread_setaffinity_np(pthread_self(), sizeof one, &one))
-    return -1;
+  cpu_set_t saved;
+  if (!calib_pin_self(cpus[0], &saved)) return -1;
   pinned p = {.cpu = cpus[1], .fn = partner, .arg = partner_arg};
   atomic_init(&p.ready, 0);
   int rc = -1;
@@ -268,6 +277,6 @@ int calib_on_two_cpus(const int cpus[2], void *(*partner)(void *), void *partner
     }
     pthread_join(tid, NULL);
   }
-  (void)pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+  calib_unpin_self(&saved);
   return rc;
 }

@@ -9,22 +9,15 @@
  * No single op speaks for a program, so a core's speed is the geometric mean of its
  * speed over a mix of op kernels (calib_ops_mix_s). */
 #include <math.h>
-#include <pthread.h>
-#include <sched.h>
 
 #include "calib/calib_impl.h"
 
 /* Times the mix pinned to cpu; 0 when the thread cannot be pinned there. */
 static int mix_on(int cpu, const calib_timing *t, double s[CALIB_MIX_N]) {
-  if (cpu < 0 || cpu >= CPU_SETSIZE) return 0;
-  cpu_set_t saved, one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  if (pthread_getaffinity_np(pthread_self(), sizeof saved, &saved) ||
-      pthread_setaffinity_np(pthread_self(), sizeof one, &one))
-    return 0;
+  cpu_set_t saved;
+  if (!calib_pin_self(cpu, &saved)) return 0;
   calib_ops_mix_s(t, s);
-  (void)pthread_setaffinity_np(pthread_self(), sizeof saved, &saved);
+  calib_unpin_self(&saved);
   return 1;
 }
 
