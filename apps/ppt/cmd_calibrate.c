@@ -263,6 +263,7 @@ static json_object *measured_json(const ppt_calib_result *r) {
       m, "clock_method",
       json_object_new_string(r->clock_method == PPT_CALIB_CLOCK_CHAIN ? "add-chain" : "cpuinfo"));
   json_object_object_add(m, "clock_chain_hz", json_object_new_double(r->clock_chain_hz));
+  json_object_object_add(m, "home_cpu", json_object_new_int64(r->home_cpu));
   json_object_object_add(m, "clock_cpuinfo_hz", json_object_new_double(r->clock_cpuinfo_hz));
   json_object_object_add(m, "huge_pages", json_object_new_boolean(r->huge_pages));
   json_object_object_add(m, "optimised", json_object_new_boolean(r->optimised));

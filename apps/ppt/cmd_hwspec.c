@@ -65,6 +65,8 @@ static void write_levels(const ppt_hwspec *hw) {
     if (lv->replacement == PPT_HW_REPL_RANDOM)
       snprintf(repl, sizeof repl,
                victims < lv->assoc ? "  random among the %u least recent ways" : "  random", victims);
+    else if (lv->hashed_sets)
+      snprintf(repl, sizeof repl, "  hashed sets");
     printf("%-6s %10s %6u %5u %8llu %9u %9s %9s %9s%s%s\n", lv->name, sz, lv->assoc, lv->line,
            (unsigned long long)sets, lv->shared_by, lv->inclusive ? "yes" : "no", lat, bw,
            sets == 1 ? "  (fully associative)" : "", repl);

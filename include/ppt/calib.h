@@ -153,6 +153,10 @@ typedef struct ppt_calib_result {
   uint64_t discover_bytes[PPT_CALIB_MAX_DISCOVER];
   double discover_ns[PPT_CALIB_MAX_DISCOVER];
   int clock_method;                          /* enum ppt_calib_clock */
+  /* The CPU the one-thread stages (clock, chases, call cost, ops) ran pinned to: the
+   * first core of the package, the one a program's first thread gets under
+   * OMP_PROC_BIND=true; -1 when the thread could not be pinned. */
+  int home_cpu;
   double clock_chain_hz;                     /* from the add chain (0 when not measured) */
   double clock_cpuinfo_hz;                   /* from /proc/cpuinfo (0 when unavailable) */
   uint64_t lat_bytes[PPT_HW_MAX_LEVELS + 1]; /* pointer-chase working set (1/2 level) */

@@ -22,6 +22,8 @@ typedef struct ppt_hw_level {
   int inclusive;        /* 1: inclusive of the levels above it (evictions back-invalidate) */
   int replacement;      /* enum ppt_hw_replacement: which way of a full set a miss evicts */
   uint32_t victim_ways; /* random: a miss evicts one of this many least recent ways (0: any) */
+  int hashed_sets;      /* 1: a line's set is a hash of its line number, not its low bits
+                           (sliced last levels; random replacement implies it) */
   double latency_cycles;        /* load-to-use latency of a hit at this level (0: absent) */
   double bw_bytes_per_cycle;    /* sustained bandwidth of one instance, bytes/cycle (0: absent) */
   double core_bw_bytes_per_cycle; /* shared level: what one core alone gets of it (its own

@@ -92,7 +92,7 @@ int ppt_cachesim_new(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out
       c->random = lv->replacement == PPT_HW_REPL_RANDOM;
       c->victims = ppt_hwspec_victim_ways(lv);
       c->set_mask = sets - 1;
-      c->fold = ppt_lruset_fold(sets, c->random);
+      c->fold = ppt_lruset_fold(sets, c->random || lv->hashed_sets);
       c->ways = malloc(sets * lv->assoc * sizeof(uint64_t));
       if (!c->ways) goto oom;
       for (uint64_t w = 0; w < sets * lv->assoc; w++) c->ways[w] = EMPTY;

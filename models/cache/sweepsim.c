@@ -86,7 +86,7 @@ static int same_geometry(const ppt_hw_level *a, const ppt_hw_level *b) {
 static int node_init(node *nd, uint32_t nthreads, uint64_t seed) {
   nd->sets = ppt_hwspec_sets(&nd->lv);
   nd->set_mask = nd->sets - 1;
-  nd->fold = ppt_lruset_fold(nd->sets, nd->lv.replacement == PPT_HW_REPL_RANDOM);
+  nd->fold = ppt_lruset_fold(nd->sets, nd->lv.replacement == PPT_HW_REPL_RANDOM || nd->lv.hashed_sets);
   nd->assoc = nd->lv.assoc;
   nd->victims = ppt_hwspec_victim_ways(&nd->lv);
   nd->shared_by = nd->lv.shared_by;

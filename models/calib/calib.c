@@ -180,18 +180,23 @@ static int size_level(calib_run *r, uint32_t k) {
   uint32_t m =
       calib_size_sweep(out->lat_near_bytes[k], near, top, hw->levels[0].line, !r->cfg->quick, r->rng,
                        &r->t_mem, out->sweep_bytes[k], out->sweep_ns[k], PPT_CALIB_MAX_SWEEP, &huge, &oom);
+  if (m)
+    m = calib_size_refine(out->sweep_bytes[k], out->sweep_ns[k], m, PPT_CALIB_MAX_SWEEP, near, dram,
+                          hw->levels[0].line, !r->cfg->quick, r->rng, &r->t_mem, &huge, &oom);
   r->any_huge |= huge;
   if (m == 0)
     return ppt_err_set(r->err, PPT_ERUN, "calibrate: out of memory (%llu bytes for the %s capacity sweep)",
                        (unsigned long long)oom, hw->levels[k].name);
   out->sweep_n[k] = m;
-  uint64_t eff = calib_effective_size(out->sweep_bytes[k], out->sweep_ns[k], m, near, dram,
-                                      hw->levels[k].line, hw->levels[k].assoc);
+  uint32_t ways = hw->levels[k].assoc;
+  uint64_t eff =
+      calib_effective_size(out->sweep_bytes[k], out->sweep_ns[k], m, near, dram, hw->levels[k].line, &ways);
   /* Point 0 (the near set, read at the near latency) always qualifies, and it is 4x the
    * level above: only a degenerate sweep could leave the levels out of order. */
   if (eff == 0 || eff > top || eff < hw->levels[k - 1].size) return 0;
   out->eff_bytes[k] = eff;
   hw->levels[k].size = eff;
+  hw->levels[k].assoc = ways;
   char pts[256] = "";
   for (uint32_t i = 0; i < m; i++)
     snprintf(pts + strlen(pts), sizeof pts - strlen(pts), "%s%.3g ns at %s", i ? ", " : "",
@@ -547,23 +552,53 @@ static int stage_ops_and_clock(calib_run *r) {
   return 0;
 }
 
+/* The one-thread stages run pinned to the first core of the package (out->home_cpu):
+ * the core that times a program's first thread, and one core for every op and clock
+ * figure. Unpinned, the clock chain and the op kernels ran on whichever CPU the kernel
+ * chose, and one of this guest's vCPUs timed an integer add chain 18-40 % slower than
+ * the other at one moment (session 20), so the figures mixed two cores. Not around
+ * stages that start threads or processes: those inherit the CPU set. */
+static void home_pin(calib_run *r) {
+  if (r->out->home_cpu >= 0 && !r->home_pinned)
+    r->home_pinned = calib_pin_self(r->out->home_cpu, &r->home_saved);
+}
+
+static void home_unpin(calib_run *r) {
+  if (r->home_pinned) calib_unpin_self(&r->home_saved);
+  r->home_pinned = 0;
+}
+
+static void home_find(calib_run *r) {
+  int cpu = -1;
+  cpu_set_t saved;
+  if (calib_cpus_primary(r->pkg_list, sibling_dir(r), &cpu, 1) != 1 || !calib_pin_self(cpu, &saved))
+    cpu = -1;
+  else
+    calib_unpin_self(&saved);
+  r->out->home_cpu = cpu;
+}
+
 /* Every stage, in the order that keeps each seeded permutation what it was. */
 static int measure(calib_run *r) {
   calib_watch_stage(r->watch, "cache geometry and topology");
   int rc = stage_geometry(r);
   if (rc) return rc;
+  home_find(r);
+  home_pin(r);
   /* ---- clock (first measurement) ---- */
   calib_watch_stage(r->watch, "clock (dependent add chain)");
   r->out->optimised = calib_optimised();
   r->add_s = calib_add_chain_s(&r->t_clock);
   rc = stage_chases(r);
-  if (rc) return rc;
-  calib_watch_stage(r->watch, "call cost");
-  r->out->call_ns = calib_call_s(&r->t_ops) * 1e9;
-  rc = stage_threads(r);
+  if (!rc) calib_watch_stage(r->watch, "call cost");
+  if (!rc) r->out->call_ns = calib_call_s(&r->t_ops) * 1e9;
+  home_unpin(r);
+  if (!rc) rc = stage_threads(r);
   if (rc) return rc;
   r->out->huge_pages = r->any_huge;
+  home_pin(r);
   rc = stage_ops_and_clock(r);
+  home_unpin(r);
   if (!rc) stage_core_speeds(r);
   return rc;
 }

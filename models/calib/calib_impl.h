@@ -185,10 +185,10 @@ int calib_effective_index(const uint64_t *sizes, const double *ns, size_t n, dou
 /* `bytes` rounded down to whole sets of `assoc` ways of `line` bytes, with a power-of-two
  * set count and at least one set (so possibly above `bytes`). 0 when line or assoc is 0. */
 uint64_t calib_round_sets(uint64_t bytes, uint32_t line, uint32_t assoc);
-/* Effective capacity: sizes[calib_effective_index(...)] after calib_round_sets; 0 when
- * no size qualifies. */
+/* Effective capacity: sizes[calib_effective_index(...)] after calib_round_ways (*assoc
+ * gets the ways); 0 when no size qualifies. */
 uint64_t calib_effective_size(const uint64_t *sizes, const double *ns, size_t n, double near_ns,
-                              double dram_ns, uint32_t line, uint32_t assoc);
+                              double dram_ns, uint32_t line, uint32_t *assoc);
 /* Chase latency over near_bytes (point 0: near_ns, measured before), doublings of it
  * below `top`, then `top`, at most max points into sizes/ns; `again`: a second round per
  * size, the better kept. Returns the number of points, or 0 when a buffer cannot be had
@@ -196,6 +196,14 @@ uint64_t calib_effective_size(const uint64_t *sizes, const double *ns, size_t n,
 uint32_t calib_size_sweep(uint64_t near_bytes, double near_ns, uint64_t top, size_t stride, int again,
                           gsl_rng *rng, const calib_timing *t, uint64_t *sizes, double *ns, uint32_t max,
                           int *huge, uint64_t *oom_bytes);
+/* Bisects (up to 3 steps, geometric midpoints on 4 KiB) between the largest of the m
+ * points that qualifies (calib_effective_index) and the next larger point swept,
+ * appending each new point (up to max), then sorts all by size. Returns the new count
+ * (m when nothing qualifies or nothing larger was swept), or 0 when a buffer cannot be
+ * had (*oom_bytes: its size). */
+uint32_t calib_size_refine(uint64_t *sizes, double *ns, uint32_t m, uint32_t max, double near_ns,
+                           double dram_ns, size_t stride, int again, gsl_rng *rng, const calib_timing *t,
+                           int *huge, uint64_t *oom_bytes);
 
 /* Share in [0, 1] of a sweep that a level serves, from the sweep's streaming rate bw and
  * the rates of the level alone (bw_in) and of what lies beyond it (bw_out); -1 when the

@@ -199,6 +199,7 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
     out->levels[k].assoc = g->levels[k].assoc;
     out->levels[k].replacement = g->levels[k].replacement;
     out->levels[k].victim_ways = g->levels[k].victim_ways;
+    out->levels[k].hashed_sets = g->levels[k].hashed_sets;
     char key[64];
     snprintf(key, sizeof key, "levels[%u]", k);
     take_source(out, g, key);

@@ -38,6 +38,8 @@ typedef struct calib_run {
   double add_s;        /* seconds per add of the clock chain */
   double clock;        /* the clock the spec uses, Hz */
   int any_huge;        /* some buffer got huge pages */
+  cpu_set_t home_saved; /* the CPU set before pinning to out->home_cpu */
+  int home_pinned;      /* pinned to out->home_cpu now */
   char lat_notes[640], c2c_note[160], contend_note[200], pinned_note[64];
   /* ---- the spec (calib_spec.c) ---- */
   double cyc_ns; /* cycles per ns at clock */

@@ -290,16 +290,27 @@ static void spec_source_and_notes(calib_run *r) {
 
 /* ---- citations, in the order the spec lists them ---- */
 
+/* "pinned to CPU n" into buf, or "not pinned" for cpu -1. */
+static const char *pinned_to(int cpu, char *buf, size_t size) {
+  if (cpu >= 0)
+    snprintf(buf, size, "pinned to CPU %d", cpu);
+  else
+    snprintf(buf, size, "not pinned");
+  return buf;
+}
+
 /* The clock, the cores, the misses in flight. */
 static void cite_clock_cores_mlp(calib_run *r) {
   const ppt_calib_result *out = r->out;
   ppt_hwspec *hw = r->hw;
   const char *when = r->when, *stat = r->stat;
+  char home[32];
+  pinned_to(out->home_cpu, home, sizeof home);
   if (out->clock_method == PPT_CALIB_CLOCK_CHAIN)
     cite(hw, "clock_ghz",
-         "ppt calibrate%s: timed dependent 64-bit add chain, 1 add per cycle, %s of %d trials, twice "
+         "ppt calibrate%s: timed dependent 64-bit add chain, 1 add per cycle, %s of %d trials, twice, %s "
          "(%.4g GHz; /proc/cpuinfo cpu MHz: %.0f)",
-         when, stat, r->t_clock.trials, out->clock_chain_hz / 1e9, r->mhz);
+         when, stat, r->t_clock.trials, home, out->clock_chain_hz / 1e9, r->mhz);
   else
     cite(hw, "clock_ghz", "/proc/cpuinfo cpu MHz%s (add chain gave %.4g GHz%s)", when,
          out->clock_chain_hz / 1e9, out->optimised ? ", implausible" : " in an unoptimised build");
@@ -408,10 +419,11 @@ static void level_size_said(const calib_run *r, uint32_t k, char *eff, size_t si
         up = (int)j;
     char s1[32], s2[32], s3[32];
     if (i >= 0 && up >= 0)
-      snprintf(eff, size, "; size %s measured: chase %.3g ns at %s, %.3g ns at %s (cut %.3g ns), see notes",
-               calib_human_bytes(out->eff_bytes[k], s1, sizeof s1), out->sweep_ns[k][i],
-               calib_human_bytes(out->sweep_bytes[k][i], s2, sizeof s2), out->sweep_ns[k][up],
-               calib_human_bytes(out->sweep_bytes[k][up], s3, sizeof s3),
+      snprintf(eff, size,
+               "; size %s (%u ways) measured: chase %.3g ns at %s, %.3g ns at %s (cut %.3g ns), see notes",
+               calib_human_bytes(out->eff_bytes[k], s1, sizeof s1), r->hw->levels[k].assoc,
+               out->sweep_ns[k][i], calib_human_bytes(out->sweep_bytes[k][i], s2, sizeof s2),
+               out->sweep_ns[k][up], calib_human_bytes(out->sweep_bytes[k][up], s3, sizeof s3),
                0.5 * (out->lat_near_ns[k] + out->lat_ns[n]));
     else
       snprintf(eff, size, "; size %s measured, see notes",
@@ -431,9 +443,12 @@ static void cite_level(calib_run *r, uint32_t k) {
   char key[64], eff[160], sz[32];
   level_size_said(r, k, eff, sizeof eff);
   snprintf(key, sizeof key, "levels[%u]", k);
-  cite(hw, key, "%s: level %u, %s, %u-way%s, %u B lines, shared by %s (%u CPU%s)%s", s->where, s->level,
+  cite(hw, key, "%s: level %u, %s, %u-way%s, %u B lines, shared by %s (%u CPU%s)%s%s", s->where, s->level,
        calib_human_bytes(s->size, sz, sizeof sz), s->assoc, s->assoc_assumed ? " (assumed)" : "", s->line,
-       s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s", eff);
+       s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s", eff,
+       hw->levels[k].hashed_sets ? "; sets hashed (a sliced last level: a hash of the physical address picks "
+                                   "the slice, 4 KiB frames scatter the set bits)"
+                                 : "");
   snprintf(key, sizeof key, "levels[%u].latency_cycles", k);
   cite(hw, key,
        "ppt calibrate%s: pointer chase, random cyclic permutation of %u B lines over "
@@ -512,8 +527,9 @@ static void cite_dram_ops(calib_run *r) {
        "1 MiB at a time%s, %s of %d",
        when, out->bw_threads[n], calib_human_bytes(out->bw_bytes[n] / out->bw_threads[n], sz, sizeof sz),
        r->pinned_note, stat, trials);
-  char pin1[32] = "not pinned";
-  if (out->dram_core_cpu >= 0) snprintf(pin1, sizeof pin1, "pinned to CPU %d", out->dram_core_cpu);
+  char pin1[32], home[32];
+  pinned_to(out->dram_core_cpu, pin1, sizeof pin1);
+  pinned_to(out->home_cpu, home, sizeof home);
   cite(hw, "dram.core_bandwidth_gbs",
        "ppt calibrate%s: streaming 64-bit sum, 1 thread (%s) x %s read 1 MiB at a time, "
        "%s of %d: %.4g GB/s (all %u threads: %.4g GB/s)",
@@ -521,10 +537,10 @@ static void cite_dram_ops(calib_run *r) {
        out->dram_core_bytes_per_s / 1e9, out->bw_threads[n], out->bw_bytes_per_s[n] / 1e9);
   cite(hw, "ops",
        "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "
-       "barriers, each trial timed against an add-chain trial; idiv = 32-bit div; branch = taken loop branch "
-       "(latency 0, not measured); "
+       "barriers, each trial timed against an add-chain trial, %s; idiv = 32-bit div; branch = taken loop "
+       "branch (latency 0, not measured); "
        "loadst = L1 loads (latency: L1 chase)",
-       when, 12);
+       when, 12, home);
 }
 
 void calib_spec_build(calib_run *r) {

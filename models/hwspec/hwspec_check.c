@@ -92,6 +92,8 @@ static int check_level(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_e
     return bad(err, name, FIELD("shared_by"), m);
   }
   if (lv->inclusive != 0 && lv->inclusive != 1) return bad(err, name, FIELD("inclusive"), "must be 0 or 1");
+  if (lv->hashed_sets != 0 && lv->hashed_sets != 1)
+    return bad(err, name, FIELD("hashed_sets"), "must be 0 or 1");
   if (!ppt_hw_replacement_name(lv->replacement))
     return bad(err, name, FIELD("replacement"), "must be lru or random");
   if (lv->victim_ways && lv->replacement != PPT_HW_REPL_RANDOM)

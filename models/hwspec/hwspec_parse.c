@@ -196,6 +196,20 @@ static int get_obj(pctx *c, json_object *o, const char *path, const char *key, i
   return 0;
 }
 
+/* An optional true/false key into *out (1/0); *out untouched when absent. */
+static int get_flag(pctx *c, json_object *o, const char *path, const char *key, int *out) {
+  json_object *v;
+  int present, rc = lookup(c, o, path, key, 0, &v, &present);
+  if (rc || !present) return rc;
+  if (!json_object_is_type(v, json_type_boolean)) {
+    char p[160];
+    join(p, sizeof p, path, key);
+    return fail(c, p, "must be true or false, got %s", got(v));
+  }
+  *out = json_object_get_boolean(v) ? 1 : 0;
+  return 0;
+}
+
 static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *lv) {
   static const char *const keys[] = {"name",
                                      "size",
@@ -208,6 +222,7 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
                                      "replacement",
                                      "core_bandwidth_bytes_per_cycle",
                                      "victim_ways",
+                                     "hashed_sets",
                                      NULL};
   if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object, got %s", got(o));
   int rc = check_keys(c, o, path, keys);
@@ -223,15 +238,9 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
   lv->shared_by = 1; /* private unless said otherwise */
   if (!rc && !(rc = get_uint(c, o, path, "shared_by", 0, 1, HW_MAX_CORES, "cores", &u, &present)) && present)
     lv->shared_by = (uint32_t)u;
+  if (!rc) rc = get_flag(c, o, path, "inclusive", &lv->inclusive);
+  if (!rc) rc = get_flag(c, o, path, "hashed_sets", &lv->hashed_sets);
   json_object *v;
-  if (!rc && !(rc = lookup(c, o, path, "inclusive", 0, &v, &present)) && present) {
-    if (!json_object_is_type(v, json_type_boolean)) {
-      char p[160];
-      join(p, sizeof p, path, "inclusive");
-      return fail(c, p, "must be true or false, got %s", got(v));
-    }
-    lv->inclusive = json_object_get_boolean(v) ? 1 : 0;
-  }
   if (!rc && !(rc = lookup(c, o, path, "replacement", 0, &v, &present)) && present) {
     const char *s = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : "";
     lv->replacement = -1;

@@ -445,12 +445,15 @@ END_TEST
 START_TEST(hashed_placement) {
   lvdef d[1] = {{64 * 4 * 64, 4, 1, 0}};
   ppt_hwspec hw = make_hw(1, d, 1);
-  for (int random = 0; random <= 1; random++) {
-    hw.levels[0].replacement = random ? PPT_HW_REPL_RANDOM : PPT_HW_REPL_LRU;
+  /* mode 0: LRU, modulo; 1: random (hashed); 2: LRU with hashed_sets (a sliced last
+   * level): one line a set as with 1, and LRU keeps all 64, so also exactly 64 misses. */
+  for (int mode = 0; mode <= 2; mode++) {
+    hw.levels[0].replacement = mode == 1 ? PPT_HW_REPL_RANDOM : PPT_HW_REPL_LRU;
+    hw.levels[0].hashed_sets = mode == 2;
     ppt_cachesim *sim = make_sim(&hw, 1);
     for (int pass = 0; pass < 10; pass++)
       for (uint64_t i = 0; i < 64; i++) ppt_cachesim_access(sim, 0, i * 64 * 64 + 8, 8, 0);
-    ck_assert_uint_eq(level(sim, 0).misses, random ? 64 : 640);
+    ck_assert_uint_eq(level(sim, 0).misses, mode ? 64 : 640);
     ck_assert_int_eq(ppt_cachesim_contains(sim, 0, 0, 63 * 64 * 64), 1);
     ppt_cachesim_free(sim);
   }

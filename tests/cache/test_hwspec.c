@@ -415,6 +415,28 @@ START_TEST(victim_ways_key) {
 }
 END_TEST
 
+/* hashed_sets: parsed, written back only when true, absent is false, and a non-boolean
+ * is refused with the key named. */
+START_TEST(hashed_sets_key) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_l3("'hashed_sets': true,", &hw, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq(hw.levels[2].hashed_sets, 1);
+  ck_assert_int_eq(hw.levels[1].hashed_sets, 0);
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"hashed_sets\": true"));
+  free(json);
+  round_trip(&hw);
+  ck_assert_msg(parse_l3("'hashed_sets': false,", &hw, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq(hw.levels[2].hashed_sets, 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "hashed_sets"));
+  free(json);
+  ck_assert_int_eq(parse_l3("'hashed_sets': 1,", &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: levels[2].hashed_sets: must be true or false, got an integer");
+}
+END_TEST
+
 /* The FP window's relation (hwspec_window.c): a chain of 8 (fmul, fadd) pairs per
  * execution, F = 16 ops, P = 8 x (3 + 2) = 40 cycles, on pipes of 2 adds and 2 multiplies
  * a cycle. By hand: with S = 100 the time T solves T = (40 + W) 16 / 116, W = 8 x 2 x
@@ -940,6 +962,7 @@ int main(void) {
   tcase_add_test(tc, contention_factor);
   tcase_add_test(tc, core_speed);
   tcase_add_test(tc, victim_ways_key);
+  tcase_add_test(tc, hashed_sets_key);
   tcase_add_test(tc, fp_window_relation);
   tcase_add_test(tc, mlp_same_set);
   tcase_add_test(tc, coherence);

@@ -456,6 +456,31 @@ START_TEST(core_speed_plausible) {
 }
 END_TEST
 
+/* The one-thread stages (clock, ops) ran pinned to the first core of the package: the
+ * core core_speed[0] is, and the one a program's first thread gets with
+ * OMP_PROC_BIND=true; the clock and op citations say so. On a host where this process
+ * may use that CPU, pinning cannot fail. */
+START_TEST(home_cpu_pinned) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  cpu_set_t mine;
+  CPU_ZERO(&mine);
+  ck_assert_int_eq(sched_getaffinity(0, sizeof mine, &mine), 0);
+  int first = -1;
+  for (int c = 0; c < CPU_SETSIZE && first < 0; c++)
+    if (CPU_ISSET(c, &mine)) first = c;
+  ck_assert_int_eq(r->home_cpu, first);
+  if (r->speed_n) ck_assert_int_eq(r->home_cpu, r->speed_cpus[0]);
+  if (r->clock_method == PPT_CALIB_CLOCK_CHAIN) cite_has(&r->hw, "clock_ghz", "pinned to CPU %d", first);
+  cite_has(&r->hw, "ops", "pinned to CPU %d", first);
+  /* Back to the CPU set it had: the stages after the pinned ones start threads, which
+   * inherit it. */
+  cpu_set_t now;
+  ck_assert_int_eq(sched_getaffinity(0, sizeof now, &now), 0);
+  ck_assert(CPU_EQUAL(&now, &mine));
+}
+END_TEST
+
 /* The speed probe against a known answer: a CPU timed against itself runs at 1 (within
  * the trials' noise, 15 %); a CPU it cannot pin to reads 0 and is not counted. */
 START_TEST(core_speed_same_cpu) {
@@ -581,9 +606,20 @@ START_TEST(effective_size_applied) {
       ck_assert_msg(strstr(r->hw.notes, "stream's view") != NULL, "%s", r->hw.notes);
       continue;
     }
+    /* Bisected: the next set swept above the largest that fits is within an eighth of
+     * an octave of it (three halvings of at most an octave; 4 KiB rounding). */
+    uint64_t next = 0;
+    for (uint32_t i = 0; i < m; i++)
+      if (r->sweep_bytes[k][i] > best && (next == 0 || r->sweep_bytes[k][i] < next))
+        next = r->sweep_bytes[k][i];
+    if (next && m < PPT_CALIB_MAX_SWEEP)
+      ck_assert_msg((double)next <= (double)best * pow(2, 0.125) + 4096, "%s: fits %llu, next %llu", lv->name,
+                    (unsigned long long)best, (unsigned long long)next);
     ck_assert_uint_eq(lv->size, r->eff_bytes[k]);
-    ck_assert_uint_le(lv->size, best);     /* rounded down ... */
-    ck_assert_uint_gt(2 * lv->size, best); /* ... by less than half */
+    ck_assert_uint_le(lv->size, best); /* rounded down ... */
+    uint32_t ways = r->caches.levels[k].assoc;
+    ck_assert_uint_eq(lv->size, calib_round_ways(best, lv->line, &ways)); /* ... to whole ways */
+    ck_assert_uint_eq(lv->assoc, ways);
     ck_assert_uint_le(r->bw_bytes[k], lv->size / 2);
     ck_assert_msg(strstr(r->hw.notes, "Chase sweep") != NULL, "%s", r->hw.notes);
   }
@@ -600,31 +636,48 @@ START_TEST(effective_size_rule) {
   uint64_t sz[] = {2 * M, 4 * M, 8 * M, 16 * M, 32 * M};
   double vm[] = {15, 18, 29, 98, 112};
   ck_assert_int_eq(calib_effective_index(sz, vm, 5, 15, 125), 2);
-  ck_assert_uint_eq(calib_effective_size(sz, vm, 5, 15, 125, 64, 16), 8 * M);
+  uint32_t a = 16;
+  ck_assert_uint_eq(calib_effective_size(sz, vm, 5, 15, 125, 64, &a), 8 * M);
+  ck_assert_uint_eq(a, 16);
   /* Never above the midpoint: the sysfs size stands. */
   double flat[] = {15, 16, 17, 20, 40};
-  ck_assert_uint_eq(calib_effective_size(sz, flat, 5, 15, 125, 64, 16), 32 * M);
+  a = 16;
+  ck_assert_uint_eq(calib_effective_size(sz, flat, 5, 15, 125, 64, &a), 32 * M);
   /* Exactly at the midpoint counts ("at most"): (20 + 120) / 2 = 70. */
   double edge[] = {20, 25, 30, 70, 90};
-  ck_assert_uint_eq(calib_effective_size(sz, edge, 5, 20, 120, 64, 16), 16 * M);
+  a = 16;
+  ck_assert_uint_eq(calib_effective_size(sz, edge, 5, 20, 120, 64, &a), 16 * M);
   /* The largest qualifying size, even past a slow reading (a disturbed stretch). */
   double dip[] = {15, 80, 30, 100, 112};
-  ck_assert_uint_eq(calib_effective_size(sz, dip, 5, 15, 125, 64, 16), 8 * M);
+  a = 16;
+  ck_assert_uint_eq(calib_effective_size(sz, dip, 5, 15, 125, 64, &a), 8 * M);
   /* Unmeasured points (0) are skipped; nothing qualifying gives 0. */
   double none[] = {0, 90, 100, 110, 120};
   ck_assert_int_eq(calib_effective_index(sz, none, 5, 15, 125), -1);
-  ck_assert_uint_eq(calib_effective_size(sz, none, 5, 15, 125, 64, 16), 0);
-  ck_assert_uint_eq(calib_effective_size(sz, vm, 0, 15, 125, 64, 16), 0);
-  /* Rounding to a power-of-two set count, ways and line kept:
+  ck_assert_uint_eq(calib_effective_size(sz, none, 5, 15, 125, 64, &a), 0);
+  ck_assert_uint_eq(calib_effective_size(sz, vm, 0, 15, 125, 64, &a), 0);
+  /* A power-of-two set count, the ways raised to fill the size (calib_round_ways):
    * 8 MiB, 25-way (a sliced L3 modelled as 25 ways): 131072 lines / 25 = 5242 sets ->
-   * 4096 sets x 25 x 64 B = 6553600 B. */
-  ck_assert_uint_eq(calib_effective_size(sz, vm, 5, 15, 125, 64, 25), 6553600);
-  /* 12 MiB, 16-way: 12288 sets -> 8192 -> 8 MiB. */
+   * 4096 sets, 131072 / 4096 = 32 ways, all 8 MiB kept. */
+  a = 25;
+  ck_assert_uint_eq(calib_effective_size(sz, vm, 5, 15, 125, 64, &a), 8 * M);
+  ck_assert_uint_eq(a, 32);
+  /* 12 MiB, 16-way: 12288 sets -> 8192 sets of 24 ways, 12 MiB (a halving would say 8). */
   uint64_t sz12[] = {3 * M, 6 * M, 12 * M, 24 * M};
   double r12[] = {15, 20, 40, 110};
-  ck_assert_uint_eq(calib_effective_size(sz12, r12, 4, 15, 125, 64, 16), 8 * M);
-  /* 128-byte lines, 20-way, 6 MiB: 49152 lines / 20 = 2457 sets -> 2048 x 20 x 128 B. */
-  ck_assert_uint_eq(calib_effective_size(sz12 + 1, r12, 1, 15, 125, 128, 20), 2048 * 20 * 128);
+  a = 16;
+  ck_assert_uint_eq(calib_effective_size(sz12, r12, 4, 15, 125, 64, &a), 12 * M);
+  ck_assert_uint_eq(a, 24);
+  /* 128-byte lines, 20-way, 6 MiB: 49152 lines / 20 = 2457 sets -> 2048 sets of 24 ways. */
+  a = 20;
+  ck_assert_uint_eq(calib_effective_size(sz12 + 1, r12, 1, 15, 125, 128, &a), 2048 * 24 * 128);
+  ck_assert_uint_eq(a, 24);
+  /* 3.4 MiB (a bisected edge) at 16 ways: 3440 sets -> 2048 sets of 27 ways. */
+  uint64_t s34[] = {2 * M, 3565158, 4 * M};
+  double r34[] = {18, 20, 190};
+  a = 16;
+  ck_assert_uint_eq(calib_effective_size(s34, r34, 3, 18, 200, 64, &a), 2048 * 27 * 64);
+  ck_assert_uint_eq(a, 27);
   /* At least one set, even below one set's bytes: 512 B at 16 ways of 64 B -> 1 KiB. */
   ck_assert_uint_eq(calib_round_sets(512, 64, 16), 1024);
   ck_assert_uint_eq(calib_round_sets(1024, 64, 16), 1024);
@@ -761,7 +814,13 @@ START_TEST(sysfs_geometry_matches_host) {
     ck_assert_uint_eq(g_res.hw.levels[k].line, s->line);
     if (g_res.hw.levels[k].replacement == PPT_HW_REPL_RANDOM) continue; /* sized by streaming */
     ck_assert_uint_eq(g_res.hw.levels[k].size, g_res.eff_bytes[k] ? g_res.eff_bytes[k] : s->size);
-    ck_assert_uint_eq(g_res.hw.levels[k].assoc, s->assoc);
+    if (g_res.eff_bytes[k]) { /* measured smaller: whole ways of a power-of-two set count */
+      uint32_t ways = s->assoc;
+      ck_assert_uint_eq(g_res.hw.levels[k].size, calib_round_ways(g_res.eff_bytes[k], s->line, &ways));
+      ck_assert_uint_eq(g_res.hw.levels[k].assoc, ways);
+    } else {
+      ck_assert_uint_eq(g_res.hw.levels[k].assoc, s->assoc);
+    }
     ck_assert_uint_eq(g_res.hw.levels[k].line, s->line);
   }
 }
@@ -956,9 +1015,15 @@ START_TEST(fake_sysfs_haswell) {
   /* The ways stay the fake tree's unless the L3 was sized by streaming: then its size is
    * what this host's stream kept, more or less than 25 MiB depending on the host and its
    * load (21 ways' worth under ASan on the loaded 2-vCPU VM, where this asserted at least
-   * 25 and failed), above the L2, in whole sets (calib_spec.c). */
-  if (r->hw.levels[2].replacement == PPT_HW_REPL_LRU) {
+   * 25 and failed), above the L2, in whole sets (calib_spec.c); or by the chase, whose
+   * size keeps a power-of-two set count and raises the ways (below 2x) to fill it. */
+  if (r->hw.levels[2].replacement == PPT_HW_REPL_LRU && r->eff_bytes[2] == 0) {
     ck_assert_uint_eq(r->hw.levels[2].assoc, 25);
+  } else if (r->hw.levels[2].replacement == PPT_HW_REPL_LRU) {
+    const ppt_hw_level *l3 = &r->hw.levels[2];
+    ck_assert_uint_eq(l3->size, r->eff_bytes[2]);
+    ck_assert(l3->assoc >= 25 && l3->assoc < 50);
+    ck_assert_uint_eq(l3->size, ppt_hwspec_sets(l3) * l3->assoc * l3->line);
   } else {
     const ppt_hw_level *l3 = &r->hw.levels[2];
     ck_assert_uint_gt(l3->size, r->hw.levels[1].size);
@@ -966,6 +1031,9 @@ START_TEST(fake_sysfs_haswell) {
   }
   ck_assert_msg(ppt_hwspec_validate(&r->hw, "fake-haswell", &err) == 0, "%s", err.msg);
   ck_assert(strstr(r->hw.notes, "16384 sets x 25 ways") != NULL);
+  /* The sliced L3 places lines by a hash; the private levels by the low bits. */
+  ck_assert(!r->hw.levels[0].hashed_sets && !r->hw.levels[1].hashed_sets && r->hw.levels[2].hashed_sets);
+  cite_has(&r->hw, "levels[2]", "sets hashed");
   free(r);
   free(dir);
   fake_rm_rf(root);
@@ -1509,6 +1577,7 @@ int main(void) {
   tcase_add_test(m, contention_plausible);
   tcase_add_test(m, core_speed_plausible);
   tcase_add_test(m, core_speed_same_cpu);
+  tcase_add_test(m, home_cpu_pinned);
   tcase_add_test(m, sysfs_geometry_matches_host);
   tcase_add_test(m, host_levels_cover_cpuid);
   tcase_add_test(m, host_cpuid_matches_sysfs);
