@@ -120,6 +120,7 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     printf("events      branch mispredict %g cycles, libm call %g cycles\n", hw->branch_miss_cycles,
            hw->call_cycles);
   if (hw->fp_window > 0) printf("FP window   %g ops waiting to issue per core\n", hw->fp_window);
+  if (hw->fp_chains > 0) printf("FP chains   %g in flight per core at most\n", hw->fp_chains);
   if (hw->contention_factor > 0)
     printf("contention  %gx one core's time for iterations whose stores share a line\n",
            hw->contention_factor);

@@ -272,6 +272,10 @@ typedef struct ppt_calib_result {
    * the spec) when that median is outside the schema's range. */
   uint32_t fpwin_depth[PPT_CALIB_FPWIN_N];
   double fpwin_ns[PPT_CALIB_FPWIN_N];
+  /* The same at fpchain_depth pairs (8): the spec's fp_chains is (P + waits) / T there,
+   * the chains in flight, when in the schema's range. */
+  uint32_t fpchain_depth;
+  double fpchain_ns;
   int optimised;  /* the kernels were compiled with optimisation */
   double seconds; /* wall time of the whole calibration */
 } ppt_calib_result;

@@ -96,6 +96,10 @@ typedef struct ppt_hwspec {
    * dependent FP ops overlap (docs/engine.md "Chains inside a block"). 0 = unknown: no
    * bound. */
   double fp_window;
+  /* The most executions of such a block a core works on at once, whatever the window
+   * holds (short chains: the Zen 3 guest of session 21 overlapped ~4.9 chains of 8 or 4
+   * (fmul, fadd) pairs while its window held ~100 ops). 0 = unknown: no bound. */
+  double fp_chains;
   /* How much longer the cores of a worksharing loop take, together, for iterations that
    * store into one cache line (each core its own word: false sharing, or a shared
    * counter) than one core takes for all of them alone: the line can be written by one
@@ -203,14 +207,18 @@ static inline double ppt_hwspec_core_bw(const ppt_hwspec *hw, uint32_t k) {
  * of a block whose executions each run a chain of dependent FP ops, path[c] of them of
  * class c (PPT_HW_FADD, FMUL, FDIV, FSQRT), the block holding ops[c] FP ops of class c:
  * T = (P + W(T))·F / (S + F), P the chain's latency, F the FP ops, S the window and W
- * the chain's ops' waits for their pipes at T. 0 when the spec has no window or the
- * block no chain. */
+ * the chain's ops' waits for their pipes at T; at least (P + W(T)) / fp_chains where the
+ * spec gives fp_chains. 0 when the spec has no window or the block no chain. */
 double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
                                 const double ops[PPT_HW_NOPCLASS]);
 /* The same relation read backwards: the window S with which such a block takes t
  * cycles (what `ppt calibrate` writes from the chains it times); 0 when undefined. */
 double ppt_hwspec_window_size(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
                               const double ops[PPT_HW_NOPCLASS], double t);
+/* The chains in flight E = (P + W(t)) / t with which such a block takes t cycles (what
+ * `ppt calibrate` writes as fp_chains from short chains); 0 when undefined. */
+double ppt_hwspec_window_chains(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
+                                const double ops[PPT_HW_NOPCLASS], double t);
 /* Relative compute speed of core `core` (hwspec.core_speed; 1 past the list). */
 static inline double ppt_hwspec_core_speed(const ppt_hwspec *hw, uint32_t core) {
   return core < hw->nspeeds && hw->core_speed[core] > 0 ? hw->core_speed[core] : 1.0;

@@ -309,6 +309,9 @@ void calib_k_add_chain(void *arg, uint64_t n);
  * ops the core holds waiting to issue. 0 when out of memory. */
 void calib_fp_window_adds(const calib_timing *t, uint32_t depth[PPT_CALIB_FPWIN_N],
                           double adds[PPT_CALIB_FPWIN_N]);
+/* The same kernel at a short depth (*depth pairs, 8): add-chain adds per element, from
+ * which the spec reads fp_chains. */
+double calib_fp_chains_adds(const calib_timing *t, uint32_t *depth);
 
 /* ---- calib_tlb.c ---- */
 /* Data-TLB levels for 4 KiB pages, from the core outwards with entries growing, each a

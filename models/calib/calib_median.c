@@ -42,6 +42,7 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
   add(f, &hw->fork_join_serial_cycles, "fork_join_serial_cycles");
   add(f, &hw->branch_miss_cycles, "branch_miss_cycles");
   add(f, &hw->fp_window, "fp_window");
+  add(f, &hw->fp_chains, "fp_chains");
   add(f, &hw->contention_factor, "contention_factor");
   add(f, &hw->coherence_cycles, "coherence_cycles");
   for (uint32_t i = 0; i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++) {

@@ -192,6 +192,26 @@ static void spec_fp_window(calib_run *r) {
                med, s[0], s[1], s[2], HW_MIN_FP_WINDOW, HW_MAX_FP_WINDOW);
 }
 
+/* fp_chains: the chains in flight the short kernel's time gives back (the model's
+ * relation read backwards with the spec's latencies and throughputs), to 3 digits; 0
+ * (no bound) with a note when outside the schema's range or when the window is not
+ * known (the two are read together). */
+static double fp_chains_of(const calib_run *r) {
+  const ppt_calib_result *out = r->out;
+  double d = out->fpchain_depth, chain[PPT_HW_NOPCLASS] = {0};
+  chain[PPT_HW_FADD] = chain[PPT_HW_FMUL] = d;
+  return sig3(ppt_hwspec_window_chains(r->hw, chain, chain, out->fpchain_ns * r->cyc_ns));
+}
+
+static void spec_fp_chains(calib_run *r) {
+  double e = r->hw->fp_window > 0 ? fp_chains_of(r) : 0;
+  r->hw->fp_chains = e >= HW_MIN_FP_CHAINS && e <= HW_MAX_FP_CHAINS ? e : 0;
+  if (r->hw->fp_window > 0 && r->hw->fp_chains == 0)
+    calib_note(r->notes, sizeof r->notes,
+               "fp_chains not measured: chains of %u (fmul, fadd) pairs read %.3g in flight, outside %g-%g.",
+               r->out->fpchain_depth, e, HW_MIN_FP_CHAINS, HW_MAX_FP_CHAINS);
+}
+
 /* contention_factor: the false-sharing loop's wall time on two cores over one core's
  * (calib_contend.c), to 3 digits. 0 (not charged) when not measured, and with a note,
  * among the other notes of the two cores, when outside the schema's range: two cores
@@ -238,6 +258,7 @@ static void spec_figures(calib_run *r) {
   hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
   hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
   spec_fp_window(r); /* after the op latencies: it reads the spec's */
+  spec_fp_chains(r);
   /* Core speeds to 3 digits, all or none (a core that could not be timed, or one
    * outside the schema's range, leaves the list out: every core then counts as 1). */
   hw->nspeeds = 0;
@@ -394,6 +415,12 @@ static void cite_scalars(calib_run *r) {
          out->fpwin_ns[1] * c, out->fpwin_ns[2] * c,
          hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency, s[0], s[1], s[2]);
   }
+  if (hw->fp_chains > 0)
+    cite(hw, "fp_chains",
+         "ppt calibrate%s: the same 256 chains at D = %u pairs: T = %.3g cycles each, E = (P + waits) / T "
+         "chains in flight (the window alone would hold %.3g)",
+         r->when, out->fpchain_depth, out->fpchain_ns * r->cyc_ns,
+         1 + hw->fp_window / (2.0 * out->fpchain_depth));
   if (hw->vector_bits)
     cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
          r->vec_what, hw->vector_bits);

@@ -67,6 +67,7 @@ typedef struct win_arg {
         w->y[i] = a;                                         \
       }                                                      \
   }
+WIN_KERNEL(8)
 WIN_KERNEL(16)
 WIN_KERNEL(24)
 WIN_KERNEL(32)
@@ -83,4 +84,20 @@ void calib_fp_window_adds(const calib_timing *t, uint32_t depth[PPT_CALIB_FPWIN_
     depth[j] = depths[j];
     adds[j] = calib_measure_vs(kernels[j], &w, WIN_ELEMS, calib_k_add_chain, NULL, 8, t);
   }
+}
+
+/* The chains in flight (hwspec fp_chains): the same elements with 8 pairs each. A
+ * window of S ops would hold 1 + S / 16 of them, but a core may overlap fewer: on the
+ * session-21 Zen 3 guest chains of 4, 8, 12 and 16 pairs took 4.8, 9.8, 16.5 and 25.1
+ * cycles (1 + S/F = 13.9, 7.4, 5.3 and 4.2 chains by the window of ~104 ops that depths
+ * 16-32 read; 4.9, 4.8, 4.4 and 4.0 in fact), and vecpoly's degree-8 Horner chains ran
+ * 24 % slower than the window alone predicted. Timed like the window's depths, against
+ * the add chain. */
+double calib_fp_chains_adds(const calib_timing *t, uint32_t *depth) {
+  win_arg w;
+  volatile double c = 0.25;
+  w.c = c;
+  for (int i = 0; i < WIN_ELEMS; i++) w.x[i] = 0.5 + 1e-4 * i;
+  *depth = 8;
+  return calib_measure_vs(k_win8, &w, WIN_ELEMS, calib_k_add_chain, NULL, 8, t);
 }

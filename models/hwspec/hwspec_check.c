@@ -248,6 +248,7 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
       range(err, name, "coherence_cycles", hw->coherence_cycles, HW_MIN_SMALL_CYCLES, HW_MAX_COHERENCE_CYCLES,
             "cycles", 1) ||
       range(err, name, "fp_window", hw->fp_window, HW_MIN_FP_WINDOW, HW_MAX_FP_WINDOW, "FP ops", 1) ||
+      range(err, name, "fp_chains", hw->fp_chains, HW_MIN_FP_CHAINS, HW_MAX_FP_CHAINS, "chains", 1) ||
       range(err, name, "contention_factor", hw->contention_factor, HW_MIN_CONTENTION, HW_MAX_CONTENTION, "x",
             1))
     return PPT_EINPUT;

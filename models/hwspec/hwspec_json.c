@@ -125,6 +125,7 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   if (hw->branch_miss_cycles > 0) rc |= add(o, "branch_miss_cycles", num(hw->branch_miss_cycles));
   if (hw->coherence_cycles > 0) rc |= add(o, "coherence_cycles", num(hw->coherence_cycles));
   if (hw->fp_window > 0) rc |= add(o, "fp_window", num(hw->fp_window));
+  if (hw->fp_chains > 0) rc |= add(o, "fp_chains", num(hw->fp_chains));
   if (hw->contention_factor > 0) rc |= add(o, "contention_factor", num(hw->contention_factor));
   if (hw->nspeeds) {
     json_object *a = json_object_new_array();

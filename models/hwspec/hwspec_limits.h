@@ -22,6 +22,9 @@
 /* FP ops waiting in one core's schedulers: tens on small cores, ~100-200 on wide ones. */
 #define HW_MIN_FP_WINDOW 1.0
 #define HW_MAX_FP_WINDOW 4096.0
+/* Chains in flight: at least the one being drained; no core holds a thousand. */
+#define HW_MIN_FP_CHAINS 1.0
+#define HW_MAX_FP_CHAINS 1024.0
 /* contention_factor: turns cannot make the loop faster than half its one-core time (two
  * cores, no contention at all would be 0.5), and no measured machine comes near 64. */
 #define HW_MIN_CONTENTION 0.5

@@ -369,6 +369,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
                                      "fork_join_serial_cycles",
                                      "branch_miss_cycles",
                                      "fp_window",
+                                     "fp_chains",
                                      "contention_factor",
                                      "coherence_cycles",
                                      "core_speed",
@@ -413,6 +414,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   if (!rc) rc = get_pos(c, root, "", "fork_join_serial_cycles", 0, &hw->fork_join_serial_cycles);
   if (!rc) rc = get_pos(c, root, "", "branch_miss_cycles", 0, &hw->branch_miss_cycles);
   if (!rc) rc = get_pos(c, root, "", "fp_window", 0, &hw->fp_window);
+  if (!rc) rc = get_pos(c, root, "", "fp_chains", 0, &hw->fp_chains);
   if (!rc) rc = get_pos(c, root, "", "contention_factor", 0, &hw->contention_factor);
   /* Cycles per cache-to-cache transfer; its upper bound is checked in hwspec_check.c. */
   if (!rc) rc = get_pos(c, root, "", "coherence_cycles", 0, &hw->coherence_cycles);

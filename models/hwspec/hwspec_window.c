@@ -62,7 +62,11 @@ double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_N
   }
   /* f(T) = T − (P + W(T))·F / (S + F) rises with T: negative just above lo (W infinite
    * at ρ = 1), positive once T passes the window's bound with the waits at T. */
-  double k = f / (s + f), hi = fmax(2 * lo, p * k);
+  /* The window holds (S + F) / F executions, and the core works on at most fp_chains
+   * of them whatever it holds: T = (P + W) / E with E the smaller. */
+  double k = f / (s + f);
+  if (hw->fp_chains > 0) k = fmax(k, 1 / hw->fp_chains);
+  double hi = fmax(2 * lo, p * k);
   while (hi - (p + chain_waits(hw, path, ops, hi)) * k < 0) hi *= 2;
   for (int it = 0; it < 100 && hi - lo > 1e-9 * hi; it++) {
     double mid = 0.5 * (lo + hi);
@@ -72,6 +76,14 @@ double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_N
       hi = mid;
   }
   return hi;
+}
+
+double ppt_hwspec_window_chains(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
+                                const double ops[PPT_HW_NOPCLASS], double t) {
+  double p = chain_latency(hw, path);
+  if (!(t > 0) || !(p > 0) || !(fp_ops(ops) > 0)) return 0;
+  double w = chain_waits(hw, path, ops, t);
+  return isfinite(w) ? (p + w) / t : 0;
 }
 
 double ppt_hwspec_window_size(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],

@@ -136,6 +136,7 @@ static void assert_same(const ppt_hwspec *a, const ppt_hwspec *b) {
   ck_assert(a->branch_miss_cycles == b->branch_miss_cycles);
   ck_assert(a->coherence_cycles == b->coherence_cycles);
   ck_assert(a->fp_window == b->fp_window);
+  ck_assert(a->fp_chains == b->fp_chains);
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     ck_assert(a->ops[k].per_cycle == b->ops[k].per_cycle && a->ops[k].latency == b->ops[k].latency);
   ck_assert_uint_eq(a->nsources, b->nsources);
@@ -308,6 +309,17 @@ START_TEST(fp_window) {
   hw.fp_window = NAN;
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
   ck_assert_str_eq(err.msg, "mod: fp_window: nan is out of range [1, 4096] FP ops");
+  /* fp_chains beside it: optional, in [1, 1024], written back only when given */
+  ck_assert_msg(parse_q(BRANCH(", 'fp_window': 96.5, 'fp_chains': 4.9"), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.fp_chains == 4.9);
+  char *js = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(js, "\"fp_chains\": 4.9"));
+  free(js);
+  round_trip(&hw);
+  ck_assert_int_eq(parse_q(BRANCH(", 'fp_chains': 0.5"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: fp_chains: 0.5 is out of range [1, 1024] chains");
+  ck_assert_int_eq(parse_q(BRANCH(", 'fp_chains': 'x'"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: fp_chains: must be a number, got a string");
 }
 END_TEST
 
@@ -469,6 +481,21 @@ START_TEST(fp_window_relation) {
   w = rho * 4 / (2 * (1 - rho));
   ck_assert_msg(fabs(t - (53 + w) * 17 / 117) < 1e-6 * t, "T %g", t);
   ck_assert_msg(fabs(ppt_hwspec_window_size(&hw, path, ops, t) - 100) < 1e-6, "S back");
+  /* fp_chains caps the executions in flight: with pipes without limit and no divide,
+   * the window holds 116 / 16 = 7.25 executions (T = 40 / 7.25 = 5.52); 3 chains make
+   * T = 40 / 3 exactly, and read back give 3; 10 chains do not bind. */
+  hw.ops[PPT_HW_FDIV] = (ppt_hw_op){0, 0};
+  path[PPT_HW_FDIV] = ops[PPT_HW_FDIV] = 0;
+  hw.fp_chains = 3;
+  t = ppt_hwspec_window_cycles(&hw, path, ops);
+  ck_assert_msg(fabs(t - 40.0 / 3) < 1e-6, "T %g with 3 chains", t);
+  ck_assert_msg(fabs(ppt_hwspec_window_chains(&hw, path, ops, t) - 3) < 1e-6, "E back %g",
+                ppt_hwspec_window_chains(&hw, path, ops, t));
+  hw.fp_chains = 10;
+  t = ppt_hwspec_window_cycles(&hw, path, ops);
+  ck_assert_msg(fabs(t - 40.0 * 16 / 116) < 1e-6, "T %g with 10 chains", t);
+  ck_assert(ppt_hwspec_window_chains(&hw, path, ops, 0) == 0);
+  hw.fp_chains = 0;
   /* no window, no chain, no time: 0 */
   hw.fp_window = 0;
   ck_assert(ppt_hwspec_window_cycles(&hw, path, ops) == 0);

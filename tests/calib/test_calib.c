@@ -330,6 +330,47 @@ START_TEST(fp_window_plausible) {
 }
 END_TEST
 
+/* fp_chains: recomputed from the short kernel's raw time with the spec's own latencies
+ * and throughputs (M/D/1 waits as above): (P + W) / T chains in flight. At least one (a
+ * chain cannot overlap less than itself), and the model then gives the timed T back
+ * where the chains bind. */
+START_TEST(fp_chains_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  const ppt_hwspec *hw = &r->hw;
+  ck_assert_uint_eq(r->fpchain_depth, 8);
+  ck_assert_msg(r->fpchain_ns > 0 && isfinite(r->fpchain_ns), "%g ns", r->fpchain_ns);
+  if (hw->fp_window == 0) {
+    ck_assert(hw->fp_chains == 0 && !cited(hw, "fp_chains"));
+    return;
+  }
+  double d = r->fpchain_depth, p = d * (hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency);
+  double t = r->fpchain_ns * hw->clock_hz * 1e-9, w = 0;
+  for (int c = PPT_HW_FADD; c <= PPT_HW_FMUL; c++) {
+    double pc = hw->ops[c].per_cycle, rho = d / (pc * t), sv = pc >= 1 ? 1 : 1 / pc;
+    ck_assert_msg(pc > 0 && rho < 1, "class %d: %g per cycle, busy %g", c, pc, rho);
+    w += d * rho * sv / (2 * (1 - rho));
+  }
+  double e = (p + w) / t;
+  if (hw->fp_chains == 0) {
+    ck_assert_msg(!(e >= 1 && e <= 1024), "%g chains left out", e);
+    ck_assert_msg(strstr(hw->notes, "fp_chains not measured") != NULL, "%s", hw->notes);
+    return;
+  }
+  ck_assert_msg(fabs(hw->fp_chains - e) <= 0.01 * e, "fp_chains %g, recomputed %g", hw->fp_chains, e);
+  ck_assert(hw->fp_chains >= 1);
+  ck_assert(cited(hw, "fp_chains"));
+  double path[PPT_HW_NOPCLASS] = {0};
+  path[PPT_HW_FADD] = path[PPT_HW_FMUL] = d;
+  double back = ppt_hwspec_window_cycles(hw, path, path);
+  if (hw->fp_chains < 1 + hw->fp_window / (2 * d))
+    ck_assert_msg(fabs(back - t) <= 0.02 * t, "the model gives %g cycles, timed %g", back, t);
+  ppt_hwspec again;
+  read_back(hw, "fp_chains", &again);
+  ck_assert(again.fp_chains == hw->fp_chains);
+}
+END_TEST
+
 /* A figure of the two-core probes that calibrate left out (`figure` 0): not cited, and
  * the notes say why. */
 static void left_out(const ppt_hwspec *hw, double figure, const char *key) {
@@ -1572,6 +1613,7 @@ int main(void) {
   tcase_add_test(m, clock_and_ops_plausible);
   tcase_add_test(m, branch_miss_plausible);
   tcase_add_test(m, fp_window_plausible);
+  tcase_add_test(m, fp_chains_plausible);
   tcase_add_test(m, same_set_plausible);
   tcase_add_test(m, coherence_plausible);
   tcase_add_test(m, contention_plausible);
