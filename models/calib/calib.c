@@ -334,14 +334,23 @@ static void stage_contend(calib_run *r) {
   out->contend_two_ns = two_s * 1e9;
 }
 
+/* Cores the speed stage times at most: the mix takes ~0.15 s a core, so 64 cores ~10 s
+ * where all 256 of a large package took over a minute; the cores past the list run at
+ * 1 (ppt_hwspec_core_speed), and the notes say how many were timed. */
+#define SPEED_MAX_CORES 64
+
 /* Core speeds: the op mix on each core of the package in turn (calib_speed.c), after
  * the op figures, whose core is the first. */
 static void stage_core_speeds(calib_run *r) {
   ppt_calib_result *out = r->out;
   calib_watch_stage(r->watch, "core speeds");
-  uint32_t n = r->cores < PPT_HW_MAX_SPEEDS ? r->cores : PPT_HW_MAX_SPEEDS;
+  uint32_t n = r->cores < SPEED_MAX_CORES ? r->cores : SPEED_MAX_CORES;
   n = calib_cpus_primary(r->pkg_list, sibling_dir(r), out->speed_cpus, n);
   out->speed_n = n > 1 && calib_core_speeds(out->speed_cpus, n, &r->t_ops, out->speed) == n ? n : 0;
+  if (out->speed_n && r->cores > out->speed_n)
+    calib_note(r->notes, sizeof r->notes,
+               "core_speed: the first %u of %u cores timed; the others are taken to run at 1.", out->speed_n,
+               r->cores);
 }
 
 /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
