@@ -182,9 +182,6 @@ int calib_optimised(void);
  * near_ns (the level's own latency) and dram_ns; entries with ns <= 0 (not measured) are
  * skipped. -1 when none qualifies. */
 int calib_effective_index(const uint64_t *sizes, const double *ns, size_t n, double near_ns, double dram_ns);
-/* `bytes` rounded down to whole sets of `assoc` ways of `line` bytes, with a power-of-two
- * set count and at least one set (so possibly above `bytes`). 0 when line or assoc is 0. */
-uint64_t calib_round_sets(uint64_t bytes, uint32_t line, uint32_t assoc);
 /* Effective capacity: sizes[calib_effective_index(...)] after calib_round_ways (*assoc
  * gets the ways); 0 when no size qualifies. */
 uint64_t calib_effective_size(const uint64_t *sizes, const double *ns, size_t n, double near_ns,

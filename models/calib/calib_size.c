@@ -29,13 +29,6 @@ int calib_effective_index(const uint64_t *sizes, const double *ns, size_t n, dou
   return best;
 }
 
-uint64_t calib_round_sets(uint64_t bytes, uint32_t line, uint32_t assoc) {
-  if (!line || !assoc) return 0;
-  uint64_t sets = bytes / line / assoc, p = 1;
-  while (p * 2 <= sets) p *= 2;
-  return p * assoc * (uint64_t)line; /* at least one set */
-}
-
 uint64_t calib_effective_size(const uint64_t *sizes, const double *ns, size_t n, double near_ns,
                               double dram_ns, uint32_t line, uint32_t *assoc) {
   int i = calib_effective_index(sizes, ns, n, near_ns, dram_ns);

@@ -72,17 +72,27 @@ WIN_KERNEL(16)
 WIN_KERNEL(24)
 WIN_KERNEL(32)
 
+/* The kernels' data: x in [0.5, 0.53), c read at run time, so the chains cannot be folded. */
+static void win_setup(win_arg *w) {
+  volatile double c = 0.25;
+  w->c = c;
+  for (int i = 0; i < WIN_ELEMS; i++) w->x[i] = 0.5 + 1e-4 * i;
+}
+
+/* One kernel's add-chain adds per element. */
+static double win_adds(calib_kernel k, win_arg *w, const calib_timing *t) {
+  return calib_measure_vs(k, w, WIN_ELEMS, calib_k_add_chain, NULL, 8, t);
+}
+
 void calib_fp_window_adds(const calib_timing *t, uint32_t depth[PPT_CALIB_FPWIN_N],
                           double adds[PPT_CALIB_FPWIN_N]) {
   static const uint32_t depths[PPT_CALIB_FPWIN_N] = {16, 24, 32};
   static const calib_kernel kernels[PPT_CALIB_FPWIN_N] = {k_win16, k_win24, k_win32};
   win_arg w;
-  volatile double c = 0.25; /* read at run time, so the chains cannot be folded */
-  w.c = c;
-  for (int i = 0; i < WIN_ELEMS; i++) w.x[i] = 0.5 + 1e-4 * i;
+  win_setup(&w);
   for (int j = 0; j < PPT_CALIB_FPWIN_N; j++) {
     depth[j] = depths[j];
-    adds[j] = calib_measure_vs(kernels[j], &w, WIN_ELEMS, calib_k_add_chain, NULL, 8, t);
+    adds[j] = win_adds(kernels[j], &w, t);
   }
 }
 
@@ -95,9 +105,7 @@ void calib_fp_window_adds(const calib_timing *t, uint32_t depth[PPT_CALIB_FPWIN_
  * the add chain. */
 double calib_fp_chains_adds(const calib_timing *t, uint32_t *depth) {
   win_arg w;
-  volatile double c = 0.25;
-  w.c = c;
-  for (int i = 0; i < WIN_ELEMS; i++) w.x[i] = 0.5 + 1e-4 * i;
+  win_setup(&w);
   *depth = 8;
-  return calib_measure_vs(k_win8, &w, WIN_ELEMS, calib_k_add_chain, NULL, 8, t);
+  return win_adds(k_win8, &w, t);
 }

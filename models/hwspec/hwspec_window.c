@@ -86,10 +86,9 @@ double ppt_hwspec_window_chains(const ppt_hwspec *hw, const double path[PPT_HW_N
   return isfinite(w) ? (p + w) / t : 0;
 }
 
+/* S = (P + W)·F / T − F: the window holds E = S / F + 1 executions. */
 double ppt_hwspec_window_size(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
                               const double ops[PPT_HW_NOPCLASS], double t) {
-  double p = chain_latency(hw, path), f = fp_ops(ops);
-  if (!(t > 0) || !(p > 0) || !(f > 0)) return 0;
-  double w = chain_waits(hw, path, ops, t);
-  return isfinite(w) ? (p + w) * f / t - f : 0;
+  double e = ppt_hwspec_window_chains(hw, path, ops, t);
+  return e > 0 ? (e - 1) * fp_ops(ops) : 0;
 }

@@ -720,12 +720,6 @@ START_TEST(effective_size_rule) {
   a = 16;
   ck_assert_uint_eq(calib_effective_size(s34, r34, 3, 18, 200, 64, &a), 2048 * 27 * 64);
   ck_assert_uint_eq(a, 27);
-  /* At least one set, even below one set's bytes: 512 B at 16 ways of 64 B -> 1 KiB. */
-  ck_assert_uint_eq(calib_round_sets(512, 64, 16), 1024);
-  ck_assert_uint_eq(calib_round_sets(1024, 64, 16), 1024);
-  ck_assert_uint_eq(calib_round_sets(3 * 1024 - 64, 64, 16), 2048);
-  ck_assert_uint_eq(calib_round_sets(M, 0, 16), 0);
-  ck_assert_uint_eq(calib_round_sets(M, 64, 0), 0);
 }
 END_TEST
 
