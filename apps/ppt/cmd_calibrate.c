@@ -338,6 +338,14 @@ static json_object *measured_json(const ppt_calib_result *r) {
   json_object_object_add(br, "sorted_ns_per_branch", json_object_new_double(r->branch_sorted_ns));
   json_object_object_add(br, "ns_per_mispredict", json_object_new_double(r->branch_miss_ns));
   json_object_object_add(m, "branch_miss", br);
+  if (r->tlb_in_flight > 0) {
+    json_object *w = json_object_new_object();
+    json_object_object_add(w, "pages", json_object_new_int64((int64_t)r->tlb_pages[r->tlb_n - 1]));
+    json_object_object_add(w, "chase_ns_per_walk", json_object_new_double(r->tlb_walk_chase_ns));
+    json_object_object_add(w, "loads_ns_per_walk", json_object_new_double(r->tlb_walk_load_ns));
+    json_object_object_add(w, "in_flight", json_object_new_double(r->tlb_in_flight));
+    json_object_object_add(m, "tlb_walks", w);
+  }
   json_object *fw = json_object_new_object();
   json_object *dep = json_object_new_array(), *ns = json_object_new_array();
   for (int j = 0; j < PPT_CALIB_FPWIN_N; j++) {

@@ -129,10 +129,13 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     for (uint32_t i = 0; i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++) printf(" %g", hw->core_speed[i]);
     printf("  (compute speed of cores 0, 1, ... against the op figures' core)\n");
   }
-  for (uint32_t j = 0; j < hw->ntlb; j++)
-    printf("%s %-6s %u entries, %u ways, %u-byte pages, miss %g cycles\n", j ? "           " : "TLB        ",
+  for (uint32_t j = 0; j < hw->ntlb; j++) {
+    printf("%s %-6s %u entries, %u ways, %u-byte pages, miss %g cycles", j ? "           " : "TLB        ",
            hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].page_bytes,
            hw->tlb[j].miss_cycles);
+    if (hw->tlb[j].in_flight > 0) printf(", %g in flight", hw->tlb[j].in_flight);
+    printf("\n");
+  }
   write_ops(hw);
   if (timing_missing)
     printf("timing      incomplete: %s is missing (fine for hit rates, not for runtime)\n", timing_missing);

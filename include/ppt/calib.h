@@ -213,6 +213,10 @@ typedef struct ppt_calib_result {
   uint32_t tlb_entries[PPT_HW_MAX_TLB], tlb_assoc[PPT_HW_MAX_TLB];
   uint64_t tlb_pages[PPT_HW_MAX_TLB];
   double tlb_miss_ns[PPT_HW_MAX_TLB];
+  /* Walks in flight at the last level's reach: the chase's extra ns per walk and that of
+   * independent loads of the same lines (calib_tlb_in_flight); their ratio, clamped to
+   * [1, 64], is the spec's last tlb level in_flight. 0: not measured. */
+  double tlb_walk_chase_ns, tlb_walk_load_ns, tlb_in_flight;
   char tlb_source[96];
   double op_ns[PPT_HW_NOPCLASS];     /* ns per op, independent chains */
   double op_lat_ns[PPT_HW_NOPCLASS]; /* ns per op, dependent chain */

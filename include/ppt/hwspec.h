@@ -40,6 +40,9 @@ typedef struct ppt_hw_tlb {
   uint32_t assoc;       /* ways; assoc == entries means fully associative */
   uint32_t page_bytes;  /* page size it translates, power of two >= 4096, one for all levels */
   double miss_cycles;   /* extra cycles of a miss here (0 allowed: a free level) */
+  double in_flight;     /* misses here one core resolves at once (file key "in_flight",
+                           1-64; 0 = unknown: one at a time): independent loads' walks
+                           overlap, so each costs miss_cycles / in_flight */
 } ppt_hw_tlb;
 
 /* Replacement policy of a level. LRU is what the reuse-distance models (SDCM) assume and

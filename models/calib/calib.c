@@ -263,6 +263,13 @@ static void stage_tlb(calib_run *r) {
     out->tlb_pages[j] = pg[j];
     out->tlb_miss_ns[j] = again ? calib_rounds(ns[j], ns2[j], &r->t_mem) : ns[j];
   }
+  /* Walks in flight where the last level misses every page (its chase's reach). */
+  double c, l, k = calib_tlb_in_flight(pg[tg.nlevels - 1], r->rng, &r->t_mem, &c, &l);
+  if (!isnan(k)) {
+    out->tlb_walk_chase_ns = c;
+    out->tlb_walk_load_ns = l;
+    out->tlb_in_flight = k;
+  }
 }
 
 /* Everything that draws from the seeded rng, in the order that keeps the permutations

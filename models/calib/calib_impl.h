@@ -354,6 +354,19 @@ double calib_tlb_miss_ns(size_t pages, int *huge, gsl_rng *rng, const calib_timi
 #define CALIB_TLB_MAX_SWEEP 6
 int calib_tlb_measure(calib_tlb_geo *g, uint64_t cache_bytes, gsl_rng *rng, const calib_timing *t,
                       double miss_ns[], uint64_t pages_used[]);
+/* Page walks one core keeps in flight, at a reach of `pages` 4 KiB pages (the last
+ * level's chase): the chase of calib_tlb_miss_ns gives a walk's latency (*chase_ns, its
+ * extra over the dense lines); loads of the same lines in the same order whose
+ * addresses come from an array, not from the load before, give the time per walk when
+ * walks overlap (*load_ns, their extra over the same loads of the dense lines). Best of
+ * two interleaved rounds each. Returns calib_tlb_overlap of the two; NaN when out of
+ * memory, pages < 2 or the chase shows no walk. */
+#define CALIB_TLB_MAX_IN_FLIGHT 64.0
+double calib_tlb_in_flight(size_t pages, gsl_rng *rng, const calib_timing *t, double *chase_ns,
+                           double *load_ns);
+/* chase_ns / load_ns clamped to [1, CALIB_TLB_MAX_IN_FLIGHT] (load_ns <= 0: the top);
+ * NaN when chase_ns <= 0 or either is NaN. */
+double calib_tlb_overlap(double chase_ns, double load_ns);
 /* The last reach of a doubling sweep that level holds: the largest index i with
  * extra_ns[i] at most half the sweep's largest extra (the walk); n when n == 0. */
 uint32_t calib_tlb_held(const double *extra_ns, uint32_t n);

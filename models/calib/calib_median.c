@@ -63,6 +63,8 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
   for (uint32_t j = 0; j < hw->ntlb; j++) {
     snprintf(k, sizeof k, "tlb[%u].miss_cycles", j);
     add(f, &hw->tlb[j].miss_cycles, k);
+    snprintf(k, sizeof k, "tlb[%u].in_flight", j);
+    add(f, &hw->tlb[j].in_flight, k);
   }
   add(f, &hw->dram_latency_ns, "dram.latency_ns");
   add(f, &hw->dram_bw_bytes_per_s, "dram.bandwidth_gbs");

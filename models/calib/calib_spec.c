@@ -154,6 +154,7 @@ static void spec_tlb(calib_run *r) {
     tl->assoc = out->tlb_assoc[j];
     tl->page_bytes = 4096;
     tl->miss_cycles = j + 1 == out->tlb_n ? sig3(walk_ns * r->cyc_ns) : 0;
+    tl->in_flight = j + 1 == out->tlb_n && out->tlb_in_flight >= 1 ? sig3(out->tlb_in_flight) : 0;
   }
 }
 
@@ -533,6 +534,14 @@ static void cite_tlb(calib_run *r) {
        "ppt calibrate%s: chase, one line per 4 KiB page, minus the same lines on huge pages, per level "
        "beyond the one above: %s; a walk pays their sum (upper levels: 0, see notes)",
        r->when, tm);
+  if (hw->tlb[hw->ntlb - 1].in_flight > 0) {
+    snprintf(tkey, sizeof tkey, "tlb[%u].in_flight", hw->ntlb - 1);
+    cite(hw, tkey,
+         "ppt calibrate%s: over %llu pages, the chase's walk (%.3g ns more than on huge pages) over "
+         "loads of the same lines in the same order, addresses from an array (%.3g ns more)",
+         r->when, (unsigned long long)out->tlb_pages[hw->ntlb - 1], out->tlb_walk_chase_ns,
+         out->tlb_walk_load_ns);
+  }
 }
 
 /* DRAM's three figures and the ops. */

@@ -24,7 +24,12 @@
  * cost of missing every level up to it. Both chases visit the lines in the same random
  * order (Sattolo, seeded), so the prefetchers see no pattern in either, and the lines
  * of the sparse buffer rotate through the 64 line slots of a page so that they spread
- * over the L1 sets as the compact buffer's do. The timed kernel is calib_mem.c's. */
+ * over the L1 sets as the compact buffer's do. The timed kernel is calib_mem.c's.
+ *
+ * Walks in flight. The chase waits for each walk before it can start the next; loads of
+ * the same lines in the same order whose addresses come from an array do not, so the
+ * core starts as many walks as it has page walkers. The chase's extra time per access
+ * over the loads' is how many overlap (calib_tlb_in_flight). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,40 +96,130 @@ int calib_tlb_geometry(const calib_cpuid_regs *r, calib_tlb_geo *g) {
   return (int)g->nlevels;
 }
 
+/* The two buffers of a probe over `pages` pages, linked in one random cycle: sparse (one
+ * line per small page) and dense (as many consecutive lines, huge pages requested). */
+typedef struct tlb_probe {
+  char *sparse, *dense;
+  size_t pages, len;
+  size_t *perm; /* the visiting order: line i links to line perm[i] */
+} tlb_probe;
+
+static void probe_free(tlb_probe *p) {
+  free(p->perm);
+  calib_buffer_free(p->dense);
+  if (p->sparse) munmap(p->sparse, p->len);
+}
+
+static char *sparse_line(const tlb_probe *p, size_t i) {
+  return p->sparse + i * PAGE + (i % (PAGE / LINE)) * LINE;
+}
+
+static int probe_make(tlb_probe *p, size_t pages, int *huge, gsl_rng *rng) {
+  memset(p, 0, sizeof *p);
+  p->pages = pages;
+  p->len = pages * PAGE;
+  p->sparse = mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p->sparse == MAP_FAILED) {
+    p->sparse = NULL;
+    return -1;
+  }
+#ifdef MADV_NOHUGEPAGE
+  /* Small pages whatever the THP setting: every page must need its own translation. */
+  (void)madvise(p->sparse, p->len, MADV_NOHUGEPAGE);
+#endif
+  memset(p->sparse, 1, p->len); /* fault every page in now, not while timing */
+  p->dense = calib_buffer(pages * LINE, huge);
+  p->perm = calib_cyclic_perm(pages, rng);
+  if (!p->dense || !p->perm) {
+    probe_free(p);
+    return -1;
+  }
+  for (size_t i = 0; i < pages; i++) {
+    *(void **)sparse_line(p, i) = sparse_line(p, p->perm[i]);
+    *(void **)(p->dense + i * LINE) = p->dense + p->perm[i] * LINE;
+  }
+  return 0;
+}
+
 double calib_tlb_miss_ns(size_t pages, int *huge, gsl_rng *rng, const calib_timing *t) {
   if (huge) *huge = 0;
   if (pages < 2) return NAN;
-  size_t len = pages * PAGE;
-  char *sparse = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (sparse == MAP_FAILED) return NAN;
-#ifdef MADV_NOHUGEPAGE
-  /* Small pages whatever the THP setting: every page must need its own translation. */
-  (void)madvise(sparse, len, MADV_NOHUGEPAGE);
-#endif
-  memset(sparse, 1, len); /* fault every page in now, not while timing */
-  char *dense = calib_buffer(pages * LINE, huge);
-  size_t *perm = calib_cyclic_perm(pages, rng);
-  double diff = NAN;
-  if (dense && perm) {
-    for (size_t i = 0; i < pages; i++) {
-      size_t j = perm[i];
-      *(void **)(sparse + i * PAGE + (i % (PAGE / LINE)) * LINE) =
-          sparse + j * PAGE + (j % (PAGE / LINE)) * LINE;
-      *(void **)(dense + i * LINE) = dense + j * LINE;
-    }
-    /* Interleaved rounds: a slow spell of the host (other tenants) hits both chases. */
-    double ts = INFINITY, td = INFINITY;
-    for (int round = 0; round < 2; round++) {
-      double x = calib_chase_cycle_ns(sparse, pages, 1, t), y = calib_chase_cycle_ns(dense, pages, 1, t);
-      ts = x < ts ? x : ts;
-      td = y < td ? y : td;
-    }
-    diff = ts - td;
+  tlb_probe p;
+  if (probe_make(&p, pages, huge, rng)) return NAN;
+  /* Interleaved rounds: a slow spell of the host (other tenants) hits both chases. */
+  double ts = INFINITY, td = INFINITY;
+  for (int round = 0; round < 2; round++) {
+    double x = calib_chase_cycle_ns(p.sparse, pages, 1, t), y = calib_chase_cycle_ns(p.dense, pages, 1, t);
+    ts = x < ts ? x : ts;
+    td = y < td ? y : td;
   }
-  free(perm);
-  calib_buffer_free(dense);
-  munmap(sparse, len);
-  return diff;
+  probe_free(&p);
+  return ts - td;
+}
+
+/* ---- walks in flight ---- */
+
+typedef struct indep {
+  char *const *addr; /* the lines, in the chase's order */
+  size_t n, at;
+  uint64_t sink;
+} indep;
+
+/* Loads whose addresses come from an array, not from the loads before them: nothing
+ * stops the core from issuing the next ones while a walk is pending. */
+CALIB_KERNEL static void k_indep(void *arg, uint64_t n) {
+  indep *a = arg;
+  uint64_t s = a->sink;
+  size_t at = a->at;
+  for (uint64_t i = 0; i < n; i++) {
+    s += *(const uint64_t *)a->addr[at];
+    if (++at == a->n) at = 0;
+  }
+  a->at = at;
+  a->sink = s;
+}
+
+static double indep_ns(char **addr, size_t n, const calib_timing *t) {
+  indep a = {.addr = addr, .n = n};
+  k_indep(&a, n); /* one lap brings the lines into the cache */
+  return 1e9 * calib_measure(k_indep, &a, 16, t);
+}
+
+double calib_tlb_in_flight(size_t pages, gsl_rng *rng, const calib_timing *t, double *chase_ns,
+                           double *load_ns) {
+  *chase_ns = *load_ns = NAN;
+  if (pages < 2) return NAN;
+  tlb_probe p;
+  if (probe_make(&p, pages, NULL, rng)) return NAN;
+  char **sa = malloc(2 * pages * sizeof *sa), **da = sa ? sa + pages : NULL;
+  if (!sa) {
+    probe_free(&p);
+    return NAN;
+  }
+  /* The chase's order for the loads too: the same lines, the same pages, in the same
+   * sequence, so what differs is only whether a load waits for the one before it. */
+  for (size_t i = 0, at = 0; i < pages; i++, at = p.perm[at]) {
+    sa[i] = sparse_line(&p, at);
+    da[i] = p.dense + at * LINE;
+  }
+  double cs = INFINITY, cd = INFINITY, ls = INFINITY, ld = INFINITY;
+  for (int round = 0; round < 2; round++) {
+    cs = fmin(cs, calib_chase_cycle_ns(p.sparse, pages, 1, t));
+    cd = fmin(cd, calib_chase_cycle_ns(p.dense, pages, 1, t));
+    ls = fmin(ls, indep_ns(sa, pages, t));
+    ld = fmin(ld, indep_ns(da, pages, t));
+  }
+  free(sa);
+  probe_free(&p);
+  *chase_ns = cs - cd;
+  *load_ns = ls - ld;
+  return calib_tlb_overlap(*chase_ns, *load_ns);
+}
+
+double calib_tlb_overlap(double chase_ns, double load_ns) {
+  if (!(chase_ns > 0) || isnan(load_ns)) return NAN;
+  double k = load_ns > 0 ? chase_ns / load_ns : HUGE_VAL;
+  return fmin(fmax(k, 1.0), CALIB_TLB_MAX_IN_FLIGHT);
 }
 
 uint32_t calib_tlb_held(const double *extra_ns, uint32_t n) {

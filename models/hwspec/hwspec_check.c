@@ -169,7 +169,9 @@ static int check_tlb(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_err
     return bad(err, name, FIELD("page_bytes"), m);
   }
   /* 0 is a measured figure here (a miss that overlaps entirely), not an absent one. */
-  if (range(err, name, FIELD("miss_cycles"), tl->miss_cycles, 0, HW_MAX_TLB_MISS_CYCLES, "cycles", 0))
+  if (range(err, name, FIELD("miss_cycles"), tl->miss_cycles, 0, HW_MAX_TLB_MISS_CYCLES, "cycles", 0) ||
+      range(err, name, FIELD("in_flight"), tl->in_flight, HW_MIN_TLB_IN_FLIGHT, HW_MAX_TLB_IN_FLIGHT, "misses",
+            1))
     return PPT_EINPUT;
   if (i > 0 && tl->page_bytes != hw->tlb[0].page_bytes) {
     snprintf(m, sizeof m, "%u differs from tlb[0].page_bytes (%u); all TLB levels must use one page size",

@@ -65,6 +65,7 @@ static json_object *tlb_json(const ppt_hw_tlb *tl) {
   rc |= add(o, "assoc", json_object_new_int64(tl->assoc));
   rc |= add(o, "page_bytes", json_object_new_int64(tl->page_bytes));
   rc |= add(o, "miss_cycles", num(tl->miss_cycles));
+  if (tl->in_flight > 0) rc |= add(o, "in_flight", num(tl->in_flight));
   if (rc) {
     json_object_put(o);
     return NULL;

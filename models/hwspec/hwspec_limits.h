@@ -57,6 +57,8 @@
 #define HW_MIN_PAGE 4096u
 #define HW_MAX_PAGE (1u << 30)          /* 1 GiB pages */
 #define HW_MAX_TLB_MISS_CYCLES 100000.0 /* a nested page walk: hundreds to a few thousand */
+#define HW_MIN_TLB_IN_FLIGHT 1.0
+#define HW_MAX_TLB_IN_FLIGHT 64.0 /* page walkers: 2-16 on current cores */
 /* DRAM. */
 #define HW_MIN_DRAM_LATENCY_NS 1.0
 #define HW_MAX_DRAM_LATENCY_NS 10000.0

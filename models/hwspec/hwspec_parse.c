@@ -260,10 +260,11 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
   return rc;
 }
 
-/* One data-TLB level. Every key is required: a TLB level without its size or its cost
- * is a half-typed entry, not an unknown figure (miss_cycles 0 is a valid measurement). */
+/* One data-TLB level. Every key but in_flight is required: a TLB level without its size
+ * or its cost is a half-typed entry, not an unknown figure (miss_cycles 0 is a valid
+ * measurement); in_flight left out means misses one at a time. */
 static int parse_tlb(pctx *c, json_object *o, const char *path, ppt_hw_tlb *tl) {
-  static const char *const keys[] = {"name", "entries", "assoc", "page_bytes", "miss_cycles", NULL};
+  static const char *const keys[] = {"name", "entries", "assoc", "page_bytes", "miss_cycles", "in_flight", NULL};
   if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object, got %s", got(o));
   int rc = check_keys(c, o, path, keys);
   uint64_t u = 0;
@@ -276,6 +277,7 @@ static int parse_tlb(pctx *c, json_object *o, const char *path, ppt_hw_tlb *tl) 
   if (!rc && !(rc = get_uint(c, o, path, "page_bytes", 1, HW_MIN_PAGE, HW_MAX_PAGE, "bytes", &u, &present)))
     tl->page_bytes = (uint32_t)u;
   if (!rc) rc = get_nonneg(c, o, path, "miss_cycles", 1, &tl->miss_cycles);
+  if (!rc) rc = get_pos(c, o, path, "in_flight", 0, &tl->in_flight);
   return rc;
 }
 

@@ -266,11 +266,14 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
 
 /* Mean TLB cost of a reference: a reference whose translation TLB level k held (k =
  * ntlb: a page walk) missed levels 0..k-1 and pays their miss_cycles, so cost =
- * Σ_k share_k Σ_{j<k} miss_cycles_j. The last level's miss_cycles is the calibration's
- * walk, a chase over pages whose page-table entries miss the caches; a walk whose entry
- * shares its line with a recent walk's (tracesim's tlb_near: a stream entering its next
- * page) reads it from the data caches, so it pays the second cache level's latency
- * instead (the first's with one level), where that is less. */
+ * Σ_k share_k Σ_{j<k} miss_cycles_j / in_flight_j. The last level's miss_cycles is the
+ * calibration's walk, a chase over pages whose page-table entries miss the caches; a
+ * walk whose entry shares its line with a recent walk's (tracesim's tlb_near: a stream
+ * entering its next page) reads it from the data caches, so it pays the second cache
+ * level's latency instead (the first's with one level), where that is less. A level's
+ * in_flight (the core's page walkers, as calibrate times them: independent loads over
+ * the chase's pages) divides its cost: the loads of a column walk know their addresses
+ * ahead, so their walks overlap, as cache misses do under mlp (docs/engine.md). */
 static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
   const ppt_hwspec *hw = m->hw;
   uint32_t ntlb = m->rates.ntlb;
@@ -286,7 +289,7 @@ static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
       double hit = hw->levels[hw->nlevels > 1 ? 1 : 0].latency_cycles;
       miss = (1.0 - near) * miss + near * fmin(miss, hit);
     }
-    pen += miss;
+    pen += hw->tlb[k - 1].in_flight > 1 ? miss / hw->tlb[k - 1].in_flight : miss;
     cost += pen * share[k];
   }
   return cost;

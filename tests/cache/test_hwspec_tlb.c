@@ -30,6 +30,16 @@ START_TEST(values_and_default) {
   ck_assert_uint_eq(hw.tlb[1].entries, 2048);
   ck_assert_uint_eq(hw.tlb[1].assoc, 8);
   ck_assert(hw.tlb[1].miss_cycles == 30.5);
+  ck_assert(hw.tlb[0].in_flight == 0 && hw.tlb[1].in_flight == 0); /* left out: unknown */
+  /* walks in flight, and a citation of them */
+  ck_assert_msg(
+      parse_q("{'name': 'x', 'cores': 2, 'levels': [" LV1 "], 'tlb': [" T1 ", {'name': 'DTLB2',"
+              " 'entries': 2048, 'assoc': 8, 'page_bytes': 4096, 'miss_cycles': 30.5, 'in_flight': 5.5}],"
+              " 'sources': {'tlb[1].in_flight': 'independent loads'}}",
+              &hw, &err) == 0,
+      "%s", err.msg);
+  ck_assert(hw.tlb[1].in_flight == 5.5 && hw.tlb[0].in_flight == 0);
+  ck_assert_str_eq(hw.sources[0].key, "tlb[1].in_flight");
   /* absent: no TLB at all */
   ck_assert_int_eq(parse_q("{'name': 'x', 'cores': 2, 'levels': [" LV1 "]}", &hw, &err), 0);
   ck_assert_uint_eq(hw.ntlb, 0);
@@ -63,6 +73,7 @@ static void round_trip(const ppt_hwspec *hw) {
     ck_assert_uint_eq(back.tlb[i].assoc, hw->tlb[i].assoc);
     ck_assert_uint_eq(back.tlb[i].page_bytes, hw->tlb[i].page_bytes);
     ck_assert(back.tlb[i].miss_cycles == hw->tlb[i].miss_cycles);
+    ck_assert(back.tlb[i].in_flight == hw->tlb[i].in_flight);
   }
   char *json2 = ppt_hwspec_to_json(&back);
   ck_assert_str_eq(json, json2);
@@ -79,6 +90,15 @@ START_TEST(round_trips) {
   round_trip(&hw);
   hw.tlb[0].miss_cycles = 1.0 / 3.0; /* shortest exact form */
   round_trip(&hw);
+  hw.tlb[1].in_flight = 5.25; /* written when known, left out when not */
+  round_trip(&hw);
+  char *j1 = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(j1, "\"in_flight\""));
+  free(j1);
+  hw.tlb[1].in_flight = 0;
+  j1 = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(j1, "in_flight"));
+  free(j1);
   hw.ntlb = 0; /* no "tlb" key at all */
   char *json = ppt_hwspec_to_json(&hw);
   ck_assert_ptr_null(strstr(json, "tlb"));
@@ -96,7 +116,8 @@ static const struct bad {
     {"level not an object", WITH_TLB("[7]"), "bad.json: tlb[0]: must be an object"},
     {"unknown key",
      WITH_TLB("[{'name': 'T', 'entries': 64, 'asoc': 4, 'page_bytes': 4096, 'miss_cycles': 7}]"),
-     "bad.json: tlb[0].asoc: unknown key (allowed here: name, entries, assoc, page_bytes, miss_cycles)"},
+     "bad.json: tlb[0].asoc: unknown key (allowed here: name, entries, assoc, page_bytes, miss_cycles, "
+     "in_flight)"},
     {"missing miss_cycles", WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 4096}]"),
      "bad.json: tlb[0].miss_cycles: required key is missing"},
     {"missing page size", WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'miss_cycles': 7}]"),
@@ -153,6 +174,18 @@ static const struct bad {
     {"walk cost in the wrong unit",
      WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 100001}]"),
      "bad.json: tlb[0].miss_cycles: 100001 is out of range [0, 100000] cycles"},
+    {"fewer than one walk in flight",
+     WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 7, 'in_flight': "
+              "0.5}]"),
+     "bad.json: tlb[0].in_flight: 0.5 is out of range [1, 64] misses"},
+    {"more walks in flight than any core has",
+     WITH_TLB(
+         "[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 7, 'in_flight': 65}]"),
+     "bad.json: tlb[0].in_flight: 65 is out of range [1, 64] misses"},
+    {"walks in flight as a string",
+     WITH_TLB("[{'name': 'T', 'entries': 64, 'assoc': 4, 'page_bytes': 4096, 'miss_cycles': 7, 'in_flight': "
+              "'4'}]"),
+     "bad.json: tlb[0].in_flight: must be a number"},
     {"citation of an absent level",
      "{'name': 'x', 'cores': 2, 'levels': [" LV1 "], 'tlb': [" T1 "],"
      " 'sources': {'tlb[1].miss_cycles': 'a chase'}}",
@@ -168,8 +201,9 @@ END_TEST
 START_TEST(range_bounds_accepted) {
   static const char *const ok[] = {
       WITH_TLB("[{'name': 'T', 'entries': 1048576, 'assoc': 16, 'page_bytes': 1073741824, 'miss_cycles': "
-               "100000}]"),
-      WITH_TLB("[{'name': 'T', 'entries': 65536, 'assoc': 65536, 'page_bytes': 4096, 'miss_cycles': 0}]"),
+               "100000, 'in_flight': 64}]"),
+      WITH_TLB("[{'name': 'T', 'entries': 65536, 'assoc': 65536, 'page_bytes': 4096, 'miss_cycles': 0,"
+               " 'in_flight': 1}]"),
       WITH_TLB("[{'name': 'T', 'entries': 1, 'assoc': 1, 'page_bytes': 4096, 'miss_cycles': 0}]"),
   };
   for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {

@@ -334,6 +334,29 @@ END_TEST
  * and throughputs (M/D/1 waits as above): (P + W) / T chains in flight. At least one (a
  * chain cannot overlap less than itself), and the model then gives the timed T back
  * where the chains bind. */
+/* Walks in flight: the spec's last TLB level carries the measured ratio (3 significant
+ * digits), recomputed here from the raw figures, with its citation; no TLB, no figure. */
+START_TEST(tlb_in_flight_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  const ppt_hwspec *hw = &r->hw;
+  if (hw->ntlb == 0 || r->tlb_in_flight == 0) {
+    for (uint32_t j = 0; j < hw->ntlb; j++) ck_assert(hw->tlb[j].in_flight == 0);
+    ck_assert(!cited(hw, "tlb[1].in_flight") && !cited(hw, "tlb[0].in_flight"));
+    return;
+  }
+  const ppt_hw_tlb *last = &hw->tlb[hw->ntlb - 1];
+  double k = calib_tlb_overlap(r->tlb_walk_chase_ns, r->tlb_walk_load_ns);
+  ck_assert_msg(k == r->tlb_in_flight, "%g, recomputed %g", r->tlb_in_flight, k);
+  ck_assert_msg(fabs(last->in_flight - k) <= 0.005 * k, "spec %g, measured %g", last->in_flight, k);
+  ck_assert(last->in_flight >= 1 && last->in_flight <= CALIB_TLB_MAX_IN_FLIGHT);
+  for (uint32_t j = 0; j + 1 < hw->ntlb; j++) ck_assert(hw->tlb[j].in_flight == 0);
+  char key[32];
+  snprintf(key, sizeof key, "tlb[%u].in_flight", hw->ntlb - 1);
+  ck_assert(cited(hw, key));
+}
+END_TEST
+
 START_TEST(fp_chains_plausible) {
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   const ppt_calib_result *r = &g_res;
@@ -1609,6 +1632,7 @@ int main(void) {
   tcase_add_test(m, branch_miss_plausible);
   tcase_add_test(m, fp_window_plausible);
   tcase_add_test(m, fp_chains_plausible);
+  tcase_add_test(m, tlb_in_flight_plausible);
   tcase_add_test(m, same_set_plausible);
   tcase_add_test(m, coherence_plausible);
   tcase_add_test(m, contention_plausible);

@@ -16,7 +16,10 @@
  * The same over 8 consecutive pages: their 8 entries share one line of the page table,
  * so of the 8 walks the first reads it from memory and the 7 others find it in the data
  * caches (tracesim's tlb_near), each costing the L2's latency instead of 50 cycles:
- *   cost = 16 x 10 + 8 x 10 + 50 + 7 x L2 latency. */
+ *   cost = 16 x 10 + 8 x 10 + 50 + 7 x L2 latency.
+ *
+ * A level's in_flight divides its own miss cost (walks of independent loads overlap):
+ * DTLB2 at 4 in flight makes the free-first-level case 8 x 50 / 4 = 100 cycles. */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -96,8 +99,8 @@ START_TEST(hand_worked_cost) {
   ck_assert_uint_eq(r.ntlb, 0);
 
   hw.ntlb = 2;
-  hw.tlb[0] = (ppt_hw_tlb){"DTLB1", 4, 4, 4096, 10};
-  hw.tlb[1] = (ppt_hw_tlb){"DTLB2", 16, 4, 4096, 50};
+  hw.tlb[0] = (ppt_hw_tlb){"DTLB1", 4, 4, 4096, 10, 0};
+  hw.tlb[1] = (ppt_hw_tlb){"DTLB2", 16, 4, 4096, 50, 0};
   ck_assert_msg(ppt_hwspec_validate(&hw, "tlb", &err) == 0, "%s", err.msg);
   predict(t, &hw, &sum, &sec1, &tc1, &r, NULL);
   ck_assert_uint_eq(r.counted_refs, 24);
@@ -125,6 +128,26 @@ START_TEST(hand_worked_cost) {
   predict(t, &hw, &sum, &sec1, &tc1, &r, NULL);
   want = 400.0 / hw.clock_hz;
   ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
+
+  /* Walks in flight: 4 walks at once cost 50 / 4 cycles each, 8 x 12.5 = 100 cycles;
+   * with the first level back at 10 cycles and 2 of its misses at once, 24 x 10 / 2 +
+   * 100 = 220 (in_flight divides each level's own miss cost). in_flight 1 is 0's. */
+  hw.tlb[1].in_flight = 4;
+  ck_assert_msg(ppt_hwspec_validate(&hw, "tlb", &err) == 0, "%s", err.msg);
+  predict(t, &hw, &sum, &sec1, &tc1, &r, NULL);
+  want = 100.0 / hw.clock_hz;
+  ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
+  hw.tlb[0].miss_cycles = 10;
+  hw.tlb[0].in_flight = 2;
+  predict(t, &hw, &sum, &sec1, &tc1, &r, NULL);
+  want = 220.0 / hw.clock_hz;
+  ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
+  hw.tlb[0].in_flight = 1;
+  hw.tlb[1].in_flight = 1;
+  predict(t, &hw, &sum, &sec1, &tc1, &r, NULL);
+  want = 640.0 / hw.clock_hz;
+  ck_assert_msg(fabs((tc1 - tc0) - want) < 1e-6 * want, "compute grew by %g s, want %g s", tc1 - tc0, want);
+  hw.tlb[0].in_flight = hw.tlb[1].in_flight = 0;
   ppt_trace_close(t);
 
   /* Consecutive pages: 7 of the 8 walks find the page-table line cached. */
