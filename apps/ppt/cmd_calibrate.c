@@ -31,7 +31,10 @@ static void help(void) {
       "(contention_factor: iterations of a few integer ops, each storing into its thread's\n"
       "own word of one cache line, on those two cores together against one core alone);\n"
       "throughput and latency of each op class; the cost of a mispredicted branch (a loop\n"
-      "branching on random bytes against the same bytes sorted); the FP ops a core holds\n"
+      "branching on random bytes against the same bytes sorted); the data TLB (levels\n"
+      "from CPUID, a miss's cost by chasing one line per 4 KiB page against the same lines\n"
+      "on huge pages, page walks in flight from loads of those lines whose addresses do\n"
+      "not depend on each other); the FP ops a core holds\n"
       "waiting to issue (fp_window: independent elements, each a long chain of dependent\n"
       "fmul/fadd, overlap only as far as that window reaches); the cost of an empty OpenMP\n"
       "parallel region on all CPUs and on one thread, timed by ppt-ompcost (installed next\n"
@@ -206,6 +209,12 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
             hw->mlp_same_set_load, hw->mlp_same_set_store, r->same_set_bufs, r->same_set_rows,
             r->same_set_row_bytes, hw->levels[0].name, r->same_set_load_ns, r->same_set_store_ns,
             r->same_set_capped ? "; capped at mlp" : "");
+  for (uint32_t j = 0; j < hw->ntlb; j++)
+    fprintf(f, "%s %u entries, %u ways, miss %.3g cycles (%.3g ns over %" PRIu64 " pages)\n", hw->tlb[j].name,
+            hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].miss_cycles, r->tlb_miss_ns[j], r->tlb_pages[j]);
+  if (r->tlb_in_flight > 0)
+    fprintf(f, "page walks %.3g in flight  (per walk: %.3g ns chased, %.3g ns for independent loads)\n",
+            r->tlb_in_flight, r->tlb_walk_chase_ns, r->tlb_walk_load_ns);
   if (hw->notes[0]) fprintf(f, "\nnotes: %s\n", hw->notes);
   fprintf(f, "(%.1f s)\n", r->seconds);
 }
