@@ -335,8 +335,13 @@ typedef struct rec_node {
   unsigned ialu;         /* integer ops on the path (counted for memory cycles only) */
 } rec_node;
 
+enum { LOOP_MAX = 256 };
 typedef struct rec_ctx {
   LLVMBasicBlockRef bb;
+  /* The blocks a cycle may pass through: bb alone for a block that loops to itself; for
+   * a back edge from another block, every block on a path from bb to that block. */
+  LLVMBasicBlockRef loop[LOOP_MAX];
+  size_t nloop;
   LLVMValueRef phi; /* where the cycle starts: a PHI, or a load (mem) */
   int has_fma; /* the function's target fuses multiply-add into one instruction */
   int mem;     /* a cycle through memory: integer ops weigh too (a cycle, each) */
@@ -397,6 +402,71 @@ static int is_int_op(LLVMValueRef v) {
   return cls[0] == PPT_OP_IALU;
 }
 
+static int in_loop(const rec_ctx *c, LLVMBasicBlockRef b) {
+  for (size_t i = 0; i < c->nloop; i++)
+    if (c->loop[i] == b)
+      return 1;
+  return 0;
+}
+
+static int has_succ_in(LLVMBasicBlockRef b, const LLVMBasicBlockRef *set, size_t n) {
+  LLVMValueRef term = LLVMGetBasicBlockTerminator(b);
+  unsigned k = term ? LLVMGetNumSuccessors(term) : 0;
+  for (unsigned i = 0; i < k; i++)
+    for (size_t j = 0; j < n; j++)
+      if (LLVMGetSuccessor(term, i) == set[j])
+        return 1;
+  return 0;
+}
+
+/* c->loop for the back edge latch -> bb: the blocks reachable from bb, without passing
+ * bb again, that reach latch. A loop unrolled with an exit between its copies (clang
+ * does so for an odd trip count: rowcol's 2999) spreads one trip over two blocks, and its
+ * recurrence runs from a PHI of the first through the second and back. 0 when the
+ * loop has more than LOOP_MAX blocks (the cycle is then not looked for). */
+static int loop_blocks(rec_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlockRef latch) {
+  LLVMBasicBlockRef fwd[LOOP_MAX];
+  size_t nf = 0, done = 0;
+  fwd[nf++] = bb;
+  while (done < nf) { /* forward from bb, not through bb */
+    LLVMValueRef term = LLVMGetBasicBlockTerminator(fwd[done++]);
+    unsigned k = term ? LLVMGetNumSuccessors(term) : 0;
+    for (unsigned i = 0; i < k; i++) {
+      LLVMBasicBlockRef s = LLVMGetSuccessor(term, i);
+      int seen = 0;
+      for (size_t j = 0; j < nf && !seen; j++)
+        seen = fwd[j] == s;
+      if (seen)
+        continue;
+      if (nf == LOOP_MAX)
+        return 0;
+      fwd[nf++] = s;
+    }
+  }
+  int found = 0;
+  for (size_t j = 0; j < nf && !found; j++)
+    found = fwd[j] == latch;
+  if (!found)
+    return 0;
+  /* Backward: keep the blocks from which latch is reachable inside fwd. */
+  c->nloop = 0;
+  c->loop[c->nloop++] = latch;
+  for (int grew = 1; grew;) {
+    grew = 0;
+    for (size_t j = 0; j < nf; j++) {
+      if (in_loop(c, fwd[j]) || fwd[j] == bb)
+        continue;
+      if (has_succ_in(fwd[j], c->loop, c->nloop)) {
+        c->loop[c->nloop++] = fwd[j];
+        grew = 1;
+      }
+    }
+  }
+  if (latch != bb)
+    c->loop[c->nloop++] = bb;
+  return 1;
+}
+
 static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
   for (size_t i = 0; i < c->nn; i++)
     if (c->n[i].v == v)
@@ -410,7 +480,7 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
     me->done = 1;
     return me;
   }
-  if (!LLVMIsAInstruction(v) || LLVMGetInstructionParent(v) != c->bb || LLVMIsAPHINode(v)) {
+  if (!LLVMIsAInstruction(v) || !in_loop(c, LLVMGetInstructionParent(v)) || LLVMIsAPHINode(v)) {
     me->done = 1;
     return me;
   }
@@ -463,9 +533,17 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
        phi = LLVMGetNextInstruction(phi)) {
     unsigned k = LLVMCountIncoming(phi);
     for (unsigned i = 0; i < k; i++) {
-      if (LLVMGetIncomingBlock(phi, i) != bb)
-        continue;
+      /* A back edge from bb itself, or from a block of a loop through bb (an edge from
+       * outside it finds no path back to the PHI: loop_blocks fails or the value does
+       * not depend on it). */
+      LLVMBasicBlockRef from = LLVMGetIncomingBlock(phi, i);
       c->bb = bb;
+      if (from == bb) {
+        c->loop[0] = bb;
+        c->nloop = 1;
+      } else if (!loop_blocks(c, bb, from)) {
+        continue;
+      }
       c->phi = phi;
       c->nn = 0;
       rec_node *r = rec_eval(c, LLVMGetIncomingValue(phi, i), 0);
@@ -499,6 +577,8 @@ uint32_t pcc_opmix_mem_recurrence(LLVMBasicBlockRef bb) {
   c->has_fma = target_has_fma(LLVMGetBasicBlockParent(bb));
   c->mem = 1;
   c->bb = bb;
+  c->loop[0] = bb;
+  c->nloop = 1;
   long best = -1;
   uint32_t chain = 0;
   for (LLVMValueRef st = LLVMGetFirstInstruction(bb); st; st = LLVMGetNextInstruction(st)) {

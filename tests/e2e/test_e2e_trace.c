@@ -267,6 +267,58 @@ START_TEST(recurrences_and_library_calls) {
 }
 END_TEST
 
+/* A recurrence whose trip spans two blocks: clang unrolls the 299-trip inner loop twice
+ * and, 299 being odd, keeps an exit between the copies, so one trip is two blocks and
+ * neither loops to itself (rowcol's column walk at N = 3000 compiles so). The cycle runs
+ * from a PHI of the first block through both copies of b[i][j] += 0.5 * b[i-1][j] (the
+ * previous value stays in a register) and back: 2 multiplies and 2 adds, recorded on the
+ * block with the PHI, none on the other. At 1024 rows (1023 = 3 x 341) the same loop
+ * unrolls three times into one self-looping block: 3 and 3, as before. */
+START_TEST(recurrence_across_blocks) {
+  const char *d = e2e_dir("recurrence2");
+  static const char src[] =
+      "volatile double sink;\n"
+      "__attribute__((noinline)) void colrec(double (*b)[N]) {\n"
+      "  for (int j = 0; j < N; j++)\n"
+      "    for (int i = 1; i < N; i++) b[i][j] += 0.5 * b[i - 1][j];\n"
+      "}\n"
+      "static double b[N][N];\n"
+      "int main(void) { for (int i = 0; i < N; i++) for (int j = 0; j < N; j++) b[i][j] = i + j;\n"
+      "  colrec(b); sink = b[N - 1][N - 1]; return 0; }\n";
+  e2e_write(d, "c.c", src);
+  static const int rows[2] = {300, 1024};
+  for (int v = 0; v < 2; v++) {
+    ck_assert_int_eq(
+        e2e_sh(d, "$PPTCC -O2 -DN=%d c.c -o c && $PPT trace -o c.trace -- ./c 2>/dev/null", rows[v]), 0);
+    ppt_trace *t = e2e_open(d, "c.trace");
+    unsigned copies = 0, chained = 0, fp = 0, muls = 0;
+    for (uint32_t id = 1; id <= ppt_trace_nbbs(t); id++) {
+      const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
+      if (strcmp(bb->func, "colrec") || bb->line != 4 || !bb->ops[PPT_OP_FMUL]) continue;
+      copies++;
+      if (bb->ops[PPT_OP_CHAIN_FP]) {
+        chained++;
+        fp = bb->ops[PPT_OP_CHAIN_FP];
+        muls = ppt_trace_bb_chain_muls(bb);
+      }
+    }
+    ppt_trace_close(t);
+    if (v == 0) {
+      ck_assert_msg(copies == 2,
+                    "%u blocks of the inner loop: clang no longer unrolls it as this test expects", copies);
+      ck_assert_uint_eq(chained, 1);
+      ck_assert_uint_eq(fp, 4);
+      ck_assert_uint_eq(muls, 2);
+    } else {
+      ck_assert_msg(copies == 1, "%u blocks of the inner loop", copies);
+      ck_assert_uint_eq(chained, 1);
+      ck_assert_uint_eq(fp, 6);
+      ck_assert_uint_eq(muls, 3);
+    }
+  }
+}
+END_TEST
+
 /* ppt trace and ppt info: bad usage and bad input exit 2 with one line naming the file. */
 START_TEST(cli_errors) {
   const char *d = e2e_dir("cli");
@@ -361,6 +413,7 @@ int main(void) {
   tcase_add_test(tc, stack_flag);
   tcase_add_test(tc, cli_errors);
   tcase_add_test(tc, recurrences_and_library_calls);
+  tcase_add_test(tc, recurrence_across_blocks);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }
