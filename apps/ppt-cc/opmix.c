@@ -422,8 +422,10 @@ static int has_succ_in(LLVMBasicBlockRef b, const LLVMBasicBlockRef *set, size_t
 /* c->loop for the back edge latch -> bb: the blocks reachable from bb, without passing
  * bb again, that reach latch. A loop unrolled with an exit between its copies (clang
  * does so for an odd trip count: rowcol's 2999) spreads one trip over two blocks, and its
- * recurrence runs from a PHI of the first through the second and back. 0 when the
- * loop has more than LOOP_MAX blocks (the cycle is then not looked for). */
+ * recurrence runs from a PHI of the first through the second and back. 0 when more
+ * than LOOP_MAX blocks are reachable from bb (the search stays bounded on every PHI of
+ * a large function; such a loop's cycle is then not looked for, as before: a loop early
+ * in a function of more than LOOP_MAX blocks). */
 static int loop_blocks(rec_ctx *c, LLVMBasicBlockRef bb, LLVMBasicBlockRef latch) {
   LLVMBasicBlockRef fwd[LOOP_MAX];
   size_t nf = 0, done = 0;
