@@ -238,8 +238,9 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
     if (c->mispredicts[k] > 0 && m->hw->branch_miss_cycles > 0)
       rc = ppt_tasklist_add_cycles_as(tl, c->mispredicts[k] * m->hw->branch_miss_cycles, miss_kind[k], err);
   /* Data-TLB misses: the translation must be found before the load can issue, so the
-   * time of the walk (or of the next TLB level) is charged like a mispredict, as CPU
-   * cycles, not as a memory latency that misses in flight would overlap. */
+   * time of the walk (or of the next TLB level) is charged as CPU cycles, not as a
+   * memory latency that the line-fill buffers (mlp) overlap: the core's page walkers
+   * bound how many are pending (tlb[j].in_flight, in tlb_cycles_per_ref). */
   if (!rc && c->refs > 0 && sh->tlb_cycles > 0)
     rc = ppt_tasklist_add_cycles_as(tl, c->refs * sh->tlb_cycles, PPT_CPU_TLB, err);
   if (!rc && c->refs > 0) {
