@@ -36,7 +36,9 @@ static void help(void) {
       "on huge pages, page walks in flight from loads of those lines whose addresses do\n"
       "not depend on each other); the FP ops a core holds\n"
       "waiting to issue (fp_window: independent elements, each a long chain of dependent\n"
-      "fmul/fadd, overlap only as far as that window reaches); the cost of an empty OpenMP\n"
+      "fmul/fadd, overlap only as far as that window reaches); each core's speed over a\n"
+      "mix of op kernels, alone (core_speed) and with 2, 4, ... and all cores running it at\n"
+      "once (busy_speed: the slowest one's); the cost of an empty OpenMP\n"
       "parallel region on all CPUs and on one thread, timed by ppt-ompcost (installed next\n"
       "to ppt; $PPT_OMPCOST overrides), a process without SimGrid, whose presence slows\n"
       "OpenMP regions. Prints the measured table. Each figure is the median of many short\n"
@@ -212,6 +214,11 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   for (uint32_t j = 0; j < hw->ntlb; j++)
     fprintf(f, "%s %u entries, %u ways, miss %.3g cycles (%.3g ns over %" PRIu64 " pages)\n", hw->tlb[j].name,
             hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].miss_cycles, r->tlb_miss_ns[j], r->tlb_pages[j]);
+  if (r->busy_nc) {
+    fprintf(f, "busy cores");
+    for (uint32_t j = 0; j < r->busy_nc; j++) fprintf(f, "  %u: %.3g", r->busy_counts[j], r->busy_at[j]);
+    fprintf(f, "  (the slowest core's compute speed with that many computing at once)\n");
+  }
   if (r->tlb_in_flight > 0)
     fprintf(f, "page walks %.3g in flight  (per walk: %.3g ns chased, %.3g ns for independent loads)\n",
             r->tlb_in_flight, r->tlb_walk_chase_ns, r->tlb_walk_load_ns);
@@ -347,6 +354,16 @@ static json_object *measured_json(const ppt_calib_result *r) {
   json_object_object_add(br, "sorted_ns_per_branch", json_object_new_double(r->branch_sorted_ns));
   json_object_object_add(br, "ns_per_mispredict", json_object_new_double(r->branch_miss_ns));
   json_object_object_add(m, "branch_miss", br);
+  if (r->busy_nc) {
+    json_object *b = json_object_new_array();
+    for (uint32_t j = 0; j < r->busy_nc; j++) {
+      json_object *e = json_object_new_object();
+      json_object_object_add(e, "cores", json_object_new_int64(r->busy_counts[j]));
+      json_object_object_add(e, "speed", json_object_new_double(r->busy_at[j]));
+      json_object_array_add(b, e);
+    }
+    json_object_object_add(m, "busy_speeds", b);
+  }
   if (r->tlb_in_flight > 0) {
     json_object *w = json_object_new_object();
     json_object_object_add(w, "pages", json_object_new_int64((int64_t)r->tlb_pages[r->tlb_n - 1]));

@@ -129,6 +129,11 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     for (uint32_t i = 0; i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++) printf(" %g", hw->core_speed[i]);
     printf("  (compute speed of cores 0, 1, ... against the op figures' core)\n");
   }
+  if (hw->nbusy) {
+    printf("busy speed ");
+    for (uint32_t i = 0; i < hw->nbusy && i < PPT_HW_MAX_SPEEDS; i++) printf(" %g", hw->busy_speed[i]);
+    printf("  (each core's compute speed with 1, 2, ... cores computing at once)\n");
+  }
   for (uint32_t j = 0; j < hw->ntlb; j++) {
     printf("%s %-6s %u entries, %u ways, %u-byte pages, miss %g cycles", j ? "           " : "TLB        ",
            hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc, hw->tlb[j].page_bytes,

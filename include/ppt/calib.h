@@ -53,6 +53,9 @@
 
 /* Most working-set sizes timed when sweeping one level's effective capacity. */
 #define PPT_CALIB_MAX_SWEEP 16
+/* Most counts of busy cores timed (2, 4, ..., 256 and the package's count). */
+#define PPT_CALIB_BUSY_MAX 9
+
 /* Most working-set sizes timed when looking for levels no source describes (half
  * octaves from 4 KiB to 256 MiB and a few more). */
 #define PPT_CALIB_MAX_DISCOVER 40
@@ -253,6 +256,14 @@ typedef struct ppt_calib_result {
   uint32_t speed_n;
   int speed_cpus[PPT_HW_MAX_SPEEDS];
   double speed[PPT_HW_MAX_SPEEDS];
+  /* Busy cores (calib_busy.c): the mix on the first busy_counts[j] of speed_cpus at once,
+   * busy_at[j] the slowest one's speed over the slowest's alone; busy[k - 1] for k = 1 ..
+   * busy_n cores, filled between the counts timed (1 at one core). busy_n = 0: not
+   * measured (one core, or threads that could not be pinned). */
+  uint32_t busy_nc, busy_n;
+  uint32_t busy_counts[PPT_CALIB_BUSY_MAX];
+  double busy_at[PPT_CALIB_BUSY_MAX];
+  double busy[PPT_HW_MAX_SPEEDS];
   double fork_join_ns;        /* one OpenMP region on fork_join_threads (all CPUs) */
   double fork_join_serial_ns; /* the same region run by one thread (serialised) */
   uint32_t fork_join_threads;

@@ -130,6 +130,15 @@ typedef struct ppt_hwspec {
    * or a core past the list: 1. */
   uint32_t nspeeds;
   double core_speed[PPT_HW_MAX_SPEEDS];
+  /* Compute speed of the busy cores when k of them compute at once, relative to the same
+   * cores computing alone (file key "busy_speed": [1, 0.98, ...], entry k - 1): cores
+   * that share what the guest cannot see (a host core's SMT sibling, one power budget
+   * whose clock drops as more cores run) slow each other, and a static schedule waits
+   * for the slowest. The engine divides a thread's compute time by its core's core_speed
+   * times this at the region's thread count. nbusy = 0: 1 at every count; a count past
+   * the list: its last entry. */
+  uint32_t nbusy;
+  double busy_speed[PPT_HW_MAX_SPEEDS];
   uint32_t nlevels;
   ppt_hw_level levels[PPT_HW_MAX_LEVELS];
   uint32_t ntlb;                 /* data-TLB levels, 0: none given (no TLB is modelled) */
@@ -225,6 +234,13 @@ double ppt_hwspec_window_chains(const ppt_hwspec *hw, const double path[PPT_HW_N
 /* Relative compute speed of core `core` (hwspec.core_speed; 1 past the list). */
 static inline double ppt_hwspec_core_speed(const ppt_hwspec *hw, uint32_t core) {
   return core < hw->nspeeds && hw->core_speed[core] > 0 ? hw->core_speed[core] : 1.0;
+}
+/* Compute speed of each busy core when `busy` cores compute at once (hwspec.busy_speed;
+ * 1 without the list, the last entry past it). */
+static inline double ppt_hwspec_busy_speed(const ppt_hwspec *hw, uint32_t busy) {
+  if (hw->nbusy == 0 || busy == 0) return 1.0;
+  uint32_t i = busy <= hw->nbusy ? busy - 1 : hw->nbusy - 1;
+  return hw->busy_speed[i] > 0 ? hw->busy_speed[i] : 1.0;
 }
 /* JSON key of an op class ("ialu", ..., "loadst"); NULL when out of range. */
 const char *ppt_hwspec_opclass_name(int opclass);

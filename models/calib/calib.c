@@ -360,6 +360,28 @@ static void stage_core_speeds(calib_run *r) {
                r->cores);
 }
 
+/* Busy cores: the mix on 2, 4, ... and all of the cores whose speeds were timed at once
+ * (calib_busy.c), after the core speeds it divides by. */
+static void stage_busy_speeds(calib_run *r) {
+  ppt_calib_result *out = r->out;
+  out->busy_n = out->busy_nc = 0;
+  if (out->speed_n < 2) return;
+  calib_watch_stage(r->watch, "busy cores");
+  uint32_t m = calib_busy_counts(out->speed_n, out->busy_counts, PPT_CALIB_BUSY_MAX);
+  for (uint32_t j = 0; j < m; j++) {
+    out->busy_at[j] = calib_busy_speed(out->speed_cpus, out->busy_counts[j], out->speed, &r->t_ops);
+    if (!(out->busy_at[j] > 0)) {
+      calib_note(r->notes, sizeof r->notes,
+                 "busy_speed not measured: the op mix could not run on %u pinned threads at once.",
+                 out->busy_counts[j]);
+      return;
+    }
+  }
+  out->busy_nc = m;
+  calib_busy_fill(out->busy_counts, out->busy_at, m, out->speed_n, out->busy);
+  out->busy_n = out->speed_n;
+}
+
 /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
  * why); here, as a fallback, when the probe cannot be run. Before the bandwidth
  * threads, and without libomp started in this process, so nothing of ours competes
@@ -619,6 +641,7 @@ static int measure(calib_run *r) {
   rc = stage_ops_and_clock(r);
   home_unpin(r);
   if (!rc) stage_core_speeds(r);
+  if (!rc) stage_busy_speeds(r);
   return rc;
 }
 

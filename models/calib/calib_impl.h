@@ -164,6 +164,23 @@ void calib_ops_mix_s(const calib_timing *t, double s[CALIB_MIX_N]);
  * mix; a CPU's speed is the geometric mean over the mix of cpus[0]'s time over its own.
  * speed[i] = 0 where the thread could not be pinned. Returns the CPUs measured. */
 uint32_t calib_core_speeds(const int *cpus, uint32_t n, const calib_timing *t, double *speed);
+/* The geometric mean over the mix of ref[j] / s[j] (how much faster s ran than ref); 0
+ * when no kernel was timed in both. */
+double calib_mix_speed(const double *ref, const double *s);
+
+/* ---- calib_busy.c ---- */
+
+/* The compute speed of the slowest of cpus[0..k) while all k run the mix at once,
+ * relative to the slowest alone (speed[i]: cpus[i]'s core_speed, NULL or 0: 1), the
+ * first CPU alone timed here as the reference (hwspec busy_speed at k). 0 when the
+ * threads could not be started or pinned. */
+double calib_busy_speed(const int *cpus, uint32_t k, const double *speed, const calib_timing *t);
+/* The counts of busy cores the stage times on n cores: 2, 4, 8, ... below n, then n
+ * (none for one core); at most max of them. Returns how many. */
+uint32_t calib_busy_counts(uint32_t n, uint32_t *counts, uint32_t max);
+/* busy[0..n): 1 at one core, at[j] at counts[j] (ascending, m of them), a straight
+ * line between two timed counts, the last timed figure past the last. */
+void calib_busy_fill(const uint32_t *counts, const double *at, uint32_t m, uint32_t n, double *busy);
 /* Seconds per op: the dependent integer-add chain (one cycle per add), 1/clock. */
 double calib_add_chain_s(const calib_timing *t);
 /* Cycles per op of op class `op` (enum ppt_hw_opclass): independent chains

@@ -17,7 +17,7 @@
 
 #include "ppt/calib.h"
 
-#define MAX_FIGS (64 + PPT_HW_MAX_SPEEDS)
+#define MAX_FIGS (64 + 2 * PPT_HW_MAX_SPEEDS)
 
 /* The run-dependent numbers of a spec, with the key their citation uses. */
 typedef struct figs {
@@ -45,10 +45,6 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
   add(f, &hw->fp_chains, "fp_chains");
   add(f, &hw->contention_factor, "contention_factor");
   add(f, &hw->coherence_cycles, "coherence_cycles");
-  for (uint32_t i = 0; i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++) {
-    snprintf(k, sizeof k, "core_speed[%u]", i);
-    add(f, &hw->core_speed[i], k);
-  }
   add(f, &hw->mlp, "mlp");
   add(f, &hw->mlp_same_set_load, "mlp_same_set.load");
   add(f, &hw->mlp_same_set_store, "mlp_same_set.store");
@@ -73,6 +69,16 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
     /* the op figures share one citation ("ops") */
     add(f, &hw->ops[op].per_cycle, "ops");
     add(f, &hw->ops[op].latency, "ops");
+  }
+  /* Last: lists whose length may differ between runs (a run that could not pin its
+   * threads has none), so that the figures above line up in every run. */
+  for (uint32_t i = 0; i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++) {
+    snprintf(k, sizeof k, "core_speed[%u]", i);
+    add(f, &hw->core_speed[i], k);
+  }
+  for (uint32_t i = 0; i < hw->nbusy && i < PPT_HW_MAX_SPEEDS; i++) {
+    snprintf(k, sizeof k, "busy_speed[%u]", i);
+    add(f, &hw->busy_speed[i], k);
   }
 }
 
@@ -181,10 +187,12 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
   ppt_hwspec *copy = malloc(n * sizeof *copy);
   double *x = malloc(n * sizeof *x);
   figs *f = malloc((n + 1) * sizeof *f);
-  if (!copy || !x || !f) {
+  size_t *who = malloc(n * sizeof *who);
+  if (!copy || !x || !f || !who) {
     free(copy);
     free(x);
     free(f);
+    free(who);
     return ppt_err_set(err, PPT_ERUN, "calibrate: out of memory");
   }
   memcpy(copy, runs, n * sizeof *copy);
@@ -209,13 +217,34 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
     snprintf(key, sizeof key, "levels[%u].size", k);
     take_source(out, g, key);
   }
+  /* The speed lists at their longest: each entry is then the median of the runs that
+   * have it (a run that could not pin its threads has none). */
+  for (size_t i = 0; i < n; i++) {
+    if (runs[i].nspeeds > out->nspeeds) {
+      out->nspeeds = runs[i].nspeeds;
+      memcpy(out->core_speed, runs[i].core_speed, sizeof out->core_speed);
+      take_source(out, &runs[i], "core_speed");
+    }
+    if (runs[i].nbusy > out->nbusy) {
+      out->nbusy = runs[i].nbusy;
+      memcpy(out->busy_speed, runs[i].busy_speed, sizeof out->busy_speed);
+      take_source(out, &runs[i], "busy_speed");
+    }
+  }
   list_figures(out, &f[n]);
   for (size_t j = 0; j < f[n].n; j++) {
-    for (size_t i = 0; i < n; i++) x[i] = *f[i].v[j];
-    size_t m = median_run(x, n);
+    /* The runs that have this figure (the speed lists may be shorter in some). */
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++)
+      if (j < f[i].n && strcmp(f[i].key[j], f[n].key[j]) == 0) {
+        who[c] = i;
+        x[c++] = *f[i].v[j];
+      }
+    if (!c) continue;
+    size_t m = median_run(x, c);
     *f[n].v[j] = x[m];
     /* ops share one citation, which the clock's run keeps */
-    if (strcmp(f[n].key[j], "ops") != 0) take_source(out, &runs[m], f[n].key[j]);
+    if (strcmp(f[n].key[j], "ops") != 0) take_source(out, &runs[who[m]], f[n].key[j]);
   }
   /* Medians from different runs can invert two close latencies; the schema wants them
    * to grow outwards, as one run's figures are made to (calib.c). */
@@ -242,5 +271,6 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
   free(copy);
   free(x);
   free(f);
+  free(who);
   return ppt_hwspec_validate(out, out->name, err);
 }

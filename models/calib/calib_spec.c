@@ -111,6 +111,15 @@ static void spec_level(calib_run *r, uint32_t k) {
                  : "not sized");
 }
 
+/* v[0..n) to 3 digits into dst; n, or 0 when one of them is outside core_speed's range. */
+static uint32_t spec_speeds(const double *v, uint32_t n, double *dst) {
+  for (uint32_t i = 0; i < n && i < PPT_HW_MAX_SPEEDS; i++) {
+    dst[i] = sig3(v[i]);
+    if (!(dst[i] >= HW_MIN_CORE_SPEED && dst[i] <= HW_MAX_CORE_SPEED)) return 0;
+  }
+  return n < PPT_HW_MAX_SPEEDS ? n : PPT_HW_MAX_SPEEDS;
+}
+
 /* mlp_same_set: the last level serves the column walk's misses, so the latency the
  * spec gives it over the cycles per line is how many of them overlap. Never more than
  * mlp (a walk queued on one set is no better than random misses: above it is noise)
@@ -260,18 +269,10 @@ static void spec_figures(calib_run *r) {
   hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
   spec_fp_window(r); /* after the op latencies: it reads the spec's */
   spec_fp_chains(r);
-  /* Core speeds to 3 digits, all or none (a core that could not be timed, or one
-   * outside the schema's range, leaves the list out: every core then counts as 1). */
-  hw->nspeeds = 0;
-  for (uint32_t i = 0; i < out->speed_n && i < PPT_HW_MAX_SPEEDS; i++) {
-    double s = sig3(out->speed[i]);
-    if (!(s >= HW_MIN_CORE_SPEED && s <= HW_MAX_CORE_SPEED)) {
-      hw->nspeeds = 0;
-      break;
-    }
-    hw->core_speed[i] = s;
-    hw->nspeeds = i + 1;
-  }
+  /* Core and busy speeds to 3 digits, each list all or none (a core that could not be
+   * timed, or a figure outside the schema's range, leaves its list out: 1 then). */
+  hw->nspeeds = spec_speeds(out->speed, out->speed_n, hw->core_speed);
+  hw->nbusy = spec_speeds(out->busy, out->busy_n, hw->busy_speed);
   spec_contention(r);
   spec_tlb(r);
   hw->ops[PPT_HW_BRANCH].latency = 0;
@@ -385,6 +386,18 @@ static void cite_scalars(calib_run *r) {
          "a core's speed is the geometric mean of CPU %d's time over its own",
          r->when, r->stat, r->t_ops.trials, out->speed_cpus[0], out->speed_cpus[1],
          out->speed_n > 2 ? ", ..." : "", out->speed_cpus[0]);
+  if (hw->nbusy > 1) {
+    char timed[160] = "";
+    size_t len = 0;
+    for (uint32_t j = 0; j < out->busy_nc && len < sizeof timed; j++)
+      len += (size_t)snprintf(timed + len, sizeof timed - len, "%s%u: %.3g", j ? ", " : "",
+                              out->busy_counts[j], out->busy_at[j]);
+    cite(hw, "busy_speed",
+         "ppt calibrate%s: the core_speed mix on the first k of those CPUs at once, pinned, %s of %d trials "
+         "each; at k, the slowest thread's speed (CPU %d alone over its time) over the slowest core_speed; "
+         "timed at k = %s, straight lines between",
+         r->when, r->stat, r->t_ops.trials, out->speed_cpus[0], timed);
+  }
   const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";
   const char *fj_how = out->fork_join_probe
                            ? "timed by ppt-ompcost (no SimGrid in the process)"

@@ -21,6 +21,17 @@ static int mix_on(int cpu, const calib_timing *t, double s[CALIB_MIX_N]) {
   return 1;
 }
 
+double calib_mix_speed(const double *ref, const double *s) {
+  double lsum = 0;
+  int n = 0;
+  for (int j = 0; j < CALIB_MIX_N; j++)
+    if (ref[j] > 0 && s[j] > 0) {
+      lsum += log(ref[j] / s[j]);
+      n++;
+    }
+  return n ? exp(lsum / n) : 0;
+}
+
 uint32_t calib_core_speeds(const int *cpus, uint32_t n, const calib_timing *t, double *speed) {
   double first[CALIB_MIX_N], s[CALIB_MIX_N];
   uint32_t done = 0;
@@ -30,17 +41,8 @@ uint32_t calib_core_speeds(const int *cpus, uint32_t n, const calib_timing *t, d
   done = 1;
   for (uint32_t i = 1; i < n; i++) {
     if (!mix_on(cpus[i], t, s)) continue;
-    double lsum = 0;
-    int k = 0;
-    for (int j = 0; j < CALIB_MIX_N; j++)
-      if (first[j] > 0 && s[j] > 0) {
-        lsum += log(first[j] / s[j]);
-        k++;
-      }
-    if (k) {
-      speed[i] = exp(lsum / k);
-      done++;
-    }
+    speed[i] = calib_mix_speed(first, s);
+    done += speed[i] > 0;
   }
   return done;
 }

@@ -41,6 +41,20 @@ static int range_u(ppt_err *err, const char *name, const char *key, uint64_t v, 
                      (unsigned long long)v, (unsigned long long)lo, (unsigned long long)hi, unit);
 }
 
+/* A list of relative compute speeds (core_speed, busy_speed): at most PPT_HW_MAX_SPEEDS,
+ * each within the schema's range. */
+static int speed_list(ppt_err *err, const char *name, const char *key, const double *v, uint32_t n) {
+  if (n > PPT_HW_MAX_SPEEDS)
+    return ppt_err_set(err, PPT_EINPUT, "%s: %s lists %u speeds, at most %d", name, key, n,
+                       PPT_HW_MAX_SPEEDS);
+  for (uint32_t i = 0; i < n; i++) {
+    char p[32];
+    snprintf(p, sizeof p, "%s[%u]", key, i);
+    if (range(err, name, p, v[i], HW_MIN_CORE_SPEED, HW_MAX_CORE_SPEED, "x", 0)) return PPT_EINPUT;
+  }
+  return 0;
+}
+
 static int check_level(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_err *err) {
   const ppt_hw_level *lv = &hw->levels[i];
   char p[32], m[256];
@@ -254,15 +268,9 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
       range(err, name, "contention_factor", hw->contention_factor, HW_MIN_CONTENTION, HW_MAX_CONTENTION, "x",
             1))
     return PPT_EINPUT;
-  if (hw->nspeeds > PPT_HW_MAX_SPEEDS)
-    return ppt_err_set(err, PPT_EINPUT, "%s: core_speed lists %u speeds, at most %d", name, hw->nspeeds,
-                       PPT_HW_MAX_SPEEDS);
-  for (uint32_t i = 0; i < hw->nspeeds; i++) {
-    char p[32];
-    snprintf(p, sizeof p, "core_speed[%u]", i);
-    if (range(err, name, p, hw->core_speed[i], HW_MIN_CORE_SPEED, HW_MAX_CORE_SPEED, "x", 0))
-      return PPT_EINPUT;
-  }
+  if (speed_list(err, name, "core_speed", hw->core_speed, hw->nspeeds) ||
+      speed_list(err, name, "busy_speed", hw->busy_speed, hw->nbusy))
+    return PPT_EINPUT;
   for (int k = 0; k < PPT_HW_NOPCLASS; k++) {
     char p[48];
     snprintf(p, sizeof p, "ops.%s.per_cycle", ppt_hwspec_opclass_name(k));

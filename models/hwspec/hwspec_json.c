@@ -82,6 +82,15 @@ static int has_ops(const ppt_hwspec *hw) {
 static json_object *level_item(const ppt_hwspec *hw, uint32_t i) { return level_json(&hw->levels[i]); }
 static json_object *tlb_item(const ppt_hwspec *hw, uint32_t i) { return tlb_json(&hw->tlb[i]); }
 
+/* o[key] = [v[0], ..., v[n - 1]], left out when n = 0; -1 when out of memory. */
+static int add_speeds(json_object *o, const char *key, const double *v, uint32_t n) {
+  if (n == 0) return 0;
+  json_object *a = json_object_new_array();
+  int rc = 0;
+  for (uint32_t i = 0; a && i < n && i < PPT_HW_MAX_SPEEDS; i++) rc |= json_object_array_add(a, num(v[i])) != 0;
+  return rc | (a ? add(o, key, a) : -1);
+}
+
 /* o[key] = [item(hw, 0), ..., item(hw, n - 1)]; -1 when out of memory. */
 static int add_array(json_object *o, const char *key, const ppt_hwspec *hw, uint32_t n,
                      json_object *(*item)(const ppt_hwspec *, uint32_t)) {
@@ -128,12 +137,8 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   if (hw->fp_window > 0) rc |= add(o, "fp_window", num(hw->fp_window));
   if (hw->fp_chains > 0) rc |= add(o, "fp_chains", num(hw->fp_chains));
   if (hw->contention_factor > 0) rc |= add(o, "contention_factor", num(hw->contention_factor));
-  if (hw->nspeeds) {
-    json_object *a = json_object_new_array();
-    for (uint32_t i = 0; a && i < hw->nspeeds && i < PPT_HW_MAX_SPEEDS; i++)
-      rc |= json_object_array_add(a, num(hw->core_speed[i])) != 0;
-    rc |= a ? add(o, "core_speed", a) : -1;
-  }
+  rc |= add_speeds(o, "core_speed", hw->core_speed, hw->nspeeds);
+  rc |= add_speeds(o, "busy_speed", hw->busy_speed, hw->nbusy);
   rc |= add_array(o, "levels", hw, hw->nlevels < PPT_HW_MAX_LEVELS ? hw->nlevels : PPT_HW_MAX_LEVELS, level_item);
   if (hw->ntlb) rc |= add_array(o, "tlb", hw, hw->ntlb < PPT_HW_MAX_TLB ? hw->ntlb : PPT_HW_MAX_TLB, tlb_item);
   if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0 || hw->dram_core_bw_bytes_per_s > 0) {

@@ -137,30 +137,34 @@ static int get_nonneg(pctx *c, json_object *o, const char *path, const char *key
   return get_number(c, o, path, key, required, 1, out);
 }
 
-/* "core_speed": 1 to PPT_HW_MAX_SPEEDS positive numbers (their range is checked in
- * hwspec_check.c). */
-static int get_speeds(pctx *c, json_object *root, ppt_hwspec *hw) {
+/* "core_speed" and "busy_speed": each 1 to PPT_HW_MAX_SPEEDS positive numbers (their
+ * range is checked in hwspec_check.c). */
+static int get_speed_list(pctx *c, json_object *root, const char *key, double *out, uint32_t *count) {
   json_object *v;
   int present;
-  int rc = lookup(c, root, "", "core_speed", 0, &v, &present);
+  int rc = lookup(c, root, "", key, 0, &v, &present);
   if (rc || !present) return rc;
-  if (!json_object_is_type(v, json_type_array))
-    return fail(c, "core_speed", "must be an array, got %s", got(v));
+  if (!json_object_is_type(v, json_type_array)) return fail(c, key, "must be an array, got %s", got(v));
   size_t n = json_object_array_length(v);
   if (n == 0 || n > PPT_HW_MAX_SPEEDS)
-    return fail(c, "core_speed", "must list 1 to %d speeds (got %zu)", PPT_HW_MAX_SPEEDS, n);
+    return fail(c, key, "must list 1 to %d speeds (got %zu)", PPT_HW_MAX_SPEEDS, n);
   for (size_t i = 0; i < n; i++) {
     json_object *x = json_object_array_get_idx(v, i);
     char p[32];
-    snprintf(p, sizeof p, "core_speed[%zu]", i);
+    snprintf(p, sizeof p, "%s[%zu]", key, i);
     if (!json_object_is_type(x, json_type_double) && !json_object_is_type(x, json_type_int))
       return fail(c, p, "must be a number, got %s", got(x));
     double s = json_object_get_double(x);
     if (!isfinite(s) || s <= 0) return fail(c, p, "must be a positive number (got %g)", s);
-    hw->core_speed[i] = s;
+    out[i] = s;
   }
-  hw->nspeeds = (uint32_t)n;
+  *count = (uint32_t)n;
   return 0;
+}
+
+static int get_speeds(pctx *c, json_object *root, ppt_hwspec *hw) {
+  int rc = get_speed_list(c, root, "core_speed", hw->core_speed, &hw->nspeeds);
+  return rc ? rc : get_speed_list(c, root, "busy_speed", hw->busy_speed, &hw->nbusy);
 }
 
 static int get_str(pctx *c, json_object *o, const char *path, const char *key, int required, char *buf,
@@ -375,6 +379,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
                                      "contention_factor",
                                      "coherence_cycles",
                                      "core_speed",
+                                     "busy_speed",
                                      "levels",
                                      "tlb",
                                      "dram",

@@ -391,6 +391,34 @@ START_TEST(core_speed) {
 }
 END_TEST
 
+/* busy_speed: each busy core's speed with 1, 2, ... cores computing at once, parsed and
+ * checked as core_speed is; a count past the list takes its last entry, a spec without
+ * it 1 at every count. */
+START_TEST(busy_speed) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(BRANCH(", 'busy_speed': [1, 0.95, 0.8]"), &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.nbusy, 3);
+  ck_assert(ppt_hwspec_busy_speed(&hw, 1) == 1);
+  ck_assert(ppt_hwspec_busy_speed(&hw, 2) == 0.95);
+  ck_assert(ppt_hwspec_busy_speed(&hw, 3) == 0.8);
+  ck_assert(ppt_hwspec_busy_speed(&hw, 16) == 0.8);
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
+  ck_assert(json_says(&hw, "\"busy_speed\""));
+  round_trip(&hw);
+  ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(hw.nbusy, 0);
+  ck_assert(ppt_hwspec_busy_speed(&hw, 8) == 1);
+  ck_assert(!json_says(&hw, "busy_speed"));
+  ck_assert_int_eq(parse_q(BRANCH(", 'busy_speed': {}"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: busy_speed: must be an array, got an object");
+  ck_assert_int_eq(parse_q(BRANCH(", 'busy_speed': [1, -0.5]"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: busy_speed[1]: must be a positive number (got -0.5)");
+  ck_assert_int_eq(parse_q(BRANCH(", 'busy_speed': [1, 0.01]"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: busy_speed[1]: 0.01 is out of range [0.05, 20] x");
+}
+END_TEST
+
 /* FULL with `extra` added to its L3 (after "'inclusive': true,"). */
 static int parse_l3(const char *extra, ppt_hwspec *hw, ppt_err *err) {
   static const char at[] = "'inclusive': true,";
@@ -987,6 +1015,7 @@ int main(void) {
   tcase_add_test(tc, fp_window);
   tcase_add_test(tc, contention_factor);
   tcase_add_test(tc, core_speed);
+  tcase_add_test(tc, busy_speed);
   tcase_add_test(tc, victim_ways_key);
   tcase_add_test(tc, hashed_sets_key);
   tcase_add_test(tc, fp_window_relation);

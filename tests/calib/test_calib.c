@@ -520,6 +520,66 @@ START_TEST(core_speed_plausible) {
 }
 END_TEST
 
+/* busy_speed: on the test host's cores the mix ran on 2, 4, ... and all of them at once;
+ * one core alone is 1 by definition, each timed count's figure is in the spec (3
+ * digits) with the counts between on a straight line, cited with the counts, written
+ * and read back. Busy cores slow each other on shared hosts (0.95 on the 2-vCPU
+ * validation guest), but not to a third, and do not speed each other up by a third. */
+START_TEST(busy_speed_plausible) {
+  ck_assert_msg(g_rc == 0, "%s", g_err.msg);
+  const ppt_calib_result *r = &g_res;
+  const ppt_hwspec *hw = &r->hw;
+  if (one_core_host(r)) {
+    ck_assert_uint_eq(hw->nbusy, 0);
+    return;
+  }
+  ck_assert_uint_ge(r->busy_nc, 1);
+  ck_assert_uint_eq(r->busy_n, r->speed_n);
+  ck_assert_uint_eq(hw->nbusy, r->busy_n);
+  ck_assert(r->busy[0] == 1 && hw->busy_speed[0] == 1);
+  ck_assert_uint_eq(r->busy_counts[r->busy_nc - 1], r->speed_n);
+  for (uint32_t j = 0; j < r->busy_nc; j++) {
+    uint32_t k = r->busy_counts[j];
+    ck_assert_msg(r->busy_at[j] > 0.33 && r->busy_at[j] < 1.33, "%u cores: %g", k, r->busy_at[j]);
+    ck_assert(r->busy[k - 1] == r->busy_at[j]);
+    ck_assert_msg(fabs(hw->busy_speed[k - 1] - r->busy_at[j]) <= ROUNDING_STEP * r->busy_at[j], "%g vs %g",
+                  hw->busy_speed[k - 1], r->busy_at[j]);
+  }
+  cite_has(hw, "busy_speed", "timed at k = %u: ", r->busy_counts[0]);
+  ppt_hwspec back;
+  read_back(hw, "busy_speed", &back);
+  ck_assert_uint_eq(back.nbusy, hw->nbusy);
+  ck_assert(back.busy_speed[1] == hw->busy_speed[1]);
+}
+END_TEST
+
+/* The counts of busy cores timed and the figures between them, by hand: on 16 cores 2, 4,
+ * 8, 16; on 6, 2, 4, 6; on 2, just 2; on 1, none. Filled: 1 at one core, the timed
+ * figures at their counts, a straight line between (at 3 of 2 -> 0.9 and 4 -> 0.7: 0.8;
+ * at 12 of 8 -> 0.6 and 16 -> 0.4: 0.5), the last past the last. */
+START_TEST(busy_counts_fill) {
+  uint32_t c[PPT_CALIB_BUSY_MAX];
+  ck_assert_uint_eq(calib_busy_counts(16, c, PPT_CALIB_BUSY_MAX), 4);
+  ck_assert(c[0] == 2 && c[1] == 4 && c[2] == 8 && c[3] == 16);
+  ck_assert_uint_eq(calib_busy_counts(6, c, PPT_CALIB_BUSY_MAX), 3);
+  ck_assert(c[0] == 2 && c[1] == 4 && c[2] == 6);
+  ck_assert_uint_eq(calib_busy_counts(2, c, PPT_CALIB_BUSY_MAX), 1);
+  ck_assert(c[0] == 2);
+  ck_assert_uint_eq(calib_busy_counts(1, c, PPT_CALIB_BUSY_MAX), 0);
+  ck_assert_uint_eq(calib_busy_counts(256, c, PPT_CALIB_BUSY_MAX), 8); /* 2 .. 128, 256 */
+  ck_assert_uint_eq(c[7], 256);
+  const uint32_t counts[4] = {2, 4, 8, 16};
+  const double at[4] = {0.9, 0.7, 0.6, 0.4};
+  double busy[20];
+  calib_busy_fill(counts, at, 4, 16, busy);
+  const double want[16] = {1,     0.9,  0.8,   0.7, 0.675, 0.65, 0.625, 0.6,
+                           0.575, 0.55, 0.525, 0.5, 0.475, 0.45, 0.425, 0.4};
+  for (int k = 0; k < 16; k++) ck_assert_msg(fabs(busy[k] - want[k]) < 1e-12, "%d cores: %g", k + 1, busy[k]);
+  calib_busy_fill(counts, at, 2, 6, busy); /* timed at 2 and 4 only: 5 and 6 take 4's */
+  ck_assert(busy[4] == 0.7 && busy[5] == 0.7 && busy[2] == 0.8);
+}
+END_TEST
+
 /* The one-thread stages (clock, ops) ran pinned to the first core of the package: the
  * core core_speed[0] is, and the one a program's first thread gets with
  * OMP_PROC_BIND=true; the clock and op citations say so. On a host where this process
@@ -1422,6 +1482,30 @@ START_TEST(repeat_medians) {
   ck_assert_ptr_null(strstr(text, "\"mlp_same_set\""));
   ck_assert_msg(ppt_hwspec_parse(text, "median.json", &three[0], &err) == 0, "%s", err.msg);
   free(text);
+  /* Speed lists of different lengths (a run that could not pin its threads has none):
+   * each entry the median of the runs that have it (busy 0.9 - 0.8 -> 0.8, lower middle;
+   * 0.7 alone), the list as long as the longest, whichever run gave the geometry. */
+  ppt_hwspec sp[3] = {runs[0], runs[1], runs[2]};
+  sp[0].nbusy = 2;
+  sp[0].busy_speed[0] = 1;
+  sp[0].busy_speed[1] = 0.9;
+  sp[1].nbusy = 0;
+  sp[2].nbusy = 3;
+  sp[2].busy_speed[0] = 1;
+  sp[2].busy_speed[1] = 0.8;
+  sp[2].busy_speed[2] = 0.7;
+  for (int i = 0; i < 3; i++) {
+    char t[32];
+    snprintf(t, sizeof t, "run %d", i);
+    if (sp[i].nbusy) set_cite(&sp[i], "busy_speed[1]", t);
+    if (sp[i].nbusy) set_cite(&sp[i], "busy_speed", t);
+  }
+  ck_assert_msg(ppt_calib_median_spec(sp, 3, &out, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(out.nbusy, 3);
+  ck_assert(out.busy_speed[0] == 1 && out.busy_speed[1] == 0.8 && out.busy_speed[2] == 0.7);
+  ck_assert_str_eq(cite_of(&out, "busy_speed[1]"), "run 2");
+  ck_assert_str_eq(cite_of(&out, "busy_speed"), "run 2"); /* the list's, from the longest */
+  ck_assert(out.mlp == 7); /* the figures before the lists still line up: 9 3 7 -> 7 */
   ck_assert_int_eq(ppt_calib_median_spec(runs, 0, &out, &err), PPT_EINPUT);
   /* One run of three that missed a level: left out, named in the notes, the medians are
    * the other two's; two runs of two shapes: another machine. */
@@ -1587,6 +1671,7 @@ START_TEST(stages_and_watchdog) {
   double t0 = calib_now();
   int rc = ppt_calib_run(&cfg, "t", NULL, r, &err);
   double t1 = calib_now();
+  uint32_t busy_nc = r->busy_nc;
   free(r);
   ck_assert_msg(rc == 0, "%s", err.msg);
   size_t n = l.n, starts = 0, calls = 0;
@@ -1622,7 +1707,8 @@ START_TEST(stages_and_watchdog) {
   ck_assert_uint_ge(starts, 12);
   size_t last = n - 1;
   while (last > 0 && l.seconds[last] > 0) last--;
-  ck_assert_str_eq(l.stage[last], "core speeds");
+  /* the last stage: the busy cores' where there are two cores to time, else the speeds' */
+  ck_assert_str_eq(l.stage[last], busy_nc ? "busy cores" : "core speeds");
   /* The watchdog has stopped: nothing more comes. */
   usleep(100000);
   ck_assert_uint_eq(l.n, n);
@@ -1647,6 +1733,8 @@ int main(void) {
   tcase_add_test(m, contention_plausible);
   tcase_add_test(m, core_speed_plausible);
   tcase_add_test(m, core_speed_same_cpu);
+  tcase_add_test(m, busy_speed_plausible);
+  tcase_add_test(m, busy_counts_fill);
   tcase_add_test(m, home_cpu_pinned);
   tcase_add_test(m, sysfs_geometry_matches_host);
   tcase_add_test(m, host_levels_cover_cpuid);

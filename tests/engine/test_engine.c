@@ -235,6 +235,22 @@ START_TEST(core_link_fills_only) {
 }
 END_TEST
 
+/* Two DRAM streams of a region on node's cores 0 and 1: core 1's takes 16468 cycles, as
+ * on equal cores (two streams share DRAM: dram_contention), whatever the core speeds. */
+static void dram_stream_not_slowed(const ppt_node *node) {
+  ppt_tasklist *tl = stream_from(2, 2, 0);
+  const ppt_tasklist *tls[] = {tl, tl};
+  ppt_program *prog = ppt_program_new();
+  ppt_node_result *res;
+  ppt_err err;
+  ck_assert_int_eq(ppt_program_add_parallel(prog, 2, tls, &err), 0);
+  ck_assert_msg(ppt_node_run(node, prog, &res, &err) == 0, "%s", err.msg);
+  ck_close(thread_busy(res, 0, 1), 16468 * NS);
+  ppt_node_result_free(res);
+  ppt_program_free(prog);
+  ppt_tasklist_free(tl);
+}
+
 /* Cores of different speed (hwspec core_speed [1, 0.8]): two threads of 1000 compute
  * cycles each take 1000 on core 0 and 1000 / 0.8 = 1250 on core 1, and the region lasts
  * as long as the slower (1250, core 0 waiting 250); a third thread, on a core past the
@@ -255,17 +271,45 @@ START_TEST(core_speeds) {
   ck_close(ppt_node_result_seconds(res), 1250 * NS);
   ppt_node_result_free(res);
   ppt_tasklist_free(tl);
-  tl = stream_from(2, 2, 0);
-  const ppt_tasklist *tls[] = {tl, tl};
-  ppt_program *prog = ppt_program_new();
-  ppt_err err;
-  ck_assert_int_eq(ppt_program_add_parallel(prog, 2, tls, &err), 0);
-  ck_assert_msg(ppt_node_run(node, prog, &res, &err) == 0, "%s", err.msg);
-  ck_close(thread_busy(res, 0, 1), 16468 * NS); /* two streams share DRAM: dram_contention */
-  ppt_node_result_free(res);
-  ppt_program_free(prog);
+  dram_stream_not_slowed(node);
   ppt_node_free(node);
+}
+END_TEST
+
+/* Busy cores slow each other (hwspec busy_speed [1, 0.8, 0.5] with core_speed [1, 0.8]):
+ * one thread of 1000 compute cycles takes 1000; two take 1000 / 0.8 = 1250 on core 0 and
+ * 1000 / (0.8 * 0.8) = 1562.5 on core 1; four take 1000 / 0.5 = 2000 on cores 0, 2 and 3
+ * (past the speed list: 1; past the busy list: its last entry) and 2500 on core 1.
+ * Memory is not slowed: a DRAM stream on core 1 of two takes as long as without the
+ * lists (16468 cycles, core_speeds below). */
+START_TEST(busy_speeds) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 2);
+  hw.nspeeds = 2;
+  hw.core_speed[0] = 1;
+  hw.core_speed[1] = 0.8;
+  hw.nbusy = 3;
+  hw.busy_speed[0] = 1;
+  hw.busy_speed[1] = 0.8;
+  hw.busy_speed[2] = 0.5;
+  ppt_node *node = make_node(&hw, 4, PPT_OVERLAP_SUM);
+  ppt_tasklist *tl = compute_only(1000);
+  ppt_node_result *res = run_parallel(node, 1, tl);
+  ck_close(thread_busy(res, 0, 0), 1000 * NS);
+  ppt_node_result_free(res);
+  res = run_parallel(node, 2, tl);
+  ck_close(thread_busy(res, 0, 0), 1250 * NS);
+  ck_close(thread_busy(res, 0, 1), 1562.5 * NS);
+  ck_close(ppt_node_result_seconds(res), 1562.5 * NS);
+  ppt_node_result_free(res);
+  res = run_parallel(node, 4, tl);
+  ck_close(thread_busy(res, 0, 0), 2000 * NS);
+  ck_close(thread_busy(res, 0, 1), 2500 * NS);
+  ck_close(thread_busy(res, 0, 3), 2000 * NS);
+  ppt_node_result_free(res);
   ppt_tasklist_free(tl);
+  dram_stream_not_slowed(node);
+  ppt_node_free(node);
 }
 END_TEST
 
@@ -481,6 +525,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, core_dram_link);
   tcase_add_test(tc, core_link_fills_only);
   tcase_add_test(tc, core_speeds);
+  tcase_add_test(tc, busy_speeds);
   tcase_add_test(tc, barrier_regions);
   tcase_add_test(tc, shared_cache_instances);
   tcase_add_test(tc, single_core_matches_time_compute);
