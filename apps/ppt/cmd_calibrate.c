@@ -27,7 +27,9 @@ static void help(void) {
       "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
       "alone); misses in flight, for random lines and for a column walk whose lines all\n"
       "fall in one L1 set (mlp, mlp_same_set); the cost of a cache-to-cache transfer (two\n"
-      "threads on two cores hand one line back and forth); what false sharing costs a loop\n"
+      "threads on two cores hand one line back and forth); whether a cache the sources call\n"
+      "shared is shared in practice (two CPUs of it chase sets that together overflow one\n"
+      "instance: a guest's CPUs may sit on separate L3s); what false sharing costs a loop\n"
       "(contention_factor: iterations of a few integer ops, each storing into its thread's\n"
       "own word of one cache line, on those two cores together against one core alone);\n"
       "throughput and latency of each op class; the cost of a mispredicted branch (a loop\n"
@@ -294,6 +296,33 @@ static json_object *measured_json(const ppt_calib_result *r) {
       json_object_object_add(e, "near_bytes", json_object_new_int64((int64_t)r->lat_near_bytes[k]));
       json_object_object_add(e, "near_latency_ns", json_object_new_double(r->lat_near_ns[k]));
       json_object_object_add(e, "near_used", json_object_new_boolean(r->near[k]));
+    }
+    if (k < n && r->ret_n[k]) {
+      /* One core's cyclic sweeps: what a stream keeps of the level (the retention stage). */
+      json_object *sw = json_object_new_array();
+      for (uint32_t i = 0; i < r->ret_n[k]; i++) {
+        json_object *p = json_object_new_object();
+        json_object_object_add(p, "bytes", json_object_new_int64((int64_t)r->ret_bytes[k][i]));
+        json_object_object_add(p, "bytes_per_s", json_object_new_double(r->ret_bw[k][i]));
+        json_object_object_add(p, "share", json_object_new_double(r->ret_share[k][i]));
+        json_object_array_add(sw, p);
+      }
+      json_object_object_add(e, "stream_sweeps", sw);
+      json_object_object_add(e, "stream_capacity_bytes", json_object_new_int64((int64_t)r->ret_capacity[k]));
+    }
+    if (k < n && r->share_evicted[k] >= 0) {
+      /* Two CPUs of the instance chasing at once (calib_share.c). */
+      json_object *sh = json_object_new_object();
+      json_object *c = json_object_new_array();
+      json_object_array_add(c, json_object_new_int64(r->share_cpus[k][0]));
+      json_object_array_add(c, json_object_new_int64(r->share_cpus[k][1]));
+      json_object_object_add(sh, "cpus", c);
+      json_object_object_add(sh, "bytes", json_object_new_int64((int64_t)r->share_bytes[k]));
+      json_object_object_add(sh, "alone_ns", json_object_new_double(r->share_alone_ns[k]));
+      json_object_object_add(sh, "together_ns", json_object_new_double(r->share_together_ns[k]));
+      json_object_object_add(sh, "evicted", json_object_new_double(r->share_evicted[k]));
+      json_object_object_add(sh, "private", json_object_new_boolean(r->share_private[k]));
+      json_object_object_add(e, "sharing", sh);
     }
     json_object_object_add(e, "bandwidth_bytes", json_object_new_int64((int64_t)r->bw_bytes[k]));
     json_object_object_add(e, "bandwidth_threads", json_object_new_int64(r->bw_threads[k]));

@@ -209,6 +209,17 @@ typedef struct ppt_calib_result {
   double ret_share[PPT_HW_MAX_LEVELS][PPT_CALIB_RET_POINTS];
   uint32_t ret_n[PPT_HW_MAX_LEVELS];
   uint64_t ret_capacity[PPT_HW_MAX_LEVELS];
+  /* Sharing (calib_share.c), for a level the sources say two or more CPUs share: CPU
+   * share_cpus[k][0]'s chase over share_bytes[k] alone (share_alone_ns) and while CPU
+   * share_cpus[k][1] chases as much of its own (share_together_ns); share_evicted[k] is
+   * how far the partner moved it from alone towards DRAM's latency, 0-1 (-1: not
+   * measured). share_private[k]: under a quarter, with the set fitting alone: each CPU
+   * has an instance of its own in practice, and the spec says shared_by 1. */
+  int share_cpus[PPT_HW_MAX_LEVELS][2];
+  uint64_t share_bytes[PPT_HW_MAX_LEVELS];
+  double share_alone_ns[PPT_HW_MAX_LEVELS], share_together_ns[PPT_HW_MAX_LEVELS];
+  double share_evicted[PPT_HW_MAX_LEVELS];
+  int share_private[PPT_HW_MAX_LEVELS];
   /* Data TLB: levels from CPUID (tlb_source names the leaves; tlb_n 0: unknown), and
    * per level the extra ns of a pointer chase over tlb_pages[j] 4 KiB pages (one line
    * each) against the same lines on huge pages, beyond the levels above (calib_tlb.c). */

@@ -421,6 +421,17 @@ void calib_unpin_self(const cpu_set_t *saved);
 int calib_on_two_cpus(const int cpus[2], void *(*partner)(void *), void *partner_arg, void (*body)(void *),
                       void *body_arg);
 
+/* ---- calib_share.c ---- */
+/* CPU cpus[0]'s pointer chase over `bytes` (one line per step, a random cyclic
+ * permutation, huge pages) alone (*alone_ns) and while CPU cpus[1] chases another
+ * `bytes` of its own (*together_ns). -1 (both 0) when out of memory or the CPUs cannot
+ * be used, else 0. */
+int calib_share_ns(const int cpus[2], size_t bytes, gsl_rng *rng, const calib_timing *t, double *alone_ns,
+                   double *together_ns);
+/* How far the partner moved the chase from its latency alone towards DRAM's, in [0, 1];
+ * -1 when the figures cannot say (DRAM not slower than alone, a figure missing). */
+double calib_share_evicted(double alone_ns, double together_ns, double dram_ns);
+
 /* ---- calib_contend.c ---- */
 /* False sharing in a worksharing loop: iterations of a few integer ops (a step of a
  * 32-bit hash, each on the last one's value) each adding to the thread's own 8-byte word

@@ -131,6 +131,19 @@ static void take_source(ppt_hwspec *out, const ppt_hwspec *run, const char *key)
   if (out->nsources < PPT_HW_MAX_SOURCES) out->sources[out->nsources++] = *s;
 }
 
+/* The run with the median size of level k (x: scratch for n figures). */
+static const ppt_hwspec *size_median_run(const ppt_hwspec *runs, size_t n, uint32_t k, double *x) {
+  for (size_t i = 0; i < n; i++) x[i] = (double)runs[i].levels[k].size;
+  return &runs[median_run(x, n)];
+}
+
+/* take_source of "levels[k]" + field. */
+static void take_level_source(ppt_hwspec *out, const ppt_hwspec *g, uint32_t k, const char *field) {
+  char key[64];
+  snprintf(key, sizeof key, "levels[%u]%s", k, field);
+  take_source(out, g, key);
+}
+
 static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err *err);
 
 static int same_shape(const ppt_hwspec *a, const ppt_hwspec *b) {
@@ -204,18 +217,14 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
   for (size_t i = 0; i < n; i++) x[i] = (double)runs[i].levels[L - 1].size;
   *out = runs[median_run(x, n)];
   for (uint32_t k = 0; k < L; k++) {
-    for (size_t i = 0; i < n; i++) x[i] = (double)runs[i].levels[k].size;
-    const ppt_hwspec *g = &runs[median_run(x, n)];
+    const ppt_hwspec *g = size_median_run(runs, n, k, x);
     out->levels[k].size = g->levels[k].size;
     out->levels[k].assoc = g->levels[k].assoc;
     out->levels[k].replacement = g->levels[k].replacement;
     out->levels[k].victim_ways = g->levels[k].victim_ways;
     out->levels[k].hashed_sets = g->levels[k].hashed_sets;
-    char key[64];
-    snprintf(key, sizeof key, "levels[%u]", k);
-    take_source(out, g, key);
-    snprintf(key, sizeof key, "levels[%u].size", k);
-    take_source(out, g, key);
+    take_level_source(out, g, k, "");
+    take_level_source(out, g, k, ".size");
   }
   /* The speed lists at their longest: each entry is then the median of the runs that
    * have it (a run that could not pin its threads has none). */
