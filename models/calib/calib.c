@@ -53,12 +53,6 @@ static uint32_t min_u32(uint32_t a, uint32_t b) {
   return a < b ? a : b;
 }
 
-/* The sysfs CPU folder to read SMT siblings from when picking CPUs (none with a fake
- * sysfs tree: its CPUs are not this machine's). */
-static const char *sibling_dir(const calib_run *r) {
-  return r->cfg->sysfs_dir ? NULL : r->cpu_dir;
-}
-
 /* The call's arguments and the trials' policy. */
 static void run_init(calib_run *r, const ppt_calib_config *cfg, const char *name, const char *date,
                      ppt_calib_result *out, ppt_err *err) {
@@ -298,7 +292,7 @@ static int stage_chases(calib_run *r) {
 static void stage_c2c(calib_run *r) {
   ppt_calib_result *out = r->out;
   out->c2c_cpus[0] = out->c2c_cpus[1] = -1;
-  if (calib_cpus_primary(r->pkg_list, sibling_dir(r), out->c2c_cpus, 2) != 2) {
+  if (calib_cpus_primary(r->pkg_list, calib_sibling_dir(r), out->c2c_cpus, 2) != 2) {
     snprintf(r->c2c_note, sizeof r->c2c_note,
              "coherence_cycles not measured: one core only (%s), no cache-to-cache transfers.", r->pkg_list);
     return;
@@ -341,51 +335,6 @@ static void stage_contend(calib_run *r) {
   out->contend_two_ns = two_s * 1e9;
 }
 
-/* Cores the speed stage times at most: the mix takes ~0.15 s a core, so 64 cores ~10 s
- * where all 256 of a large package took over a minute; the cores past the list run at
- * 1 (ppt_hwspec_core_speed), and the notes say how many were timed. */
-#define SPEED_MAX_CORES 64
-
-/* Core speeds: the op mix on each core of the package in turn (calib_speed.c), after
- * the op figures, whose core is the first. */
-static void stage_core_speeds(calib_run *r) {
-  ppt_calib_result *out = r->out;
-  calib_watch_stage(r->watch, "core speeds");
-  uint32_t n = r->cores < SPEED_MAX_CORES ? r->cores : SPEED_MAX_CORES;
-  n = calib_cpus_primary(r->pkg_list, sibling_dir(r), out->speed_cpus, n);
-  out->speed_n = n > 1 && calib_core_speeds(out->speed_cpus, n, &r->t_ops, out->speed) == n ? n : 0;
-  if (out->speed_n && r->cores > out->speed_n)
-    calib_note(r->notes, sizeof r->notes,
-               "core_speed: the first %u of %u cores timed; the others are taken to run at 1.", out->speed_n,
-               r->cores);
-}
-
-/* Busy cores: the mix on 2, 4, ... and all of the cores whose speeds were timed at once
- * (calib_busy.c), after the core speeds it divides by. */
-static void stage_busy_speeds(calib_run *r) {
-  ppt_calib_result *out = r->out;
-  out->busy_n = out->busy_nc = 0;
-  if (out->speed_n < 2) return;
-  calib_watch_stage(r->watch, "busy cores");
-  uint32_t m = calib_busy_counts(out->speed_n, out->busy_counts, PPT_CALIB_BUSY_MAX);
-  for (uint32_t j = 0; j < m; j++) {
-    out->busy_at[j] = calib_busy_speed(out->speed_cpus, out->busy_counts[j], out->speed, &r->t_ops);
-    if (!(out->busy_at[j] > 0)) {
-      calib_note(r->notes, sizeof r->notes,
-                 "busy_speed not measured: the op mix could not run on %u pinned threads at once.",
-                 out->busy_counts[j]);
-      return;
-    }
-  }
-  out->busy_nc = m;
-  /* Busy cores do not speed each other up: a figure above 1 is the host's noise (this
-   * guest read 0.79-1.11 at 2 cores from run to run), and the spec takes 1 there. */
-  double at[PPT_CALIB_BUSY_MAX];
-  for (uint32_t j = 0; j < m; j++) at[j] = out->busy_at[j] < 1 ? out->busy_at[j] : 1;
-  calib_busy_fill(out->busy_counts, at, m, out->speed_n, out->busy);
-  out->busy_n = out->speed_n;
-}
-
 /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says
  * why); here, as a fallback, when the probe cannot be run. Before the bandwidth
  * threads, and without libomp started in this process, so nothing of ours competes
@@ -417,7 +366,7 @@ static void stage_fork_join(calib_run *r) {
 static int dram_one_core(calib_run *r, uint32_t nt, const int *cpus, int pinned, double bw) {
   ppt_calib_result *out = r->out;
   int rc = 0, huge = 0, one = -1;
-  if (calib_cpus_primary(r->pkg_list, sibling_dir(r), &one, 1) != 1) one = -1;
+  if (calib_cpus_primary(r->pkg_list, calib_sibling_dir(r), &one, 1) != 1) one = -1;
   size_t all = (size_t)r->dram_bytes / 64 * 64;
   size_t chunk1 = all > ((size_t)1 << 20) ? (size_t)1 << 20 : all;
   double core = nt == 1 ? bw : calib_stream_bw(all, chunk1, 1, one >= 0 ? &one : NULL, &r->t_mem, &huge);
@@ -444,7 +393,7 @@ static int bandwidth(calib_run *r, uint32_t k) {
   uint32_t nt = min_u32(k < n ? hw->levels[k].shared_by : r->cores, r->max_threads);
   nt = min_u32(nt, (uint32_t)(sizeof cpus / sizeof cpus[0]));
   const char *list = k < n ? out->caches.levels[k].shared_cpu_list : r->pkg_list;
-  int pinned = calib_cpus_primary(list, sibling_dir(r), cpus, nt) == nt;
+  int pinned = calib_cpus_primary(list, calib_sibling_dir(r), cpus, nt) == nt;
   if (!pinned && nt > 1) snprintf(r->pinned_note, sizeof r->pinned_note, " (threads not pinned)");
   /* Half a cache level (its effective capacity when swept); the near set when a level
    * that behaves smaller could not be sized. */
@@ -486,7 +435,8 @@ static void stage_retention(calib_run *r) {
     if (!out->near[k] && out->caches.levels[k].source != PPT_CALIB_GEO_SWEEP) continue;
     double in = out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k];
     int cpu = -1, huge = 0;
-    if (calib_cpus_primary(out->caches.levels[k].shared_cpu_list, sibling_dir(r), &cpu, 1) != 1) cpu = -1;
+    if (calib_cpus_primary(out->caches.levels[k].shared_cpu_list, calib_sibling_dir(r), &cpu, 1) != 1)
+      cpu = -1;
     out->ret_capacity[k] = calib_retention(out->caches.levels[k].size, in, out->dram_core_bytes_per_s,
                                            cpu >= 0 ? &cpu : NULL, &r->t_mem, out->ret_bytes[k],
                                            out->ret_bw[k], out->ret_share[k], &out->ret_n[k], &huge);
@@ -511,7 +461,8 @@ static void stage_share(calib_run *r) {
     out->share_private[k] = 0;
     if (!rng || k == 0 || r->hw->levels[k].shared_by < 2) continue;
     int cpus[2];
-    if (calib_cpus_primary(out->caches.levels[k].shared_cpu_list, sibling_dir(r), cpus, 2) != 2) continue;
+    if (calib_cpus_primary(out->caches.levels[k].shared_cpu_list, calib_sibling_dir(r), cpus, 2) != 2)
+      continue;
     uint64_t holds = out->near[k] ? (out->eff_bytes[k] ? out->eff_bytes[k] : out->lat_near_bytes[k])
                                   : out->caches.levels[k].size;
     uint64_t bytes = holds / 4 * 3 / 4096 * 4096;
@@ -656,7 +607,7 @@ static void home_unpin(calib_run *r) {
 static void home_find(calib_run *r) {
   int cpu = -1;
   cpu_set_t saved;
-  if (calib_cpus_primary(r->pkg_list, sibling_dir(r), &cpu, 1) != 1 || !calib_pin_self(cpu, &saved))
+  if (calib_cpus_primary(r->pkg_list, calib_sibling_dir(r), &cpu, 1) != 1 || !calib_pin_self(cpu, &saved))
     cpu = -1;
   else
     calib_unpin_self(&saved);
@@ -684,8 +635,7 @@ static int measure(calib_run *r) {
   home_pin(r);
   rc = stage_ops_and_clock(r);
   home_unpin(r);
-  if (!rc) stage_core_speeds(r);
-  if (!rc) stage_busy_speeds(r);
+  if (!rc) calib_stage_cores(r);
   return rc;
 }
 

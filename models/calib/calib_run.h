@@ -53,4 +53,14 @@ typedef struct calib_run {
  * scalar figures, TLBs), then its source, notes and citations (calib_spec.c). */
 void calib_spec_build(calib_run *r);
 
+/* The sysfs CPU folder to read SMT siblings from when picking CPUs (none with a fake
+ * sysfs tree: its CPUs are not this machine's). */
+static inline const char *calib_sibling_dir(const calib_run *r) {
+  return r->cfg->sysfs_dir ? NULL : r->cpu_dir;
+}
+
+/* calib_cores.c: core_speed (each core alone) and busy_speed (2, 4, ... and all at once),
+ * after the op figures, whose core is the first. */
+void calib_stage_cores(calib_run *r);
+
 #endif
