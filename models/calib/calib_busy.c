@@ -82,7 +82,7 @@ static int team_run(const int *cpus, uint32_t k, const calib_timing *t, busy_thr
 
 double calib_busy_speed(const int *cpus, uint32_t k, const double *speed, const calib_timing *t) {
   if (k < 1) return 0;
-  busy_thread *th = calloc(k + 1, sizeof *th);
+  busy_thread *th = calloc(k, sizeof *th);
   if (!th) return 0;
   double r = 0;
   /* The first core alone, the reference of every speed, then all k together. */

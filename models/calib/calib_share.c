@@ -28,6 +28,7 @@ typedef struct share_body {
   size_t bytes;
   gsl_rng *rng;
   const calib_timing *t;
+  share_partner *partner; /* told to stop once the chase is timed; NULL alone */
   double ns;
 } share_body;
 
@@ -44,17 +45,11 @@ static void *partner_chase(void *p) {
   return NULL;
 }
 
+/* The timed chase; calib_on_two_cpus joins the partner after it. */
 static void body_chase(void *p) {
   share_body *b = p;
   b->ns = calib_chase_ns(b->buf, b->bytes, 64, 1, b->rng, b->t);
-}
-
-/* The partner stops once the body's chase is timed: calib_on_two_cpus joins it after. */
-static void body_then_stop(void *p) {
-  share_body *b = ((share_body **)p)[0];
-  share_partner *s = ((share_partner **)p)[1];
-  body_chase(b);
-  atomic_store(&s->stop, 1);
+  if (b->partner) atomic_store(&b->partner->stop, 1);
 }
 
 int calib_share_ns(const int cpus[2], size_t bytes, gsl_rng *rng, const calib_timing *t, double *alone_ns,
@@ -69,7 +64,7 @@ int calib_share_ns(const int cpus[2], size_t bytes, gsl_rng *rng, const calib_ti
   if (mine && theirs && perm) {
     /* The partner's cycle: slot i points to slot perm[i]. */
     for (size_t i = 0; i < n; i++) ((void **)theirs)[i * 8] = (char *)theirs + perm[i] * 64;
-    share_body b = {mine, bytes, rng, t, 0};
+    share_body b = {mine, bytes, rng, t, NULL, 0};
     cpu_set_t saved;
     if (calib_pin_self(cpus[0], &saved)) {
       body_chase(&b);
@@ -77,8 +72,8 @@ int calib_share_ns(const int cpus[2], size_t bytes, gsl_rng *rng, const calib_ti
       *alone_ns = b.ns;
       share_partner s = {.start = theirs, .n = n};
       atomic_init(&s.stop, 0);
-      void *both[2] = {&b, &s};
-      if (b.ns > 0 && calib_on_two_cpus(cpus, partner_chase, &s, body_then_stop, both) == 0 && b.ns > 0) {
+      b.partner = &s;
+      if (b.ns > 0 && calib_on_two_cpus(cpus, partner_chase, &s, body_chase, &b) == 0 && b.ns > 0) {
         *together_ns = b.ns;
         rc = 0;
       }

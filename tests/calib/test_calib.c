@@ -1431,9 +1431,11 @@ static const char *cite_of(const ppt_hwspec *hw, const char *key) {
   return "";
 }
 
-START_TEST(repeat_medians) {
+/* Five hand-made runs of hwspecs/host.json: mlp 9 3 7 1 6, L3 4 16 8 2 32 MiB, and the
+ * other figures below, each cited as its run ("run 0" ...). */
+static void median_runs(ppt_hwspec runs[5]) {
   char *path = path_join(env_dir("PPT_SOURCE_DIR"), "hwspecs/host.json");
-  ppt_hwspec base, runs[5], out;
+  ppt_hwspec base;
   ppt_err err;
   ck_assert_msg(ppt_hwspec_load(path, &base, &err) == 0, "%s", err.msg);
   free(path);
@@ -1470,6 +1472,12 @@ START_TEST(repeat_medians) {
     set_cite(&runs[i], "fp_window", t);
     set_cite(&runs[i], "contention_factor", t);
   }
+}
+
+START_TEST(repeat_medians) {
+  ppt_hwspec runs[5], out;
+  ppt_err err;
+  median_runs(runs);
   ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
   /* load 1 2 3 4 5 -> 3 (run 4); store 1 1 2 3 4 -> 2 (run 0): each from its own run */
   ck_assert(out.mlp_same_set_load == 3);
@@ -1547,6 +1555,25 @@ START_TEST(repeat_medians) {
   ck_assert_ptr_null(strstr(text, "\"mlp_same_set\""));
   ck_assert_msg(ppt_hwspec_parse(text, "median.json", &three[0], &err) == 0, "%s", err.msg);
   free(text);
+  ck_assert_int_eq(ppt_calib_median_spec(runs, 0, &out, &err), PPT_EINPUT);
+  /* One run of three that missed a level: left out, named in the notes, the medians are
+   * the other two's; two runs of two shapes: another machine. */
+  runs[1].nlevels = 2;
+  ck_assert_msg(ppt_calib_median_spec(runs, 3, &out, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(out.nlevels, runs[0].nlevels);
+  ck_assert_ptr_nonnull(strstr(out.notes, "Runs 2 left out"));
+  ck_assert_ptr_nonnull(strstr(out.notes, "median of 2 ppt calibrate runs"));
+  ck_assert_int_eq(ppt_calib_median_spec(runs, 2, &out, &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "run 2"));
+}
+END_TEST
+
+/* Speed lists of different lengths (a run that could not pin its threads has none):
+ * each entry the median of the runs that have it, the list as long as the longest. */
+START_TEST(repeat_medians_speed_lists) {
+  ppt_hwspec runs[5], out;
+  ppt_err err;
+  median_runs(runs);
   /* Speed lists of different lengths (a run that could not pin its threads has none):
    * each entry the median of the runs that have it (busy 0.9 - 0.8 -> 0.8, lower middle;
    * 0.7 alone), the list as long as the longest, whichever run gave the geometry. */
@@ -1571,16 +1598,6 @@ START_TEST(repeat_medians) {
   ck_assert_str_eq(cite_of(&out, "busy_speed[1]"), "run 2");
   ck_assert_str_eq(cite_of(&out, "busy_speed"), "run 2"); /* the list's, from the longest */
   ck_assert(out.mlp == 7); /* the figures before the lists still line up: 9 3 7 -> 7 */
-  ck_assert_int_eq(ppt_calib_median_spec(runs, 0, &out, &err), PPT_EINPUT);
-  /* One run of three that missed a level: left out, named in the notes, the medians are
-   * the other two's; two runs of two shapes: another machine. */
-  runs[1].nlevels = 2;
-  ck_assert_msg(ppt_calib_median_spec(runs, 3, &out, &err) == 0, "%s", err.msg);
-  ck_assert_uint_eq(out.nlevels, runs[0].nlevels);
-  ck_assert_ptr_nonnull(strstr(out.notes, "Runs 2 left out"));
-  ck_assert_ptr_nonnull(strstr(out.notes, "median of 2 ppt calibrate runs"));
-  ck_assert_int_eq(ppt_calib_median_spec(runs, 2, &out, &err), PPT_EINPUT);
-  ck_assert_ptr_nonnull(strstr(err.msg, "run 2"));
 }
 END_TEST
 
@@ -1824,6 +1841,7 @@ int main(void) {
   tcase_add_test(h, shipped_specs_load);
   tcase_add_test(h, shipped_specs_values);
   tcase_add_test(h, repeat_medians);
+  tcase_add_test(h, repeat_medians_speed_lists);
   suite_add_tcase(s, h);
   TCase *c = tcase_create("cli");
   tcase_set_timeout(c, 60);
