@@ -161,8 +161,9 @@ double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads,
 void calib_ops_mix_s(const calib_timing *t, double s[CALIB_MIX_N]);
 /* How fast each of cpus[0..n) computes relative to cpus[0] (hwspec core_speed): the
  * calling thread is pinned to each in turn (its CPU set put back after) and times the
- * mix; a CPU's speed is the geometric mean over the mix of cpus[0]'s time over its own.
- * speed[i] = 0 where the thread could not be pinned. Returns the CPUs measured. */
+ * mix, in three rounds; a CPU's speed is the median over the rounds of the geometric mean
+ * over the mix of that round's cpus[0] time over its own. speed[i] = 0 where the thread
+ * could not be pinned. Returns the CPUs measured. */
 uint32_t calib_core_speeds(const int *cpus, uint32_t n, const calib_timing *t, double *speed);
 /* The geometric mean over the mix of ref[j] / s[j] (how much faster s ran than ref); 0
  * when no kernel was timed in both. */

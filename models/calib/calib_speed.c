@@ -8,7 +8,10 @@
  * chain of FP adds 1-2 %), and the compute-bound kernels scaled 1.67-1.73x on two.
  * No single op speaks for a program, so a core's speed is the geometric mean of its
  * speed over a mix of op kernels (calib_ops_mix_s). */
+#include <gsl/gsl_sort_double.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdlib.h>
 
 #include "calib/calib_impl.h"
 
@@ -32,17 +35,39 @@ double calib_mix_speed(const double *ref, const double *s) {
   return n ? exp(lsum / n) : 0;
 }
 
+/* Rounds the trials are split over. One pass of the mix per CPU, the first CPU's as the
+ * reference of all, let a burst of host load over the reference's ~0.15 s move every
+ * figure (a CPU timed against itself read 1.18 under CI); each round now times every CPU
+ * once with a third of the trials, a CPU's figure is its time over that round's
+ * reference pass, and its speed the median of the rounds': one spoiled pass moves at
+ * most one round. Same total trials as one pass. */
+#define SPEED_ROUNDS 3
+
 uint32_t calib_core_speeds(const int *cpus, uint32_t n, const calib_timing *t, double *speed) {
-  double first[CALIB_MIX_N], s[CALIB_MIX_N];
-  uint32_t done = 0;
+  double ref[CALIB_MIX_N], s[CALIB_MIX_N];
   for (uint32_t i = 0; i < n; i++) speed[i] = 0;
-  if (n == 0 || !mix_on(cpus[0], t, first)) return 0;
-  speed[0] = 1;
-  done = 1;
-  for (uint32_t i = 1; i < n; i++) {
-    if (!mix_on(cpus[i], t, s)) continue;
-    speed[i] = calib_mix_speed(first, s);
-    done += speed[i] > 0;
+  if (n == 0) return 0;
+  double *rounds = calloc((size_t)n * SPEED_ROUNDS, sizeof *rounds);
+  if (!rounds) return 0;
+  calib_timing tr = *t;
+  tr.trials = (t->trials + SPEED_ROUNDS - 1) / SPEED_ROUNDS;
+  if (tr.trials < 3) tr.trials = 3;
+  for (int k = 0; k < SPEED_ROUNDS; k++) {
+    if (!mix_on(cpus[0], &tr, ref)) break;
+    rounds[k] = 1;
+    for (uint32_t i = 1; i < n; i++)
+      if (mix_on(cpus[i], &tr, s)) rounds[(size_t)i * SPEED_ROUNDS + k] = calib_mix_speed(ref, s);
   }
+  uint32_t done = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    double *ri = rounds + (size_t)i * SPEED_ROUNDS;
+    int ok = 1;
+    for (int k = 0; k < SPEED_ROUNDS; k++) ok &= ri[k] > 0;
+    if (!ok) continue;
+    gsl_sort(ri, 1, SPEED_ROUNDS);
+    speed[i] = gsl_stats_median_from_sorted_data(ri, 1, SPEED_ROUNDS);
+    done++;
+  }
+  free(rounds);
   return done;
 }
