@@ -62,6 +62,10 @@ void ppt_cachesim_set_coherence(ppt_cachesim *sim, int on);
  * came from memory; -1 when thread >= nthreads (nothing simulated). */
 int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint32_t size, int is_store);
 
+/* The way (0: the most recent) in which the last ppt_cachesim_access found its deepest
+ * line, at the level it returned, before that line moved to the front; for memory, the
+ * last level's ways. */
+uint32_t ppt_cachesim_last_way(const ppt_cachesim *sim);
 uint32_t ppt_cachesim_nlevels(const ppt_cachesim *sim);
 uint32_t ppt_cachesim_instances(const ppt_cachesim *sim, uint32_t level);
 const char *ppt_cachesim_level_name(const ppt_cachesim *sim, uint32_t level);

@@ -28,6 +28,10 @@ typedef struct ppt_hw_level {
   double bw_bytes_per_cycle;    /* sustained bandwidth of one instance, bytes/cycle (0: absent) */
   double core_bw_bytes_per_cycle; /* shared level: what one core alone gets of it (its own
                                      misses in flight cap it), bytes/cycle (0: the instance's) */
+  uint64_t demand_size; /* bytes of the level an access no prefetcher covered finds its line
+                           in: the most recent demand_size / size of each set's ways (0: all;
+                           ppt_hwspec_demand_ways). A pointer chase and a stream see one
+                           cloud guest's L3 as 3 and 10 MiB (docs/hwspec.md) */
 } ppt_hw_level;
 
 /* One level of the data TLB (docs/hwspec.md, "tlb"): a cache of page translations, so
@@ -171,6 +175,10 @@ uint64_t ppt_hwspec_sets(const ppt_hw_level *lv);
 /* How many of a full set's least recent ways a miss of a random-replacement level draws
  * its victim from: victim_ways, or every way when the spec leaves it out. */
 uint32_t ppt_hwspec_victim_ways(const ppt_hw_level *lv);
+/* The most recent ways of a set in which an access no prefetcher covered finds its line
+ * (demand_size over the size of one way, rounded, at least 1): every way without
+ * demand_size. */
+uint32_t ppt_hwspec_demand_ways(const ppt_hw_level *lv);
 
 struct json_object;
 

@@ -40,6 +40,7 @@ struct ppt_cachesim {
   inst **tmap;  /* [thread * nlevels + level]: the instance that thread uses */
   gsl_rng *rng; /* victims of random-replacement levels; NULL when every level is LRU */
   int coherent; /* a store invalidates the line in every other thread's instances */
+  uint32_t last_way; /* ppt_cachesim_last_way */
 };
 
 void ppt_cachesim_free(ppt_cachesim *sim) {
@@ -142,17 +143,19 @@ __attribute__((noinline, cold)) static void back_invalidate(ppt_cachesim *sim, u
   }
 }
 
-/* One line access; returns the level that held it (nlevels: memory). */
-static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line, int is_store) {
+/* One line access; returns the level that held it (nlevels: memory), with *way the way
+ * it was found in there. */
+static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line, int is_store,
+                                   uint32_t *way) {
   uint32_t n = sim->nlevels;
   for (uint32_t k = 0; k < n; k++) {
     inst *c = path[k];
     c->c.accesses++;
     c->c.store_accesses += (unsigned)is_store;
     uint64_t victim;
-    if (ppt_lruset_touch(c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc, c->assoc, line,
-                         c->random ? sim->rng : NULL, c->victims, &victim))
-      return k;
+    *way = ppt_lruset_touch_at(c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc, c->assoc,
+                               line, c->random ? sim->rng : NULL, c->victims, &victim);
+    if (*way < c->assoc) return k;
     c->c.misses++;
     c->c.store_misses += (unsigned)is_store;
     if (victim != EMPTY && sim->inclusive[k]) back_invalidate(sim, k, (uint32_t)(c - sim->insts[k]), victim);
@@ -173,6 +176,10 @@ __attribute__((noinline)) static void invalidate_others(ppt_cachesim *sim, uint3
   }
 }
 
+uint32_t ppt_cachesim_last_way(const ppt_cachesim *sim) {
+  return sim->last_way;
+}
+
 void ppt_cachesim_set_coherence(ppt_cachesim *sim, int on) {
   sim->coherent = on != 0;
 }
@@ -186,10 +193,12 @@ int ppt_cachesim_access(ppt_cachesim *sim, uint32_t thread, uint64_t addr, uint3
   uint64_t end = addr + (size ? size - 1 : 0);
   if (end < addr) end = UINT64_MAX; /* access running off the top of the address space */
   uint64_t last = end >> sim->line_bits;
-  uint32_t deepest = 0;
+  uint32_t deepest = 0, way = 0;
+  sim->last_way = 0;
   uint64_t l = first;
   do { /* one call site, so access_line is inlined */
-    uint32_t lv = access_line(sim, path, l, is_store);
+    uint32_t lv = access_line(sim, path, l, is_store, &way);
+    if (lv > deepest || (lv == deepest && way > sim->last_way)) sim->last_way = way;
     if (lv > deepest) deepest = lv;
     if (is_store && sim->coherent) invalidate_others(sim, thread, l);
   } while (l++ != last);

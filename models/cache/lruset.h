@@ -15,12 +15,13 @@
 
 #define PPT_LRUSET_EMPTY UINT64_MAX /* never a line number: lines are addr >> line_bits, line >= 8 */
 
-/* Makes `line` the most recent of the set: returns 1 on a hit, 0 on a miss, with *victim
- * the line the miss evicted (PPT_LRUSET_EMPTY: it took an empty way). rng: NULL for LRU;
- * victims (1..a): how many of the least recent ways a drawn victim comes from. */
-static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng, uint32_t victims,
-                                   uint64_t *victim) {
-  if (set[0] == line) return 1; /* the common case: same line as last time in this set */
+/* Makes `line` the most recent of the set: returns the way it was found in (0: the most
+ * recent), or a on a miss, with *victim the line the miss evicted (PPT_LRUSET_EMPTY: it
+ * took an empty way). rng: NULL for LRU; victims (1..a): how many of the least recent
+ * ways a drawn victim comes from. */
+static inline uint32_t ppt_lruset_touch_at(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng,
+                                           uint32_t victims, uint64_t *victim) {
+  if (set[0] == line) return 0; /* the common case: same line as last time in this set */
   /* Where the line sits decides hit or miss, and that is random in real traces, so the
    * search and the shift are written without data-dependent branches (cmov); a miss
    * shifts the whole set, dropping the LRU way (or an empty one). */
@@ -37,7 +38,13 @@ static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl
     set[j] = (set[j] & keep) | (set[j - 1] & ~keep);
   }
   set[0] = line;
-  return pos < a;
+  return pos;
+}
+
+/* ppt_lruset_touch_at as hit (1) or miss (0). */
+static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng, uint32_t victims,
+                                   uint64_t *victim) {
+  return ppt_lruset_touch_at(set, a, line, rng, victims, victim) < a;
 }
 
 /* The set of `line` in a level of mask + 1 sets: its low bits (modulo placement), or

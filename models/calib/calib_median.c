@@ -223,6 +223,7 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
     out->levels[k].replacement = g->levels[k].replacement;
     out->levels[k].victim_ways = g->levels[k].victim_ways;
     out->levels[k].hashed_sets = g->levels[k].hashed_sets;
+    out->levels[k].demand_size = g->levels[k].demand_size;
     take_level_source(out, g, k, "");
     take_level_source(out, g, k, ".size");
   }

@@ -113,6 +113,11 @@ static int check_level(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_e
   if (lv->victim_ways && lv->replacement != PPT_HW_REPL_RANDOM)
     return bad(err, name, FIELD("victim_ways"),
                "needs \"replacement\": \"random\" (an LRU level evicts the least recent way)");
+  if (lv->demand_size > lv->size) {
+    snprintf(m, sizeof m, "%llu is more than the level's size (%llu)", (unsigned long long)lv->demand_size,
+             (unsigned long long)lv->size);
+    return bad(err, name, FIELD("demand_size"), m);
+  }
   if (lv->victim_ways > lv->assoc) {
     snprintf(m, sizeof m, "%u is more than the level's %u ways", lv->victim_ways, lv->assoc);
     return bad(err, name, FIELD("victim_ways"), m);
@@ -323,6 +328,13 @@ uint64_t ppt_hwspec_sets(const ppt_hw_level *lv) {
 
 uint32_t ppt_hwspec_victim_ways(const ppt_hw_level *lv) {
   return lv->victim_ways && lv->victim_ways < lv->assoc ? lv->victim_ways : lv->assoc;
+}
+
+uint32_t ppt_hwspec_demand_ways(const ppt_hw_level *lv) {
+  uint64_t way = lv->size / (lv->assoc ? lv->assoc : 1);
+  if (!lv->demand_size || !way || lv->demand_size >= lv->size) return lv->assoc;
+  uint64_t w = (lv->demand_size + way / 2) / way;
+  return w < 1 ? 1 : (uint32_t)w;
 }
 
 uint32_t ppt_hwspec_instances(const ppt_hw_level *lv, uint32_t nthreads) {

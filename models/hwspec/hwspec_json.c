@@ -43,6 +43,7 @@ static json_object *level_json(const ppt_hw_level *lv) {
   if (lv->replacement != PPT_HW_REPL_LRU)
     rc |= add(o, "replacement", json_object_new_string(ppt_hw_replacement_name(lv->replacement)));
   if (lv->victim_ways) rc |= add(o, "victim_ways", json_object_new_int64(lv->victim_ways));
+  if (lv->demand_size) rc |= add(o, "demand_size", json_object_new_int64((int64_t)lv->demand_size));
   if (lv->hashed_sets) rc |= add(o, "hashed_sets", json_object_new_boolean(1));
   if (lv->latency_cycles > 0) rc |= add(o, "latency_cycles", num(lv->latency_cycles));
   if (lv->bw_bytes_per_cycle > 0)

@@ -227,6 +227,7 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
                                      "core_bandwidth_bytes_per_cycle",
                                      "victim_ways",
                                      "hashed_sets",
+                                     "demand_size",
                                      NULL};
   if (!json_object_is_type(o, json_type_object)) return fail(c, path, "must be an object, got %s", got(o));
   int rc = check_keys(c, o, path, keys);
@@ -258,6 +259,9 @@ static int parse_level(pctx *c, json_object *o, const char *path, ppt_hw_level *
   }
   if (!rc && !(rc = get_uint(c, o, path, "victim_ways", 0, 1, HW_MAX_ASSOC, "ways", &u, &present)) && present)
     lv->victim_ways = (uint32_t)u;
+  if (!rc)
+    rc = get_uint(c, o, path, "demand_size", 0, HW_MIN_LEVEL_SIZE, HW_MAX_LEVEL_SIZE, "bytes", &lv->demand_size,
+                  &present);
   if (!rc) rc = get_pos(c, o, path, "latency_cycles", 0, &lv->latency_cycles);
   if (!rc) rc = get_pos(c, o, path, "bandwidth_bytes_per_cycle", 0, &lv->bw_bytes_per_cycle);
   if (!rc) rc = get_pos(c, o, path, "core_bandwidth_bytes_per_cycle", 0, &lv->core_bw_bytes_per_cycle);

@@ -617,7 +617,7 @@ END_TEST
 
 /* The stage on this host: each level the sources call shared by two or more CPUs was
  * probed (unless its set is under the level above or over 64 MiB); a level found private
- * is said so in the notes, and the spec keeps the sources' sharing either way. */
+ * is said so in the notes and gets one instance per core in the spec. */
 START_TEST(share_stage_plausible) {
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   const ppt_calib_result *r = &g_res;
@@ -638,8 +638,12 @@ START_TEST(share_stage_plausible) {
       ck_assert(r->share_evicted[k] < 0.25);
       ck_assert_ptr_nonnull(strstr(hw->notes, "acts as one instance per core"));
     }
-    /* said, not applied: the spec keeps the sources' sharing */
-    ck_assert_uint_ge(hw->levels[k].shared_by, 2);
+    /* applied: a private level gets the sharing of the level above (one per core),
+     * a shared one keeps the sources' */
+    if (r->share_private[k])
+      ck_assert_uint_eq(hw->levels[k].shared_by, hw->levels[k - 1].shared_by);
+    else
+      ck_assert_uint_ge(hw->levels[k].shared_by, 2);
   }
 }
 END_TEST
@@ -773,9 +777,9 @@ START_TEST(effective_size_applied) {
     for (uint32_t i = 0; i < m; i++)
       if (r->sweep_ns[k][i] <= mid && r->sweep_bytes[k][i] > best) best = r->sweep_bytes[k][i];
     const ppt_hw_level *lv = &r->hw.levels[k];
-    /* The stream's sweeps: the level's size, then half-octave steps (to 8x), shares in
-     * [0, 1] (or -1). */
-    uint64_t from = r->caches.levels[k].size;
+    /* The stream's sweeps: from the chase's size where it sized the level (else the
+     * source's), then half-octave steps (to 8x), shares in [0, 1] (or -1). */
+    uint64_t from = r->eff_bytes[k] ? r->eff_bytes[k] : r->caches.levels[k].size;
     ck_assert_uint_ge(r->ret_n[k], 2);
     ck_assert_uint_le(r->ret_n[k], PPT_CALIB_RET_POINTS);
     ck_assert_uint_eq(r->ret_bytes[k][0], from / 4096 * 4096);
@@ -793,6 +797,8 @@ START_TEST(effective_size_applied) {
       ck_assert_uint_lt(lv->size, r->caches.levels[k].size);
       ck_assert_uint_gt(lv->size, r->hw.levels[k - 1].size);
       ck_assert_msg(strstr(r->hw.notes, "stream's view") != NULL, "%s", r->hw.notes);
+      /* the chase's size stays as the demand size, when it is the smaller */
+      ck_assert_uint_eq(lv->demand_size, r->eff_bytes[k] < lv->size ? r->eff_bytes[k] : 0);
       continue;
     }
     /* Bisected: the next set swept above the largest that fits is within an eighth of
