@@ -86,7 +86,8 @@ typedef struct ppt_tracesim_tally {
   /* Level names, kept so that a take (once per phase and core) copies them cheaply. */
   char names[PPT_HW_MAX_LEVELS][16], tlb_names[PPT_HW_MAX_TLB][16];
   /* [k]: the most recent ways of a set of level k where an access no prefetcher covered
-   * finds its line (ppt_hwspec_demand_ways; the level's assoc: all of them). */
+   * finds its line (ppt_hwspec_demand_ways); UINT32_MAX for a level without demand_size
+   * (and memory), so that the hot path asks the simulator for the way only where it matters. */
   uint32_t demand_ways[PPT_HW_MAX_LEVELS + 1];
   void (*progress)(uint64_t, void *);
   void *progress_arg;
@@ -226,7 +227,8 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   /* An access no prefetcher covered finds its line in the most recent demand ways of its
    * set only (hwspec demand_size): from deeper in the set the next level serves it. The
    * line is at the front now, as that fill would leave it. */
-  if (dref > 0 && !covered && ppt_cachesim_last_way(r->sim) >= r->demand_ways[dref]) {
+  if (dref > 0 && !covered && r->demand_ways[dref] != UINT32_MAX &&
+      ppt_cachesim_last_way(r->sim) >= r->demand_ways[dref]) {
     if (count) {
       c->miss[dref]++;
       if (dref + 1 < r->nlevels) c->acc[dref + 1]++;
@@ -482,8 +484,9 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
     r->first_shared = r->nlevels;
     for (uint32_t k = r->nlevels; k-- > 0;)
       if (hw->levels[k].shared_by > 1) r->first_shared = k;
-    for (uint32_t k = 0; k < r->nlevels; k++) r->demand_ways[k] = ppt_hwspec_demand_ways(&hw->levels[k]);
-    r->demand_ways[r->nlevels] = UINT32_MAX; /* memory serves everything */
+    for (uint32_t k = 0; k <= r->nlevels; k++)
+      r->demand_ways[k] =
+          k < r->nlevels && hw->levels[k].demand_size ? ppt_hwspec_demand_ways(&hw->levels[k]) : UINT32_MAX;
   }
   if (rc) {
     ppt_tracesim_tally_free(r); /* frees whatever was made */
