@@ -11,6 +11,7 @@
  * pipe as they enter the scheduler and a pipe issues one a cycle (a divider one every
  * 1 / per_cycle), so for a pipe busy a share ρ of the time the wait is, with random
  * arrivals, ρ·s / (2 (1 − ρ)) (M/D/1, Pollaczek–Khinchine; s the pipe's service time).
+ * (Divides and roots share one divider: an M/G/1 queue, chain_waits.)
  * Each op of the chain waits so: P grows by the waits of its ops, and ρ depends on the
  * time sought, T = (P + W(T))·F / (S + F), solved by bisection (the right side falls as
  * T grows). On the Zen 5 validation host this gives 6.8 cycles for a chain of 8 (fmul,
@@ -25,22 +26,50 @@
 static const int fp_class[] = {PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV, PPT_HW_FSQRT};
 #define NFP (sizeof fp_class / sizeof fp_class[0])
 
+/* A class's own pipe figures: a root without its own (per_cycle unknown) is a divide,
+ * as the ports model takes it (models/cpu/tc_policy.c). */
+static const ppt_hw_op *class_op(const ppt_hwspec *hw, int c) {
+  if (c == PPT_HW_FSQRT && !(hw->ops[c].per_cycle > 0)) return &hw->ops[PPT_HW_FDIV];
+  return &hw->ops[c];
+}
+
 /* The chain's latency P (cycles) and its ops' waits at T cycles per execution. */
 static double chain_latency(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS]) {
   double p = 0;
-  for (size_t i = 0; i < NFP; i++) p += path[fp_class[i]] * hw->ops[fp_class[i]].latency;
+  for (size_t i = 0; i < NFP; i++) p += path[fp_class[i]] * class_op(hw, fp_class[i])->latency;
   return p;
+}
+
+/* Divides and roots queue for one divider (the ports model's one port for both: on the
+ * Zen 3 guest of session 22 `a / (c * sqrt(b))` alone ran at 12.8 cycles, the sum of a
+ * divide's and a root's issue intervals, 4.5 + 9): an M/G/1 queue whose ops take s_c = 1 / per_cycle cycles
+ * each, so an op waits sum_c λ_c s_c² / (2 (1 − ρ)) with λ_c = ops_c / T, ρ = sum_c λ_c s_c
+ * (Pollaczek–Khinchine). Adds and multiplies each have per_cycle pipes of their own
+ * (M/D/1 as above, each pipe taking λ / per_cycle). Pipe g's classes: g itself, and the roots with the
+ * divides. */
+static int same_pipe(int c, int g) {
+  return c == g || (g == PPT_HW_FDIV && c == PPT_HW_FSQRT);
 }
 static double chain_waits(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
                           const double ops[PPT_HW_NOPCLASS], double t) {
+  static const int pipes[] = {PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV};
   double w = 0;
-  for (size_t i = 0; i < NFP; i++) {
-    const ppt_hw_op *o = &hw->ops[fp_class[i]];
-    int c = fp_class[i];
-    if (path[c] <= 0 || !(o->per_cycle > 0)) continue;
-    double rho = ops[c] / (o->per_cycle * t), s = o->per_cycle >= 1 ? 1.0 : 1.0 / o->per_cycle;
+  for (size_t g = 0; g < sizeof pipes / sizeof pipes[0]; g++) {
+    double on_path = 0, rho = 0, s2 = 0;
+    for (size_t i = 0; i < NFP; i++) {
+      int c = fp_class[i];
+      const ppt_hw_op *o = class_op(hw, c);
+      if (!same_pipe(c, pipes[g]) || !(o->per_cycle > 0)) continue;
+      /* per_cycle pipes of one cycle each, or one that takes 1 / per_cycle cycles */
+      double s = o->per_cycle >= 1 ? 1.0 : 1.0 / o->per_cycle,
+             lambda = ops[c] / (t * fmax(o->per_cycle, 1.0));
+      on_path += path[c];
+      rho += lambda * s;
+      s2 += lambda * s * s;
+    }
+    if (on_path <= 0) continue;
     if (rho >= 1) return INFINITY;
-    w += path[c] * rho * s / (2 * (1 - rho));
+    w += on_path * s2 / (2 * (1 - rho));
   }
   return w;
 }
@@ -55,11 +84,17 @@ double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_N
   double p = chain_latency(hw, path), f = fp_ops(ops), s = hw->fp_window;
   if (!(s > 0) || !(p > 0) || !(f > 0)) return 0;
   /* The ports' bound: at or below it some pipe is busy all the time (ρ >= 1). */
-  double lo = 0;
+  double lo = 0, div = 0;
   for (size_t i = 0; i < NFP; i++) {
-    const ppt_hw_op *o = &hw->ops[fp_class[i]];
-    if (o->per_cycle > 0 && path[fp_class[i]] > 0) lo = fmax(lo, ops[fp_class[i]] / o->per_cycle);
+    int c = fp_class[i];
+    const ppt_hw_op *o = class_op(hw, c);
+    if (!(o->per_cycle > 0) || !(path[c] > 0 || same_pipe(c, PPT_HW_FDIV))) continue;
+    if (same_pipe(c, PPT_HW_FDIV))
+      div += ops[c] / o->per_cycle;
+    else
+      lo = fmax(lo, ops[c] / o->per_cycle);
   }
+  if (path[PPT_HW_FDIV] > 0 || path[PPT_HW_FSQRT] > 0) lo = fmax(lo, div);
   /* f(T) = T − (P + W(T))·F / (S + F) rises with T: negative just above lo (W infinite
    * at ρ = 1), positive once T passes the window's bound with the waits at T. */
   /* The window holds (S + F) / F executions, and the core works on at most fp_chains

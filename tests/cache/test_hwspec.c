@@ -481,7 +481,8 @@ END_TEST
  * a cycle. By hand: with S = 100 the time T solves T = (40 + W) 16 / 116, W = 8 x 2 x
  * rho / (2 (1 - rho)) with rho = 4 / T for both classes; without waits (pipes without
  * limit) T = 40 x 16 / 116; S read back from T is S; a divider (0.25 a cycle, latency
- * 13) on the chain waits rho x 4 / (2 (1 - rho)); no window, or no chain: 0. */
+ * 13) on the chain waits rho x 4 / (2 (1 - rho)), and with a root beside it both queue
+ * for that divider (M/G/1); no window, or no chain: 0. */
 START_TEST(fp_window_relation) {
   ppt_hwspec hw;
   memset(&hw, 0, sizeof hw);
@@ -508,6 +509,23 @@ START_TEST(fp_window_relation) {
   w = rho * 4 / (2 * (1 - rho));
   ck_assert_msg(fabs(t - (53 + w) * 17 / 117) < 1e-6 * t, "T %g", t);
   ck_assert_msg(fabs(ppt_hwspec_window_size(&hw, path, ops, t) - 100) < 1e-6, "S back");
+  /* a root too (0.125 a cycle, latency 20): it queues with the divide for the one
+   * divider, rho = (4 + 8) / T, and each of the two waits (16 + 64) / T / (2 (1 - rho))
+   * (the adds and multiplies still on pipes without limit); T above the divider's 12
+   * cycles. Two dividers, one per class, would wait 4 rho_d / (2 (1 - rho_d)) and
+   * 8 rho_r / (2 (1 - rho_r)): less than half as much here. */
+  hw.ops[PPT_HW_FSQRT] = (ppt_hw_op){0.125, 20};
+  path[PPT_HW_FSQRT] = ops[PPT_HW_FSQRT] = 1;
+  t = ppt_hwspec_window_cycles(&hw, path, ops);
+  w = 2 * 80 / t / (2 * (1 - 12 / t));
+  ck_assert_msg(t > 12 && fabs(t - (73 + w) * 18 / 118) < 1e-6 * t, "T %g with a root", t);
+  ck_assert(4 * (4 / t) / (2 * (1 - 4 / t)) + 8 * (8 / t) / (2 * (1 - 8 / t)) < 0.5 * w);
+  /* without its own figures a root is a divide (latency 13, 4 cycles an issue) */
+  hw.ops[PPT_HW_FSQRT] = (ppt_hw_op){0, 0};
+  t = ppt_hwspec_window_cycles(&hw, path, ops);
+  w = 2 * 32 / t / (2 * (1 - 8 / t));
+  ck_assert_msg(t > 8 && fabs(t - (66 + w) * 18 / 118) < 1e-6 * t, "T %g with a root as a divide", t);
+  path[PPT_HW_FSQRT] = ops[PPT_HW_FSQRT] = 0;
   /* fp_chains caps the executions in flight: with pipes without limit and no divide,
    * the window holds 116 / 16 = 7.25 executions (T = 40 / 7.25 = 5.52); 3 chains make
    * T = 40 / 3 exactly, and read back give 3; 10 chains do not bind. */

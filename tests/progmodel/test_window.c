@@ -11,7 +11,11 @@
  *    kernel's compute (ops plus chain) at instances · T cycles, T = (P + W) F / (S + F)
  *    with the chain ops' waits W for their pipes (M/D/1), solved by hand, for two
  *    windows; without fp_window the block costs its ops' issue alone (no chain
- *    cycles), and a wider window is never slower. */
+ *    cycles), and a wider window is never slower.
+ *  - root_on_path: y[i] = m[i] / (q * sqrt(q)), q = x[i]^2 + c (nbody's pair in small):
+ *    ppt-cc records the path mul, add, root, mul, divide (2 divides, 1 a root); the
+ *    program model prices the root at its own latency and the two queue for one divider
+ *    (M/G/1), solved by hand with fp_chains bounding the executions in flight. */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -66,15 +70,15 @@ static const char *traced(void) {
   return dir;
 }
 
-/* The kernel's inner-loop block: the one with the most instances in kernel_horner. */
-static const ppt_trace_bb *horner_block(const ppt_trace *t, uint64_t *instances) {
+/* A kernel's inner-loop block: the one with the most instances in function func. */
+static const ppt_trace_bb *busiest_block(const ppt_trace *t, const char *func, uint64_t *instances) {
   ppt_trace_summary s;
   e2e_summarize(t, &s);
   const ppt_trace_bb *best = NULL;
   *instances = 0;
   for (uint32_t b = 1; b <= ppt_trace_nbbs(t); b++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
-    if (strcmp(bb->func, "kernel_horner") || s.bb_count[b] <= *instances) continue;
+    if (strcmp(bb->func, func) || s.bb_count[b] <= *instances) continue;
     best = bb;
     *instances = s.bb_count[b];
   }
@@ -86,7 +90,7 @@ static const ppt_trace_bb *horner_block(const ppt_trace *t, uint64_t *instances)
 START_TEST(horner_block_path) {
   ppt_trace *t = e2e_open(traced(), "h.trace");
   uint64_t n;
-  const ppt_trace_bb *bb = horner_block(t, &n);
+  const ppt_trace_bb *bb = busiest_block(t, "kernel_horner", &n);
   ck_assert_uint_eq(n, (uint64_t)NEL * REPS);
   unsigned adds, muls, divs;
   ck_assert_int_eq(ppt_trace_bb_path(bb, &adds, &muls, &divs), 1);
@@ -124,7 +128,7 @@ START_TEST(horner_window_bound) {
   const char *d = traced();
   ppt_trace *t = e2e_open(d, "h.trace");
   uint64_t n;
-  (void)horner_block(t, &n);
+  (void)busiest_block(t, "kernel_horner", &n);
   ppt_trace_close(t);
   char spec[600];
   snprintf(spec, sizeof spec, "%s/hwspecs/host.json", getenv("PPT_SOURCE_DIR"));
@@ -165,12 +169,98 @@ START_TEST(horner_window_bound) {
 }
 END_TEST
 
+/* y[i] = m[i] / (q sqrt(q)): the root and the divide on one chain per element. */
+static const char *k_root =
+    "#include <math.h>\n"
+    "#include <stdio.h>\n"
+    "#define NEL 256\n"
+    "#define REPS 2000\n"
+    "double x[NEL], m[NEL], y[NEL];\n"
+    "__attribute__((noinline)) void kernel_root(double c) {\n"
+    "  for (int r = 0; r < REPS; r++)\n"
+    "    for (int i = 0; i < NEL; i++) {\n"
+    "      double v = x[i], q = v * v + c;\n"
+    "      y[i] = m[i] / (q * sqrt(q));\n"
+    "    }\n"
+    "}\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < NEL; i++) x[i] = 0.5 + i * 1e-4, m[i] = 1 + i % 7;\n"
+    "  volatile double c = 1e-3;\n"
+    "  kernel_root(c);\n"
+    "  printf(\"%g\\n\", y[7]);\n"
+    "  return 0;\n"
+    "}\n";
+
+START_TEST(root_on_path) {
+  char d[600];
+  snprintf(d, sizeof d, "%s", e2e_dir("progmodel_window_root"));
+  e2e_write(d, "r.c", k_root);
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPTCC -O2 -fno-math-errno -fno-vectorize -fno-slp-vectorize r.c -o r -lm && "
+                          "$PPT trace -o r.trace -- ./r >/dev/null 2>&1"),
+                   0);
+  ppt_trace *t = e2e_open(d, "r.trace");
+  uint64_t n;
+  const ppt_trace_bb *bb = busiest_block(t, "kernel_root", &n);
+  ck_assert_uint_eq(n, (uint64_t)NEL * REPS);
+  unsigned adds, muls, divs;
+  ck_assert_int_eq(ppt_trace_bb_path(bb, &adds, &muls, &divs), 1);
+  ck_assert_uint_eq(adds, 1);
+  ck_assert_uint_eq(muls, 2);
+  ck_assert_uint_eq(divs, 2);
+  ck_assert_uint_eq(bb->ops[PPT_OP_FDIV], 2);
+  ck_assert_uint_eq(ppt_trace_bb_sqrts(bb), 1);
+  ppt_trace_close(t);
+  /* host.json with a window that does not bind (120 ops), 4 chains in flight and a root
+   * of its own (9 cycles an issue, latency 23.5). */
+  ck_assert_int_eq(
+      e2e_sh(d,
+             "jq '.fp_window = 120 | .fp_chains = 4 | .ops.fsqrt = {\"per_cycle\": 0.111, "
+             "\"latency\": 23.5}' $PPT_SOURCE_DIR/hwspecs/host.json > w.json && "
+             "$PPT predict r.trace --hw w.json --cores 1 --only kernel_root --json > p.json 2>/dev/null"),
+      0);
+  ppt_hwspec hw;
+  ppt_err err;
+  char path[800];
+  snprintf(path, sizeof path, "%s/w.json", d);
+  ck_assert_msg(ppt_hwspec_load(path, &hw, &err) == 0, "%s", err.msg);
+  const ppt_hw_op *add = &hw.ops[PPT_HW_FADD], *mul = &hw.ops[PPT_HW_FMUL], *dv = &hw.ops[PPT_HW_FDIV],
+                  *rt = &hw.ops[PPT_HW_FSQRT];
+  /* By hand: P = mul + add + root + mul + divide latencies; the executions in flight
+   * E = 4 (the window would hold 1 + 120 / 5 = 25); at T cycles an execution the add
+   * pipes each take 1 / (2T) ops a cycle, the multiply pipes 2 / (2T): M/D/1 waits
+   * rho / (2 (1 - rho)) per op; the divider takes a divide (s_d = 1 / 0.222 cycles) and
+   * a root (s_r = 9.0) each T: rho = (s_d + s_r) / T, each of the two waits
+   * (s_d^2 + s_r^2) / T / (2 (1 - rho)). T = (P + W) / E. */
+  double p = 2 * mul->latency + add->latency + rt->latency + dv->latency;
+  double sd = 1 / dv->per_cycle, sr = 1 / rt->per_cycle, tt = 2 * (sd + sr);
+  for (int it = 0; it < 400; it++) {
+    double ra = 1 / (add->per_cycle * tt), rm = 2 / (mul->per_cycle * tt), rd = (sd + sr) / tt;
+    double w = ra / (2 * (1 - ra)) + 2 * rm / (2 * (1 - rm)) + 2 * (sd * sd + sr * sr) / tt / (2 * (1 - rd));
+    tt = 0.5 * tt + 0.5 * (p + w) / 4;
+  }
+  /* Per-class queues (a divider each) would wait far less: the shared one is what
+   * this checks. */
+  double rdd = sd / tt, rdr = sr / tt;
+  ck_assert_msg(rdd * sd / (2 * (1 - rdd)) + rdr * sr / (2 * (1 - rdr)) <
+                    0.5 * 2 * (sd * sd + sr * sr) / tt / (2 * (1 - rdd - rdr)),
+                "T %g: the shared divider's waits should dominate", tt);
+  double ops, chain;
+  snprintf(path, sizeof path, "%s/p.json", d);
+  breakdown_compute(path, &ops, &chain);
+  double want = (double)n * tt / hw.clock_hz;
+  ck_assert_msg(fabs(ops + chain - want) <= 0.01 * want, "compute %g s, by hand %g s (T %g cycles)",
+                ops + chain, want, tt);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("progmodel_window");
   TCase *tc = tcase_create("core");
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, horner_block_path);
   tcase_add_test(tc, horner_window_bound);
+  tcase_add_test(tc, root_on_path);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }
