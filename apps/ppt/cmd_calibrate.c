@@ -187,6 +187,9 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
           hw->fork_join_serial_cycles, fj_how);
   fprintf(f, "%-18s %10.3g %10.3g  (branch on random bytes %.3g ns, sorted %.3g ns)\n", "branch_miss",
           r->branch_miss_ns, hw->branch_miss_cycles, r->branch_random_ns, r->branch_sorted_ns);
+  fprintf(f, "%-18s %10.3g %10.3g  (a trip of *p += i, %.3g ns, less one add)\n", "store_forward",
+          r->forward_ns - hw->ops[PPT_HW_IALU].latency / hw->clock_hz * 1e9, hw->store_forward_cycles,
+          r->forward_ns);
   fprintf(f, "%-18s %10.3g %10.3g  (per transfer: half a round trip of %.3g ns, CPUs %d and %d)\n",
           "coherence", 0.5 * r->c2c_round_trip_ns, hw->coherence_cycles, r->c2c_round_trip_ns, r->c2c_cpus[0],
           r->c2c_cpus[1]);
@@ -410,6 +413,7 @@ static json_object *measured_json(const ppt_calib_result *r) {
   json_object_object_add(fw, "depth_pairs", dep);
   json_object_object_add(fw, "ns_per_chain", ns);
   json_object_object_add(m, "fp_window", fw);
+  json_object_object_add(m, "store_forward_ns_per_trip", json_object_new_double(r->forward_ns));
   return m;
 }
 

@@ -302,6 +302,10 @@ typedef struct ppt_calib_result {
    * the chains in flight, when in the schema's range. */
   uint32_t fpchain_depth;
   double fpchain_ns;
+  /* Store-to-load forwarding (calib_forward.c): ns per trip of `*p += i` on a volatile
+   * word, each trip's load taking the last trip's store; the spec's
+   * store_forward_cycles is that less one add's latency. */
+  double forward_ns;
   int optimised;  /* the kernels were compiled with optimisation */
   double seconds; /* wall time of the whole calibration */
 } ppt_calib_result;

@@ -98,6 +98,11 @@ typedef struct ppt_hwspec {
                                     refill, cycles; the runtime model charges it per
                                     misprediction of a predictor simulated over each
                                     thread's block sequence; 0 = unknown (not charged) */
+  /* Cycles from a store to a load of the same address that takes its data from the store
+   * (store-to-load forwarding): a loop-carried recurrence through memory (`*p += x` on a
+   * volatile or possibly aliased p) waits this long per trip besides its ops. 0 =
+   * unknown: the load-to-use latency (ops.loadst.latency) stands in. */
+  double store_forward_cycles;
   /* FP ops one core holds dispatched but not yet issued (its FP schedulers and the queue
    * before them): it bounds how many executions of a block with a long in-block chain of
    * dependent FP ops overlap (docs/engine.md "Chains inside a block"). 0 = unknown: no

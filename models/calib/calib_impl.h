@@ -328,6 +328,11 @@ void calib_fp_window_adds(const calib_timing *t, uint32_t depth[PPT_CALIB_FPWIN_
  * which the spec reads fp_chains. */
 double calib_fp_chains_adds(const calib_timing *t, uint32_t *depth);
 
+/* ---- calib_forward.c ---- */
+/* Add-chain adds (cycles) per trip of `*p += i` on a volatile word: store-to-load
+ * forwarding plus one add. 0 when out of memory. */
+double calib_store_forward_adds(const calib_timing *t);
+
 /* ---- calib_tlb.c ---- */
 /* Data-TLB levels for 4 KiB pages, from the core outwards with entries growing, each a
  * power-of-two set count of assoc ways (assoc == entries: fully associative), as the

@@ -257,6 +257,19 @@ static void spec_fp_chains(calib_run *r) {
                r->out->fpchain_depth, e, HW_MIN_FP_CHAINS, HW_MAX_FP_CHAINS);
 }
 
+/* store_forward_cycles: a trip of the forwarding kernel (calib_forward.c) less the
+ * spec's integer add latency, to 3 digits; 0 (the load latency stands in) with a note
+ * when outside the schema's range. */
+static void spec_store_forward(calib_run *r) {
+  double trip = r->out->forward_ns * r->cyc_ns, f = trip - r->hw->ops[PPT_HW_IALU].latency;
+  r->hw->store_forward_cycles = f >= HW_MIN_SMALL_CYCLES && f <= HW_MAX_STORE_FORWARD_CYCLES ? sig3(f) : 0;
+  if (r->out->forward_ns > 0 && r->hw->store_forward_cycles == 0)
+    calib_note(r->notes, sizeof r->notes,
+               "store_forward_cycles not measured: a trip of *p += i took %.3g cycles, %.3g beyond the add, "
+               "outside %g-%g.",
+               trip, f, HW_MIN_SMALL_CYCLES, HW_MAX_STORE_FORWARD_CYCLES);
+}
+
 /* contention_factor: the false-sharing loop's wall time on two cores over one core's
  * (calib_contend.c), to 3 digits. 0 (not charged) when not measured, and with a note,
  * among the other notes of the two cores, when outside the schema's range: two cores
@@ -305,6 +318,7 @@ static void spec_figures(calib_run *r) {
   hw->fork_join_cycles = out->fork_join_ns > 0 ? sig3(out->fork_join_ns * cyc_ns) : 0;
   hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
   hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
+  spec_store_forward(r); /* after the op latencies: it takes the add's off */
   spec_fp_window(r); /* after the op latencies: it reads the spec's */
   spec_fp_chains(r);
   /* Core and busy speeds to 3 digits, each list all or none (a core that could not be
@@ -473,6 +487,11 @@ static void cite_scalars(calib_run *r) {
          "chains in flight (the window alone would hold %.3g)",
          r->when, out->fpchain_depth, out->fpchain_ns * r->cyc_ns,
          1 + hw->fp_window / (2.0 * out->fpchain_depth));
+  if (hw->store_forward_cycles > 0)
+    cite(hw, "store_forward_cycles",
+         "ppt calibrate%s: `*p += i` on a volatile 8-byte word, each trip's load taking the last trip's "
+         "store, timed against the add chain: %.3g cycles a trip, less the add's %.3g",
+         r->when, out->forward_ns * r->cyc_ns, hw->ops[PPT_HW_IALU].latency);
   if (hw->vector_bits)
     cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
          r->vec_what, hw->vector_bits);

@@ -33,6 +33,8 @@
 #define HW_MAX_CORE_SPEED 20.0
 #define HW_MAX_CONTENTION 64.0
 #define HW_MAX_FORK_JOIN_CYCLES 1e9      /* a fork-join: thousands of cycles, ~1e6 on huge machines */
+/* A store forwarded to a load of the same address: a few cycles (4-8 on x86 cores). */
+#define HW_MAX_STORE_FORWARD_CYCLES 100.0
 #define HW_MAX_BRANCH_MISS_CYCLES 1000.0 /* a pipeline refill: 10-30 cycles */
 #define HW_MAX_COHERENCE_CYCLES 100000.0 /* a cache-to-cache transfer: under 1000 across sockets */
 /* Cache levels. */

@@ -460,15 +460,18 @@ static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
 }
 
 /* Cycles of one trip round a block's recurrence through memory (ppt_trace_bb.mem_chain):
- * the load waits for the last iteration's store, forwarded at about the load-to-use
- * latency (falseshare's `*c += f(x)` on one core of the validation host: 4.31 + 1 =
- * 5.31 cycles by this rule, 5.18 measured; docs/validation.md, "Session 18"), then the
- * cycle's ops at their latencies. 0 for a block without one. */
+ * the load waits for the last iteration's store (hwspec store_forward_cycles, which
+ * `ppt calibrate` times on this very loop shape; without it the load-to-use latency,
+ * which on the Zen 5 host of session 18 gave falseshare's `*c += f(x)` 4.31 + 1 = 5.31
+ * cycles against 5.18 measured; on the Zen 3 guest of session 24 falseshare's one-thread
+ * trip took ~8.0 cycles against 4.27 + 1, and `ppt calibrate` reads 6.35 + 1 on the
+ * Intel Xeon guest of session 25), then the cycle's ops at their latencies. 0 for a block without one. */
 static double mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   unsigned loads, ialu, fadd, fmul;
   if (!ppt_trace_bb_mem_chain(bb, &loads, &ialu, &fadd, &fmul)) return 0;
-  return loads * hw->ops[PPT_HW_LOADST].latency + ialu * hw->ops[PPT_HW_IALU].latency +
-         fadd * hw->ops[PPT_HW_FADD].latency + fmul * hw->ops[PPT_HW_FMUL].latency;
+  double fwd = hw->store_forward_cycles > 0 ? hw->store_forward_cycles : hw->ops[PPT_HW_LOADST].latency;
+  return loads * fwd + ialu * hw->ops[PPT_HW_IALU].latency + fadd * hw->ops[PPT_HW_FADD].latency +
+         fmul * hw->ops[PPT_HW_FMUL].latency;
 }
 
 /* Cycles per execution of a block whose longest in-block chain of dependent FP ops

@@ -287,6 +287,37 @@ START_TEST(branch_miss) {
 }
 END_TEST
 
+/* store_forward_cycles (a store forwarded to a load): optional top-level number in
+ * [0.01, 100] cycles, written back only when given, citable; 0 in the struct = unknown. */
+START_TEST(store_forward) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(
+      parse_q(BRANCH(", 'store_forward_cycles': 6.3, 'sources': {'store_forward_cycles': '*p += i'}"), &hw,
+              &err) == 0,
+      "%s", err.msg);
+  ck_assert(hw.store_forward_cycles == 6.3);
+  ck_assert_str_eq(hw.sources[0].key, "store_forward_cycles");
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"store_forward_cycles\": 6.3"));
+  free(json);
+  round_trip(&hw);
+  ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.store_forward_cycles == 0);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "store_forward"));
+  free(json);
+  ck_assert_int_eq(parse_q(BRANCH(", 'store_forward_cycles': 0"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(
+      err.msg,
+      "bad.json: store_forward_cycles: must be a positive number (got 0); leave the key out if unknown");
+  ck_assert_int_eq(parse_q(BRANCH(", 'store_forward_cycles': 101"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: store_forward_cycles: 101 is out of range [0.01, 100] cycles");
+  ck_assert_int_eq(parse_q(BRANCH(", 'store_forward_cycles': '6'"), &hw, &err), PPT_EINPUT);
+  ck_assert_str_eq(err.msg, "bad.json: store_forward_cycles: must be a number, got a string");
+}
+END_TEST
+
 /* fp_window (FP ops waiting to issue in one core): optional top-level number in [1, 4096],
  * written back only when given, citable; 0 in the struct means unknown. */
 START_TEST(fp_window) {
@@ -1031,6 +1062,7 @@ int main(void) {
   tcase_add_test(tc, dram_core_bandwidth);
   tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, fp_window);
+  tcase_add_test(tc, store_forward);
   tcase_add_test(tc, contention_factor);
   tcase_add_test(tc, core_speed);
   tcase_add_test(tc, busy_speed);

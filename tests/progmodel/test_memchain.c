@@ -9,7 +9,8 @@
  *    `a[i] += x[i]` (a new address every iteration) or a loop that only stores to *c.
  *  - memchain_priced: `ppt predict` on host.json prices kernel_acc's compute at its inner
  *    block's instances times (loadst latency + ialu latency) cycles, worked out by hand
- *    from the spec (the block's own issue is shorter: the cycle bounds it). */
+ *    from the spec (the block's own issue is shorter: the cycle bounds it); with the
+ *    spec's store_forward_cycles F the load waits F instead: (F + ialu latency). */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -130,6 +131,16 @@ START_TEST(memchain_priced) {
   ck_assert_msg(fabs(compute - want) <= 0.02 * want, "compute %g s, by hand %g s", compute, want);
   /* The cycle, not the block's issue, sets the time. */
   ck_assert_msg(chain > 0.2 * compute, "chain %g s of %g", chain, compute);
+  /* A measured forwarding latency replaces the load's: 6.5 cycles (the Zen 3 guest's). */
+  ck_assert_int_eq(
+      e2e_sh(d,
+             "jq '.store_forward_cycles = 6.5' $PPT_SOURCE_DIR/hwspecs/host.json > f.json && "
+             "$PPT predict m.trace --hw f.json --cores 1 --only kernel_acc --json > p.json 2>/dev/null"),
+      0);
+  breakdown_compute(path, &ops, &chain);
+  want = (double)NEL * REPS * (6.5 + hw.ops[PPT_HW_IALU].latency) / hw.clock_hz;
+  ck_assert_msg(fabs(ops + chain - want) <= 0.02 * want, "forwarded: compute %g s, by hand %g s", ops + chain,
+                want);
 }
 END_TEST
 
