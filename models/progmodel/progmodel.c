@@ -465,7 +465,8 @@ static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
  * which on the Zen 5 host of session 18 gave falseshare's `*c += f(x)` 4.31 + 1 = 5.31
  * cycles against 5.18 measured; on the Zen 3 guest of session 24 falseshare's one-thread
  * trip took ~8.0 cycles against 4.27 + 1, and `ppt calibrate` reads 6.35 + 1 on the
- * Intel Xeon guest of session 25), then the cycle's ops at their latencies. 0 for a block without one. */
+ * Intel Xeon guest of session 25), then the cycle's ops at their latencies. 0 for a
+ * block without one. */
 static double mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   unsigned loads, ialu, fadd, fmul;
   if (!ppt_trace_bb_mem_chain(bb, &loads, &ialu, &fadd, &fmul)) return 0;
