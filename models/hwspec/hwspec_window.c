@@ -50,26 +50,40 @@ static double chain_latency(const ppt_hwspec *hw, const double path[PPT_HW_NOPCL
 static int same_pipe(int c, int g) {
   return c == g || (g == PPT_HW_FDIV && c == PPT_HW_FSQRT);
 }
+static const int pipes[] = {PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV};
+#define NPIPES (sizeof pipes / sizeof pipes[0])
+
+/* Pipe group g per execution of the block: the chain's ops on it, the cycles its ops
+ * keep one pipe busy (busy / T is ρ at T cycles an execution; busy itself is the ports'
+ * bound there) and Σ_c ops_c s_c² per pipe (over T, the Pollaczek–Khinchine numerator). */
+typedef struct pipe_load {
+  double on_path, busy, s2;
+} pipe_load;
+static pipe_load load_of(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
+                         const double ops[PPT_HW_NOPCLASS], size_t g) {
+  pipe_load l = {0, 0, 0};
+  for (size_t i = 0; i < NFP; i++) {
+    int c = fp_class[i];
+    const ppt_hw_op *o = class_op(hw, c);
+    if (!same_pipe(c, pipes[g]) || !(o->per_cycle > 0)) continue;
+    /* per_cycle pipes of one cycle each, or one that takes 1 / per_cycle cycles */
+    double s = o->per_cycle >= 1 ? 1.0 : 1.0 / o->per_cycle, per_pipe = ops[c] / fmax(o->per_cycle, 1.0);
+    l.on_path += path[c];
+    l.busy += per_pipe * s;
+    l.s2 += per_pipe * s * s;
+  }
+  return l;
+}
+
 static double chain_waits(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
                           const double ops[PPT_HW_NOPCLASS], double t) {
-  static const int pipes[] = {PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV};
   double w = 0;
-  for (size_t g = 0; g < sizeof pipes / sizeof pipes[0]; g++) {
-    double on_path = 0, rho = 0, s2 = 0;
-    for (size_t i = 0; i < NFP; i++) {
-      int c = fp_class[i];
-      const ppt_hw_op *o = class_op(hw, c);
-      if (!same_pipe(c, pipes[g]) || !(o->per_cycle > 0)) continue;
-      /* per_cycle pipes of one cycle each, or one that takes 1 / per_cycle cycles */
-      double s = o->per_cycle >= 1 ? 1.0 : 1.0 / o->per_cycle,
-             lambda = ops[c] / (t * fmax(o->per_cycle, 1.0));
-      on_path += path[c];
-      rho += lambda * s;
-      s2 += lambda * s * s;
-    }
-    if (on_path <= 0) continue;
+  for (size_t g = 0; g < NPIPES; g++) {
+    pipe_load l = load_of(hw, path, ops, g);
+    if (l.on_path <= 0) continue;
+    double rho = l.busy / t;
     if (rho >= 1) return INFINITY;
-    w += on_path * s2 / (2 * (1 - rho));
+    w += l.on_path * (l.s2 / t) / (2 * (1 - rho));
   }
   return w;
 }
@@ -84,17 +98,11 @@ double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_N
   double p = chain_latency(hw, path), f = fp_ops(ops), s = hw->fp_window;
   if (!(s > 0) || !(p > 0) || !(f > 0)) return 0;
   /* The ports' bound: at or below it some pipe is busy all the time (ρ >= 1). */
-  double lo = 0, div = 0;
-  for (size_t i = 0; i < NFP; i++) {
-    int c = fp_class[i];
-    const ppt_hw_op *o = class_op(hw, c);
-    if (!(o->per_cycle > 0) || !(path[c] > 0 || same_pipe(c, PPT_HW_FDIV))) continue;
-    if (same_pipe(c, PPT_HW_FDIV))
-      div += ops[c] / o->per_cycle;
-    else
-      lo = fmax(lo, ops[c] / o->per_cycle);
+  double lo = 0;
+  for (size_t g = 0; g < NPIPES; g++) {
+    pipe_load l = load_of(hw, path, ops, g);
+    if (l.on_path > 0) lo = fmax(lo, l.busy);
   }
-  if (path[PPT_HW_FDIV] > 0 || path[PPT_HW_FSQRT] > 0) lo = fmax(lo, div);
   /* f(T) = T − (P + W(T))·F / (S + F) rises with T: negative just above lo (W infinite
    * at ρ = 1), positive once T passes the window's bound with the waits at T. */
   /* The window holds (S + F) / F executions, and the core works on at most fp_chains
