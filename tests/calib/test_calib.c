@@ -395,7 +395,9 @@ START_TEST(fp_chains_plausible) {
 END_TEST
 
 /* store_forward_cycles: a trip of `*p += i` (calib_forward.c) in cycles less the spec's
- * add latency, to 3 digits, cited and read back; real cores forward in 3-15 cycles. */
+ * add latency, to 3 digits, cited and read back. Cores forward in 3-15 cycles, or rename
+ * memory and take no longer than the add (the Zen 5 guest of session 26): then the
+ * schema's floor, and the notes say so. */
 START_TEST(store_forward_plausible) {
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   const ppt_calib_result *r = &g_res;
@@ -403,9 +405,15 @@ START_TEST(store_forward_plausible) {
   ck_assert_msg(r->forward_ns > 0 && isfinite(r->forward_ns), "%g ns", r->forward_ns);
   double f = r->forward_ns * hw->clock_hz * 1e-9 - hw->ops[PPT_HW_IALU].latency;
   ck_assert_msg(hw->store_forward_cycles > 0, "%s", hw->notes);
-  ck_assert_msg(fabs(hw->store_forward_cycles - f) <= 2 * ROUNDING_STEP * f + 0.01, "spec %g, recomputed %g",
-                hw->store_forward_cycles, f);
-  if (r->optimised) ck_assert_msg(f >= 3 && f <= 15, "%g cycles from a store to its load", f);
+  if (f < 0.01) {
+    ck_assert_msg(hw->store_forward_cycles == 0.01, "spec %g, recomputed %g", hw->store_forward_cycles, f);
+    ck_assert_msg(strstr(hw->notes, "memory renaming") != NULL, "%s", hw->notes);
+    if (r->optimised) ck_assert_msg(f > -0.5, "a trip %g cycles shorter than the add", -f);
+  } else {
+    ck_assert_msg(fabs(hw->store_forward_cycles - f) <= 2 * ROUNDING_STEP * f + 0.01, "spec %g, recomputed %g",
+                  hw->store_forward_cycles, f);
+    if (r->optimised) ck_assert_msg(f >= 3 && f <= 15, "%g cycles from a store to its load", f);
+  }
   ck_assert(cited(hw, "store_forward_cycles"));
   ppt_hwspec again;
   read_back(hw, "store_forward_cycles", &again);
