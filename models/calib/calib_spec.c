@@ -267,7 +267,9 @@ static void spec_fp_chains(calib_run *r) {
 static void spec_store_forward(calib_run *r) {
   double trip = r->out->forward_ns * r->cyc_ns, f = trip - r->hw->ops[PPT_HW_IALU].latency;
   int renamed = r->out->forward_ns > 0 && f < HW_MIN_SMALL_CYCLES;
-  r->hw->store_forward_cycles = renamed ? HW_MIN_SMALL_CYCLES : f <= HW_MAX_STORE_FORWARD_CYCLES ? sig3(f) : 0;
+  r->hw->store_forward_cycles = renamed                            ? HW_MIN_SMALL_CYCLES
+                                : f <= HW_MAX_STORE_FORWARD_CYCLES ? sig3(f)
+                                                                   : 0;
   if (renamed)
     calib_note(r->notes, sizeof r->notes,
                "store_forward_cycles at the floor %g: a trip of *p += i took %.3g cycles, no longer than the "

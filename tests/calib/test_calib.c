@@ -410,8 +410,8 @@ START_TEST(store_forward_plausible) {
     ck_assert_msg(strstr(hw->notes, "memory renaming") != NULL, "%s", hw->notes);
     if (r->optimised) ck_assert_msg(f > -0.5, "a trip %g cycles shorter than the add", -f);
   } else {
-    ck_assert_msg(fabs(hw->store_forward_cycles - f) <= 2 * ROUNDING_STEP * f + 0.01, "spec %g, recomputed %g",
-                  hw->store_forward_cycles, f);
+    ck_assert_msg(fabs(hw->store_forward_cycles - f) <= 2 * ROUNDING_STEP * f + 0.01,
+                  "spec %g, recomputed %g", hw->store_forward_cycles, f);
     if (r->optimised) ck_assert_msg(f >= 3 && f <= 15, "%g cycles from a store to its load", f);
   }
   ck_assert(cited(hw, "store_forward_cycles"));
