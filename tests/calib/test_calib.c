@@ -137,6 +137,16 @@ START_TEST(latency_grows_outwards) {
     double ns = r->near[k] ? r->lat_near_ns[k] : r->lat_ns[k];
     ck_assert_msg(ns < 0.8 * r->lat_ns[n], "%s %g ns vs DRAM %g ns", r->hw.levels[k].name, ns, r->lat_ns[n]);
   }
+  /* A level's latency is its hits': at most twice what the chase reads just past the
+   * level above (a chase of half the level that slow already misses, and the level is
+   * then swept; the Zen 5 guest of session 26 priced L3 hits at DRAM-like 339-458 cycles
+   * in four of nine calibrations before). */
+  for (uint32_t k = 1; k < n; k++) {
+    double ns = r->near[k] ? r->lat_near_ns[k] : r->lat_ns[k];
+    if (r->lat_near_ns[k] > 0)
+      ck_assert_msg(ns <= 2 * r->lat_near_ns[k], "%s %g ns, %g ns just past the level above",
+                    r->hw.levels[k].name, ns, r->lat_near_ns[k]);
+  }
   /* Every x86/Arm core of the last 15 years: L1 load-to-use 2-8 cycles, DRAM > 30 ns.
    * (Unoptimised kernels keep the pointer on the stack and time store forwarding too.) */
   if (r->optimised)
@@ -395,9 +405,9 @@ START_TEST(fp_chains_plausible) {
 END_TEST
 
 /* store_forward_cycles: a trip of `*p += i` (calib_forward.c) in cycles less the spec's
- * add latency, to 3 digits, cited and read back. Cores forward in 3-15 cycles, or rename
- * memory and take no longer than the add (the Zen 5 guest of session 26): then the
- * schema's floor, and the notes say so. */
+ * add latency, to 3 digits (at least the schema's floor), cited and read back. Cores
+ * forward in 3-15 cycles, or rename memory and take about the add alone (within 2
+ * cycles: the Zen 5 guest of session 26), and the notes say so. */
 START_TEST(store_forward_plausible) {
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   const ppt_calib_result *r = &g_res;
@@ -405,14 +415,12 @@ START_TEST(store_forward_plausible) {
   ck_assert_msg(r->forward_ns > 0 && isfinite(r->forward_ns), "%g ns", r->forward_ns);
   double f = r->forward_ns * hw->clock_hz * 1e-9 - hw->ops[PPT_HW_IALU].latency;
   ck_assert_msg(hw->store_forward_cycles > 0, "%s", hw->notes);
-  if (f < 0.01) {
-    ck_assert_msg(hw->store_forward_cycles == 0.01, "spec %g, recomputed %g", hw->store_forward_cycles, f);
-    ck_assert_msg(strstr(hw->notes, "memory renaming") != NULL, "%s", hw->notes);
-    if (r->optimised) ck_assert_msg(f > -0.5, "a trip %g cycles shorter than the add", -f);
-  } else {
-    ck_assert_msg(fabs(hw->store_forward_cycles - f) <= 2 * ROUNDING_STEP * f + 0.01,
-                  "spec %g, recomputed %g", hw->store_forward_cycles, f);
-    if (r->optimised) ck_assert_msg(f >= 3 && f <= 15, "%g cycles from a store to its load", f);
+  double want = f < 0.01 ? 0.01 : f;
+  ck_assert_msg(fabs(hw->store_forward_cycles - want) <= 2 * ROUNDING_STEP * want + 1e-9,
+                "spec %g, recomputed %g", hw->store_forward_cycles, f);
+  if (r->optimised) {
+    ck_assert_msg(f > -0.5 && f <= 15, "%g cycles from a store to its load", f);
+    if (f < 2) ck_assert_msg(strstr(hw->notes, "memory renaming") != NULL, "%g cycles: %s", f, hw->notes);
   }
   ck_assert(cited(hw, "store_forward_cycles"));
   ppt_hwspec again;
@@ -817,11 +825,15 @@ START_TEST(effective_size_applied) {
     }
     if (lv->replacement == PPT_HW_REPL_RANDOM) {
       /* The stream's capacity won: its size, rounded to whole ways of a power-of-two
-       * set count, between the level above and sysfs. */
+       * set count, between the level above and sysfs (8x the chase's, when the chase
+       * sized the level). */
       uint32_t ways = r->caches.levels[k].assoc;
       ck_assert_uint_eq(lv->size, calib_round_ways(r->ret_capacity[k], lv->line, &ways));
       ck_assert_uint_eq(lv->assoc, ways);
-      ck_assert_uint_lt(lv->size, r->caches.levels[k].size);
+      if (r->caches.levels[k].source == PPT_CALIB_GEO_SWEEP) /* no source to stay below */
+        ck_assert_uint_le(lv->size, 8 * r->caches.levels[k].size);
+      else
+        ck_assert_uint_lt(lv->size, r->caches.levels[k].size);
       ck_assert_uint_gt(lv->size, r->hw.levels[k - 1].size);
       ck_assert_msg(strstr(r->hw.notes, "stream's view") != NULL, "%s", r->hw.notes);
       /* the chase's size stays as the demand size, when it is the smaller */
