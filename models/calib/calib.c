@@ -108,8 +108,9 @@ static void dram_working_set(calib_run *r) {
   r->dram_bytes = dram_bytes;
 }
 
-/* ---- latency: a chase over half of each level (and 4x the level above, when the level
- * is over 8x that), and over the DRAM working set ---- */
+/* ---- latency: a chase over half of each level (and over a near set just past the level
+ * above, a quarter of the level kept within 2-4x the level above, when the level is over
+ * 4x it), and over the DRAM working set ---- */
 static int stage_latencies(calib_run *r) {
   ppt_calib_result *out = r->out;
   const ppt_hwspec *hw = r->hw;
@@ -117,7 +118,13 @@ static int stage_latencies(calib_run *r) {
   int rc = 0, huge = 0;
   for (uint32_t k = 0; k <= n && !rc; k++) {
     uint64_t sizes[2] = {k < n ? hw->levels[k].size / 2 : r->dram_bytes, 0};
-    if (k > 0 && k < n && sizes[0] > 8 * hw->levels[k - 1].size) sizes[1] = 4 * hw->levels[k - 1].size;
+    /* The near set down to 2x the level above: on the Zen 5 guest of session 26 the chase
+     * sweep sized the L3 (no sysfs) at 5.5-11 MiB over a 1 MiB L2, and with a near set
+     * only past 16x the L2 four of nine calibrations had none to tell that the chase over
+     * half the level, at 98-139 ns, missed. */
+    uint64_t above = k > 0 && k < n ? hw->levels[k - 1].size : 0;
+    if (above && sizes[0] > 2 * above)
+      sizes[1] = sizes[0] / 2 < 2 * above ? 2 * above : sizes[0] / 2 > 4 * above ? 4 * above : sizes[0] / 2;
     for (int w = 0; w < 2 && sizes[w] && !rc; w++) {
       /* Two lines per pointer for DRAM: adjacent-line prefetchers fetch a line's buddy,
        * which would otherwise turn some misses into hits. */
@@ -185,7 +192,7 @@ static int size_level(calib_run *r, uint32_t k) {
   uint32_t ways = hw->levels[k].assoc;
   uint64_t eff =
       calib_effective_size(out->sweep_bytes[k], out->sweep_ns[k], m, near, dram, hw->levels[k].line, &ways);
-  /* Point 0 (the near set, read at the near latency) always qualifies, and it is 4x the
+  /* Point 0 (the near set, read at the near latency) always qualifies, and it is 2-4x the
    * level above: only a degenerate sweep could leave the levels out of order. */
   if (eff == 0 || eff > top || eff < hw->levels[k - 1].size) return 0;
   out->eff_bytes[k] = eff;
@@ -213,11 +220,11 @@ static int stage_level_sizes(calib_run *r) {
   for (uint32_t k = 1; k < r->n && !rc; k++) {
     double half = out->lat_ns[k], near = out->lat_near_ns[k];
     /* Half the level at twice the near set's latency is a chase that already misses
-     * (a level's own hits do not slow down twofold between 4x the level above and half
-     * the level), whether or not it reads close to DRAM: on the Zen 5 guest of session
-     * 26, four of nine calibrations chased half the L3 at 98-139 ns, under half of
-     * DRAM's 238-302, where the chase read 14-16 ns up to 3-11 MiB, and the spec priced
-     * every L3 hit at 339-458 cycles instead of ~50. */
+     * (a level's own hits do not slow down twofold between the near set and half the
+     * level), whether or not it reads close to DRAM: on the Zen 5 guest of session 26,
+     * four of nine calibrations chased half the L3 at 98-139 ns, under half of DRAM's
+     * 238-302, where the chase read 14-16 ns up to 3-11 MiB, and the spec priced every
+     * L3 hit at 339-458 cycles instead of ~50. */
     if (!(near > 0 && half > 2 * near)) continue;
     calib_watch_stage(r->watch, "a level's capacity (chase sweep)");
     rc = size_level(r, k);

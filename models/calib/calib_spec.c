@@ -571,7 +571,7 @@ static void cite_level(calib_run *r, uint32_t k) {
        "%s (%s), %s of %d: %.3g ns",
        when, hw->levels[0].line,
        calib_human_bytes(out->near[k] ? out->lat_near_bytes[k] : out->lat_bytes[k], sz, sizeof sz),
-       out->near[k] ? "4x the level above; see notes" : "1/2 of the level", stat, trials,
+       out->near[k] ? "just past the level above; see notes" : "1/2 of the level", stat, trials,
        out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]);
   snprintf(key, sizeof key, "levels[%u].bandwidth_bytes_per_cycle", k);
   /* A level made one instance per core (spec_sharing) has one core's figure. */
