@@ -165,10 +165,11 @@ typedef struct ppt_calib_result {
   uint64_t lat_bytes[PPT_HW_MAX_LEVELS + 1]; /* pointer-chase working set (1/2 level) */
   double lat_ns[PPT_HW_MAX_LEVELS + 1];      /* load-to-use latency */
   /* Second working set just past the level above (a quarter of the level, kept within
-   * 2-4x the level above), for levels over 4x the level above; 0 when not measured. When half the level reads
-   * over twice as slow as this one, the level behaves smaller than its source says (a virtual machine sharing
-   * the L3 with other tenants): `near` is then set and the spec's latency of the level comes from this
-   * working set, with a note. */
+   * 2-4x the level above), for levels over 4x the level above; 0 when not measured.
+   * When half the level reads over twice as slow as this one, the level behaves smaller
+   * than its source says (a virtual machine sharing the L3 with other tenants): `near`
+   * is then set and the spec's latency of the level comes from this working set, with
+   * a note. */
   uint64_t lat_near_bytes[PPT_HW_MAX_LEVELS];
   double lat_near_ns[PPT_HW_MAX_LEVELS];
   int near[PPT_HW_MAX_LEVELS];

@@ -123,8 +123,11 @@ static int stage_latencies(calib_run *r) {
      * only past 16x the L2 four of nine calibrations had none to tell that the chase over
      * half the level, at 98-139 ns, missed. */
     uint64_t above = k > 0 && k < n ? hw->levels[k - 1].size : 0;
-    if (above && sizes[0] > 2 * above)
-      sizes[1] = sizes[0] / 2 < 2 * above ? 2 * above : sizes[0] / 2 > 4 * above ? 4 * above : sizes[0] / 2;
+    if (above && sizes[0] > 2 * above) {
+      sizes[1] = sizes[0] / 2;
+      if (sizes[1] < 2 * above) sizes[1] = 2 * above;
+      if (sizes[1] > 4 * above) sizes[1] = 4 * above;
+    }
     for (int w = 0; w < 2 && sizes[w] && !rc; w++) {
       /* Two lines per pointer for DRAM: adjacent-line prefetchers fetch a line's buddy,
        * which would otherwise turn some misses into hits. */
