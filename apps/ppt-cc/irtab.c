@@ -38,6 +38,7 @@ typedef struct bbent {
   uint16_t ops[PPT_BBDESC_NOPS];
   uint16_t stack_loads, stack_stores; /* machine-level stack references (mcrefs.h) */
   uint32_t mem_chain;                 /* a recurrence through memory (ppt_trace_bb.mem_chain) */
+  uint16_t cycles;                    /* llvm-mca cycles x PCC_MCA_SCALE (mca.h), 0: unknown */
 } bbent;
 
 typedef struct strent {
@@ -330,7 +331,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
   bbent *e = &x->e[x->n];
   memset(e, 0, sizeof *e);
   e->guard = LLVMGetOperand(guard_call, 0);
-  pcc_mcrefs_get(x->mc, guard_call, &e->stack_loads, &e->stack_stores);
+  pcc_mcrefs_get(x->mc, guard_call, &e->stack_loads, &e->stack_stores, &e->cycles);
   int64_t off;
   if (guard_decode(x, e->guard, &e->array, &off) != 0 || off < 0 || off % 4 != 0) {
     size_t n;
@@ -536,9 +537,9 @@ static LLVMValueRef table_global(ctx *x, LLVMTypeRef t, LLVMValueRef *vals, size
   return g;
 }
 
-/* The blocks that carry a value through memory, one struct ppt_bbmrc each (bbdesc.h),
- * in their own section, one array per comdat group like the descriptors. vals: room
- * for x->n values; the arrays made go to out (one per group at most); their count. */
+/* Blocks that carry a value through memory or have core cycles: a struct ppt_bbmrc each
+ * (bbdesc.h; the magic says which) in their own section, an array per comdat group like
+ * the descriptors. vals: room for 2 x->n; the arrays go to out (one per group); count. */
 static size_t emit_mem_chains(ctx *x, LLVMValueRef *vals, LLVMValueRef *out) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(x->c);
   LLVMTypeRef f[3] = {x->i32p, i32, i32};
@@ -551,10 +552,13 @@ static size_t emit_mem_chains(ctx *x, LLVMValueRef *vals, LLVMValueRef *out) {
   for (size_t i = 0; i < x->n;) {
     size_t j = i, k = 0;
     for (; j < x->n && x->e[j].group_id == x->e[i].group_id; j++) {
-      if (!x->e[j].mem_chain) continue;
-      LLVMValueRef v[3] = {LLVMConstPointerCast(x->e[j].guard, x->i32p), LLVMConstInt(i32, PPT_BBMRC_MAGIC, 0),
-                           LLVMConstInt(i32, x->e[j].mem_chain, 0)};
-      vals[k++] = LLVMConstStructInContext(x->c, v, 3, 0);
+      const uint32_t what[2][2] = {{PPT_BBMRC_MAGIC, x->e[j].mem_chain}, {PPT_BBCYC_MAGIC, x->e[j].cycles}};
+      for (int w = 0; w < 2; w++) {
+        if (!what[w][1]) continue;
+        LLVMValueRef v[3] = {LLVMConstPointerCast(x->e[j].guard, x->i32p), LLVMConstInt(i32, what[w][0], 0),
+                             LLVMConstInt(i32, what[w][1], 0)};
+        vals[k++] = LLVMConstStructInContext(x->c, v, 3, 0);
+      }
     }
     if (k > 0)
       out[nout++] = table_global(x, t, vals, k, "__ppt_bbmrc", MEMCHAIN_SECTION, x->e[i].group_id);
@@ -570,7 +574,7 @@ static int emit_tables(ctx *x, ppt_err *err) {
                        "ppt-cc: %s: the target's data layout does not match struct ppt_bbdesc "
                        "(only 64-bit targets like the host are supported)",
                        x->src);
-  LLVMValueRef *vals = malloc((x->n ? x->n : 1) * sizeof *vals);
+  LLVMValueRef *vals = malloc((x->n ? 2 * x->n : 1) * sizeof *vals);
   /* Each group's descriptors, and its memory recurrences when it has any. */
   LLVMValueRef *tables = malloc((x->ngroups ? 2 * x->ngroups : 2) * sizeof *tables);
   if (!vals || !tables) {
@@ -604,7 +608,7 @@ static void log_table(ctx *x, FILE *log) {
             (unsigned long long)e->index, e->func_name, e->file_name, e->line, e->flags);
     for (int k = 0; k < PPT_OP_COUNT; k++)
       fprintf(log, "%s%u", k ? "," : "", e->ops[k]);
-    fprintf(log, " stack=%u,%u mem_chain=%#x\n", e->stack_loads, e->stack_stores, e->mem_chain);
+    fprintf(log, " stack=%u,%u mem_chain=%#x cycles=%.4g\n", e->stack_loads, e->stack_stores, e->mem_chain, e->cycles / (double)PCC_MCA_SCALE);
   }
 }
 
@@ -645,7 +649,7 @@ static int load(ctx *x, const char *in, ppt_err *err) {
   return 0;
 }
 
-int pcc_irtab_rewrite(const char *in, const char *out, const char *src, FILE *log,
+int pcc_irtab_rewrite(const char *in, const char *out, const char *src, const pcc_mca_cfg *mca, FILE *log,
                       pcc_irtab_stats *st, ppt_err *err) {
   ctx x;
   memset(&x, 0, sizeof x);
@@ -666,7 +670,7 @@ int pcc_irtab_rewrite(const char *in, const char *out, const char *src, FILE *lo
     rc = pcc_widemem_instrument(x.m, src, &st->ncallbacks, err);
   /* After the callbacks exist (the clone deletes them), before the table is made. */
   if (rc == 0)
-    rc = pcc_mcrefs_measure(x.m, src, &x.mc, err);
+    rc = pcc_mcrefs_measure(x.m, src, mca, &x.mc, err);
   if (rc == 0)
     rc = scan_module(&x, st, err);
   if (rc == 0) {

@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "mca.h"
 #include "ppt/err.h"
 
 typedef struct pcc_irtab_stats {
@@ -26,7 +27,7 @@ typedef struct pcc_irtab_stats {
 
 /* Reads bitcode `in`, adds the table and writes bitcode `out`. `src` names the C source
  * in messages. If `log` is non-NULL, one line per descriptor is written to it. */
-int pcc_irtab_rewrite(const char *in, const char *out, const char *src, FILE *log,
+int pcc_irtab_rewrite(const char *in, const char *out, const char *src, const pcc_mca_cfg *mca, FILE *log,
                       pcc_irtab_stats *st, ppt_err *err);
 
 #endif

@@ -46,6 +46,8 @@ typedef struct job {
   pcc_runner run;
   pcc_tmpdir tmp;
   int log_blocks; /* PPT_CC_VERBOSE >= 2 */
+  pcc_mca_cfg mca; /* each block's core cycles (mca.h) */
+  char mca_cpu[64];
 } job;
 
 /* Which driver this is, from the name it was run under. */
@@ -98,10 +100,12 @@ static void print_ppt_help(const tool *t) {
       ")\n"
       "  PPT_CC_VERBOSE     1: print each command run; 2: also each block descriptor\n"
       "  PPT_CC_KEEP_TEMPS  1: keep the temporary folder (its path is printed)\n"
+      "  PPT_CC_MCA         llvm-mca that times each block (default %s; none: no block cycles)\n"
+      "  PPT_CC_MCA_CPU     the CPU it models (default: this host's, as LLVM names it)\n"
       "  TMPDIR             where the temporary folder goes (default /tmp)\n"
       "\n"
       "Documentation: docs/ppt-cc.md\n",
-      PPT_CC_DEFAULT_CLANG, PPT_CXX_DEFAULT_CLANG);
+      PPT_CC_DEFAULT_CLANG, PPT_CXX_DEFAULT_CLANG, PPT_CC_DEFAULT_MCA);
 }
 
 static int env_int(const char *name) {
@@ -251,7 +255,8 @@ static int compile_c(job *j, const pcc_arg *src, const char *obj, ppt_err *err) 
   ir_command(j, src, obj, bc, &cmd);
   if ((rc = run_cmd(j, &cmd, &code, err)) != 0 || (rc = code) != 0) goto done;
   pcc_irtab_stats st;
-  if ((rc = pcc_irtab_rewrite(bc, bc2, src->s[0], j->log_blocks ? stderr : NULL, &st, err)) != 0) goto done;
+  if ((rc = pcc_irtab_rewrite(bc, bc2, src->s[0], &j->mca, j->log_blocks ? stderr : NULL, &st, err)) != 0)
+    goto done;
   pcc_strv_free(&cmd);
   obj_command(j, bc2, obj, &cmd);
   if ((rc = run_cmd(j, &cmd, &code, err)) == 0) rc = code;
@@ -398,6 +403,14 @@ int main(int argc, char **argv) {
   j.log_blocks = verbose >= 2;
   pcc_run_init(&j.run, verbose >= 1);
   int rc = pcc_tmpdir_make(&j.tmp, &err);
+  /* llvm-mca: $PPT_CC_MCA ("none": do without), else the one of ppt-cc's LLVM. */
+  const char *mca = getenv("PPT_CC_MCA");
+  pcc_mca_host_cpu(j.mca_cpu, sizeof j.mca_cpu);
+  j.mca = (pcc_mca_cfg){.run = &j.run,
+                        .tmp = &j.tmp,
+                        .tool = mca && *mca ? (strcmp(mca, "none") ? mca : NULL) : PPT_CC_DEFAULT_MCA,
+                        .cpu = j.mca_cpu,
+                        .verbose = verbose >= 1};
   if (rc == 0) rc = cl.compile_only ? compile_mode(&j, &err) : link_mode(&j, &err);
   if (err.status != PPT_OK) fprintf(stderr, "%s\n", err.msg);
   pcc_tmpdir_remove(&j.tmp, env_int("PPT_CC_KEEP_TEMPS"));

@@ -184,6 +184,10 @@ typedef struct state {
   long last;                 /* the function's last marker */
   uint32_t carry_l, carry_s; /* from unmarked blocks, for the next marked one */
   int fp;
+  const char *line_at, *line_next; /* the line being read, and the one after it */
+  const char *blk_text;            /* where the current machine block's lines begin */
+  pcc_mcasm_block_fn fn;           /* NULL, or told each marked block's lines */
+  void *arg;
 } state;
 
 /* "Depth=N" in a block's label comment, else 0. */
@@ -207,6 +211,9 @@ static void add(state *st, long k, uint32_t l, uint32_t w) {
  * exit LoopSimplify added, a split edge) runs about as often as the blocks around it at
  * its loop depth: the last marked one of that depth, else the next marked block. */
 static void block_end(state *st) {
+  if (st->marker >= 0 && st->fn && st->blk_text && st->line_at > st->blk_text)
+    st->fn(st->arg, (size_t)st->marker, st->blk_text, (size_t)(st->line_at - st->blk_text));
+  st->blk_text = st->line_next;
   if (st->marker >= 0) {
     add(st, st->marker, st->blk_l, st->blk_s);
     st->prev[st->depth] = st->last = st->marker;
@@ -251,6 +258,7 @@ static void line(state *st, const char *s, size_t n) {
         int d = st->depth;
         block_end(st);
         st->depth = d;
+        st->blk_text = st->line_at;
       }
       st->marker = k;
       st->out[k].copies++;
@@ -280,15 +288,23 @@ static void line(state *st, const char *s, size_t n) {
   pcc_mcasm_insn(s, n, &st->fp, &st->blk_l, &st->blk_s);
 }
 
-void pcc_mcasm_count(const char *text, size_t len, pcc_mcstack *out, size_t n) {
-  state st = {.out = out, .n = n, .marker = -1, .last = -1};
+void pcc_mcasm_walk(const char *text, size_t len, pcc_mcstack *out, size_t n, pcc_mcasm_block_fn fn,
+                    void *arg) {
+  state st = {.out = out, .n = n, .marker = -1, .last = -1, .fn = fn, .arg = arg, .blk_text = text};
   for (int d = 0; d <= MAX_DEPTH; d++) st.prev[d] = -1;
   const char *p = text, *end = text + len;
   while (p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *e = nl ? nl : end;
+    st.line_at = p;
+    st.line_next = nl ? nl + 1 : end;
     line(&st, p, (size_t)(e - p));
     p = e + 1;
   }
+  st.line_at = st.line_next = end;
   function_end(&st);
+}
+
+void pcc_mcasm_count(const char *text, size_t len, pcc_mcstack *out, size_t n) {
+  pcc_mcasm_walk(text, len, out, n, NULL, NULL);
 }

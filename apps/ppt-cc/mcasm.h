@@ -28,6 +28,13 @@ typedef struct pcc_mcstack {
  * comment), else to the next marker. out must be zeroed by the caller. */
 void pcc_mcasm_count(const char *text, size_t len, pcc_mcstack *out, size_t n);
 
+/* pcc_mcasm_count, and fn(arg, K, lines, len) for each machine block (or part of one, where
+ * a block holds two markers) that marker K's counts came from: its lines after its label,
+ * instructions, directives and comments as they are in text. */
+typedef void (*pcc_mcasm_block_fn)(void *arg, size_t marker, const char *lines, size_t len);
+void pcc_mcasm_walk(const char *text, size_t len, pcc_mcstack *out, size_t n, pcc_mcasm_block_fn fn,
+                    void *arg);
+
 /* Stack loads and stores of one instruction line (no label, no comment), as above;
  * *fp says whether %rbp is the frame pointer (and becomes 1 at "movq %rsp, %rbp"). */
 void pcc_mcasm_insn(const char *s, size_t len, int *fp, uint32_t *loads, uint32_t *stores);

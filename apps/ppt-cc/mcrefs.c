@@ -9,6 +9,7 @@
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
 
+#include "mca.h"
 #include "mcasm.h"
 
 #define GUARD_CALLBACK "__sanitizer_cov_trace_pc_guard"
@@ -16,6 +17,7 @@
 typedef struct mcent {
   LLVMValueRef call; /* the guard call in the measured module */
   uint16_t loads, stores;
+  uint16_t cycles; /* llvm-mca cycles per execution x PCC_MCA_SCALE; 0: unknown */
 } mcent;
 
 struct pcc_mcrefs {
@@ -206,7 +208,8 @@ static void settle(pcc_mcrefs *mc, const pcc_mcstack *st, uint32_t (*ir)[2]) {
   }
 }
 
-int pcc_mcrefs_measure(LLVMModuleRef m, const char *src, pcc_mcrefs **out, ppt_err *err) {
+int pcc_mcrefs_measure(LLVMModuleRef m, const char *src, const pcc_mca_cfg *mca, pcc_mcrefs **out,
+                       ppt_err *err) {
   *out = NULL;
   pcc_mcrefs *mc = calloc(1, sizeof *mc);
   uint32_t(*ir)[2] = NULL;
@@ -233,6 +236,10 @@ int pcc_mcrefs_measure(LLVMModuleRef m, const char *src, pcc_mcrefs **out, ppt_e
     }
     pcc_mcasm_count(LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), st, mc->n);
     settle(mc, st, ir);
+    uint16_t *cyc = mca && mc->n ? calloc(mc->n, sizeof *cyc) : NULL;
+    if (cyc && pcc_mca_cycles(mca, LLVMGetBufferStart(buf), LLVMGetBufferSize(buf), mc->n, cyc))
+      for (size_t k = 0; k < mc->n; k++) mc->e[k].cycles = cyc[k];
+    free(cyc);
   } else if (rc == 0) {
     rc = ppt_err_set(err, PPT_ERUN, "ppt-cc: %s: out of memory", src);
   }
@@ -254,14 +261,16 @@ int pcc_mcrefs_measure(LLVMModuleRef m, const char *src, pcc_mcrefs **out, ppt_e
   return 0;
 }
 
-void pcc_mcrefs_get(const pcc_mcrefs *mc, LLVMValueRef guard_call, uint16_t *loads, uint16_t *stores) {
-  *loads = *stores = 0;
+void pcc_mcrefs_get(const pcc_mcrefs *mc, LLVMValueRef guard_call, uint16_t *loads, uint16_t *stores,
+                    uint16_t *cycles) {
+  *loads = *stores = *cycles = 0;
   if (!mc || !mc->n) return;
   mcent key = {.call = guard_call};
   const mcent *e = bsearch(&key, mc->e, mc->n, sizeof *mc->e, cmp_ent);
   if (e) {
     *loads = e->loads;
     *stores = e->stores;
+    *cycles = e->cycles;
   }
 }
 

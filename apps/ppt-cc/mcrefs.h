@@ -18,15 +18,20 @@
 
 #include <llvm-c/Core.h>
 
+#include "mca.h"
 #include "ppt/err.h"
 
 typedef struct pcc_mcrefs pcc_mcrefs;
 
-/* Measures module m (left unchanged). src names the source in messages. */
-int pcc_mcrefs_measure(LLVMModuleRef m, const char *src, pcc_mcrefs **out, ppt_err *err);
+/* Measures module m (left unchanged). src names the source in messages. With mca (may
+ * be NULL), also each block's core cycles from the same assembly (mca.h). */
+int pcc_mcrefs_measure(LLVMModuleRef m, const char *src, const pcc_mca_cfg *mca, pcc_mcrefs **out,
+                       ppt_err *err);
 /* Stack loads and stores of the block whose guard call is `guard_call` (an instruction
- * of the measured module); 0 and 0 for one not measured. mc may be NULL. */
-void pcc_mcrefs_get(const pcc_mcrefs *mc, LLVMValueRef guard_call, uint16_t *loads, uint16_t *stores);
+ * of the measured module), and its cycles (x PCC_MCA_SCALE); 0s for one not measured.
+ * mc may be NULL. */
+void pcc_mcrefs_get(const pcc_mcrefs *mc, LLVMValueRef guard_call, uint16_t *loads, uint16_t *stores,
+                    uint16_t *cycles);
 void pcc_mcrefs_free(pcc_mcrefs *mc);
 
 #endif

@@ -123,6 +123,8 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     printf("forwarding  %g cycles from a store to a load of its address\n", hw->store_forward_cycles);
   if (hw->fp_window > 0) printf("FP window   %g ops waiting to issue per core\n", hw->fp_window);
   if (hw->fp_chains > 0) printf("FP chains   %g in flight per core at most\n", hw->fp_chains);
+  if (hw->block_cycles)
+    printf("block cycles: the traced blocks' llvm-mca cycles bound compute (this host)\n");
   if (hw->contention_factor > 0)
     printf("contention  %gx one core's time for iterations whose stores share a line\n",
            hw->contention_factor);

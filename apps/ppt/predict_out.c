@@ -76,8 +76,8 @@ static json_object *tlb_json(const ppt_tracesim_result *q) {
 
 /* What compute_s is made of: the ops' issue and each kind of CPU item (ppt_tc_cpu). */
 static json_object *compute_json(double ops_s, const double cpu_s[PPT_TC_NCPU]) {
-  static const char *const names[PPT_TC_NCPU] = {"other_s",       "chain_s", "calls_s",
-                                                 "branch_miss_s", "tlb_s",   "loop_exit_s"};
+  static const char *const names[PPT_TC_NCPU] = {"other_s", "chain_s",     "calls_s",       "branch_miss_s",
+                                                 "tlb_s",   "loop_exit_s", "block_cycles_s"};
   json_object *o = json_object_new_object();
   json_object_object_add(o, "ops_s", json_object_new_double(ops_s));
   for (int c = 0; c < PPT_TC_NCPU; c++) json_object_object_add(o, names[c], json_object_new_double(cpu_s[c]));

@@ -112,6 +112,11 @@ typedef struct ppt_hwspec {
    * holds (short chains: the Zen 3 guest of session 21 overlapped ~4.9 chains of 8 or 4
    * (fmul, fadd) pairs while its window held ~100 ops). 0 = unknown: no bound. */
   double fp_chains;
+  /* 1: this spec describes the core the traced program was built on, so the cycles
+   * ppt-cc recorded per block with llvm-mca's model of that core (ppt_trace_bb
+   * core_cycles16) bound each core's compute (docs/engine.md "Block cycles"). 0 (a spec
+   * sheet, another machine): they are not used. `ppt calibrate` writes 1. */
+  int block_cycles;
   /* How much longer the cores of a worksharing loop take, together, for iterations that
    * store into one cache line (each core its own word: false sharing, or a shared
    * counter) than one core takes for all of them alone: the line can be written by one

@@ -102,8 +102,10 @@ typedef enum ppt_tc_cpu {
   PPT_CPU_BRANCH = 3,    /* mispredicted branches */
   PPT_CPU_TLB = 4,       /* data-TLB misses and page walks */
   PPT_CPU_LOOP_EXIT = 5, /* mispredicted exits of self-looping blocks: overlap memory waits */
+  PPT_CPU_CORE = 6,      /* what the core's own model (llvm-mca, per block) needs beyond
+                            the ports and the chains (hwspec block_cycles) */
 } ppt_tc_cpu;
-#define PPT_TC_NCPU 6
+#define PPT_TC_NCPU 7
 /* A CPU item of n cycles standing for `what` (ppt_tasklist_add_cycles: PPT_CPU_PLAIN). */
 int ppt_tasklist_add_cycles_as(ppt_tasklist *tl, double n, ppt_tc_cpu what, ppt_err *err);
 

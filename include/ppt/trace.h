@@ -141,6 +141,12 @@ typedef struct ppt_trace_bb {
   /* A loop-carried recurrence through memory (ppt_trace_bb_mem_chain); 0 when none, and
    * in older traces. */
   uint32_t mem_chain;
+  /* Cycles one execution of the block takes on the build host's core when it runs back
+   * to back (a loop body), loads hitting L1, as llvm-mca's model of that core says
+   * (ppt-cc, apps/ppt-cc/mca.h), in 1/16 cycle; 0 when unknown, and in older traces.
+   * The program model takes them as a bound on compute for specs of that host
+   * (hwspec block_cycles). */
+  uint32_t core_cycles16;
 } ppt_trace_bb;
 
 /* ppt_trace_bb.mem_chain: a block that loops to itself, loading from and storing to one

@@ -138,6 +138,7 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   if (hw->coherence_cycles > 0) rc |= add(o, "coherence_cycles", num(hw->coherence_cycles));
   if (hw->fp_window > 0) rc |= add(o, "fp_window", num(hw->fp_window));
   if (hw->fp_chains > 0) rc |= add(o, "fp_chains", num(hw->fp_chains));
+  if (hw->block_cycles) rc |= add(o, "block_cycles", json_object_new_boolean(1));
   if (hw->contention_factor > 0) rc |= add(o, "contention_factor", num(hw->contention_factor));
   rc |= add_speeds(o, "core_speed", hw->core_speed, hw->nspeeds);
   rc |= add_speeds(o, "busy_speed", hw->busy_speed, hw->nbusy);

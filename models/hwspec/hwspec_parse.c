@@ -381,6 +381,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
                                      "store_forward_cycles",
                                      "fp_window",
                                      "fp_chains",
+                                     "block_cycles",
                                      "contention_factor",
                                      "coherence_cycles",
                                      "core_speed",
@@ -428,6 +429,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   if (!rc) rc = get_pos(c, root, "", "store_forward_cycles", 0, &hw->store_forward_cycles);
   if (!rc) rc = get_pos(c, root, "", "fp_window", 0, &hw->fp_window);
   if (!rc) rc = get_pos(c, root, "", "fp_chains", 0, &hw->fp_chains);
+  if (!rc) rc = get_flag(c, root, "", "block_cycles", &hw->block_cycles);
   if (!rc) rc = get_pos(c, root, "", "contention_factor", 0, &hw->contention_factor);
   /* Cycles per cache-to-cache transfer; its upper bound is checked in hwspec_check.c. */
   if (!rc) rc = get_pos(c, root, "", "coherence_cycles", 0, &hw->coherence_cycles);

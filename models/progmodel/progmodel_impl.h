@@ -22,6 +22,9 @@ typedef struct counts {
   /* cycles by which recurrences outlast their blocks' throughput, per compute model
    * (ppt_compute_model): kept for both so that the simulation serves every policy */
   double chain_extra[NCOMPUTE];
+  /* cycles by which the blocks' llvm-mca cycles outlast their ports and chains (the
+   * ports model only; hwspec block_cycles) */
+  double core_extra;
   /* Branches the predictor model got wrong (progmodel/bpred.h): [0] branches on data,
    * [1] self-looping blocks' (PPT_BPRED_LOOP_MISS, a loop's exit). */
   double mispredicts[2];
@@ -102,6 +105,8 @@ struct ppt_progmodel {
   int fork_pending;          /* a parallel region forked, and none of its phases was kept yet */
   double *extra[NCOMPUTE];   /* per compute model, per block id: recurrence latency beyond
                               * the block's throughput, cycles */
+  double *core;              /* per block id: its llvm-mca cycles beyond its ports and
+                              * chains (the ports model), cycles */
   ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
   ppt_tc_policy policy;      /* ... and the policy (ppt_progmodel_shift_misses remakes them) */
   /* What the tasklists are made of, from the simulation (ppt_progmodel_set_policy

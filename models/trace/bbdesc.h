@@ -45,4 +45,9 @@ struct ppt_bbmrc {
 
 _Static_assert(sizeof(struct ppt_bbmrc) == 16, "ppt_bbmrc layout is part of the ABI");
 
+/* The same struct and section, magic PPT_BBCYC_MAGIC: `chain` holds instead the block's
+ * cycles per execution on the build host's core as llvm-mca models it, in 1/16 cycle
+ * (ppt_trace_bb.core_cycles16; apps/ppt-cc/mca.h). Objects built before it have none. */
+#define PPT_BBCYC_MAGIC 0x50435901u /* "PCY" + layout version 1 */
+
 #endif

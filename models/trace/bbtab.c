@@ -10,9 +10,10 @@ int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, const char *path, p
   if (size < 8) return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block table too short", path);
   uint32_t nb = ppt_fmt_get32(raw), slen = ppt_fmt_get32(raw + 4);
   uint64_t need = 8 + (uint64_t)nb * PPT_TRACE_BB_ENTRY_SIZE + slen;
-  /* Traces since issue 13 append the stack-reference extension, and later ones the
-   * memory recurrences after it (format.h); older ones end with the strings. */
-  const unsigned char *x = NULL, *mc = NULL;
+  /* Traces since issue 13 append the stack-reference extension, later ones the memory
+   * recurrences and then the block cycles after it (format.h); older ones end with the
+   * strings. */
+  const unsigned char *x = NULL, *mc = NULL, *cy = NULL;
   uint64_t xs = 4 + (uint64_t)nb * 4;
   if (need + xs <= size && ppt_fmt_get32(raw + need) == PPT_TRACE_BBX_STACK) {
     x = raw + need + 4;
@@ -20,6 +21,10 @@ int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, const char *path, p
     if (need + xs <= size && ppt_fmt_get32(raw + need) == PPT_TRACE_BBX_MEMCHAIN) {
       mc = raw + need + 4;
       need += xs;
+      if (need + xs <= size && ppt_fmt_get32(raw + need) == PPT_TRACE_BBX_CYCLES) {
+        cy = raw + need + 4;
+        need += xs;
+      }
     }
   }
   if (need != size) return ppt_err_set(err, PPT_EINPUT, "%s: corrupt trace: block table size mismatch", path);
@@ -56,6 +61,7 @@ int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, const char *path, p
       out[i].stack_stores = (uint16_t)(q[2] | (q[3] << 8));
     }
     if (mc) out[i].mem_chain = ppt_fmt_get32(mc + 4 * (uint64_t)i);
+    if (cy) out[i].core_cycles16 = ppt_fmt_get32(cy + 4 * (uint64_t)i);
   }
   *bbs = out;
   *n = nb;

@@ -57,9 +57,9 @@ int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, ui
     }
   }
   ppt_fmt_put32(ent + 4, len);
-  /* The stack-reference and memory-recurrence extensions (format.h), always written:
-   * 4 bytes a block each. */
-  uint64_t xsize = 2 * (4 + (uint64_t)n * 4);
+  /* The stack-reference, memory-recurrence and block-cycle extensions (format.h),
+   * always written: 4 bytes a block each. */
+  uint64_t xsize = 3 * (4 + (uint64_t)n * 4);
   unsigned char *out = malloc(esize + len + xsize + 1);
   if (!out) {
     free(tab);
@@ -80,6 +80,9 @@ int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, ui
   unsigned char *m = x + 4 + 4 * (uint64_t)n;
   ppt_fmt_put32(m, PPT_TRACE_BBX_MEMCHAIN);
   for (uint32_t i = 0; i < n; i++) ppt_fmt_put32(m + 4 + 4 * (uint64_t)i, bbs[i].mem_chain);
+  unsigned char *cy = m + 4 + 4 * (uint64_t)n;
+  ppt_fmt_put32(cy, PPT_TRACE_BBX_CYCLES);
+  for (uint32_t i = 0; i < n; i++) ppt_fmt_put32(cy + 4 + 4 * (uint64_t)i, bbs[i].core_cycles16);
   free(tab);
   free(ent);
   *raw = out;

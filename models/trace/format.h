@@ -47,10 +47,13 @@
  *   then, optionally (traces written since issue 13; older ones end with the strings):
  *   u32 PPT_TRACE_BBX_STACK, then nbbs entries u16 stack_loads, u16 stack_stores;
  *   then, optionally (traces written since the memory recurrences):
- *   u32 PPT_TRACE_BBX_MEMCHAIN, then nbbs entries u32 mem_chain (ppt/trace.h).
- *   The table's raw size says which: readers accept all three, absent means 0. */
+ *   u32 PPT_TRACE_BBX_MEMCHAIN, then nbbs entries u32 mem_chain (ppt/trace.h);
+ *   then, optionally (traces written since the block cycles):
+ *   u32 PPT_TRACE_BBX_CYCLES, then nbbs entries u32 core_cycles16 (ppt/trace.h).
+ *   The table's raw size says which: readers accept all four, absent means 0. */
 #define PPT_TRACE_BBX_STACK 0x314b5453u    /* "STK1" */
 #define PPT_TRACE_BBX_MEMCHAIN 0x3143524du /* "MRC1" */
+#define PPT_TRACE_BBX_CYCLES 0x31435943u   /* "CYC1" */
 
 static inline void ppt_fmt_put32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));

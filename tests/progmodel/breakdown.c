@@ -20,3 +20,14 @@ void breakdown_compute(const char *path, double *ops_s, double *chain_s) {
   *chain_s = num(cp, "chain_s");
   json_object_put(root);
 }
+
+double breakdown_compute_key(const char *path, const char *key) {
+  json_object *root = json_object_from_file(path), *cores, *bd, *cp;
+  ck_assert_msg(root != NULL, "cannot read %s", path);
+  ck_assert(json_object_object_get_ex(root, "cores", &cores));
+  ck_assert(json_object_object_get_ex(json_object_array_get_idx(cores, 0), "breakdown", &bd));
+  ck_assert(json_object_object_get_ex(bd, "compute", &cp));
+  double v = num(cp, key);
+  json_object_put(root);
+  return v;
+}

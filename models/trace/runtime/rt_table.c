@@ -46,9 +46,13 @@ int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size) {
   }
   if (__start_ppt_bbmrc && __stop_ppt_bbmrc) {
     for (const struct ppt_bbmrc *d = __start_ppt_bbmrc; d < __stop_ppt_bbmrc; d++) {
-      if (d->magic != PPT_BBMRC_MAGIC || !d->guard) continue;
+      if (!d->guard) continue;
       uint32_t id = *d->guard;
-      if (id > 0 && id <= nguards) bbs[id - 1].mem_chain = d->chain;
+      if (id == 0 || id > nguards) continue;
+      if (d->magic == PPT_BBMRC_MAGIC)
+        bbs[id - 1].mem_chain = d->chain;
+      else if (d->magic == PPT_BBCYC_MAGIC)
+        bbs[id - 1].core_cycles16 = d->chain;
     }
   }
   int rc = ppt_bbtab_build(bbs, nguards, raw, size);
