@@ -135,6 +135,8 @@ static json_object *blocks_json(const results *r) {
     /* per instance, machine-level (ppt-cc; counted in refs unless --no-stack-refs) */
     json_object_object_add(e, "stack_loads", json_object_new_int64(bb->stack_loads));
     json_object_object_add(e, "stack_stores", json_object_new_int64(bb->stack_stores));
+    /* llvm-mca's cycles per instance on the build host's core (ppt-cc); 0: unknown */
+    json_object_object_add(e, "core_cycles", json_object_new_double(bb->core_cycles16 / 16.0));
     json_object_object_add(e, "refs", json_object_new_int64((int64_t)b->refs));
     json_object_array_add(tb, e);
   }
@@ -228,9 +230,10 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     printf("\nblocks by file and line (select with --only FILE:LINE, FILE:FUNC or FUNC)\n");
   else
     printf("\ntop blocks by references\n");
-  /* stack: the machine code's stack loads/stores per instance, part of refs */
-  printf("  %6s %12s %12s %4s %6s %9s  %s\n", "id", "refs", "instances", "vec", "widest", "stack",
-         "function (file:line)");
+  /* stack: the machine code's stack loads/stores per instance, part of refs; cycles:
+   * llvm-mca's per instance on the build host's core (ppt-cc; "-": unknown) */
+  printf("  %6s %12s %12s %4s %6s %9s %7s  %s\n", "id", "refs", "instances", "vec", "widest", "stack",
+         "cycles", "function (file:line)");
   for (size_t i = 0; i < r->nb; i++) {
     const row *b = &r->blocks[i];
     char w[8] = "-";
@@ -239,8 +242,10 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     char st[16] = "-";
     if (bb->stack_loads | bb->stack_stores)
       snprintf(st, sizeof st, "%u/%u", bb->stack_loads, bb->stack_stores);
-    printf("  %6u %12llu %12llu %4u %6s %9s  %s (%s:%u)\n", b->id, (unsigned long long)b->refs,
-           (unsigned long long)b->count, bb->ops[PPT_OP_VWIDTH], w, st, b->name, b->file, b->line);
+    char cy[16] = "-";
+    if (bb->core_cycles16) snprintf(cy, sizeof cy, "%.4g", bb->core_cycles16 / 16.0);
+    printf("  %6u %12llu %12llu %4u %6s %9s %7s  %s (%s:%u)\n", b->id, (unsigned long long)b->refs,
+           (unsigned long long)b->count, bb->ops[PPT_OP_VWIDTH], w, st, cy, b->name, b->file, b->line);
   }
   printf("\ntop functions by references\n  %12s %10s  %s\n", "refs", "calls", "function (file)");
   for (size_t i = 0; i < r->nf; i++)

@@ -114,8 +114,9 @@ typedef struct ppt_hwspec {
   double fp_chains;
   /* 1: this spec describes the core the traced program was built on, so the cycles
    * ppt-cc recorded per block with llvm-mca's model of that core (ppt_trace_bb
-   * core_cycles16) bound each core's compute (docs/engine.md "Block cycles"). 0 (a spec
-   * sheet, another machine): they are not used. `ppt calibrate` writes 1. */
+   * core_cycles16) bound each core's compute (docs/engine.md "Block cycles"). 0 (the
+   * default; a spec sheet, another machine): they are not used. Opt-in: on the
+   * validation host of session 27 it made the runtime MAPE worse (docs/validation.md). */
   int block_cycles;
   /* How much longer the cores of a worksharing loop take, together, for iterations that
    * store into one cache line (each core its own word: false sharing, or a shared

@@ -691,7 +691,4 @@ void calib_spec_build(calib_run *r) {
   for (uint32_t k = 0; k < r->n; k++) cite_level(r, k);
   cite_tlb(r);
   cite_dram_ops(r);
-  /* This spec is the host's: the block cycles ppt-cc records here model its core. */
-  r->hw->block_cycles = 1;
-  cite(r->hw, "block_cycles", "ppt calibrate%s: this host, the one ppt-cc runs llvm-mca for", r->when);
 }

@@ -24,7 +24,13 @@ static const ppt_trace_bb k_bbs[2] = {
      .ops = {[PPT_OP_LOAD] = 1},
      .stack_loads = 2,
      .stack_stores = 1},
-    {.id = 2, .line = 4, .func = "g", .file = "t.c", .ops = {[PPT_OP_STORE] = 1}, .mem_chain = 0x03020101u},
+    {.id = 2,
+     .line = 4,
+     .func = "g",
+     .file = "t.c",
+     .ops = {[PPT_OP_STORE] = 1},
+     .mem_chain = 0x03020101u,
+     .core_cycles16 = 75},
 };
 
 START_TEST(table_with_and_without_extension) {
@@ -47,26 +53,34 @@ START_TEST(table_with_and_without_extension) {
   ck_assert_uint_eq(ialu, 1);
   ck_assert_uint_eq(fadd, 2);
   ck_assert_uint_eq(fmul, 3);
+  ck_assert_uint_eq(bbs[0].core_cycles16, 0);
+  ck_assert_uint_eq(bbs[1].core_cycles16, 75);
   free(bbs);
   free(strings);
   /* Each extension: a tag and 4 bytes a block. */
   uint32_t ext = 4 + 2 * 4;
-  /* The layout before the memory recurrences: their counts 0, the stack's read. */
+  /* The layout before the block cycles: theirs 0, the memory recurrences read. */
   ck_assert_int_eq(ppt_bbtab_parse(raw, size - ext, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_uint_eq(bbs[1].mem_chain, 0x03020101u);
+  ck_assert_uint_eq(bbs[1].core_cycles16, 0);
+  free(bbs);
+  free(strings);
+  /* The layout before the memory recurrences: their counts 0, the stack's read. */
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 2 * ext, "x", &bbs, &n, &strings, &err), 0);
   ck_assert_uint_eq(bbs[0].stack_loads, 2);
   ck_assert_uint_eq(bbs[1].mem_chain, 0);
   free(bbs);
   free(strings);
-  /* The layout before both extensions: entries and strings only, all counts 0. */
-  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 2 * ext, "x", &bbs, &n, &strings, &err), 0);
+  /* The layout before all three extensions: entries and strings only, all counts 0. */
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 3 * ext, "x", &bbs, &n, &strings, &err), 0);
   ck_assert_uint_eq(n, 2);
   ck_assert_uint_eq(bbs[0].stack_loads + bbs[0].stack_stores, 0);
   ck_assert_uint_eq(bbs[1].mem_chain, 0);
   ck_assert_str_eq(bbs[0].func, "f");
   free(bbs);
   free(strings);
-  /* A wrong tag on either extension, or a size that is no layout, is corrupt. */
-  for (uint32_t at = size - 2 * ext; at < size; at += ext) {
+  /* A wrong tag on any extension, or a size that is no layout, is corrupt. */
+  for (uint32_t at = size - 3 * ext; at < size; at += ext) {
     raw[at] ^= 1;
     ck_assert_int_ne(ppt_bbtab_parse(raw, size, "x", &bbs, &n, &strings, &err), 0);
     raw[at] ^= 1;
