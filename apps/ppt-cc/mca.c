@@ -1,6 +1,7 @@
 /* mca.c — see mca.h. */
 #include "mca.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -170,13 +171,13 @@ static int run_tool(const pcc_mca_cfg *cfg, const char *in, const char *out) {
   posix_spawnattr_setsigmask(&at, &cfg->run->child_mask);
   posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
   pid_t pid;
-  int rc = posix_spawn(&pid, cfg->tool, &fa, &at, argv, environ);
+  int rc = posix_spawnp(&pid, cfg->tool, &fa, &at, argv, environ); /* a bare name: PATH */
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
   if (rc) return -1;
   int status;
   while (waitpid(pid, &status, 0) < 0)
-    ;
+    if (errno != EINTR) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
