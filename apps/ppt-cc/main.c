@@ -403,12 +403,14 @@ int main(int argc, char **argv) {
   j.log_blocks = verbose >= 2;
   pcc_run_init(&j.run, verbose >= 1);
   int rc = pcc_tmpdir_make(&j.tmp, &err);
-  /* llvm-mca: $PPT_CC_MCA ("none": do without), else the one of ppt-cc's LLVM. */
+  /* llvm-mca: $PPT_CC_MCA ("none": do without), else the newest found at configure
+   * time (PPT_CC_MCA_NATIVE: LLVM 17 or later, which names the host itself). */
   const char *mca = getenv("PPT_CC_MCA");
-  pcc_mca_host_cpu(j.mca_cpu, sizeof j.mca_cpu);
+  int own = !(mca && *mca);
+  pcc_mca_host_cpu(j.mca_cpu, sizeof j.mca_cpu, own && PPT_CC_MCA_NATIVE);
   j.mca = (pcc_mca_cfg){.run = &j.run,
                         .tmp = &j.tmp,
-                        .tool = mca && *mca ? (strcmp(mca, "none") ? mca : NULL) : PPT_CC_DEFAULT_MCA,
+                        .tool = own ? PPT_CC_DEFAULT_MCA : strcmp(mca, "none") ? mca : NULL,
                         .cpu = j.mca_cpu,
                         .verbose = verbose >= 1};
   if (rc == 0) rc = cl.compile_only ? compile_mode(&j, &err) : link_mode(&j, &err);

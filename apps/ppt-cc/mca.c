@@ -1,19 +1,12 @@
 /* mca.c — see mca.h. */
 #include "mca.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include "mcasm.h"
-
-extern char **environ;
+#include "ppt/io.h"
 
 /* Iterations llvm-mca runs each block for: its report's cycles include the pipeline's
  * fill once, which 200 iterations spread to under a cycle for any chain up to 200. */
@@ -159,26 +152,9 @@ static int run_tool(const pcc_mca_cfg *cfg, const char *in, const char *out) {
   /* The summary is all we read: no per-instruction tables (a 17th of the report). */
   char *argv[] = {(char *)cfg->tool, cpu, MCA_ITERATIONS, "-instruction-info=false", "-resource-pressure=false",
                   o, (char *)in, NULL};
-  posix_spawn_file_actions_t fa;
-  posix_spawnattr_t at;
-  if (posix_spawn_file_actions_init(&fa)) return -1;
-  if (posix_spawnattr_init(&at)) {
-    posix_spawn_file_actions_destroy(&fa);
-    return -1;
-  }
-  posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_setsigmask(&at, &cfg->run->child_mask);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK);
-  pid_t pid;
-  int rc = posix_spawnp(&pid, cfg->tool, &fa, &at, argv, environ); /* a bare name: PATH */
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  if (rc) return -1;
-  int status;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  int code = 0;
+  ppt_err err;
+  return pcc_run_quiet(cfg->run, argv, &code, &err) == 0 ? code : -1;
 }
 
 static char *slurp(const char *path, size_t *len) {
@@ -211,11 +187,9 @@ size_t pcc_mca_cycles(const pcc_mca_cfg *cfg, const char *text, size_t len, size
   char *input_text = pcc_mca_input(text, len, n, &ilen);
   char *in = pcc_tmpdir_file(cfg->tmp, "mca", ".s"), *out = pcc_tmpdir_file(cfg->tmp, "mca", ".txt");
   size_t got = 0;
-  FILE *f = input_text && ilen && in && out ? fopen(in, "wb") : NULL;
-  if (f) {
-    int ok = fwrite(input_text, 1, ilen, f) == ilen;
-    ok &= fclose(f) == 0;
-    int rc = ok ? run_tool(cfg, in, out) : -1;
+  ppt_err err;
+  if (input_text && ilen && in && out && ppt_io_write_file(in, input_text, &err) == 0) {
+    int rc = run_tool(cfg, in, out);
     size_t rlen = 0;
     char *rep = rc == 0 ? slurp(out, &rlen) : NULL;
     if (rep) got = pcc_mca_parse(rep, rlen, n, cyc);

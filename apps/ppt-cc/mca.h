@@ -30,10 +30,11 @@ typedef struct pcc_mca_cfg {
 } pcc_mca_cfg;
 
 /* The CPU name llvm-mca should model for this host: $PPT_CC_MCA_CPU, else "native"
- * when the default llvm-mca is LLVM 17 or later (it names the host itself), else LLVM
- * 14's host name, else (a CPU newer than LLVM 14 knows: "generic") the nearest model by
- * CPUID (AMD family 0x19 and later: znver3; 0x17: znver2 or znver1; Intel: skylake). */
-void pcc_mca_host_cpu(char *buf, size_t n);
+ * when tool_names_host (the llvm-mca run is LLVM 17 or later: it names the host
+ * itself), else LLVM 14's host name, else (a CPU newer than LLVM 14 knows: "generic")
+ * the nearest model by CPUID (AMD family 0x19 and later: znver3; 0x17: znver2 or
+ * znver1; Intel: skylake). */
+void pcc_mca_host_cpu(char *buf, size_t n, int tool_names_host);
 
 /* Fixed point of the cycles a block records: 1/16 cycle, saturated at 65535. */
 #define PCC_MCA_SCALE 16

@@ -10,19 +10,16 @@
 
 #include "mca.h"
 
-void pcc_mca_host_cpu(char *buf, size_t n) {
+void pcc_mca_host_cpu(char *buf, size_t n, int tool_names_host) {
   const char *env = getenv("PPT_CC_MCA_CPU");
   if (env && *env) {
     snprintf(buf, n, "%s", env);
     return;
   }
-#if PPT_CC_MCA_NATIVE
-  /* The default llvm-mca is an LLVM that knows newer cores than ours: it names the host. */
-  if (!getenv("PPT_CC_MCA") || !*getenv("PPT_CC_MCA")) {
+  if (tool_names_host) {
     snprintf(buf, n, "%s", "native");
     return;
   }
-#endif
   char *host = LLVMGetHostCPUName();
   snprintf(buf, n, "%s", host ? host : "generic");
   LLVMDisposeMessage(host);

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,16 +31,27 @@ static void echo(char *const argv[]) {
   fputc('\n', stderr);
 }
 
-int pcc_run(pcc_runner *r, char *const argv[], int *code, ppt_err *err) {
+/* pcc_run, the child's stdout and stderr to /dev/null when `quiet`. */
+static int run(pcc_runner *r, char *const argv[], int quiet, int *code, ppt_err *err) {
   if (r->verbose)
     echo(argv);
   posix_spawnattr_t attr;
+  posix_spawn_file_actions_t fa;
   if (posix_spawnattr_init(&attr) != 0)
     return ppt_err_set(err, PPT_ERUN, "ppt-cc: cannot start %s: out of memory", argv[0]);
+  if (posix_spawn_file_actions_init(&fa) != 0) {
+    posix_spawnattr_destroy(&attr);
+    return ppt_err_set(err, PPT_ERUN, "ppt-cc: cannot start %s: out of memory", argv[0]);
+  }
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+  }
   posix_spawnattr_setsigmask(&attr, &r->child_mask);
   posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
   pid_t pid;
-  int rc = posix_spawnp(&pid, argv[0], NULL, &attr, argv, environ);
+  int rc = posix_spawnp(&pid, argv[0], &fa, &attr, argv, environ);
+  posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&attr);
   if (rc != 0)
     return ppt_err_set(err, PPT_ERUN, "ppt-cc: cannot run %s: %s", argv[0], strerror(rc));
@@ -55,6 +67,14 @@ int pcc_run(pcc_runner *r, char *const argv[], int *code, ppt_err *err) {
     *code = WEXITSTATUS(st);
   }
   return 0;
+}
+
+int pcc_run(pcc_runner *r, char *const argv[], int *code, ppt_err *err) {
+  return run(r, argv, 0, code, err);
+}
+
+int pcc_run_quiet(pcc_runner *r, char *const argv[], int *code, ppt_err *err) {
+  return run(r, argv, 1, code, err);
 }
 
 int pcc_run_interrupted(pcc_runner *r) {

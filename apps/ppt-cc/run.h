@@ -22,6 +22,9 @@ void pcc_run_init(pcc_runner *r, int verbose);
 /* Runs argv (argv[0] looked up in PATH, no shell) and waits. On success *code is the exit
  * status (128 + signal if the child was killed). Fails only if it could not be started. */
 int pcc_run(pcc_runner *r, char *const argv[], int *code, ppt_err *err);
+/* pcc_run with the child's stdout and stderr sent to /dev/null (a helper whose
+ * messages would only clutter the build: llvm-mca's warnings on ret and call). */
+int pcc_run_quiet(pcc_runner *r, char *const argv[], int *code, ppt_err *err);
 /* Nonzero when a termination signal is pending or a child was killed by one: stop now. */
 int pcc_run_interrupted(pcc_runner *r);
 /* Restores the original mask; a pending (or a child's) termination signal then ends the
