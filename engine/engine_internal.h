@@ -48,7 +48,7 @@ typedef struct eng_demand {
   double mem_private;           /* Tm minus the streaming time of shared levels (contention-free) */
   double mem_wait;              /* of mem_private, the latency the core waits out (STALL policy) */
   double bytes[PPT_TC_MAX_MEM]; /* bytes streamed from each shared level; 0 for private */
-  double fill[PPT_TC_MAX_MEM];  /* of bytes, the core's fills (ppt_tc_level_stats.fill_bytes) */
+  double fill[PPT_TC_MAX_MEM];  /* bytes as the core's cap counts them (ppt_tc_level_stats.fill_bytes) */
   /* A contended line (docs/engine.md, "Contended lines"): the share of the thread's
    * time that takes turns on it, and the cycles those turns cost on the line host,
    * contention_factor x share x its time alone (0: none, or the spec has no factor). */

@@ -88,10 +88,10 @@ static void core_main(int argc, char **argv) {
       double t1 = simgrid_get_clock();
       for (uint32_t k = 0; k < nmem; k++) {
         if (!(d->bytes[k] > 0 && dest[k])) continue;
-        /* The core's own link caps its fills only; its write-backs, streamed meanwhile,
-         * count against the instance. One flow of all the bytes through a core link
-         * widened by bytes / fills takes max(fills / own rate, bytes / instance share):
-         * the link is this core's alone, so resizing it touches no other flow. */
+        /* The core's own link caps its fills (and its DRAM write-backs at their cost to
+         * the core); the instance counts the bytes. One flow of the bytes through a core
+         * link scaled by bytes / fills takes max(fills / own rate, bytes / instance
+         * share): the link is this core's alone, so resizing it touches no other flow. */
         if (own[k])
           sg_link_set_bandwidth(own[k], ppt_hwspec_core_bw(&s->node->hw, k) *
                                             (d->fill[k] > 0 ? d->bytes[k] / d->fill[k] : ENG_UNCAPPED));

@@ -25,7 +25,9 @@ static void help(void) {
       "dependent-add chain; load-to-use latency per\n"
       "level and DRAM by pointer chasing a random cyclic permutation; read bandwidth per\n"
       "level and DRAM by streaming sums (DRAM with every core, and again with one core\n"
-      "alone); misses in flight, for random lines and for a column walk whose lines all\n"
+      "alone); what a line written back to DRAM costs (a triad a = b + 3c from DRAM, by\n"
+      "one core and by every core, against those streams); misses in flight, for random lines and for a "
+      "column walk whose lines all\n"
       "fall in one L1 set (mlp, mlp_same_set); the cost of a cache-to-cache transfer (two\n"
       "threads on two cores hand one line back and forth); whether a cache the sources call\n"
       "shared is shared in practice (two CPUs of it chase sets that together overflow one\n"
@@ -173,6 +175,15 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   size_str(r->dram_core_bytes, sz, sizeof sz);
   fprintf(f, "%-5s %8s %5s %5s %7s %9s %8s %10.4g %8.3g %4u%s\n", "DRAM", sz, "", "", "", "", "",
           r->dram_core_bytes_per_s / 1e9, r->dram_core_bytes_per_s / hw->clock_hz, 1u, "  (one core alone)");
+  /* The triads and the write-back costs they imply (not in the spec: docs/hwspec.md). */
+  double wb1 = ppt_calib_writeback_cost(r->dram_core_bytes_per_s, r->dram_core_triad_bytes_per_s),
+         wbn = ppt_calib_writeback_cost(r->bw_bytes_per_s[n], r->dram_triad_bytes_per_s);
+  if (wb1 >= 0 && wbn >= 0)
+    fprintf(f,
+            "DRAM triad a = b + 3c: %.4g GB/s of a by one core, %.4g by %u; to apply the write-back costs: "
+            "--set dram.core_writeback_cost=%.3g --set dram.writeback_cost=%.3g (line fills)\n",
+            r->dram_core_triad_bytes_per_s / 1e9, r->dram_triad_bytes_per_s / 1e9, r->bw_threads[n], wb1,
+            wbn);
   fprintf(f, "\n%-7s %10s %10s %10s %10s\n", "op", "per cycle", "latency", "ns/op", "lat ns");
   for (int k = 0; k < PPT_HW_NOPCLASS; k++)
     fprintf(f, "%-7s %10.3g %10.3g %10.3g %10.3g\n", ppt_hwspec_opclass_name(k), hw->ops[k].per_cycle,
@@ -335,6 +346,15 @@ static json_object *measured_json(const ppt_calib_result *r) {
       json_object_object_add(e, "core_bandwidth_cpu", json_object_new_int64(r->dram_core_cpu));
       json_object_object_add(e, "core_bandwidth_bytes_per_s",
                              json_object_new_double(r->dram_core_bytes_per_s));
+      json_object_object_add(e, "core_triad_bytes_per_s",
+                             json_object_new_double(r->dram_core_triad_bytes_per_s));
+      json_object_object_add(e, "triad_bytes_per_s", json_object_new_double(r->dram_triad_bytes_per_s));
+      json_object_object_add(e, "core_writeback_cost",
+                             json_object_new_double(ppt_calib_writeback_cost(
+                                 r->dram_core_bytes_per_s, r->dram_core_triad_bytes_per_s)));
+      json_object_object_add(
+          e, "writeback_cost",
+          json_object_new_double(ppt_calib_writeback_cost(r->bw_bytes_per_s[k], r->dram_triad_bytes_per_s)));
     }
     json_object_array_add(lv, e);
   }

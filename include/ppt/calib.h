@@ -194,6 +194,11 @@ typedef struct ppt_calib_result {
   uint64_t dram_core_bytes;
   int dram_core_cpu;
   double dram_core_bytes_per_s;
+  /* DRAM triads a = b + 3c (the same working set, 1 MiB of each array at a time): bytes
+   * of a written per second by one thread on dram_core_cpu, and by the all-core figure's
+   * threads together. Each byte of a is read for ownership and written back, b and c are
+   * read: against the read streams they give the write-back costs. 0: not measured. */
+  double dram_core_triad_bytes_per_s, dram_triad_bytes_per_s;
   /* Shared cache levels: the same stream read by one thread alone, on the first CPU of
    * the instance (the spec's levels[k].core_bandwidth_bytes_per_cycle); 0: not measured
    * (private levels, whose figure is one core's already). */
@@ -316,6 +321,13 @@ typedef struct ppt_calib_result {
  * `date` (e.g. "2024-05-01", may be NULL) goes into the citations. */
 int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *date, ppt_calib_result *out,
                   ppt_err *err);
+
+/* What a line written back to DRAM costs, in line fills (the hwspec's
+ * dram.writeback_cost, dram.core_writeback_cost), from a triad whose threads wrote
+ * `triad` bytes of a per second (ppt_calib_result.dram_*triad_bytes_per_s) where the
+ * same threads read `read` bytes per second: read / triad - 3, within [0, 16]; -1 when
+ * either is not measured. Calibrate reports it; a spec takes it with --set. */
+double ppt_calib_writeback_cost(double read, double triad);
 
 /* One spec from n runs' specs (`ppt calibrate --repeat`): every figure the median of the
  * runs' (the lower middle one for even n), each taken whole from the run that gave it

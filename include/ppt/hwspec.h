@@ -162,6 +162,17 @@ typedef struct ppt_hwspec {
   double dram_bw_bytes_per_s;    /* whole socket; file gives GB/s (1e9 bytes/s) */
   double dram_core_bw_bytes_per_s; /* what one core alone can stream (its misses in flight
                                       bound it); 0: not given, the socket's figure */
+  /* What one dirty line written back to DRAM costs, in line fills: of one core's own
+   * DRAM bandwidth (file key dram.core_writeback_cost) and of the socket's
+   * (dram.writeback_cost). A core's fills are bounded by its misses in flight, and its
+   * write-backs may hold the same buffers or leave beside them; a socket may carry them
+   * on the read path or on a write path of its own (AMD's CCD link: reads and writes on
+   * separate lanes). ppt calibrate measures both from a triad (two arrays read, one
+   * written) against the read stream. dram_wb_given bit 1: the core's cost given, bit 2:
+   * the socket's; not given, 0 for the core and 1 for the socket
+   * (ppt_hwspec_dram_wb_cost). */
+  double dram_core_wb_cost, dram_wb_cost;
+  unsigned dram_wb_given;
   ppt_hw_op ops[PPT_HW_NOPCLASS]; /* all 0 when the file has no "ops" */
   /* Provenance (optional in the file, empty when absent). `sources` cites a figure:
    * key is the field's path in the file ("levels[1].latency_cycles"), text the citation. */
@@ -233,6 +244,13 @@ static inline double ppt_hwspec_core_bw(const ppt_hwspec *hw, uint32_t k) {
   double all = ppt_hwspec_level_bw(hw, k);
   double one = k == hw->nlevels ? hw->dram_core_bw_bytes_per_s / hw->clock_hz : hw->levels[k].core_bw_bytes_per_cycle;
   return one > 0 && one < all ? one : all;
+}
+/* What a line written back to DRAM costs in line fills of one core's DRAM bandwidth
+ * (core != 0) or of the socket's (core == 0): the spec's figure, else 0 for the core (its
+ * write buffers drain beside its fills) and 1 for the socket (every line crosses it). */
+static inline double ppt_hwspec_dram_wb_cost(const ppt_hwspec *hw, int core) {
+  if (core) return hw->dram_wb_given & 1u ? hw->dram_core_wb_cost : 0.0;
+  return hw->dram_wb_given & 2u ? hw->dram_wb_cost : 1.0;
 }
 /* The FP window (hwspec.fp_window, models/hwspec/hwspec_window.c): cycles per execution
  * of a block whose executions each run a chain of dependent FP ops, path[c] of them of

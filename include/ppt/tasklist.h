@@ -224,10 +224,11 @@ typedef struct ppt_tc_level_stats {
   double accesses;       /* accesses served here (hits at this level) */
   double latency_cycles; /* Eq. 4 latency term charged to this level */
   double bw_cycles;      /* Eq. 4 throughput term charged to this level (= bytes / bw) */
-  double bytes;          /* bytes streamed at this level's bandwidth */
-  double fill_bytes;     /* of bytes, the lines the core's own misses bring in: what one
-                            core's cap (core bandwidth) bounds; the rest, write-backs, leave
-                            through write buffers and count against the instance only */
+  double bytes;          /* bytes streamed at this level's bandwidth (the instance's) */
+  double fill_bytes;     /* bytes as one core's cap (core bandwidth) counts them: the lines
+                            its own misses bring in, plus its write-backs at their cost to
+                            the core (DRAM: hwspec dram.core_writeback_cost; caches: none,
+                            they leave through write buffers); may exceed bytes */
   double local_hit;      /* access-weighted mean local hit rate over memory items */
   double global_hit;     /* fraction of memory-item accesses served at levels <= this */
 } ppt_tc_level_stats;

@@ -49,10 +49,6 @@ static double cpuinfo(char *model, size_t model_size) {
   return mhz > 0 && isfinite(mhz) ? mhz : 0;
 }
 
-static uint32_t min_u32(uint32_t a, uint32_t b) {
-  return a < b ? a : b;
-}
-
 /* The call's arguments and the trials' policy. */
 static void run_init(calib_run *r, const ppt_calib_config *cfg, const char *name, const char *date,
                      ppt_calib_result *out, ppt_err *err) {
@@ -91,7 +87,7 @@ static int stage_geometry(calib_run *r) {
   snprintf(r->hw->name, sizeof r->hw->name, "%s", r->name);
   r->n = r->hw->nlevels;
   uint32_t max_threads = r->cfg->max_threads ? r->cfg->max_threads : out->online_cpus;
-  r->max_threads = min_u32(max_threads, out->online_cpus);
+  r->max_threads = calib_min_u32(max_threads, out->online_cpus);
   return 0;
 }
 
@@ -374,74 +370,6 @@ static void stage_fork_join(calib_run *r) {
   }
 }
 
-/* DRAM again, one core alone: its misses in flight bound what it streams, often far
- * below the socket's figure (this VM: ~20-25 of ~45-49 GB/s), and without this the
- * models would let one core take the whole socket. The same buffer (all of it, one
- * thread) read in the same 1 MiB chunks, on the first core of the package. With one
- * thread above (nt, on cpus when pinned, at bw), that figure already is this one. */
-static int dram_one_core(calib_run *r, uint32_t nt, const int *cpus, int pinned, double bw) {
-  ppt_calib_result *out = r->out;
-  int rc = 0, huge = 0, one = -1;
-  if (calib_cpus_primary(r->pkg_list, calib_sibling_dir(r), &one, 1) != 1) one = -1;
-  size_t all = (size_t)r->dram_bytes / 64 * 64;
-  size_t chunk1 = all > ((size_t)1 << 20) ? (size_t)1 << 20 : all;
-  double core = nt == 1 ? bw : calib_stream_bw(all, chunk1, 1, one >= 0 ? &one : NULL, &r->t_mem, &huge);
-  r->any_huge |= huge;
-  if (!(core > 0))
-    rc = ppt_err_set(r->err, PPT_ERUN,
-                     "calibrate: cannot measure the one-core DRAM bandwidth (out of "
-                     "memory)");
-  out->dram_core_bytes = nt == 1 ? out->bw_bytes[r->n] : all;
-  out->dram_core_cpu = nt == 1 ? (pinned ? cpus[0] : -1) : one;
-  out->dram_core_bytes_per_s = core;
-  return rc;
-}
-
-/* ---- bandwidth: per level (k < n) and DRAM (k == n) ---- */
-static int bandwidth(calib_run *r, uint32_t k) {
-  ppt_calib_result *out = r->out;
-  const ppt_hwspec *hw = r->hw;
-  uint32_t n = r->n;
-  int cpus[1024];
-  int rc = 0, huge = 0;
-  /* One thread per core that shares the instance (every core, for DRAM), capped by
-   * what is online and by the config, pinned to those cores when the list names them. */
-  uint32_t nt = min_u32(k < n ? hw->levels[k].shared_by : r->cores, r->max_threads);
-  nt = min_u32(nt, (uint32_t)(sizeof cpus / sizeof cpus[0]));
-  const char *list = k < n ? out->caches.levels[k].shared_cpu_list : r->pkg_list;
-  int pinned = calib_cpus_primary(list, calib_sibling_dir(r), cpus, nt) == nt;
-  if (!pinned && nt > 1) snprintf(r->pinned_note, sizeof r->pinned_note, " (threads not pinned)");
-  /* Half a cache level (its effective capacity when swept); the near set when a level
-   * that behaves smaller could not be sized. */
-  uint64_t total = k == n                               ? r->dram_bytes
-                   : out->near[k] && !out->eff_bytes[k] ? out->lat_near_bytes[k]
-                                                        : hw->levels[k].size / 2;
-  size_t each = (size_t)(total / nt) / 64 * 64;
-  /* DRAM is read 1 MiB at a time round the buffer so trials stay short. */
-  size_t chunk = k == n && each > ((size_t)1 << 20) ? (size_t)1 << 20 : each;
-  double bw = calib_stream_bw(each, chunk, nt, pinned ? cpus : NULL, &r->t_mem, &huge);
-  r->any_huge |= huge;
-  if (!(bw > 0))
-    rc = ppt_err_set(r->err, PPT_ERUN,
-                     "calibrate: cannot measure the %s bandwidth (out of "
-                     "memory or threads)",
-                     k < n ? hw->levels[k].name : "DRAM");
-  out->bw_bytes[k] = (uint64_t)each * nt;
-  out->bw_chunk[k] = chunk;
-  out->bw_threads[k] = nt;
-  out->bw_bytes_per_s[k] = bw;
-  if (k < n && nt > 1 && !rc) {
-    /* A shared level read by one core alone: like DRAM below, one core's misses in
-     * flight cap what it draws (this VM's L3: ~75 of ~155 GB/s), and the models would
-     * otherwise give one core the whole instance. The same buffer, one thread. */
-    double one_bw = calib_stream_bw(each * nt, 0, 1, pinned ? cpus : NULL, &r->t_mem, &huge);
-    r->any_huge |= huge;
-    out->core_bw_bytes_per_s[k] = one_bw > 0 ? one_bw : 0;
-  }
-  if (k < n || rc) return rc;
-  return dram_one_core(r, nt, cpus, pinned, bw);
-}
-
 /* Levels that behave smaller than their source says, and levels only the chase sized:
  * the capacity a stream sees (calib_size.c says why it is not the chase's), from sweeps
  * of the level's size up to 8 times it, read by one core. A level the chase sweep sized
@@ -545,7 +473,7 @@ static int stage_threads(calib_run *r) {
   stage_fork_join(r);
   calib_watch_stage(r->watch, "bandwidths (a streaming thread per core)");
   int rc = 0;
-  for (uint32_t k = 0; k <= r->n && !rc; k++) rc = bandwidth(r, k);
+  for (uint32_t k = 0; k <= r->n && !rc; k++) rc = calib_stage_bandwidth(r, k);
   if (!rc) calib_watch_stage(r->watch, "a stream's capacity (retention sweeps)");
   if (!rc) stage_retention(r);
   if (!rc) stage_share(r);

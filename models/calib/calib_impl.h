@@ -151,6 +151,12 @@ double calib_chase_cycle_ns(void *start, size_t n, int warm, const calib_timing 
  * started. */
 double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads, const int *cpus,
                        const calib_timing *t, int *huge);
+/* The same for a triad a = b + 3c over three arrays of bytes_each / 3 per thread, chunk
+ * by chunk (chunk_bytes of each array): bytes of a written per second, all threads
+ * together (each byte of a is also read for ownership, and b and c are read: three
+ * bytes come in and one goes back per byte). */
+double calib_triad_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads, const int *cpus,
+                      const calib_timing *t, int *huge);
 
 /* ---- calib_ops.c ---- */
 

@@ -66,6 +66,8 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
   add(f, &hw->dram_latency_ns, "dram.latency_ns");
   add(f, &hw->dram_bw_bytes_per_s, "dram.bandwidth_gbs");
   add(f, &hw->dram_core_bw_bytes_per_s, "dram.core_bandwidth_gbs");
+  add(f, &hw->dram_core_wb_cost, "dram.core_writeback_cost");
+  add(f, &hw->dram_wb_cost, "dram.writeback_cost");
   for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
     /* the op figures share one citation ("ops") */
     add(f, &hw->ops[op].per_cycle, "ops");

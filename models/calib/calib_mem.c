@@ -137,6 +137,30 @@ CALIB_KERNEL static void k_stream(void *arg, uint64_t n) {
   (void)sink;
 }
 
+/* ---- a triad: two arrays read, one written ---- */
+
+typedef struct triad_arg {
+  double *a;
+  const double *b, *c;
+  size_t words, chunk, at; /* as stream_arg's, in elements of each array */
+} triad_arg;
+
+/* One unit = one chunk of a = b + 3c, chunks taken in turn round the arrays as
+ * k_stream does; a's lines are read for ownership, then written back when evicted. */
+CALIB_KERNEL static void k_triad(void *arg, uint64_t n) {
+  triad_arg *s = arg;
+  for (uint64_t i = 0; i < n; i++) {
+    double *restrict a = s->a + s->at;
+    const double *restrict b = s->b + s->at, *restrict c = s->c + s->at;
+    for (size_t j = 0; j < s->chunk; j++) a[j] = b[j] + 3.0 * c[j];
+    s->at += s->chunk;
+    if (s->at >= s->words) s->at = 0;
+    CALIB_CLOBBER_MEMORY();
+  }
+}
+
+/* ---- timed runs on several threads ---- */
+
 /* Threads start together: each waits for `go` (1: run, -1: abandoned because a later
  * thread could not be created). */
 typedef struct stream_gate {
@@ -146,7 +170,8 @@ typedef struct stream_gate {
 } stream_gate;
 
 typedef struct stream_thread {
-  stream_arg arg;
+  calib_kernel k;
+  void *arg;
   uint64_t passes;
   int cpu; /* -1: not pinned */
   stream_gate *gate;
@@ -168,7 +193,7 @@ static void *stream_worker(void *p) {
   pthread_mutex_unlock(&th->gate->mu);
   if (go < 0) return NULL;
   double t0 = calib_now();
-  k_stream(&th->arg, th->passes);
+  th->k(th->arg, th->passes);
   th->seconds = calib_now() - t0;
   return NULL;
 }
@@ -201,56 +226,92 @@ static double stream_run(stream_thread *th, uint32_t nthreads) {
   return worst;
 }
 
+/* Units of th[i].k on th[0..nthreads) per second, all threads together (the trials'
+ * statistic of the slowest thread's time). One thread runs here, in the caller: pinned
+ * for the trials when asked (one core streaming alone, e.g. DRAM's per-core figure),
+ * the caller's CPU set put back after, so the measurements that follow run where they
+ * did before. Best effort, as for the worker threads. */
+static double units_per_s(stream_thread *th, uint32_t nthreads, const calib_timing *t) {
+  cpu_set_t saved;
+  int repin = nthreads == 1 && th[0].cpu >= 0 && calib_pin_self(th[0].cpu, &saved);
+  /* Units per run sized on one thread alone; with all threads running each unit only
+   * gets slower, so every run lasts at least min_s. */
+  double per_unit = calib_measure(th[0].k, th[0].arg, 1, t);
+  uint64_t passes = (uint64_t)(t->min_s / (per_unit > 0 ? per_unit : 1e-9)) + 1;
+  double *d = malloc((size_t)(t->trials > 0 ? t->trials : 1) * sizeof *d);
+  int nd = 0;
+  for (int trial = 0; d && trial < t->trials; trial++) {
+    for (uint32_t i = 0; i < nthreads; i++) th[i].passes = passes;
+    double s;
+    if (nthreads == 1) {
+      double t0 = calib_now();
+      th[0].k(th[0].arg, passes);
+      s = calib_now() - t0;
+    } else {
+      s = stream_run(th, nthreads);
+    }
+    if (s > 0) d[nd++] = s;
+  }
+  double best = d ? calib_statistic(d, (size_t)nd, t) : 0;
+  free(d);
+  if (repin) calib_unpin_self(&saved);
+  return best > 0 ? (double)nthreads * (double)passes / best : 0;
+}
+
+/* Words and chunk (in 8-byte elements) of a buffer of `bytes` read `chunk_bytes` at a
+ * time: whole chunks of whole 64-byte lines; 0 words when too small. */
+static void stream_shape(size_t bytes, size_t chunk_bytes, size_t *words, size_t *chunk) {
+  size_t c = chunk_bytes / sizeof(uint64_t) / 8 * 8, w = bytes / sizeof(uint64_t) / 8 * 8;
+  if (c == 0 || c > w) c = w;
+  *words = w / (c ? c : 1) * c;
+  *chunk = c;
+  if (*words < 8) *words = 0;
+}
+
 double calib_stream_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads, const int *cpus,
                        const calib_timing *t, int *huge) {
   if (nthreads == 0) nthreads = 1;
-  size_t chunk = chunk_bytes / sizeof(uint64_t) / 8 * 8;
-  size_t words = bytes_each / sizeof(uint64_t) / 8 * 8;
-  if (chunk == 0 || chunk > words) chunk = words;
-  words = words / (chunk ? chunk : 1) * chunk;
-  if (words < 8) return 0;
+  size_t words, chunk;
+  stream_shape(bytes_each, chunk_bytes, &words, &chunk);
+  if (!words) return 0;
   stream_thread *th = calloc(nthreads, sizeof *th);
-  if (!th) return 0;
+  stream_arg *args = calloc(nthreads, sizeof *args);
   sum_fn sum = pick_sum();
   double bw = 0;
   uint32_t ok = 0;
-  for (; ok < nthreads; ok++) {
+  for (; th && args && ok < nthreads; ok++) {
     uint64_t *a = calib_buffer(words * sizeof(uint64_t), huge);
     if (!a) break;
-    th[ok].arg = (stream_arg){a, words, chunk, 0, sum};
-    th[ok].cpu = cpus ? cpus[ok] : -1;
+    args[ok] = (stream_arg){a, words, chunk, 0, sum};
+    th[ok] = (stream_thread){.k = k_stream, .arg = &args[ok], .cpu = cpus ? cpus[ok] : -1};
   }
-  /* One thread runs here, in the caller: pinned for the trials when asked (one core
-   * streaming alone, e.g. DRAM's per-core figure), the caller's CPU set put back after,
-   * so the measurements that follow run where they did before. Best effort, as for the
-   * worker threads. */
-  cpu_set_t saved;
-  int repin = ok == nthreads && nthreads == 1 && cpus && calib_pin_self(cpus[0], &saved);
-  if (ok == nthreads) {
-    /* Units per run sized on one thread alone; with all threads running each unit
-     * only gets slower, so every run lasts at least min_s. */
-    double per_unit = calib_measure(k_stream, &th[0].arg, 1, t);
-    uint64_t passes = (uint64_t)(t->min_s / (per_unit > 0 ? per_unit : 1e-9)) + 1;
-    double *d = malloc((size_t)(t->trials > 0 ? t->trials : 1) * sizeof *d);
-    int nd = 0;
-    for (int trial = 0; d && trial < t->trials; trial++) {
-      for (uint32_t i = 0; i < nthreads; i++) th[i].passes = passes;
-      double s;
-      if (nthreads == 1) {
-        double t0 = calib_now();
-        k_stream(&th[0].arg, passes);
-        s = calib_now() - t0;
-      } else {
-        s = stream_run(th, nthreads);
-      }
-      if (s > 0) d[nd++] = s;
-    }
-    double best = d ? calib_statistic(d, (size_t)nd, t) : 0;
-    free(d);
-    if (best > 0) bw = (double)nthreads * (double)passes * (double)chunk * sizeof(uint64_t) / best;
+  if (ok == nthreads) bw = units_per_s(th, nthreads, t) * (double)chunk * sizeof(uint64_t);
+  for (uint32_t i = 0; i < ok; i++) calib_buffer_free((void *)args[i].a);
+  free(args);
+  free(th);
+  return bw;
+}
+
+double calib_triad_bw(size_t bytes_each, size_t chunk_bytes, uint32_t nthreads, const int *cpus,
+                      const calib_timing *t, int *huge) {
+  if (nthreads == 0) nthreads = 1;
+  size_t words, chunk;
+  stream_shape(bytes_each / 3, chunk_bytes, &words, &chunk);
+  if (!words) return 0;
+  stream_thread *th = calloc(nthreads, sizeof *th);
+  triad_arg *args = calloc(nthreads, sizeof *args);
+  double bw = 0;
+  uint32_t ok = 0;
+  for (; th && args && ok < nthreads; ok++) {
+    /* One buffer of the three arrays, b and c filled by calib_buffer's touch. */
+    double *abc = calib_buffer(3 * words * sizeof(double), huge);
+    if (!abc) break;
+    args[ok] = (triad_arg){abc, abc + words, abc + 2 * words, words, chunk, 0};
+    th[ok] = (stream_thread){.k = k_triad, .arg = &args[ok], .cpu = cpus ? cpus[ok] : -1};
   }
-  if (repin) calib_unpin_self(&saved);
-  for (uint32_t i = 0; i < ok; i++) calib_buffer_free((void *)th[i].arg.a);
+  if (ok == nthreads) bw = units_per_s(th, nthreads, t) * (double)chunk * sizeof(double);
+  for (uint32_t i = 0; i < ok; i++) calib_buffer_free(args[i].a);
+  free(args);
   free(th);
   return bw;
 }

@@ -59,6 +59,14 @@ static inline const char *calib_sibling_dir(const calib_run *r) {
   return r->cfg->sysfs_dir ? NULL : r->cpu_dir;
 }
 
+static inline uint32_t calib_min_u32(uint32_t a, uint32_t b) {
+  return a < b ? a : b;
+}
+
+/* calib_bw.c: the bandwidth of level k (k == n: DRAM, with its one-core stream and its
+ * triads) into r->out. */
+int calib_stage_bandwidth(calib_run *r, uint32_t k);
+
 /* calib_cores.c: core_speed (each core alone) and busy_speed (2, 4, ... and all at once),
  * after the op figures, whose core is the first. */
 void calib_stage_cores(calib_run *r);

@@ -29,6 +29,9 @@
 typedef struct mem_level {
   double lat, bw; /* bw: as one core draws it (ppt_hwspec_core_bw) */
   double all;     /* the instance's bandwidth (the socket's for DRAM) */
+  /* A written-back line's cost in line fills, of bw and of all (DRAM: the spec's
+   * ppt_hwspec_dram_wb_cost; caches: 0 and 1). */
+  double wb_core, wb_all;
 } mem_level;
 
 /* What the tasklist needs from the hardware, checked lazily so that a tasklist of only
@@ -140,7 +143,10 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
         /* Little's law: with mlp misses in flight a level delivers a line every lat/mlp
          * cycles, its bandwidth one every bk; the slower bound is the cost, charged as
          * the transfer (the engine shares it between cores) plus what the waiting adds. */
-        double moved = w * n + m->writeback[k] * n; /* lines in and out of level k */
+        /* Lines in and out of level k as the instance counts them, and as the core's
+         * own cap does. */
+        double moved = w * n + c->lv[k].wb_all * m->writeback[k] * n,
+               own = w * n + c->lv[k].wb_core * m->writeback[k] * n;
         /* Misses queued on one first-level set overlap less (cache/missq.h): theirs is
          * the hwspec's mlp_same_set, loads and stores apart. */
         double bl = m->same_set_loads[k], bs = m->same_set_stores[k];
@@ -149,21 +155,23 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
          * comes from another core's cache), overlapped and prefetched like the others. */
         double x = c->coherence > 0 ? m->transfers[k] : 0.0;
         /* One core's cap (its line-fill buffers, Little's law) bounds the lines its misses
-         * bring in; its write-backs leave through the write buffers meanwhile and count
-         * against the instance only (one core of the validation host: a read stream
-         * ~26 GB/s; a copy 33 GB/s in + 17 out; triad 37 in + 12 out). */
-        double transfer = fmax(w * n * bk, moved * line / c->lv[k].all),
+         * bring in; its write-backs may hold those buffers too, or leave through the write
+         * buffers meanwhile (a cache level: they count against the instance only). How
+         * much of each a DRAM write-back takes is measured (hwspec dram.*writeback_cost):
+         * one core of the Zen 5 guest streamed 48 GB/s of reads but a triad only 28 in +
+         * 9 out, two cores 65 GB/s of reads but 58 in + 19 out of a triad. */
+        double transfer = fmax(own * bk, moved * line / c->lv[k].all),
                waiting = w * n * wait * ((1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);
         if (c->memory == PPT_MEMORY_PIPE) {
           pipe_wait[k] = waiting;
           pipe_xfer[k] = transfer;
           pipe_bytes[k] = moved * line;
-          pipe_fill[k] = w * n * line;
+          pipe_fill[k] = own * line;
         } else {
           ls->latency_cycles += fmax(0.0, waiting - transfer);
           ls->bw_cycles += transfer;
           ls->bytes += moved * line;
-          ls->fill_bytes += w * n * line;
+          ls->fill_bytes += own * line;
         }
         beta += w * bk + m->writeback[k] * bk;
       }
@@ -301,10 +309,11 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   /* One core alone streams from a shared level or DRAM at most at its own rate (its
    * misses in flight); the engine shares the instance's bandwidth between cores. */
   for (uint32_t k = 0; k < hw->nlevels; k++)
-    c.lv[k] =
-        (mem_level){hw->levels[k].latency_cycles, ppt_hwspec_core_bw(hw, k), ppt_hwspec_level_bw(hw, k)};
+    c.lv[k] = (mem_level){hw->levels[k].latency_cycles, ppt_hwspec_core_bw(hw, k), ppt_hwspec_level_bw(hw, k),
+                          0.0, 1.0};
   c.lv[hw->nlevels] = (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz,
-                                  ppt_hwspec_core_bw(hw, hw->nlevels), ppt_hwspec_level_bw(hw, hw->nlevels)};
+                                  ppt_hwspec_core_bw(hw, hw->nlevels), ppt_hwspec_level_bw(hw, hw->nlevels),
+                                  ppt_hwspec_dram_wb_cost(hw, 1), ppt_hwspec_dram_wb_cost(hw, 0)};
   out->nlevels = hw->nlevels;
 
   double footprint = 0;

@@ -264,6 +264,10 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
             HW_MAX_DRAM_BW_GBS, "GB/s", 1) ||
       range(err, name, "dram.core_bandwidth_gbs", hw->dram_core_bw_bytes_per_s / 1e9, HW_MIN_DRAM_BW_GBS,
             HW_MAX_DRAM_BW_GBS, "GB/s", 1) ||
+      ((hw->dram_wb_given & 2u) && range(err, name, "dram.writeback_cost", hw->dram_wb_cost, 0.0,
+                                         HW_MAX_WRITEBACK_COST, "line fills", 0)) ||
+      ((hw->dram_wb_given & 1u) && range(err, name, "dram.core_writeback_cost", hw->dram_core_wb_cost, 0.0,
+                                         HW_MAX_WRITEBACK_COST, "line fills", 0)) ||
       range(err, name, "branch_miss_cycles", hw->branch_miss_cycles, HW_MIN_SMALL_CYCLES,
             HW_MAX_BRANCH_MISS_CYCLES, "cycles", 1) ||
       range(err, name, "store_forward_cycles", hw->store_forward_cycles, HW_MIN_SMALL_CYCLES,

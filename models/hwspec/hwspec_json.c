@@ -144,7 +144,8 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   rc |= add_speeds(o, "busy_speed", hw->busy_speed, hw->nbusy);
   rc |= add_array(o, "levels", hw, hw->nlevels < PPT_HW_MAX_LEVELS ? hw->nlevels : PPT_HW_MAX_LEVELS, level_item);
   if (hw->ntlb) rc |= add_array(o, "tlb", hw, hw->ntlb < PPT_HW_MAX_TLB ? hw->ntlb : PPT_HW_MAX_TLB, tlb_item);
-  if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0 || hw->dram_core_bw_bytes_per_s > 0) {
+  if (hw->dram_latency_ns > 0 || hw->dram_bw_bytes_per_s > 0 || hw->dram_core_bw_bytes_per_s > 0 ||
+      hw->dram_wb_given) {
     json_object *d = json_object_new_object();
     if (d) {
       if (hw->dram_latency_ns > 0) rc |= add(d, "latency_ns", num(hw->dram_latency_ns));
@@ -152,6 +153,8 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
         rc |= add(d, "bandwidth_gbs", num(hw->dram_bw_bytes_per_s / 1e9));
       if (hw->dram_core_bw_bytes_per_s > 0)
         rc |= add(d, "core_bandwidth_gbs", num(hw->dram_core_bw_bytes_per_s / 1e9));
+      if (hw->dram_wb_given & 2u) rc |= add(d, "writeback_cost", num(hw->dram_wb_cost));
+      if (hw->dram_wb_given & 1u) rc |= add(d, "core_writeback_cost", num(hw->dram_core_wb_cost));
     }
     rc |= add(o, "dram", d);
   }

@@ -66,6 +66,7 @@
 #define HW_MAX_DRAM_LATENCY_NS 10000.0
 #define HW_MIN_DRAM_BW_GBS 0.01
 #define HW_MAX_DRAM_BW_GBS 10000.0 /* 10 TB/s */
+#define HW_MAX_WRITEBACK_COST 16.0 /* line fills a write-back costs: 0-2 measured */
 /* Op classes. */
 #define HW_MIN_OPS_PER_CYCLE 0.001 /* one op per 1000 cycles: slower than any divider */
 #define HW_MAX_OPS_PER_CYCLE 1024.0

@@ -466,7 +466,8 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   json_object *dram;
   if (!rc) rc = get_obj(c, root, "", "dram", 0, &dram);
   if (!rc && dram) {
-    static const char *const dkeys[] = {"latency_ns", "bandwidth_gbs", "core_bandwidth_gbs", NULL};
+    static const char *const dkeys[] = {"latency_ns",     "bandwidth_gbs",       "core_bandwidth_gbs",
+                                        "writeback_cost", "core_writeback_cost", NULL};
     double gbs = 0;
     rc = check_keys(c, dram, "dram", dkeys);
     if (!rc && json_object_object_length(dram) == 0)
@@ -477,6 +478,13 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
     double core_gbs = 0;
     if (!rc) rc = get_pos(c, dram, "dram", "core_bandwidth_gbs", 0, &core_gbs);
     hw->dram_core_bw_bytes_per_s = core_gbs * 1e9;
+    /* 0 is a cost too (write-backs on a path of their own): absent is -1 here. */
+    double wb_core = -1, wb = -1;
+    if (!rc) rc = get_nonneg(c, dram, "dram", "core_writeback_cost", 0, &wb_core);
+    if (!rc) rc = get_nonneg(c, dram, "dram", "writeback_cost", 0, &wb);
+    hw->dram_core_wb_cost = wb_core >= 0 ? wb_core : 0.0;
+    hw->dram_wb_cost = wb >= 0 ? wb : 0.0;
+    hw->dram_wb_given = (wb_core >= 0 ? 1u : 0u) | (wb >= 0 ? 2u : 0u);
   }
   json_object *ops;
   if (!rc) rc = get_obj(c, root, "", "ops", 0, &ops);

@@ -235,6 +235,55 @@ START_TEST(dram_core_bandwidth) {
 }
 END_TEST
 
+/* dram.writeback_cost and dram.core_writeback_cost (line fills a written-back line
+ * costs, of the socket's and of one core's bandwidth): optional, 0 a cost like any other
+ * (kept apart from absent), written back only when given, settable with --set, within
+ * [0, 16]; absent, ppt_hwspec_dram_wb_cost gives 1 for the socket and 0 for the core. */
+START_TEST(dram_writeback_costs) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(CORE_BW("{'bandwidth_gbs': 40, 'writeback_cost': 0, 'core_writeback_cost': 1.25}",
+                                ", 'sources': {'dram.writeback_cost': 'triads'}"),
+                        &hw, &err) == 0,
+                "%s", err.msg);
+  ck_assert_uint_eq(hw.dram_wb_given, 3);
+  ck_assert(ppt_hwspec_dram_wb_cost(&hw, 0) == 0 && ppt_hwspec_dram_wb_cost(&hw, 1) == 1.25);
+  ck_assert_str_eq(hw.sources[0].key, "dram.writeback_cost");
+  char *json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_nonnull(strstr(json, "\"writeback_cost\": 0,"));
+  ck_assert_ptr_nonnull(strstr(json, "\"core_writeback_cost\": 1.25"));
+  free(json);
+  round_trip(&hw);
+  ck_assert_int_eq(ppt_hwspec_set(&hw, "dram.writeback_cost=0.5", &err), 0);
+  ck_assert(ppt_hwspec_dram_wb_cost(&hw, 0) == 0.5 && ppt_hwspec_dram_wb_cost(&hw, 1) == 1.25);
+  /* one given: the other keeps its default */
+  ck_assert_msg(parse_q(CORE_BW("{'bandwidth_gbs': 40, 'core_writeback_cost': 2}", ""), &hw, &err) == 0, "%s",
+                err.msg);
+  ck_assert_uint_eq(hw.dram_wb_given, 1);
+  ck_assert(ppt_hwspec_dram_wb_cost(&hw, 0) == 1 && ppt_hwspec_dram_wb_cost(&hw, 1) == 2);
+  json = ppt_hwspec_to_json(&hw);
+  ck_assert_ptr_null(strstr(json, "\"writeback_cost\""));
+  free(json);
+  round_trip(&hw);
+  /* none: the defaults, nothing written */
+  ck_assert_msg(parse_q(CORE_BW("{'bandwidth_gbs': 40}", ""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(hw.dram_wb_given == 0 && ppt_hwspec_dram_wb_cost(&hw, 0) == 1 &&
+            ppt_hwspec_dram_wb_cost(&hw, 1) == 0);
+  /* refused: negative in the file, above 16, NaN in the struct */
+  ck_assert_int_eq(parse_q(CORE_BW("{'bandwidth_gbs': 40, 'writeback_cost': -0.5}", ""), &hw, &err),
+                   PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "dram.writeback_cost: must be a number >= 0"));
+  ck_assert_int_eq(parse_q(CORE_BW("{'bandwidth_gbs': 40, 'core_writeback_cost': 17}", ""), &hw, &err),
+                   PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "dram.core_writeback_cost: 17 is out of range [0, 16] line fills"));
+  ck_assert_msg(parse_q(CORE_BW("{'bandwidth_gbs': 40, 'writeback_cost': 1}", ""), &hw, &err) == 0, "%s",
+                err.msg);
+  hw.dram_wb_cost = NAN;
+  ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), PPT_EINPUT);
+  ck_assert_ptr_nonnull(strstr(err.msg, "mod: dram.writeback_cost"));
+}
+END_TEST
+
 /* branch_miss_cycles (a mispredicted branch): optional top-level number > 0 in the file,
  * written back only when given, citable; in the struct 0 means unknown and any finite
  * number >= 0 passes validation. */
@@ -1060,6 +1109,7 @@ int main(void) {
   tcase_add_test(tc, full_spec_values);
   tcase_add_test(tc, round_trips);
   tcase_add_test(tc, dram_core_bandwidth);
+  tcase_add_test(tc, dram_writeback_costs);
   tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, fp_window);
   tcase_add_test(tc, store_forward);

@@ -193,6 +193,22 @@ START_TEST(bandwidth_falls_outwards) {
                 "DRAM one core %g, all %u threads %g B/s", core, r->bw_threads[n], r->bw_bytes_per_s[n]);
   /* the whole DRAM-sized buffer, which the all-core run splits between its threads */
   ck_assert_uint_ge(r->dram_core_bytes, r->bw_bytes[n]);
+  /* The triads (a = b + 3c, bytes of a per second): three lines in per line of a, so
+   * their reads can outrun the read stream only by what skipping a's read for ownership
+   * saves (3 against 2: 1.5x, 2x for noise), and a write-back costing at most 16 fills
+   * keeps them above 1/19 of it. The spec's costs are read / triad - 3, cited. */
+  double w1 = r->dram_core_triad_bytes_per_s, wn = r->dram_triad_bytes_per_s;
+  ck_assert_msg(3 * w1 < 2 * core && 19 * w1 > core, "one core: triad %g, read %g B/s", w1, core);
+  ck_assert_msg(3 * wn < 2 * r->bw_bytes_per_s[n] && 19 * wn > r->bw_bytes_per_s[n],
+                "all: triad %g, read %g B/s", wn, r->bw_bytes_per_s[n]);
+  /* by hand: 48 GB/s read, 12 of a: 48 / 12 - 3 = 1; 3x as fast as the read stream
+   * (30, 12): 0; 100 / 1: 16 at most; unmeasured: -1 */
+  ck_assert(ppt_calib_writeback_cost(48e9, 12e9) == 1 && ppt_calib_writeback_cost(30e9, 12e9) == 0);
+  ck_assert(ppt_calib_writeback_cost(100e9, 1e9) == 16 && ppt_calib_writeback_cost(48e9, 0) == -1);
+  ck_assert(ppt_calib_writeback_cost(core, w1) == fmax(0, core / w1 - 3));
+  ck_assert(ppt_calib_writeback_cost(r->bw_bytes_per_s[n], wn) == fmax(0, r->bw_bytes_per_s[n] / wn - 3));
+  /* reported, not applied: the spec keeps the models' defaults (docs/hwspec.md) */
+  ck_assert_uint_eq(r->hw.dram_wb_given, 0);
 }
 END_TEST
 

@@ -235,6 +235,47 @@ START_TEST(core_link_fills_only) {
 }
 END_TEST
 
+/* What a DRAM write-back costs is the spec's (hwspec dram.core_writeback_cost,
+ * dram.writeback_cost; models/cpu/time_compute.c, engine/sim.c). The stream of
+ * core_link_fills_only, fills 64000 B and write-backs 32000 B, with a write-back costing
+ * 1.5 fills of the core's 3 B/cycle and 0.25 of the socket's 8: the core counts 64000 +
+ * 1.5 · 32000 = 112000 B, 37333.3 cycles; the socket 64000 + 0.25 · 32000 = 72000 B.
+ * Alone and with four cores the core's own cap binds (four: 72000 / 4 = 2 B/cycle each
+ * from the socket, but the core's link passes 72000 B in 37333.3 cycles, 1.93 B/cycle);
+ * with eight the socket does, 72000 / 1 = 72000 cycles. With the costs left out (0 and
+ * 1): four cores take 48000, as in core_link_fills_only. */
+START_TEST(dram_writeback_costs) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 2);
+  hw.dram_core_bw_bytes_per_s = 3e9;
+  hw.dram_core_wb_cost = 1.5;
+  hw.dram_wb_cost = 0.25;
+  hw.dram_wb_given = 3;
+  ppt_tasklist *tl = fx_fill_wb(2, 2, 1, 2, 0.5);
+  ck_assert_ptr_nonnull(tl);
+  ppt_err err;
+  ppt_node_config cfg;
+  ppt_node_config_default(&cfg);
+  cfg.cores = 8;
+  cfg.policy =
+      (ppt_tc_policy){.overlap = PPT_OVERLAP_SUM, .compute = PPT_COMPUTE_PORTS, .memory = PPT_MEMORY_PIPE};
+  ppt_tc_stats st;
+  ck_assert_int_eq(ppt_time_compute(&hw, tl, &cfg.policy, &st, &err), 0);
+  ck_close(st.level[2].bytes, 72000);
+  ck_close(st.level[2].fill_bytes, 112000);
+  ck_close(st.level[2].bw_cycles, 112000.0 / 3);
+  ppt_node *node;
+  ck_assert_msg(ppt_node_new(&hw, &cfg, &node, &err) == 0, "%s", err.msg);
+  check_runs(node, tl, (const size_t[]){1, 4, 8}, (const double[]){112000.0 / 3, 112000.0 / 3, 72000}, 3);
+  ppt_node_free(node);
+  hw.dram_wb_given = 0;
+  ck_assert_msg(ppt_node_new(&hw, &cfg, &node, &err) == 0, "%s", err.msg);
+  check_runs(node, tl, (const size_t[]){1, 4}, (const double[]){64000.0 / 3, 48000}, 2);
+  ppt_node_free(node);
+  ppt_tasklist_free(tl);
+}
+END_TEST
+
 /* Two DRAM streams of a region on node's cores 0 and 1: core 1's takes 16468 cycles, as
  * on equal cores (two streams share DRAM: dram_contention), whatever the core speeds. */
 static void dram_stream_not_slowed(const ppt_node *node) {
@@ -524,6 +565,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, dram_contention);
   tcase_add_test(tc, core_dram_link);
   tcase_add_test(tc, core_link_fills_only);
+  tcase_add_test(tc, dram_writeback_costs);
   tcase_add_test(tc, core_speeds);
   tcase_add_test(tc, busy_speeds);
   tcase_add_test(tc, barrier_regions);
