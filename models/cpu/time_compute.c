@@ -156,10 +156,10 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
         double x = c->coherence > 0 ? m->transfers[k] : 0.0;
         /* One core's cap (its line-fill buffers, Little's law) bounds the lines its misses
          * bring in; its write-backs may hold those buffers too, or leave through the write
-         * buffers meanwhile (a cache level: they count against the instance only). How
-         * much of each a DRAM write-back takes is measured (hwspec dram.*writeback_cost):
-         * one core of the Zen 5 guest streamed 48 GB/s of reads but a triad only 28 in +
-         * 9 out, two cores 65 GB/s of reads but 58 in + 19 out of a triad. */
+         * buffers meanwhile. A cache level's count against the instance only (one core of
+         * the session-20 host: a read stream ~26 GB/s; a copy 33 GB/s in + 17 out; triad
+         * 37 in + 12 out); DRAM's cost what the spec says (dram.*writeback_cost, in line
+         * fills; absent, the same: 0 for the core, 1 for the socket). */
         double transfer = fmax(own * bk, moved * line / c->lv[k].all),
                waiting = w * n * wait * ((1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);
         if (c->memory == PPT_MEMORY_PIPE) {
