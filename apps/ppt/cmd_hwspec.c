@@ -103,7 +103,10 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   fmt_opt(b, sizeof b, hw->dram_bw_bytes_per_s / 1e9, " GB/s");
   printf("\nDRAM        latency %s, bandwidth %s", a, b);
   if (hw->dram_core_bw_bytes_per_s > 0) printf(" (one core %g GB/s)", hw->dram_core_bw_bytes_per_s / 1e9);
-  printf("\n");
+  /* The write-back costs, given or not: the defaults are a choice too. */
+  printf("\nwrite-back  %g line fills of the socket's bandwidth%s, %g of one core's%s\n",
+         ppt_hwspec_dram_wb_cost(hw, 0), hw->dram_wb_given & 2u ? "" : " (default)",
+         ppt_hwspec_dram_wb_cost(hw, 1), hw->dram_wb_given & 1u ? "" : " (default)");
   /* Misses in flight (random lines; queued on one L1 set) and the per-event costs. */
   if (hw->mlp > 0) {
     printf("mlp         %g misses in flight", hw->mlp);

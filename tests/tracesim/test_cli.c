@@ -318,6 +318,10 @@ START_TEST(hwspec_cmd) {
   snprintf(want, sizeof want, "regions     fork-join %g cycles (serialised %g)", a.fork_join_cycles,
            a.fork_join_serial_cycles);
   ck_assert_msg(strstr(out, want) != NULL, "no '%s' in:\n%s", want, out);
+  /* the DRAM write-back costs: the defaults, named so (the spec gives none) */
+  ck_assert_uint_eq(a.dram_wb_given, 0);
+  ck_assert_ptr_nonnull(
+      strstr(out, "write-back  1 line fills of the socket's bandwidth (default), 0 of one core's (default)"));
   ck_assert_int_eq(ppt("hwspec '%s'", badspec), 2);
   one_line_error("ppt hwspec: ", "bad.json: levels[0].size");
   ck_assert_int_eq(ppt("hwspec '%s/none.json'", dir), 2);
