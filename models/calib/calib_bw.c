@@ -7,16 +7,16 @@
 #include "hwspec/hwspec_limits.h"
 #include "ppt/calib.h"
 
-/* DRAM's triads (calib_triad_bw), one thread alone (on `one`, the first core of the
- * package, as the one-core read stream) and one per core (nt threads, on cpus when
- * pinned): with the read streams of the same threads they say what a written-back line
- * costs (ppt_calib_writeback_cost; reported, not written into the spec: docs/hwspec.md
- * says why). The same working set and 1 MiB chunks (of each array) as the read streams.
- * A failed triad leaves its figure 0 (no cost measured), not the run. */
-static void dram_triads(calib_run *r, uint32_t nt, const int *cpus, int pinned, int one) {
+/* DRAM's triads (calib_triad_bw) over the read streams' `all` bytes, one thread alone
+ * (on `one`, the first core of the package, as the one-core read stream) and one per
+ * core (nt threads, on cpus when pinned): with the read streams of the same threads they say what a
+ * written-back line costs (ppt_calib_writeback_cost; reported, not written into the spec: docs/hwspec.md says
+ * why). The same working set and 1 MiB chunks (of each array) as the read streams. A failed triad leaves its
+ * figure 0 (no cost measured), not the run. */
+static void dram_triads(calib_run *r, size_t all, uint32_t nt, const int *cpus, int pinned, int one) {
   ppt_calib_result *out = r->out;
   int huge = 0;
-  size_t all = (size_t)r->dram_bytes / 64 * 64, each = (size_t)(r->dram_bytes / nt) / 64 * 64;
+  size_t each = all / nt / 64 * 64;
   out->dram_core_triad_bytes_per_s =
       calib_triad_bw(all, (size_t)1 << 20, 1, one >= 0 ? &one : NULL, &r->t_mem, &huge);
   r->any_huge |= huge;
@@ -39,8 +39,9 @@ static int dram_one_core(calib_run *r, uint32_t nt, const int *cpus, int pinned,
   size_t chunk1 = all > ((size_t)1 << 20) ? (size_t)1 << 20 : all;
   double core = nt == 1 ? bw : calib_stream_bw(all, chunk1, 1, one >= 0 ? &one : NULL, &r->t_mem, &huge);
   r->any_huge |= huge;
-  if (core > 0) dram_triads(r, nt, cpus, pinned, one);
-  if (!(core > 0))
+  if (core > 0)
+    dram_triads(r, all, nt, cpus, pinned, one);
+  else
     rc = ppt_err_set(r->err, PPT_ERUN,
                      "calibrate: cannot measure the one-core DRAM bandwidth (out of "
                      "memory)");
