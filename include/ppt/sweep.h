@@ -40,7 +40,7 @@ typedef struct ppt_sweep_opts {
 /* Statistics of a sweep, for reports and benchmarks. */
 typedef struct ppt_sweep_stats {
   size_t nodes;                       /* level simulations per core count, summed over core counts */
-  size_t fallbacks;                   /* specs simulated whole (inclusive or several random levels) */
+  size_t fallbacks;                   /* specs simulated whole (sweepsim.h says which) */
   int sieved;                         /* the sieve was used */
   uint64_t sieve_kept, sieve_records; /* its kept records, of the stream's records */
 } ppt_sweep_stats;

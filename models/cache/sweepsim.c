@@ -71,6 +71,10 @@ static int tree_exact(const ppt_hwspec *hw) {
   int random = 0;
   for (uint32_t k = 0; k < hw->nlevels; k++) {
     if (hw->levels[k].inclusive) return 0;
+    /* A level below the first with a demand_size smaller than itself serves an access
+     * no prefetcher covered from its most recent ways only (ppt_tracesim): which
+     * accesses those are depends on the prefetchers, which the tree does not run. */
+    if (k > 0 && ppt_hwspec_demand_ways(&hw->levels[k]) < hw->levels[k].assoc) return 0;
     random += hw->levels[k].replacement == PPT_HW_REPL_RANDOM;
   }
   return random <= 1;

@@ -11,9 +11,10 @@
  * and each point's counts equal ppt_tracesim_sasmm's at that point exactly.
  *
  * Specs the tree cannot reproduce exactly get a full ppt_tracesim_tally of their own on
- * the same stream: an inclusive level (its evictions reach back up), or more than one
+ * the same stream: an inclusive level (its evictions reach back up), more than one
  * random-replacement level (the simulator draws their victims from one generator, in
- * access order across the levels). */
+ * access order across the levels), or a level below the first whose demand_size is
+ * smaller than itself (what it serves depends on the prefetchers' coverage). */
 #ifndef PPT_CACHE_SWEEPSIM_H
 #define PPT_CACHE_SWEEPSIM_H
 
