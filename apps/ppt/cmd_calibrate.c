@@ -9,6 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "calibrate_spread.h"
 #include "cli.h"
 #include "ppt/calib.h"
 #include "ppt/io.h"
@@ -67,66 +68,6 @@ static void help(void) {
       "                     earlier, as --repeat does with its runs (e.g. runs spread over the\n"
       "                     time a validation takes; validation/run runtime does that)\n"
       "  -h, --help\n");
-}
-
-/* With --repeat: the spread over the runs of the figures that move most on a shared
- * host, next to the median the spec took. */
-static void spread(FILE *f, const char *what, const ppt_hwspec *runs, size_t n, double med,
-                   double (*get)(const ppt_hwspec *)) {
-  double lo = get(&runs[0]), hi = lo;
-  for (size_t i = 1; i < n; i++) {
-    double v = get(&runs[i]);
-    if (v < lo) lo = v;
-    if (v > hi) hi = v;
-  }
-  fprintf(f, "  %-24s %10.4g  (runs: %.4g to %.4g)\n", what, med, lo, hi);
-}
-static double get_clock(const ppt_hwspec *h) {
-  return h->clock_hz / 1e9;
-}
-static double get_mlp(const ppt_hwspec *h) {
-  return h->mlp;
-}
-static double get_ssl(const ppt_hwspec *h) {
-  return h->mlp_same_set_load;
-}
-static double get_sss(const ppt_hwspec *h) {
-  return h->mlp_same_set_store;
-}
-static double get_coh(const ppt_hwspec *h) {
-  return h->coherence_cycles;
-}
-static double get_fj(const ppt_hwspec *h) {
-  return h->fork_join_cycles;
-}
-static double get_fjs(const ppt_hwspec *h) {
-  return h->fork_join_serial_cycles;
-}
-static double get_fpw(const ppt_hwspec *h) {
-  return h->fp_window;
-}
-static double get_cf(const ppt_hwspec *h) {
-  return h->contention_factor;
-}
-static double get_llc(const ppt_hwspec *h) {
-  return (double)h->levels[h->nlevels - 1].size / (1 << 20);
-}
-static double get_dram(const ppt_hwspec *h) {
-  return h->dram_core_bw_bytes_per_s / 1e9;
-}
-
-static void print_spread(FILE *f, const ppt_hwspec *runs, size_t n, const ppt_hwspec *med) {
-  spread(f, "clock GHz", runs, n, get_clock(med), get_clock);
-  spread(f, "last level MiB", runs, n, get_llc(med), get_llc);
-  spread(f, "mlp", runs, n, get_mlp(med), get_mlp);
-  spread(f, "mlp_same_set load", runs, n, get_ssl(med), get_ssl);
-  spread(f, "mlp_same_set store", runs, n, get_sss(med), get_sss);
-  spread(f, "coherence cycles", runs, n, get_coh(med), get_coh);
-  spread(f, "fork_join cycles", runs, n, get_fj(med), get_fj);
-  spread(f, "fork_join_serial cycles", runs, n, get_fjs(med), get_fjs);
-  spread(f, "fp_window ops", runs, n, get_fpw(med), get_fpw);
-  spread(f, "contention_factor", runs, n, get_cf(med), get_cf);
-  spread(f, "DRAM one core GB/s", runs, n, get_dram(med), get_dram);
 }
 
 static const char *const level_fmt = "%-5s %8s %5s %5s %7s %9.3g %8.3g %10.4g %8.3g %4u%s\n";
@@ -497,7 +438,7 @@ static int combine(char **files, size_t n, const char *out_path, int json) {
   } else if (!rc) {
     FILE *f = to_stdout ? stderr : stdout;
     fprintf(f, "spec: per-figure medians of %zu specs (%s .. %s)\n", n, files[0], files[n - 1]);
-    print_spread(f, runs, n, med);
+    ppt_calibrate_print_spread(f, runs, n, med);
     if (out_path && !to_stdout) printf("wrote %s\n", out_path);
   }
   free(runs);
@@ -655,7 +596,7 @@ static void write_table(const calib_args *a, const ppt_calib_result *r, const pp
   if (a->repeat > 1) {
     fprintf(f, "\nspec: per-figure medians of %llu runs (the table above is the last run)\n",
             (unsigned long long)a->repeat);
-    print_spread(f, runs, (size_t)a->repeat, &r->hw);
+    ppt_calibrate_print_spread(f, runs, (size_t)a->repeat, &r->hw);
   }
 }
 

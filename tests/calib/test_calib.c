@@ -1451,7 +1451,9 @@ END_TEST
 
 /* ---- the command ---- */
 
-static int run_ppt(const char *const *args) {
+/* ppt with args, its stdout into the file `out` (NULL: discarded) and its stderr
+ * discarded; its exit status, -1 when ppt is not built. */
+static int run_ppt_to(const char *const *args, const char *out) {
   char *bin = path_join(env_dir("PPT_BINARY_DIR"), "bin/ppt");
   if (access(bin, X_OK) != 0) {
     free(bin);
@@ -1460,7 +1462,9 @@ static int run_ppt(const char *const *args) {
   pid_t pid = fork();
   if (pid == 0) {
     int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, 1), dup2(null, 2);
+    int o = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
+    if (null >= 0) dup2(null, 2);
+    if (o >= 0) dup2(o, 1);
     execv(bin, (char *const *)args);
     _exit(127);
   }
@@ -1468,6 +1472,10 @@ static int run_ppt(const char *const *args) {
   waitpid(pid, &st, 0);
   free(bin);
   return WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+}
+
+static int run_ppt(const char *const *args) {
+  return run_ppt_to(args, NULL);
 }
 
 /* --repeat's medians (calib_median.c) on hand-made runs: each figure the median run's,
@@ -1728,7 +1736,7 @@ START_TEST(cli_combine) {
   ppt_hwspec base;
   ppt_err err;
   ck_assert_msg(ppt_hwspec_load(src, &base, &err) == 0, "%s", err.msg);
-  const double mlp[3] = {9, 3, 7};
+  const double mlp[3] = {9, 3, 7}, call[3] = {21, 12, 20};
   char *files[3];
   for (int i = 0; i < 3; i++) {
     char name[32], t[32];
@@ -1736,6 +1744,7 @@ START_TEST(cli_combine) {
     files[i] = path_join(root, name);
     ppt_hwspec h = base;
     h.mlp = mlp[i];
+    h.call_cycles = call[i];
     snprintf(t, sizeof t, "round %d", i);
     set_cite(&h, "mlp", t);
     char *text = ppt_hwspec_to_json(&h);
@@ -1743,11 +1752,24 @@ START_TEST(cli_combine) {
     ck_assert_int_eq(ppt_io_write_file(files[i], text, &err), 0);
     free(text);
   }
-  char *out = path_join(root, "combined.json");
+  char *out = path_join(root, "combined.json"), *table = path_join(root, "combined.txt");
   const char *ok[] = {"ppt", "calibrate", "--combine", "-o", out, files[0], files[1], files[2], NULL};
   ppt_hwspec hw;
-  if (calibrate_and_load(ok, out, &hw) == 0) {
+  if (run_ppt_to(ok, table) == 0 && calibrate_and_load(ok, out, &hw) == 0) {
     ck_assert(hw.mlp == 7);
+    ck_assert(hw.call_cycles == 20);
+    /* The table gives each moving figure's median and its range over the runs. */
+    FILE *f = fopen(table, "r");
+    ck_assert_ptr_nonnull(f);
+    char line[256];
+    double med = 0, lo = 0, hi = 0;
+    int found = 0;
+    while (fgets(line, sizeof line, f))
+      if (strstr(line, "call cycles"))
+        found = sscanf(strstr(line, "cycles") + 6, "%lf (runs: %lf to %lf)", &med, &lo, &hi);
+    fclose(f);
+    ck_assert_int_eq(found, 3);
+    ck_assert(med == 20 && lo == 12 && hi == 21);
     ck_assert_str_eq(cite_of(&hw, "mlp"), "round 2");
     ck_assert_ptr_nonnull(strstr(hw.source, "medians of 3 specs"));
     const char *none[] = {"ppt", "calibrate", "--combine", NULL};
@@ -1766,6 +1788,7 @@ START_TEST(cli_combine) {
   }
   for (int i = 0; i < 3; i++) free(files[i]);
   free(out);
+  free(table);
   free(src);
   fake_rm_rf(root);
   free(root);
