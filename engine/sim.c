@@ -99,11 +99,12 @@ static void core_main(int argc, char **argv) {
       }
       double ts = simgrid_get_clock() - t1;
       double tm = d->mem_private + ts;
-      /* A slower core (hwspec core_speed), or one slowed by the other cores computing
-       * at once (busy_speed at the region's thread count), takes longer over its ops
-       * and CPU items; its memory time is the memory's. */
-      double sp =
-          ppt_hwspec_core_speed(&s->node->hw, a->core) * ppt_hwspec_busy_speed(&s->node->hw, R->nthreads);
+      /* A slower core (hwspec core_speed, for as many threads as the region has:
+       * ppt_hwspec_thread_speed), or one slowed by the other cores computing at once
+       * (busy_speed at the region's thread count), takes longer over its ops and CPU
+       * items; its memory time is the memory's. */
+      double sp = ppt_hwspec_thread_speed(&s->node->hw, a->core, R->nthreads) *
+                  ppt_hwspec_busy_speed(&s->node->hw, R->nthreads);
       double t = ppt_tc_policy_cycles(s->policy, d->compute / sp, d->cpu_by[PPT_CPU_LOOP_EXIT] / sp, tm,
                                       tm - d->mem_wait);
       /* The share of t that went into the turns is not run again. */

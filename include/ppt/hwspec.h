@@ -272,6 +272,12 @@ double ppt_hwspec_window_chains(const ppt_hwspec *hw, const double path[PPT_HW_N
 static inline double ppt_hwspec_core_speed(const ppt_hwspec *hw, uint32_t core) {
   return core < hw->nspeeds && hw->core_speed[core] > 0 ? hw->core_speed[core] : 1.0;
 }
+/* Compute speed of thread `thread` of a region of `nthreads` threads
+ * (models/hwspec/hwspec_speed.c): core `thread`'s when the region has at least as many
+ * threads as core_speed lists; with fewer, for every thread the mean over the listed
+ * cores its first thread may start on (the OS chooses; OpenMP places the others on the
+ * next cores) of the slowest thread's time: one thread gets the harmonic mean. */
+double ppt_hwspec_thread_speed(const ppt_hwspec *hw, uint32_t thread, uint32_t nthreads);
 /* Compute speed of each busy core when `busy` cores compute at once (hwspec.busy_speed;
  * 1 without the list, the last entry past it). */
 static inline double ppt_hwspec_busy_speed(const ppt_hwspec *hw, uint32_t busy) {

@@ -471,6 +471,27 @@ START_TEST(core_speed) {
 }
 END_TEST
 
+/* A region's thread speeds from core_speed [1, 0.9, 1.25] (ppt_hwspec_thread_speed), by
+ * hand. 3 threads or more use every core: thread t gets core t's speed. Fewer get, all
+ * alike, 1 / the mean over the 3 cores the first may start on of the slowest thread's
+ * 1/speed: one thread 3 / (1 + 1/0.9 + 1/1.25) = 1.0305344; two (cores 0-1, 1-2, 2-0)
+ * 3 / (1/0.9 + 1/0.9 + 1) = 0.9310345. Without the list, 1. */
+START_TEST(thread_speed) {
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(parse_q(BRANCH(", 'core_speed': [1, 0.9, 1.25]"), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(ppt_hwspec_thread_speed(&hw, 1, 3) == 0.9);
+  ck_assert(ppt_hwspec_thread_speed(&hw, 2, 4) == 1.25);
+  ck_assert(ppt_hwspec_thread_speed(&hw, 3, 4) == 1);
+  ck_assert_double_eq_tol(ppt_hwspec_thread_speed(&hw, 0, 1), 1.0305344, 1e-7);
+  ck_assert_double_eq_tol(ppt_hwspec_thread_speed(&hw, 0, 2), 0.9310345, 1e-7);
+  ck_assert_double_eq_tol(ppt_hwspec_thread_speed(&hw, 1, 2), 0.9310345, 1e-7);
+  ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
+  ck_assert(ppt_hwspec_thread_speed(&hw, 0, 1) == 1);
+  ck_assert(ppt_hwspec_thread_speed(&hw, 5, 2) == 1);
+}
+END_TEST
+
 /* busy_speed: each busy core's speed with 1, 2, ... cores computing at once, parsed and
  * checked as core_speed is; a count past the list takes its last entry, a spec without
  * it 1 at every count. */
@@ -1115,6 +1136,7 @@ int main(void) {
   tcase_add_test(tc, store_forward);
   tcase_add_test(tc, contention_factor);
   tcase_add_test(tc, core_speed);
+  tcase_add_test(tc, thread_speed);
   tcase_add_test(tc, busy_speed);
   tcase_add_test(tc, victim_ways_key);
   tcase_add_test(tc, hashed_sets_key);
