@@ -21,7 +21,7 @@ typedef struct figure {
 } figure;
 
 static double value(const ppt_hwspec *h, const figure *g) {
-  if (g->at == SIZE_MAX) return (double)h->levels[h->nlevels - 1].size / (1 << 20);
+  if (g->at == SIZE_MAX) return h->nlevels ? (double)h->levels[h->nlevels - 1].size / (1 << 20) : 0;
   return *(const double *)(const void *)((const char *)h + g->at) * g->scale;
 }
 
