@@ -50,8 +50,21 @@ typedef struct sim_ctx {
   sg_link_t *own;  /* [core * (nlevels + 1) + k]: the core's own link to level k, or NULL */
   sg_host_t line;  /* ENG_LINE_HOST */
   double *finish;  /* [core]: when the core's thread ends its work in this region */
+  double *few;     /* [n]: every thread's core speed in a region of n threads, n below the
+                      spec's listed speeds (ppt_hwspec_thread_speed); 0 until needed */
   eng_out *out;
 } sim_ctx;
+
+/* Thread `core`'s speed in a region of n threads (ppt_hwspec_thread_speed). Below the
+ * listed speeds it is the same for every thread and costs a pass over the cores per
+ * starting core, so it is worked out once per thread count, not per thread and region
+ * (the actors run one at a time: no lock). */
+static double thread_speed(sim_ctx *s, uint32_t core, uint32_t n) {
+  const ppt_hwspec *hw = &s->node->hw;
+  if (n >= hw->nspeeds) return ppt_hwspec_thread_speed(hw, core, n);
+  if (!(s->few[n] > 0)) s->few[n] = ppt_hwspec_thread_speed(hw, core, n);
+  return s->few[n];
+}
 
 typedef struct core_arg {
   sim_ctx *ctx;
@@ -103,8 +116,7 @@ static void core_main(int argc, char **argv) {
        * ppt_hwspec_thread_speed), or one slowed by the other cores computing at once
        * (busy_speed at the region's thread count), takes longer over its ops and CPU
        * items; its memory time is the memory's. */
-      double sp = ppt_hwspec_thread_speed(&s->node->hw, a->core, R->nthreads) *
-                  ppt_hwspec_busy_speed(&s->node->hw, R->nthreads);
+      double sp = thread_speed(s, a->core, R->nthreads) * ppt_hwspec_busy_speed(&s->node->hw, R->nthreads);
       double t = ppt_tc_policy_cycles(s->policy, d->compute / sp, d->cpu_by[PPT_CPU_LOOP_EXIT] / sp, tm,
                                       tm - d->mem_wait);
       /* The share of t that went into the turns is not run again. */
@@ -202,7 +214,8 @@ int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand
   s.dest = calloc((size_t)node->cores * nmem, sizeof *s.dest);
   s.own = calloc((size_t)node->cores * nmem, sizeof *s.own);
   s.finish = calloc(node->cores, sizeof *s.finish);
-  if (!args || !s.dest || !s.own || !s.finish) {
+  s.few = calloc((size_t)node->hw.nspeeds + 1, sizeof *s.few);
+  if (!args || !s.dest || !s.own || !s.finish || !s.few) {
     snprintf(out->msg, sizeof out->msg, "engine: out of memory");
     return -1;
   }
@@ -235,5 +248,6 @@ int eng_simulate(const ppt_node *node, const eng_program *prog, const eng_demand
   free(s.dest);
   free(s.own);
   free(s.finish);
+  free(s.few);
   return 0;
 }

@@ -9,10 +9,11 @@
 
 /* DRAM's triads (calib_triad_bw) over the read streams' `all` bytes, one thread alone
  * (on `one`, the first core of the package, as the one-core read stream) and one per
- * core (nt threads, on cpus when pinned): with the read streams of the same threads they say what a
- * written-back line costs (ppt_calib_writeback_cost; reported, not written into the spec: docs/hwspec.md says
- * why). The same working set and 1 MiB chunks (of each array) as the read streams. A failed triad leaves its
- * figure 0 (no cost measured), not the run. */
+ * core (nt threads, on cpus when pinned): with the read streams of the same threads they
+ * say what a written-back line costs (ppt_calib_writeback_cost; reported, not written
+ * into the spec: docs/hwspec.md says why). The same working set and 1 MiB chunks (of
+ * each array) as the read streams. A failed triad leaves its figure 0 (no cost
+ * measured), not the run. */
 static void dram_triads(calib_run *r, size_t all, uint32_t nt, const int *cpus, int pinned, int one) {
   ppt_calib_result *out = r->out;
   int huge = 0;
