@@ -36,7 +36,7 @@ static int dram_one_core(calib_run *r, uint32_t nt, const int *cpus, int pinned,
   ppt_calib_result *out = r->out;
   int rc = 0, huge = 0, one = -1;
   if (calib_cpus_primary(r->pkg_list, calib_sibling_dir(r), &one, 1) != 1) one = -1;
-  size_t all = (size_t)r->dram_bytes / 64 * 64;
+  size_t all = (size_t)r->dram_stream_bytes / 64 * 64;
   size_t chunk1 = all > ((size_t)1 << 20) ? (size_t)1 << 20 : all;
   double core = nt == 1 ? bw : calib_stream_bw(all, chunk1, 1, one >= 0 ? &one : NULL, &r->t_mem, &huge);
   r->any_huge |= huge;
@@ -68,7 +68,7 @@ int calib_stage_bandwidth(calib_run *r, uint32_t k) {
   if (!pinned && nt > 1) snprintf(r->pinned_note, sizeof r->pinned_note, " (threads not pinned)");
   /* Half a cache level (its effective capacity when swept); the near set when a level
    * that behaves smaller could not be sized. */
-  uint64_t total = k == n                               ? r->dram_bytes
+  uint64_t total = k == n                               ? r->dram_stream_bytes
                    : out->near[k] && !out->eff_bytes[k] ? out->lat_near_bytes[k]
                                                         : hw->levels[k].size / 2;
   size_t each = (size_t)(total / nt) / 64 * 64;

@@ -10,6 +10,10 @@
  * under 1/8 of the chase can hit in it; at least 64 MiB, at most 1 GiB or a quarter of
  * physical memory. */
 #define CALIB_DRAM_FACTOR 8
+/* DRAM's streams (bandwidths, triads) read at least this much: a guest's caches may be
+ * far smaller than the host's, whose L3 then serves part of a stream over 8x the guest's
+ * last level (docs/calibrate.md, "DRAM's streams"). */
+#define CALIB_DRAM_STREAM_MIN (UINT64_C(512) << 20)
 
 typedef struct calib_run {
   /* ---- the call ---- */
@@ -34,7 +38,8 @@ typedef struct calib_run {
   /* ---- measuring ---- */
   gsl_rng *rng;
   uint64_t llc;        /* the last level's size as the geometry gave it */
-  uint64_t dram_bytes; /* the DRAM working set */
+  uint64_t dram_bytes; /* the DRAM working set of the chases */
+  uint64_t dram_stream_bytes; /* the DRAM working set of the streams */
   double add_s;        /* seconds per add of the clock chain */
   double clock;        /* the clock the spec uses, Hz */
   int any_huge;        /* some buffer got huge pages */
