@@ -108,10 +108,19 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
     fprintf(f, level_fmt, lv->name, sz, ways, line, sh, r->near[k] ? r->lat_near_ns[k] : r->lat_ns[k],
             lv->latency_cycles, r->bw_bytes_per_s[k] / 1e9, lv->bw_bytes_per_cycle, r->bw_threads[k], extra);
   }
-  char sz[16];
+  /* DRAM: the chase's set and latency; the spec's socket figure (the read stream, or the
+   * triad's traffic where more), with the stream's set. */
+  char sz[16], szs[16], dext[160];
   size_str(r->lat_bytes[n], sz, sizeof sz);
-  fprintf(f, level_fmt, "DRAM", sz, "", "", "", r->lat_ns[n], r->lat_ns[n] * hw->clock_hz * 1e-9,
-          r->bw_bytes_per_s[n] / 1e9, r->bw_bytes_per_s[n] / hw->clock_hz, r->bw_threads[n], "");
+  size_str(r->bw_bytes[n], szs, sizeof szs);
+  double sock = hw->dram_bw_bytes_per_s;
+  if (sock > r->bw_bytes_per_s[n] * 1.001)
+    snprintf(dext, sizeof dext, "  (streams %s: the triad's traffic; the read stream %.4g GB/s)", szs,
+             r->bw_bytes_per_s[n] / 1e9);
+  else
+    snprintf(dext, sizeof dext, "  (streams %s)", szs);
+  fprintf(f, level_fmt, "DRAM", sz, "", "", "", r->lat_ns[n], r->lat_ns[n] * hw->clock_hz * 1e-9, sock / 1e9,
+          sock / hw->clock_hz, r->bw_threads[n], dext);
   /* One core streaming DRAM alone (dram.core_bandwidth_gbs): bandwidth columns only. */
   size_str(r->dram_core_bytes, sz, sizeof sz);
   fprintf(f, "%-5s %8s %5s %5s %7s %9s %8s %10.4g %8.3g %4u%s\n", "DRAM", sz, "", "", "", "", "",

@@ -76,4 +76,15 @@ int calib_stage_bandwidth(calib_run *r, uint32_t k);
  * after the op figures, whose core is the first. */
 void calib_stage_cores(calib_run *r);
 
+/* calib_spec.c: a figure to three significant digits; a citation of `key` in hw's
+ * sources; "pinned to CPU n" or "not pinned". */
+double calib_sig3(double x);
+void calib_cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+const char *calib_pinned_to(int cpu, char *buf, size_t size);
+
+/* calib_spec_dram.c: DRAM's figures of the spec (latency, the socket's and one core's
+ * bandwidths), and their citations (after r->when and r->stat are set). */
+void calib_spec_dram(calib_run *r);
+void calib_cite_dram(calib_run *r);
+
 #endif

@@ -15,14 +15,13 @@
 
 /* Three significant digits: measurements are not more precise, and the spec reads
  * better. */
-static double sig3(double x) {
+double calib_sig3(double x) {
   if (!(x > 0) || !isfinite(x)) return x;
   double p = pow(10.0, 2 - floor(log10(x)));
   return round(x * p) / p;
 }
 
-static void cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) {
+void calib_cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) {
   if (hw->nsources >= PPT_HW_MAX_SOURCES) return;
   ppt_hw_source *s = &hw->sources[hw->nsources++];
   snprintf(s->key, sizeof s->key, "%s", key);
@@ -66,7 +65,7 @@ static void spec_level(calib_run *r, uint32_t k) {
   ppt_calib_result *out = r->out;
   ppt_hwspec *hw = r->hw;
   double clock = r->clock;
-  double lat = sig3((out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]) * r->cyc_ns);
+  double lat = calib_sig3((out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]) * r->cyc_ns);
   /* Noise (another process on the core) can invert two close levels; the schema wants
    * latencies to grow outwards, so a level never reads faster than the one above. */
   if (k > 0 && lat < hw->levels[k - 1].latency_cycles) {
@@ -75,9 +74,9 @@ static void spec_level(calib_run *r, uint32_t k) {
     lat = hw->levels[k - 1].latency_cycles;
   }
   hw->levels[k].latency_cycles = lat;
-  hw->levels[k].bw_bytes_per_cycle = sig3(out->bw_bytes_per_s[k] / clock);
+  hw->levels[k].bw_bytes_per_cycle = calib_sig3(out->bw_bytes_per_s[k] / clock);
   if (out->core_bw_bytes_per_s[k] > 0 && out->core_bw_bytes_per_s[k] < out->bw_bytes_per_s[k])
-    hw->levels[k].core_bw_bytes_per_cycle = sig3(out->core_bw_bytes_per_s[k] / clock);
+    hw->levels[k].core_bw_bytes_per_cycle = calib_sig3(out->core_bw_bytes_per_s[k] / clock);
   /* A stream's capacity below sysfs and above the level above: the spec's size, with
    * random replacement (the share of sweeps larger than it the level still serves). A
    * level only the chase sized has no source to stay below: a shared L3's slow chase
@@ -149,7 +148,7 @@ static void spec_sharing(calib_run *r, uint32_t k) {
 /* v[0..n) to 3 digits into dst; n, or 0 when one of them is outside core_speed's range. */
 static uint32_t spec_speeds(const double *v, uint32_t n, double *dst) {
   for (uint32_t i = 0; i < n && i < PPT_HW_MAX_SPEEDS; i++) {
-    dst[i] = sig3(v[i]);
+    dst[i] = calib_sig3(v[i]);
     if (!(dst[i] >= HW_MIN_CORE_SPEED && dst[i] <= HW_MAX_CORE_SPEED)) return 0;
   }
   return n < PPT_HW_MAX_SPEEDS ? n : PPT_HW_MAX_SPEEDS;
@@ -174,7 +173,7 @@ static void spec_same_set(calib_run *r) {
       out->same_set_capped = 1;
     }
     if (x < 1) x = 1;
-    x = sig3(x);
+    x = calib_sig3(x);
     *fig[i] = x > hw->mlp ? hw->mlp : x;
   }
 }
@@ -197,8 +196,8 @@ static void spec_tlb(calib_run *r) {
     tl->entries = out->tlb_entries[j];
     tl->assoc = out->tlb_assoc[j];
     tl->page_bytes = 4096;
-    tl->miss_cycles = j + 1 == out->tlb_n ? sig3(walk_ns * r->cyc_ns) : 0;
-    tl->in_flight = j + 1 == out->tlb_n && out->tlb_in_flight >= 1 ? sig3(out->tlb_in_flight) : 0;
+    tl->miss_cycles = j + 1 == out->tlb_n ? calib_sig3(walk_ns * r->cyc_ns) : 0;
+    tl->in_flight = j + 1 == out->tlb_n && out->tlb_in_flight >= 1 ? calib_sig3(out->tlb_in_flight) : 0;
   }
 }
 
@@ -222,7 +221,7 @@ static double fp_window_of(const calib_run *r, double s[PPT_CALIB_FPWIN_N]) {
     s[j] = v[j] = ppt_hwspec_window_size(hw, chain, chain, t);
   }
   gsl_sort(v, 1, PPT_CALIB_FPWIN_N);
-  return sig3(gsl_stats_median_from_sorted_data(v, 1, PPT_CALIB_FPWIN_N));
+  return calib_sig3(gsl_stats_median_from_sorted_data(v, 1, PPT_CALIB_FPWIN_N));
 }
 
 /* fp_window, or 0 (unknown: no bound) with a note when the median is outside the
@@ -245,7 +244,7 @@ static double fp_chains_of(const calib_run *r) {
   const ppt_calib_result *out = r->out;
   double d = out->fpchain_depth, chain[PPT_HW_NOPCLASS] = {0};
   chain[PPT_HW_FADD] = chain[PPT_HW_FMUL] = d;
-  return sig3(ppt_hwspec_window_chains(r->hw, chain, chain, out->fpchain_ns * r->cyc_ns));
+  return calib_sig3(ppt_hwspec_window_chains(r->hw, chain, chain, out->fpchain_ns * r->cyc_ns));
 }
 
 static void spec_fp_chains(calib_run *r) {
@@ -270,7 +269,7 @@ static void spec_store_forward(calib_run *r) {
   double trip = r->out->forward_ns * r->cyc_ns, f = trip - r->hw->ops[PPT_HW_IALU].latency;
   if (!(r->out->forward_ns > 0)) return;
   r->hw->store_forward_cycles = f < HW_MIN_SMALL_CYCLES            ? HW_MIN_SMALL_CYCLES
-                                : f <= HW_MAX_STORE_FORWARD_CYCLES ? sig3(f)
+                                : f <= HW_MAX_STORE_FORWARD_CYCLES ? calib_sig3(f)
                                                                    : 0;
   if (f < CALIB_RENAMED_CYCLES)
     calib_note(r->notes, sizeof r->notes,
@@ -292,7 +291,7 @@ static void spec_store_forward(calib_run *r) {
 static void spec_contention(calib_run *r) {
   const ppt_calib_result *out = r->out;
   double f = out->contend_one_ns > 0 && out->contend_two_ns > 0
-                 ? sig3(out->contend_two_ns / out->contend_one_ns)
+                 ? calib_sig3(out->contend_two_ns / out->contend_one_ns)
                  : 0;
   r->hw->contention_factor = f >= HW_MIN_CONTENTION && f <= HW_MAX_CONTENTION ? f : 0;
   if (f > 0 && r->hw->contention_factor == 0)
@@ -308,30 +307,29 @@ static void spec_figures(calib_run *r) {
   const ppt_calib_result *out = r->out;
   ppt_hwspec *hw = r->hw;
   double cyc_ns = r->cyc_ns;
-  hw->clock_hz = sig3(r->clock);
+  hw->clock_hz = calib_sig3(r->clock);
   hw->vector_bits = (uint32_t)vector_bits(&r->vec_what);
   for (uint32_t k = 0; k < r->n; k++) {
     spec_level(r, k);
     spec_sharing(r, k);
   }
-  hw->dram_latency_ns = sig3(out->lat_ns[r->n]);
-  hw->dram_bw_bytes_per_s = sig3(out->bw_bytes_per_s[r->n] / 1e9) * 1e9;
-  hw->dram_core_bw_bytes_per_s = sig3(out->dram_core_bytes_per_s / 1e9) * 1e9;
+  calib_spec_dram(r);
   for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
-    hw->ops[op].per_cycle = out->op_ns[op] > 0 ? sig3(1.0 / (out->op_ns[op] * cyc_ns)) : 0;
-    hw->ops[op].latency = sig3(out->op_lat_ns[op] * cyc_ns);
+    hw->ops[op].per_cycle = out->op_ns[op] > 0 ? calib_sig3(1.0 / (out->op_ns[op] * cyc_ns)) : 0;
+    hw->ops[op].latency = calib_sig3(out->op_lat_ns[op] * cyc_ns);
   }
   /* Load-to-use latency is what the L1 pointer chase measured; a taken branch has no
    * result to wait for (0 = free, per docs/hwspec.md). */
   hw->ops[PPT_HW_LOADST].latency = hw->levels[0].latency_cycles;
-  hw->mlp = sig3(out->mlp);
+  hw->mlp = calib_sig3(out->mlp);
   spec_same_set(r);
-  hw->call_cycles = out->call_ns > 0 ? sig3(out->call_ns * cyc_ns) : 0;
+  hw->call_cycles = out->call_ns > 0 ? calib_sig3(out->call_ns * cyc_ns) : 0;
   /* A round trip is two transfers, one each way. */
-  hw->coherence_cycles = out->c2c_round_trip_ns > 0 ? sig3(0.5 * out->c2c_round_trip_ns * cyc_ns) : 0;
-  hw->fork_join_cycles = out->fork_join_ns > 0 ? sig3(out->fork_join_ns * cyc_ns) : 0;
-  hw->fork_join_serial_cycles = out->fork_join_serial_ns > 0 ? sig3(out->fork_join_serial_ns * cyc_ns) : 0;
-  hw->branch_miss_cycles = out->branch_miss_ns > 0 ? sig3(out->branch_miss_ns * cyc_ns) : 0;
+  hw->coherence_cycles = out->c2c_round_trip_ns > 0 ? calib_sig3(0.5 * out->c2c_round_trip_ns * cyc_ns) : 0;
+  hw->fork_join_cycles = out->fork_join_ns > 0 ? calib_sig3(out->fork_join_ns * cyc_ns) : 0;
+  hw->fork_join_serial_cycles =
+      out->fork_join_serial_ns > 0 ? calib_sig3(out->fork_join_serial_ns * cyc_ns) : 0;
+  hw->branch_miss_cycles = out->branch_miss_ns > 0 ? calib_sig3(out->branch_miss_ns * cyc_ns) : 0;
   spec_store_forward(r); /* after the op latencies: it takes the add's off */
   spec_fp_window(r); /* after the op latencies: it reads the spec's */
   spec_fp_chains(r);
@@ -369,7 +367,8 @@ static void spec_source_and_notes(calib_run *r) {
   calib_note(r->notes, sizeof r->notes,
              "Bandwidths are read-only streams, all threads of an "
              "instance together (shared levels, DRAM), so one core alone gets less; "
-             "dram.core_bandwidth_gbs is one core streaming DRAM alone. "
+             "dram.core_bandwidth_gbs is one core streaming DRAM alone; dram.bandwidth_gbs is "
+             "the triad's traffic where it moves more (its citation says). "
              "No level is marked inclusive. Only page walks are charged: an "
              "L1 DTLB miss that hits the L2 DTLB overlaps with independent loads in running code.%s%s",
              r->any_huge ? "" : " Huge pages were not available: latencies include TLB misses.",
@@ -380,7 +379,7 @@ static void spec_source_and_notes(calib_run *r) {
 /* ---- citations, in the order the spec lists them ---- */
 
 /* "pinned to CPU n" into buf, or "not pinned" for cpu -1. */
-static const char *pinned_to(int cpu, char *buf, size_t size) {
+const char *calib_pinned_to(int cpu, char *buf, size_t size) {
   if (cpu >= 0)
     snprintf(buf, size, "pinned to CPU %d", cpu);
   else
@@ -394,35 +393,38 @@ static void cite_clock_cores_mlp(calib_run *r) {
   ppt_hwspec *hw = r->hw;
   const char *when = r->when, *stat = r->stat;
   char home[32];
-  pinned_to(out->home_cpu, home, sizeof home);
+  calib_pinned_to(out->home_cpu, home, sizeof home);
   if (out->clock_method == PPT_CALIB_CLOCK_CHAIN)
-    cite(hw, "clock_ghz",
-         "ppt calibrate%s: timed dependent 64-bit add chain, 1 add per cycle, %s of %d trials, twice, %s "
-         "(%.4g GHz; /proc/cpuinfo cpu MHz: %.0f)",
-         when, stat, r->t_clock.trials, home, out->clock_chain_hz / 1e9, r->mhz);
+    calib_cite(
+        hw, "clock_ghz",
+        "ppt calibrate%s: timed dependent 64-bit add chain, 1 add per cycle, %s of %d trials, twice, %s "
+        "(%.4g GHz; /proc/cpuinfo cpu MHz: %.0f)",
+        when, stat, r->t_clock.trials, home, out->clock_chain_hz / 1e9, r->mhz);
   else
-    cite(hw, "clock_ghz", "/proc/cpuinfo cpu MHz%s (add chain gave %.4g GHz%s)", when,
-         out->clock_chain_hz / 1e9, out->optimised ? ", implausible" : " in an unoptimised build");
-  cite(hw, "cores", "%s; %u logical CPUs, %u per core, modelled", out->topology_source, out->package_cpus,
-       out->smt);
-  cite(hw, "mlp",
-       "independent random pointer chases beyond the caches: k chains run %.3gx as many accesses/s as one "
-       "(best k "
-       "of 2..32)",
-       out->mlp);
+    calib_cite(hw, "clock_ghz", "/proc/cpuinfo cpu MHz%s (add chain gave %.4g GHz%s)", when,
+               out->clock_chain_hz / 1e9, out->optimised ? ", implausible" : " in an unoptimised build");
+  calib_cite(hw, "cores", "%s; %u logical CPUs, %u per core, modelled", out->topology_source,
+             out->package_cpus, out->smt);
+  calib_cite(
+      hw, "mlp",
+      "independent random pointer chases beyond the caches: k chains run %.3gx as many accesses/s as one "
+      "(best k "
+      "of 2..32)",
+      out->mlp);
   for (int i = 0; i < 2 && hw->mlp_same_set_load > 0; i++) {
     char l1s[32], tot[32];
     double ns = i ? out->same_set_store_ns : out->same_set_load_ns;
-    cite(hw, i ? "mlp_same_set.store" : "mlp_same_set.load",
-         "ppt calibrate%s: column walk %s, %u x %u rows of %s (%s set stride: a column is one set; %s), "
-         "%s of %d trials: %.3g ns per line (%s %.3g); %s latency %.3g ns",
-         when, i ? "storing" : "loading", out->same_set_bufs, out->same_set_rows,
-         calib_human_bytes(out->same_set_row_bytes, l1s, sizeof l1s), hw->levels[0].name,
-         calib_human_bytes((uint64_t)out->same_set_bufs * out->same_set_rows * out->same_set_row_bytes, tot,
-                           sizeof tot),
-         stat, r->t_mem.trials, ns, i ? "loaded" : "stored",
-         i ? out->same_set_load_ns : out->same_set_store_ns, hw->levels[r->n - 1].name,
-         hw->levels[r->n - 1].latency_cycles / r->cyc_ns);
+    calib_cite(
+        hw, i ? "mlp_same_set.store" : "mlp_same_set.load",
+        "ppt calibrate%s: column walk %s, %u x %u rows of %s (%s set stride: a column is one set; %s), "
+        "%s of %d trials: %.3g ns per line (%s %.3g); %s latency %.3g ns",
+        when, i ? "storing" : "loading", out->same_set_bufs, out->same_set_rows,
+        calib_human_bytes(out->same_set_row_bytes, l1s, sizeof l1s), hw->levels[0].name,
+        calib_human_bytes((uint64_t)out->same_set_bufs * out->same_set_rows * out->same_set_row_bytes, tot,
+                          sizeof tot),
+        stat, r->t_mem.trials, ns, i ? "loaded" : "stored",
+        i ? out->same_set_load_ns : out->same_set_store_ns, hw->levels[r->n - 1].name,
+        hw->levels[r->n - 1].latency_cycles / r->cyc_ns);
   }
 }
 
@@ -431,38 +433,42 @@ static void cite_scalars(calib_run *r) {
   const ppt_calib_result *out = r->out;
   ppt_hwspec *hw = r->hw;
   if (hw->call_cycles > 0)
-    cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call",
-         out->call_ns);
+    calib_cite(hw, "call_cycles", "timed libm exp/log calls on independent arguments: %.3g ns per call",
+               out->call_ns);
   if (hw->coherence_cycles > 0)
-    cite(hw, "coherence_cycles",
-         "ppt calibrate%s: two threads pinned to CPUs %d and %d hand one 64 B line back and forth (atomic "
-         "counter), %s of %d trials: %.3g ns per round trip, half of it per transfer",
-         r->when, out->c2c_cpus[0], out->c2c_cpus[1], r->stat, r->t_pair.trials, out->c2c_round_trip_ns);
+    calib_cite(
+        hw, "coherence_cycles",
+        "ppt calibrate%s: two threads pinned to CPUs %d and %d hand one 64 B line back and forth (atomic "
+        "counter), %s of %d trials: %.3g ns per round trip, half of it per transfer",
+        r->when, out->c2c_cpus[0], out->c2c_cpus[1], r->stat, r->t_pair.trials, out->c2c_round_trip_ns);
   if (hw->contention_factor > 0)
-    cite(hw, "contention_factor",
-         "ppt calibrate%s: loop of a 32-bit hash step and a store into the thread's own 8 B word of one 64 B "
-         "line, "
-         "%s of %d: CPU %d alone %.3g ns per iteration, CPUs %d and %d together %.3g (wall); %.3g / %.3g",
-         r->when, r->stat, r->t_pair.trials, out->c2c_cpus[0], out->contend_one_ns, out->c2c_cpus[0],
-         out->c2c_cpus[1], out->contend_two_ns, out->contend_two_ns, out->contend_one_ns);
+    calib_cite(
+        hw, "contention_factor",
+        "ppt calibrate%s: loop of a 32-bit hash step and a store into the thread's own 8 B word of one 64 B "
+        "line, "
+        "%s of %d: CPU %d alone %.3g ns per iteration, CPUs %d and %d together %.3g (wall); %.3g / %.3g",
+        r->when, r->stat, r->t_pair.trials, out->c2c_cpus[0], out->contend_one_ns, out->c2c_cpus[0],
+        out->c2c_cpus[1], out->contend_two_ns, out->contend_two_ns, out->contend_one_ns);
   if (hw->nspeeds > 1)
-    cite(hw, "core_speed",
-         "ppt calibrate%s: a mix of 8 op kernels (integer add chain and throughput, FP add and multiply "
-         "throughput and latency, divides, loads), %s of %d trials each, pinned to CPUs %d, %d%s in turn; "
-         "a core's speed is the geometric mean of CPU %d's time over its own",
-         r->when, r->stat, r->t_ops.trials, out->speed_cpus[0], out->speed_cpus[1],
-         out->speed_n > 2 ? ", ..." : "", out->speed_cpus[0]);
+    calib_cite(
+        hw, "core_speed",
+        "ppt calibrate%s: a mix of 8 op kernels (integer add chain and throughput, FP add and multiply "
+        "throughput and latency, divides, loads), %s of %d trials each, pinned to CPUs %d, %d%s in turn; "
+        "a core's speed is the geometric mean of CPU %d's time over its own",
+        r->when, r->stat, r->t_ops.trials, out->speed_cpus[0], out->speed_cpus[1],
+        out->speed_n > 2 ? ", ..." : "", out->speed_cpus[0]);
   if (hw->nbusy > 1) {
     char timed[160] = "";
     size_t len = 0;
     for (uint32_t j = 0; j < out->busy_nc && len < sizeof timed; j++)
       len += (size_t)snprintf(timed + len, sizeof timed - len, "%s%u: %.3g", j ? ", " : "",
                               out->busy_counts[j], out->busy_at[j]);
-    cite(hw, "busy_speed",
-         "ppt calibrate%s: the core_speed mix on the first k of those CPUs at once, pinned, %s of %d trials "
-         "each; at k, the slowest thread's speed (CPU %d alone over its time) over the slowest core_speed; "
-         "timed at k = %s, straight lines between (above 1 taken as 1)",
-         r->when, r->stat, r->t_ops.trials, out->speed_cpus[0], timed);
+    calib_cite(
+        hw, "busy_speed",
+        "ppt calibrate%s: the core_speed mix on the first k of those CPUs at once, pinned, %s of %d trials "
+        "each; at k, the slowest thread's speed (CPU %d alone over its time) over the slowest core_speed; "
+        "timed at k = %s, straight lines between (above 1 taken as 1)",
+        r->when, r->stat, r->t_ops.trials, out->speed_cpus[0], timed);
   }
   const char *bind = getenv("OMP_PROC_BIND") ? getenv("OMP_PROC_BIND") : "unset";
   const char *fj_how = out->fork_join_probe
@@ -470,45 +476,50 @@ static void cite_scalars(calib_run *r) {
                            : "timed in the ppt process, which links SimGrid (ppt-ompcost failed, "
                              "see notes; up to ~2x high)";
   if (hw->fork_join_cycles > 0)
-    cite(hw, "fork_join_cycles",
-         "%s: empty OpenMP parallel-for regions on %u threads (OMP_PROC_BIND=%s): %.3g ns per region", fj_how,
-         out->fork_join_threads, bind, out->fork_join_ns);
+    calib_cite(hw, "fork_join_cycles",
+               "%s: empty OpenMP parallel-for regions on %u threads (OMP_PROC_BIND=%s): %.3g ns per region",
+               fj_how, out->fork_join_threads, bind, out->fork_join_ns);
   if (hw->fork_join_serial_cycles > 0)
-    cite(hw, "fork_join_serial_cycles",
-         "%s: empty OpenMP parallel-for regions on 1 thread (serialised, OMP_PROC_BIND=%s): %.3g ns per "
-         "region",
-         fj_how, bind, out->fork_join_serial_ns);
+    calib_cite(
+        hw, "fork_join_serial_cycles",
+        "%s: empty OpenMP parallel-for regions on 1 thread (serialised, OMP_PROC_BIND=%s): %.3g ns per "
+        "region",
+        fj_how, bind, out->fork_join_serial_ns);
   if (hw->branch_miss_cycles > 0)
-    cite(hw, "branch_miss_cycles",
-         "timed a loop branching on random vs predictable bytes: 1 MiB of random bytes %.3g ns per "
-         "branch, the same sorted %.3g ns, half the random ones mispredicted: %.3g ns per mispredict",
-         out->branch_random_ns, out->branch_sorted_ns, out->branch_miss_ns);
+    calib_cite(hw, "branch_miss_cycles",
+               "timed a loop branching on random vs predictable bytes: 1 MiB of random bytes %.3g ns per "
+               "branch, the same sorted %.3g ns, half the random ones mispredicted: %.3g ns per mispredict",
+               out->branch_random_ns, out->branch_sorted_ns, out->branch_miss_ns);
   if (hw->fp_window > 0) {
     double s[PPT_CALIB_FPWIN_N];
     fp_window_of(r, s);
     double c = r->cyc_ns;
-    cite(hw, "fp_window",
-         "ppt calibrate%s: 256 independent chains of D (fmul, fadd) pairs, D = %u/%u/%u: T = %.3g/%.3g/%.3g "
-         "cycles each; F = 2D ops, P = D x %.3g cycles (spec latencies), T = (P + waits) F / (S + F): S = "
-         "%.3g/%.3g/%.3g, median",
-         r->when, out->fpwin_depth[0], out->fpwin_depth[1], out->fpwin_depth[2], out->fpwin_ns[0] * c,
-         out->fpwin_ns[1] * c, out->fpwin_ns[2] * c,
-         hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency, s[0], s[1], s[2]);
+    calib_cite(
+        hw, "fp_window",
+        "ppt calibrate%s: 256 independent chains of D (fmul, fadd) pairs, D = %u/%u/%u: T = %.3g/%.3g/%.3g "
+        "cycles each; F = 2D ops, P = D x %.3g cycles (spec latencies), T = (P + waits) F / (S + F): S = "
+        "%.3g/%.3g/%.3g, median",
+        r->when, out->fpwin_depth[0], out->fpwin_depth[1], out->fpwin_depth[2], out->fpwin_ns[0] * c,
+        out->fpwin_ns[1] * c, out->fpwin_ns[2] * c,
+        hw->ops[PPT_HW_FMUL].latency + hw->ops[PPT_HW_FADD].latency, s[0], s[1], s[2]);
   }
   if (hw->fp_chains > 0)
-    cite(hw, "fp_chains",
-         "ppt calibrate%s: the same 256 chains at D = %u pairs: T = %.3g cycles each, E = (P + waits) / T "
-         "chains in flight (the window alone would hold %.3g)",
-         r->when, out->fpchain_depth, out->fpchain_ns * r->cyc_ns,
-         1 + hw->fp_window / (2.0 * out->fpchain_depth));
+    calib_cite(
+        hw, "fp_chains",
+        "ppt calibrate%s: the same 256 chains at D = %u pairs: T = %.3g cycles each, E = (P + waits) / T "
+        "chains in flight (the window alone would hold %.3g)",
+        r->when, out->fpchain_depth, out->fpchain_ns * r->cyc_ns,
+        1 + hw->fp_window / (2.0 * out->fpchain_depth));
   if (hw->store_forward_cycles > 0)
-    cite(hw, "store_forward_cycles",
-         "ppt calibrate%s: `*p += i` on a volatile 8-byte word, each trip's load taking the last trip's "
-         "store, timed against the add chain: %.3g cycles a trip, less the add's %.3g",
-         r->when, out->forward_ns * r->cyc_ns, hw->ops[PPT_HW_IALU].latency);
+    calib_cite(
+        hw, "store_forward_cycles",
+        "ppt calibrate%s: `*p += i` on a volatile 8-byte word, each trip's load taking the last trip's "
+        "store, timed against the add chain: %.3g cycles a trip, less the add's %.3g",
+        r->when, out->forward_ns * r->cyc_ns, hw->ops[PPT_HW_IALU].latency);
   if (hw->vector_bits)
-    cite(hw, "vector_bits", "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)",
-         r->vec_what, hw->vector_bits);
+    calib_cite(hw, "vector_bits",
+               "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)", r->vec_what,
+               hw->vector_bits);
 }
 
 /* What level k's geometry citation adds when the spec's size is not its source's:
@@ -559,40 +570,44 @@ static void cite_level(calib_run *r, uint32_t k) {
   char key[64], eff[160], sz[32];
   level_size_said(r, k, eff, sizeof eff);
   snprintf(key, sizeof key, "levels[%u]", k);
-  cite(hw, key, "%s: level %u, %s, %u-way%s, %u B lines, shared by %s (%u CPU%s)%s%s", s->where, s->level,
-       calib_human_bytes(s->size, sz, sizeof sz), s->assoc, s->assoc_assumed ? " (assumed)" : "", s->line,
-       s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s", eff,
-       hw->levels[k].hashed_sets ? "; sets hashed (a sliced last level: a hash of the physical address picks "
-                                   "the slice, 4 KiB frames scatter the set bits)"
-                                 : "");
+  calib_cite(
+      hw, key, "%s: level %u, %s, %u-way%s, %u B lines, shared by %s (%u CPU%s)%s%s", s->where, s->level,
+      calib_human_bytes(s->size, sz, sizeof sz), s->assoc, s->assoc_assumed ? " (assumed)" : "", s->line,
+      s->shared_cpu_list[0] ? s->shared_cpu_list : "?", s->shared_cpus, s->shared_cpus == 1 ? "" : "s", eff,
+      hw->levels[k].hashed_sets ? "; sets hashed (a sliced last level: a hash of the physical address picks "
+                                  "the slice, 4 KiB frames scatter the set bits)"
+                                : "");
   snprintf(key, sizeof key, "levels[%u].latency_cycles", k);
-  cite(hw, key,
-       "ppt calibrate%s: pointer chase, random cyclic permutation of %u B lines over "
-       "%s (%s), %s of %d: %.3g ns",
-       when, hw->levels[0].line,
-       calib_human_bytes(out->near[k] ? out->lat_near_bytes[k] : out->lat_bytes[k], sz, sizeof sz),
-       out->near[k] ? "just past the level above; see notes" : "1/2 of the level", stat, trials,
-       out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]);
+  calib_cite(hw, key,
+             "ppt calibrate%s: pointer chase, random cyclic permutation of %u B lines over "
+             "%s (%s), %s of %d: %.3g ns",
+             when, hw->levels[0].line,
+             calib_human_bytes(out->near[k] ? out->lat_near_bytes[k] : out->lat_bytes[k], sz, sizeof sz),
+             out->near[k] ? "just past the level above; see notes" : "1/2 of the level", stat, trials,
+             out->near[k] ? out->lat_near_ns[k] : out->lat_ns[k]);
   snprintf(key, sizeof key, "levels[%u].bandwidth_bytes_per_cycle", k);
   /* A level made one instance per core (spec_sharing) has one core's figure. */
   int one = out->share_private[k] && out->core_bw_bytes_per_s[k] > 0 &&
             out->core_bw_bytes_per_s[k] < out->bw_bytes_per_s[k];
   if (one)
-    cite(hw, key,
-         "ppt calibrate%s: streaming 64-bit sum, 1 thread alone x %s, %s of %d: %.4g GB/s (one instance per "
-         "core, see notes; %u threads together: %.4g GB/s)",
-         when, calib_human_bytes(out->bw_bytes[k], sz, sizeof sz), stat, trials,
-         out->core_bw_bytes_per_s[k] / 1e9, out->bw_threads[k], out->bw_bytes_per_s[k] / 1e9);
+    calib_cite(
+        hw, key,
+        "ppt calibrate%s: streaming 64-bit sum, 1 thread alone x %s, %s of %d: %.4g GB/s (one instance per "
+        "core, see notes; %u threads together: %.4g GB/s)",
+        when, calib_human_bytes(out->bw_bytes[k], sz, sizeof sz), stat, trials,
+        out->core_bw_bytes_per_s[k] / 1e9, out->bw_threads[k], out->bw_bytes_per_s[k] / 1e9);
   else
-    cite(hw, key,
-         "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s%s, %s of %d: "
-         "%.4g GB/s",
-         when, out->bw_threads[k], calib_human_bytes(out->bw_bytes[k] / out->bw_threads[k], sz, sizeof sz),
-         r->pinned_note, stat, trials, out->bw_bytes_per_s[k] / 1e9);
+    calib_cite(hw, key,
+               "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s%s, %s of %d: "
+               "%.4g GB/s",
+               when, out->bw_threads[k],
+               calib_human_bytes(out->bw_bytes[k] / out->bw_threads[k], sz, sizeof sz), r->pinned_note, stat,
+               trials, out->bw_bytes_per_s[k] / 1e9);
   if (hw->levels[k].core_bw_bytes_per_cycle > 0) {
     snprintf(key, sizeof key, "levels[%u].core_bandwidth_bytes_per_cycle", k);
-    cite(hw, key, "ppt calibrate%s: the same stream, 1 thread alone x %s, %s of %d: %.4g GB/s", when,
-         calib_human_bytes(out->bw_bytes[k], sz, sizeof sz), stat, trials, out->core_bw_bytes_per_s[k] / 1e9);
+    calib_cite(hw, key, "ppt calibrate%s: the same stream, 1 thread alone x %s, %s of %d: %.4g GB/s", when,
+               calib_human_bytes(out->bw_bytes[k], sz, sizeof sz), stat, trials,
+               out->core_bw_bytes_per_s[k] / 1e9);
   }
   if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
     snprintf(key, sizeof key, "levels[%u].size", k);
@@ -603,12 +618,12 @@ static void cite_level(calib_run *r, uint32_t k) {
       len += (size_t)snprintf(pts + len, sizeof pts - len, "%s%s %.3g GB/s (%.2f)", i ? ", " : "",
                               calib_human_bytes(out->ret_bytes[k][i], sz, sizeof sz), out->ret_bw[k][i] / 1e9,
                               out->ret_share[k][i]);
-    cite(hw, key,
-         "ppt calibrate%s: 1 thread sweeping %s (level %.3g, DRAM %.3g GB/s: the share it served); "
-         "divided by the best share, a random-replacement cache of %.3g MiB keeps those that fall",
-         when, pts,
-         (out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k]) / 1e9,
-         out->dram_core_bytes_per_s / 1e9, (double)out->ret_capacity[k] / (1 << 20));
+    calib_cite(hw, key,
+               "ppt calibrate%s: 1 thread sweeping %s (level %.3g, DRAM %.3g GB/s: the share it served); "
+               "divided by the best share, a random-replacement cache of %.3g MiB keeps those that fall",
+               when, pts,
+               (out->core_bw_bytes_per_s[k] > 0 ? out->core_bw_bytes_per_s[k] : out->bw_bytes_per_s[k]) / 1e9,
+               out->dram_core_bytes_per_s / 1e9, (double)out->ret_capacity[k] / (1 << 20));
   }
 }
 
@@ -621,60 +636,40 @@ static void cite_tlb(calib_run *r) {
   for (uint32_t j = 0; j < hw->ntlb; j++)
     snprintf(tl + strlen(tl), sizeof tl - strlen(tl), "%s%s %u entries, %u ways", j ? "; " : "",
              hw->tlb[j].name, hw->tlb[j].entries, hw->tlb[j].assoc);
-  cite(hw, "tlb", "%s: %s (4 KiB pages)", out->tlb_source, tl);
+  calib_cite(hw, "tlb", "%s: %s (4 KiB pages)", out->tlb_source, tl);
   char tm[192] = "";
   for (uint32_t j = 0; j < hw->ntlb; j++)
     snprintf(tm + strlen(tm), sizeof tm - strlen(tm), "%s%.3g ns over %llu pages", j ? ", " : "",
              out->tlb_miss_ns[j], (unsigned long long)out->tlb_pages[j]);
   char tkey[32];
   snprintf(tkey, sizeof tkey, "tlb[%u].miss_cycles", hw->ntlb - 1);
-  cite(hw, tkey,
-       "ppt calibrate%s: chase, one line per 4 KiB page, minus the same lines on huge pages, per level "
-       "beyond the one above: %s; a walk pays their sum (upper levels: 0, see notes)",
-       r->when, tm);
+  calib_cite(hw, tkey,
+             "ppt calibrate%s: chase, one line per 4 KiB page, minus the same lines on huge pages, per level "
+             "beyond the one above: %s; a walk pays their sum (upper levels: 0, see notes)",
+             r->when, tm);
   if (hw->tlb[hw->ntlb - 1].in_flight > 0) {
     snprintf(tkey, sizeof tkey, "tlb[%u].in_flight", hw->ntlb - 1);
-    cite(hw, tkey,
-         "ppt calibrate%s: over %llu pages, the chase's walk (%.3g ns more than on huge pages) over "
-         "loads of the same lines in the same order, addresses from an array (%.3g ns more)",
-         r->when, (unsigned long long)out->tlb_pages[hw->ntlb - 1], out->tlb_walk_chase_ns,
-         out->tlb_walk_load_ns);
+    calib_cite(hw, tkey,
+               "ppt calibrate%s: over %llu pages, the chase's walk (%.3g ns more than on huge pages) over "
+               "loads of the same lines in the same order, addresses from an array (%.3g ns more)",
+               r->when, (unsigned long long)out->tlb_pages[hw->ntlb - 1], out->tlb_walk_chase_ns,
+               out->tlb_walk_load_ns);
   }
 }
 
-/* DRAM's three figures and the ops. */
+/* DRAM's three figures (calib_spec_dram.c) and the ops. */
 static void cite_dram_ops(calib_run *r) {
   const ppt_calib_result *out = r->out;
-  ppt_hwspec *hw = r->hw;
-  const char *when = r->when, *stat = r->stat;
-  uint32_t n = r->n;
-  int trials = r->t_mem.trials;
-  char sz[32], sz2[32];
-  cite(hw, "dram.latency_ns",
-       "ppt calibrate%s: pointer chase over %s (%dx %s), random order, "
-       "%u B stride, %s pages, %s of %d",
-       when, calib_human_bytes(out->lat_bytes[n], sz, sizeof sz), CALIB_DRAM_FACTOR,
-       calib_human_bytes(r->llc, sz2, sizeof sz2), 2 * hw->levels[0].line, r->any_huge ? "huge" : "4 KiB",
-       stat, trials);
-  cite(hw, "dram.bandwidth_gbs",
-       "ppt calibrate%s: streaming 64-bit sum, %u thread(s) x %s read "
-       "1 MiB at a time%s, %s of %d",
-       when, out->bw_threads[n], calib_human_bytes(out->bw_bytes[n] / out->bw_threads[n], sz, sizeof sz),
-       r->pinned_note, stat, trials);
-  char pin1[32], home[32];
-  pinned_to(out->dram_core_cpu, pin1, sizeof pin1);
-  pinned_to(out->home_cpu, home, sizeof home);
-  cite(hw, "dram.core_bandwidth_gbs",
-       "ppt calibrate%s: streaming 64-bit sum, 1 thread (%s) x %s read 1 MiB at a time, "
-       "%s of %d: %.4g GB/s (all %u threads: %.4g GB/s)",
-       when, pin1, calib_human_bytes(out->dram_core_bytes, sz, sizeof sz), stat, trials,
-       out->dram_core_bytes_per_s / 1e9, out->bw_threads[n], out->bw_bytes_per_s[n] / 1e9);
-  cite(hw, "ops",
-       "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "
-       "barriers, each trial timed against an add-chain trial, %s; idiv = 32-bit div; branch = taken loop "
-       "branch (latency 0, not measured); "
-       "loadst = L1 loads (latency: L1 chase)",
-       when, 12, home);
+  char home[32];
+  calib_pinned_to(out->home_cpu, home, sizeof home);
+  calib_cite_dram(r);
+  calib_cite(
+      r->hw, "ops",
+      "ppt calibrate%s: %d independent / 1 dependent scalar chains per class with asm "
+      "barriers, each trial timed against an add-chain trial, %s; idiv = 32-bit div; branch = taken loop "
+      "branch (latency 0, not measured); "
+      "loadst = L1 loads (latency: L1 chase)",
+      r->when, 12, home);
 }
 
 void calib_spec_build(calib_run *r) {

@@ -219,6 +219,16 @@ START_TEST(bandwidth_falls_outwards) {
   ck_assert(ppt_calib_writeback_cost(r->bw_bytes_per_s[n], wn) == fmax(0, r->bw_bytes_per_s[n] / wn - 3));
   /* reported, not applied: the spec keeps the models' defaults (docs/hwspec.md) */
   ck_assert_uint_eq(r->hw.dram_wb_given, 0);
+  /* The socket's figure: the read stream, or the triad's traffic (4 bytes per byte of a)
+   * where more, to 3 digits, and its citation says which. */
+  double sock = fmax(r->bw_bytes_per_s[n], 4 * wn);
+  ck_assert_msg(fabs(r->hw.dram_bw_bytes_per_s - sock) <= 0.005 * sock, "socket %g, read %g, triad %g B/s",
+                r->hw.dram_bw_bytes_per_s, r->bw_bytes_per_s[n], wn);
+  const char *cited = NULL;
+  for (uint32_t i = 0; i < r->hw.nsources; i++)
+    if (!strcmp(r->hw.sources[i].key, "dram.bandwidth_gbs")) cited = r->hw.sources[i].text;
+  ck_assert_ptr_nonnull(cited);
+  ck_assert_msg((strstr(cited, "triad") != NULL) == (4 * wn > r->bw_bytes_per_s[n]), "%s", cited);
 }
 END_TEST
 
