@@ -115,8 +115,9 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   char sz[16], szs[16], dext[160];
   size_str(r->lat_bytes[n], sz, sizeof sz);
   size_str(r->bw_bytes[n], szs, sizeof szs);
-  double sock = hw->dram_bw_bytes_per_s;
-  if (sock > r->bw_bytes_per_s[n] * 1.001)
+  int from_triad;
+  double sock = ppt_calib_socket_bw(r, &from_triad);
+  if (from_triad)
     snprintf(dext, sizeof dext, "  (streams %s: the triad's traffic; the read stream %.4g GB/s)", szs,
              r->bw_bytes_per_s[n] / 1e9);
   else
