@@ -106,6 +106,9 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
  * memory; for an access over two lines, the farther), -1 for any other record: callers
  * that attribute misses (ppt annotate) count them from it. */
 int ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec);
+/* Whether a prefetcher covered the last load or store ppt_tracesim_tally_access took
+ * (its line was on its way: the level it returned served it, but its latency was hidden). */
+int ppt_tracesim_tally_prefetched(const ppt_tracesim_tally *t);
 /* The run's totals (`threads` goes to out->threads), whatever was taken. */
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out);
 /* Takes thread `thread`'s counters since its last take (or since the start): out gets

@@ -89,6 +89,7 @@ typedef struct ppt_tracesim_tally {
    * finds its line (ppt_hwspec_demand_ways); UINT32_MAX for a level without demand_size
    * (and memory), so that the hot path asks the simulator for the way only where it matters. */
   uint32_t demand_ways[PPT_HW_MAX_LEVELS + 1];
+  int last_covered; /* a prefetcher covered the last load or store simulated */
   void (*progress)(uint64_t, void *);
   void *progress_arg;
 } run;
@@ -224,6 +225,7 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   /* The prefetchers see every access, counted or not; so does the queue of miss sets,
    * with the reference's first line (the one its first-level miss is for, mostly). */
   int covered = ppt_prefetch_access(r->pf, thread, a, dref > 0);
+  r->last_covered = covered;
   /* An access no prefetcher covered finds its line in the most recent demand ways of its
    * set only (hwspec demand_size): from deeper in the set the next level serves it. The
    * line is at the front now, as that fill would leave it. */
@@ -506,6 +508,10 @@ int ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_
   if (rec->kind == PPT_REC_LOAD || rec->kind == PPT_REC_STORE) return (int)simulate(t, thread, rec);
   if (rec->kind == PPT_REC_BB) ppt_prefetch_block(t->pf, thread, rec->bb);
   return -1;
+}
+
+int ppt_tracesim_tally_prefetched(const ppt_tracesim_tally *t) {
+  return t->last_covered;
 }
 
 void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, ppt_tracesim_result *out) {

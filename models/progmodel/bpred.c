@@ -4,6 +4,7 @@
 #include "progmodel/bpred.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct entry {
   uint32_t target;   /* predicted successor block; 0: none yet */
@@ -17,6 +18,9 @@ typedef struct entry {
 struct ppt_bpred {
   uint32_t nthreads, nbbs;
   uint32_t *cur; /* [thread]: current block */
+  /* [thread]: the level that served the last load of the current block's instance, and
+   * of the instance it left (-1: it loaded nothing) */
+  int8_t *load, *left;
   entry *tab;    /* [thread * (nbbs + 1) + block] */
 };
 
@@ -28,10 +32,14 @@ ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs) {
   p->nbbs = nbbs;
   p->cur = calloc(nthreads, sizeof *p->cur);
   p->tab = calloc((size_t)nthreads * ((size_t)nbbs + 1), sizeof *p->tab);
-  if (!p->cur || !p->tab) {
+  p->load = malloc(nthreads);
+  p->left = malloc(nthreads);
+  if (!p->cur || !p->tab || !p->load || !p->left) {
     ppt_bpred_free(p);
     return NULL;
   }
+  memset(p->load, -1, nthreads);
+  memset(p->left, -1, nthreads);
   return p;
 }
 
@@ -39,6 +47,8 @@ int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged) {
   if (thread >= p->nthreads || bb == 0 || bb > p->nbbs) return 0;
   uint32_t prev = p->cur[thread];
   p->cur[thread] = bb;
+  p->left[thread] = p->load[thread];
+  p->load[thread] = -1;
   if (prev == 0 || !judged) return 0;
   entry *e = &p->tab[(size_t)thread * ((size_t)p->nbbs + 1) + prev];
   /* Loop component (the "L" of TAGE-SC-L): a loop whose trip count repeats exits
@@ -69,8 +79,18 @@ uint32_t ppt_bpred_current(const ppt_bpred *p, uint32_t thread) {
   return thread < p->nthreads ? p->cur[thread] : 0;
 }
 
+void ppt_bpred_load(ppt_bpred *p, uint32_t thread, int level) {
+  if (thread < p->nthreads && level >= 0) p->load[thread] = (int8_t)(level > 127 ? 127 : level);
+}
+
+int ppt_bpred_waited(const ppt_bpred *p, uint32_t thread) {
+  return thread < p->nthreads ? p->left[thread] : -1;
+}
+
 void ppt_bpred_free(ppt_bpred *p) {
   if (!p) return;
+  free(p->load);
+  free(p->left);
   free(p->cur);
   free(p->tab);
   free(p);

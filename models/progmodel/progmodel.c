@@ -37,14 +37,6 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
   ppt_progmodel *m = arg;
   counts *c = &m->cur[core];
   for (size_t i = 0; i < n; i++) {
-    if (r[i].kind == PPT_REC_BB) {
-      /* The predictor sees every block; a miss is charged to the block whose branch it
-       * was, when that block is counted. */
-      uint32_t prev = ppt_bpred_current(m->bp, core);
-      int miss = ppt_bpred_enter(m->bp, core, r[i].bb, m->branchy[prev]);
-      if (miss && (!m->counted || m->counted[prev]))
-        c->mispredicts[miss == PPT_BPRED_LOOP_MISS] += m->w_inst[prev];
-    }
     if (m->counted && !m->counted[r[i].bb]) continue;
     /* The phase's site: its first counted block, or, when a phase begins inside a block
      * entered before it, that block (a reference carries its block). */
@@ -77,10 +69,29 @@ static void count_store(ppt_progmodel *m, uint32_t core, const ppt_trace_rec *r)
   if (ppt_contend_store(m->ct, r->addr >> m->line_bits, core, m->pos)) c->contended += w;
 }
 
+/* Core `core` entered block bb. The predictor sees every block (in the interleaved
+ * stream, where the level that served each load is known); a miss is charged to the
+ * block whose branch it was, when that block is counted, and a branch on data also
+ * waits for the load it tests (bpred.h), by the level that served it. */
+static void judge_branch(ppt_progmodel *m, uint32_t core, uint32_t bb) {
+  uint32_t prev = ppt_bpred_current(m->bp, core);
+  int miss = ppt_bpred_enter(m->bp, core, bb, m->branchy[prev]);
+  if (!miss || (m->counted && !m->counted[prev])) return;
+  counts *c = &m->cur[core];
+  c->mispredicts[miss == PPT_BPRED_LOOP_MISS] += m->w_inst[prev];
+  int waited = ppt_bpred_waited(m->bp, core);
+  if (miss == PPT_BPRED_MISS && waited > 0 && waited <= PPT_HW_MAX_LEVELS)
+    c->miss_waits[waited] += m->w_inst[prev];
+}
+
 static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
   ppt_progmodel *m = arg;
   for (size_t i = 0; i < n; i++) {
-    ppt_tracesim_tally_access(m->tally, cores[i], &r[i]);
+    int served = ppt_tracesim_tally_access(m->tally, cores[i], &r[i]);
+    if (r[i].kind == PPT_REC_BB) judge_branch(m, cores[i], r[i].bb);
+    /* A load a prefetcher covered was on its way: a branch on it waits as on a hit. */
+    if (r[i].kind == PPT_REC_LOAD)
+      ppt_bpred_load(m->bp, cores[i], ppt_tracesim_tally_prefetched(m->tally) ? 0 : served);
     /* The clock and the table only serve contended lines (NULL ct: not counted). */
     if (!m->ct || r[i].kind == PPT_REC_BB) continue;
     m->pos++;
@@ -218,6 +229,19 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
   m->nph++;
 }
 
+/* Cycles the data branches mispredicted in c waited for the loads they test beyond a
+ * first-level hit (branch_miss_cycles was measured on branches whose loads hit there,
+ * calib_branch.c): the level's load-to-use latency, memory's at the spec's clock. */
+static double branch_waits(const ppt_progmodel *m, const counts *c) {
+  const ppt_hwspec *hw = m->hw;
+  double l1 = hw->levels[0].latency_cycles, cycles = 0;
+  for (uint32_t k = 1; k <= hw->nlevels; k++) {
+    double lat = k < hw->nlevels ? hw->levels[k].latency_cycles : hw->dram_latency_ns * 1e-9 * hw->clock_hz;
+    if (c->miss_waits[k] > 0 && lat > l1) cycles += c->miss_waits[k] * (lat - l1);
+  }
+  return cycles;
+}
+
 static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *sh, ppt_tasklist **out,
                          ppt_err *err) {
   const double chain_extra = c->chain_extra[m->compute];
@@ -239,7 +263,9 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
   static const ppt_tc_cpu miss_kind[2] = {PPT_CPU_BRANCH, PPT_CPU_LOOP_EXIT};
   for (int k = 0; k < 2 && !rc; k++)
     if (c->mispredicts[k] > 0 && m->hw->branch_miss_cycles > 0)
-      rc = ppt_tasklist_add_cycles_as(tl, c->mispredicts[k] * m->hw->branch_miss_cycles, miss_kind[k], err);
+      rc = ppt_tasklist_add_cycles_as(
+          tl, c->mispredicts[k] * m->hw->branch_miss_cycles + (k ? 0 : branch_waits(m, c)), miss_kind[k],
+          err);
   /* Data-TLB misses: the translation must be found before the load can issue, so the
    * time of the walk (or of the next TLB level) is charged as CPU cycles, not as a
    * memory latency that the line-fill buffers (mlp) overlap: the core's page walkers
@@ -370,6 +396,7 @@ static void scale_counts(counts *c, double f) {
   c->xcalls *= f;
   c->mispredicts[0] *= f;
   c->mispredicts[1] *= f;
+  for (int k = 0; k <= PPT_HW_MAX_LEVELS; k++) c->miss_waits[k] *= f;
   c->stores *= f;
   c->contended *= f;
 }
@@ -451,58 +478,6 @@ int ppt_progmodel_build(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasm
   return ppt_progmodel_build_weighted(t, hw, o, policy, counted, NULL, out, err);
 }
 
-/* Cycles of one trip round a block's loop-carried recurrence: its adds at the FP add
- * latency, its multiplies at the multiply's, its divides and roots at the divide's. A
- * block that does not say which of its FP ops are multiplies (older traces) takes the
- * slower latency for all of them. */
-static double chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
-  double fp = bb->ops[PPT_OP_CHAIN_FP], add = hw->ops[PPT_HW_FADD].latency,
-         mul = hw->ops[PPT_HW_FMUL].latency;
-  int muls = ppt_trace_bb_chain_muls(bb);
-  double lat = muls < 0 ? fp * fmax(add, mul) : (fp - fmin(muls, fp)) * add + fmin(muls, fp) * mul;
-  return lat + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
-}
-
-/* Cycles of one trip round a block's recurrence through memory (ppt_trace_bb.mem_chain):
- * the load waits for the last iteration's store (hwspec store_forward_cycles, which
- * `ppt calibrate` times on this very loop shape; without it the load-to-use latency,
- * which on the Zen 5 host of session 18 gave falseshare's `*c += f(x)` 4.31 + 1 = 5.31
- * cycles against 5.18 measured; on the Zen 3 guest of session 24 falseshare's one-thread
- * trip took ~8.0 cycles against 4.27 + 1, and `ppt calibrate` reads 6.35 + 1 on the
- * Intel Xeon guest of session 25), then the cycle's ops at their latencies. 0 for a
- * block without one. */
-static double mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
-  unsigned loads, ialu, fadd, fmul;
-  if (!ppt_trace_bb_mem_chain(bb, &loads, &ialu, &fadd, &fmul)) return 0;
-  double fwd = hw->store_forward_cycles > 0 ? hw->store_forward_cycles : hw->ops[PPT_HW_LOADST].latency;
-  return loads * fwd + ialu * hw->ops[PPT_HW_IALU].latency + fadd * hw->ops[PPT_HW_FADD].latency +
-         fmul * hw->ops[PPT_HW_FMUL].latency;
-}
-
-/* Cycles per execution of a block whose longest in-block chain of dependent FP ops
- * (PPT_BB_PATH) bounds it through the core's FP window (hwspec fp_window): the window
- * holds S / F whole executions of the block's F FP ops, each advancing one op per P / F
- * cycles, and the chain's ops wait for their pipes (ppt_hwspec_window_cycles). Long
- * chains over independent elements (a Horner polynomial per element) run at this bound;
- * 0 where the spec or the trace does not say. ops: the block's ops by class, one
- * execution (add_block). The path counts roots among its divides; it holds at least
- * those the block's other divides cannot account for (nbody's pair: 2 on the path, 2 in
- * the block, 1 a root), and those take the root's latency (23.5 cycles on the
- * validation host against the divide's 13.1). */
-static double window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb, const double ops[PPT_HW_NOPCLASS]) {
-  unsigned adds, muls, divs;
-  if (!(hw->fp_window > 0) || !ppt_trace_bb_path(bb, &adds, &muls, &divs)) return 0;
-  unsigned all = bb->ops[PPT_OP_FDIV], roots = ppt_trace_bb_sqrts(bb);
-  unsigned plain = all - roots, path_roots = divs > plain ? divs - plain : 0;
-  if (path_roots > roots) path_roots = roots;
-  double path[PPT_HW_NOPCLASS] = {0};
-  path[PPT_HW_FADD] = adds;
-  path[PPT_HW_FMUL] = muls;
-  path[PPT_HW_FDIV] = divs - path_roots;
-  path[PPT_HW_FSQRT] = path_roots;
-  return ppt_hwspec_window_cycles(hw, path, ops);
-}
-
 /* Block id b's weight: w[b], 1 where w is NULL. */
 static double *weights(const double *w, uint32_t nbbs) {
   double *a = malloc(((size_t)nbbs + 1) * sizeof *a);
@@ -566,7 +541,8 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
     add_block(&one, bb, 1.0);
     /* The slowest of the loop-carried recurrences (through registers, through memory)
      * and the in-block chain's window bound. */
-    double chain = fmax(fmax(chain_cycles(hw, bb), mem_chain_cycles(hw, bb)), window_cycles(hw, bb, one.ops));
+    double chain = fmax(fmax(progmodel_chain_cycles(hw, bb), progmodel_mem_chain_cycles(hw, bb)),
+                        progmodel_window_cycles(hw, bb, one.ops));
     /* The block on the host's core as llvm-mca models it (ppt-cc, apps/ppt-cc/mca.h):
      * pipes shared between classes, the scheduler's reach over chains. A bound the
      * ports model cannot see (falseshare's hash: 4.81 cycles a trip against 3.7). */

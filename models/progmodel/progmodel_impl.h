@@ -28,6 +28,9 @@ typedef struct counts {
   /* Branches the predictor model got wrong (progmodel/bpred.h): [0] branches on data,
    * [1] self-looping blocks' (PPT_BPRED_LOOP_MISS, a loop's exit). */
   double mispredicts[2];
+  /* Of mispredicts[0], those whose block's last load was served at level k >= 1 (k =
+   * nlevels: memory), the load the branch waited for (bpred.h) */
+  double miss_waits[PPT_HW_MAX_LEVELS + 1];
   /* Stores (off the thread's stack), and of them those into a line another core stored
    * into earlier in the same phase (progmodel/contend.h). */
   double stores, contended;
@@ -135,6 +138,15 @@ struct ppt_progmodel {
   size_t ntouched;
   int failed;
 };
+
+/* Cycles per execution of block bb bounded by its loop-carried recurrence through
+ * registers, through memory (ppt_trace_bb.mem_chain), and by its longest FP chain
+ * through the core's window (ops: the block's ops by class); 0 where the block has none
+ * or the spec does not say (block_cycles.c). */
+double progmodel_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb);
+double progmodel_mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb);
+double progmodel_window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb,
+                               const double ops[PPT_HW_NOPCLASS]);
 
 /* The run-wide shares, then every site's on every core (into a new m->sh); -1 when out
  * of memory (progmodel.c). */

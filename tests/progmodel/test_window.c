@@ -1,4 +1,4 @@
-/* test_window.c — the FP window bound of the program model (progmodel.c window_cycles,
+/* test_window.c — the FP window bound of the program model (block_cycles.c progmodel_window_cycles,
  * docs/engine.md "Chains inside a block"): a block whose executions each run a long
  * chain of dependent FP ops, over independent elements, takes P · F / (S + F) cycles per
  * execution when the core holds S FP ops waiting (hwspec fp_window), P the chain's
