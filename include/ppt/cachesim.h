@@ -40,6 +40,8 @@ typedef struct ppt_cachesim_counts {
   uint64_t store_misses;
   uint64_t invalidations; /* lines removed here by back-invalidation from an inclusive level,
                              or by another thread's store (ppt_cachesim_set_coherence) */
+  uint64_t writebacks;    /* dirty lines the level above evicted that were written back here
+                             (ppt_cachesim_writebacks) */
 } ppt_cachesim_counts;
 
 /* A simulator with empty caches for `nthreads` threads (1..65536). The hwspec must be
@@ -79,6 +81,12 @@ int ppt_cachesim_level_counts(const ppt_cachesim *sim, uint32_t level, ppt_cache
                               ppt_err *err);
 /* Whether instance `inst` of `level` holds the line of addr (1/0; -1 out of range). */
 int ppt_cachesim_contains(const ppt_cachesim *sim, uint32_t level, uint32_t inst, uint64_t addr);
+/* Write-backs: a store leaves its line dirty in the first level; a dirty line evicted
+ * from level k is written into the first level below that still holds it (marking it
+ * dirty there), or into memory. Returns the dirty lines written back into `level` (1 to
+ * nlevels - 1; nlevels: memory) since the counters were reset, or with level UINT32_MAX
+ * into all of them together (a cheap test that an access wrote something back). */
+uint64_t ppt_cachesim_writebacks(const ppt_cachesim *sim, uint32_t level);
 /* Zeroes every counter and keeps the cache contents (end of a warm-up phase). */
 void ppt_cachesim_reset_counts(ppt_cachesim *sim);
 

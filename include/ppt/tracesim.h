@@ -66,6 +66,10 @@ typedef struct ppt_tracesim_result {
    * misses continuing a sequential stream within a 4 KiB page). */
   uint64_t served[PPT_HW_MAX_LEVELS + 1], prefetched[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1]; /* of `served`, the stores */
+  /* Dirty lines written back into level k (1..nlevels - 1; nlevels: DRAM) by evictions
+   * that counted references caused (ppt_cachesim_writebacks: a store dirties its line in
+   * the first level, an evicted dirty line goes to the first level below that holds it). */
+  uint64_t writebacks[PPT_HW_MAX_LEVELS + 1];
   /* Of `served` beyond the first level, the references whose first-level miss queued on
    * one set behind the thread's earlier misses (models/cache/missq.h), and of those the stores. */
   uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];

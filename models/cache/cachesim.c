@@ -18,6 +18,8 @@
 #include <string.h>
 
 #define EMPTY PPT_LRUSET_EMPTY
+#define DIRTY PPT_LRUSET_DIRTY
+#define LINE_MASK (~PPT_LRUSET_DIRTY)
 #define MAX_THREADS 65536u
 
 typedef struct inst {
@@ -41,6 +43,9 @@ struct ppt_cachesim {
   gsl_rng *rng; /* victims of random-replacement levels; NULL when every level is LRU */
   int coherent; /* a store invalidates the line in every other thread's instances */
   uint32_t last_way; /* ppt_cachesim_last_way */
+  /* Dirty lines written back into each level (nlevels: memory) since the counters were
+   * reset, and their sum (ppt_cachesim_writebacks) */
+  uint64_t wb[PPT_HW_MAX_LEVELS + 1], wb_total;
 };
 
 void ppt_cachesim_free(ppt_cachesim *sim) {
@@ -122,7 +127,7 @@ static void invalidate(inst *c, uint64_t line) {
   uint64_t *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
   uint32_t a = c->assoc;
   for (uint32_t i = 0; i < a && set[i] != EMPTY; i++) {
-    if (set[i] != line) continue;
+    if ((set[i] & LINE_MASK) != line) continue;
     for (uint32_t j = i + 1; j < a; j++) set[j - 1] = set[j];
     set[a - 1] = EMPTY;
     c->c.invalidations++;
@@ -143,24 +148,50 @@ __attribute__((noinline, cold)) static void back_invalidate(ppt_cachesim *sim, u
   }
 }
 
+/* Level k - 1 evicted a dirty line: it is written back into the first level from k
+ * down that holds it (which now holds it dirty), or into memory. A level that no longer
+ * holds it does not take it in (the hierarchy fills on the way in only, docs/cache.md),
+ * and where the line sits in its set does not change: a write-back is not a use. */
+__attribute__((noinline)) static void write_back(ppt_cachesim *sim, inst **path, uint32_t k, uint64_t line) {
+  for (; k < sim->nlevels; k++) {
+    inst *c = path[k];
+    uint64_t *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
+    uint32_t i = 0;
+    while (i < c->assoc && (set[i] & LINE_MASK) != line) i++;
+    if (i < c->assoc) {
+      set[i] |= DIRTY;
+      c->c.writebacks++;
+      break;
+    }
+  }
+  sim->wb[k]++;
+  sim->wb_total++;
+}
+
 /* One line access; returns the level that held it (nlevels: memory), with *way the way
- * it was found in there. */
+ * it was found in there. A store leaves the line dirty in the first level (write-back
+ * caches, write-allocate); a dirty line that a miss evicts goes back (write_back). */
 static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line, int is_store,
                                    uint32_t *way) {
-  uint32_t n = sim->nlevels;
-  for (uint32_t k = 0; k < n; k++) {
+  uint32_t n = sim->nlevels, k = 0;
+  uint64_t *first = NULL;
+  for (; k < n; k++) {
     inst *c = path[k];
     c->c.accesses++;
     c->c.store_accesses += (unsigned)is_store;
-    uint64_t victim;
-    *way = ppt_lruset_touch_at(c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc, c->assoc,
-                               line, c->random ? sim->rng : NULL, c->victims, &victim);
-    if (*way < c->assoc) return k;
+    uint64_t victim, *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
+    if (k == 0) first = set;
+    *way = ppt_lruset_touch_masked(set, c->assoc, line, c->random ? sim->rng : NULL, c->victims, &victim,
+                                   LINE_MASK);
+    if (*way < c->assoc) break;
     c->c.misses++;
     c->c.store_misses += (unsigned)is_store;
-    if (victim != EMPTY && sim->inclusive[k]) back_invalidate(sim, k, (uint32_t)(c - sim->insts[k]), victim);
+    if (victim == EMPTY) continue;
+    if (victim & DIRTY) write_back(sim, path, k + 1, victim & LINE_MASK);
+    if (sim->inclusive[k]) back_invalidate(sim, k, (uint32_t)(c - sim->insts[k]), victim & LINE_MASK);
   }
-  return n;
+  if (is_store && first) first[0] |= DIRTY; /* the line is the set's most recent now */
+  return k;
 }
 
 /* Write-invalidate coherence: a store by `thread` leaves `line` only in the instances
@@ -243,6 +274,7 @@ int ppt_cachesim_level_counts(const ppt_cachesim *sim, uint32_t level, ppt_cache
     s.store_accesses += c->store_accesses;
     s.store_misses += c->store_misses;
     s.invalidations += c->invalidations;
+    s.writebacks += c->writebacks;
   }
   *out = s;
   return 0;
@@ -254,12 +286,19 @@ int ppt_cachesim_contains(const ppt_cachesim *sim, uint32_t level, uint32_t i, u
   uint64_t line = addr >> sim->line_bits;
   const uint64_t *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
   for (uint32_t w = 0; w < c->assoc; w++)
-    if (set[w] == line) return 1;
+    if ((set[w] & LINE_MASK) == line) return 1;
   return 0;
+}
+
+uint64_t ppt_cachesim_writebacks(const ppt_cachesim *sim, uint32_t level) {
+  if (level == UINT32_MAX) return sim->wb_total;
+  return level <= sim->nlevels ? sim->wb[level] : 0;
 }
 
 void ppt_cachesim_reset_counts(ppt_cachesim *sim) {
   sim->refs = 0;
+  memset(sim->wb, 0, sizeof sim->wb);
+  sim->wb_total = 0;
   for (uint32_t k = 0; k < sim->nlevels; k++)
     for (uint32_t i = 0; i < sim->ninst[k]; i++) memset(&sim->insts[k][i].c, 0, sizeof(ppt_cachesim_counts));
 }

@@ -14,19 +14,27 @@
 #include <stdint.h>
 
 #define PPT_LRUSET_EMPTY UINT64_MAX /* never a line number: lines are addr >> line_bits, line >= 8 */
+/* A way's top bit: the line was written since it came in (a store, or a dirty line
+ * written back from the level above). Line numbers never reach it; EMPTY has it set,
+ * so a victim is dirty only when it is not EMPTY. Simulations that do not track
+ * write-backs pass the mask ~0 and never set it. */
+#define PPT_LRUSET_DIRTY ((uint64_t)1 << 63)
 
 /* Makes `line` the most recent of the set: returns the way it was found in (0: the most
- * recent), or a on a miss, with *victim the line the miss evicted (PPT_LRUSET_EMPTY: it
- * took an empty way). rng: NULL for LRU; victims (1..a): how many of the least recent
- * ways a drawn victim comes from. */
-static inline uint32_t ppt_lruset_touch_at(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng,
-                                           uint32_t victims, uint64_t *victim) {
-  if (set[0] == line) return 0; /* the common case: same line as last time in this set */
+ * recent), or a on a miss, with *victim the way's entry the miss evicted
+ * (PPT_LRUSET_EMPTY: it took an empty way). rng: NULL for LRU; victims (1..a): how many
+ * of the least recent ways a drawn victim comes from. mask: ~PPT_LRUSET_DIRTY where the
+ * ways carry dirty bits (a hit keeps its bit, a fill comes in clean), ~0 otherwise (the
+ * compiler drops it where it is a constant). */
+static inline uint32_t ppt_lruset_touch_masked(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng,
+                                               uint32_t victims, uint64_t *victim, uint64_t mask) {
+  if ((set[0] & mask) == line) return 0; /* the common case: same line as last time in this set */
   /* Where the line sits decides hit or miss, and that is random in real traces, so the
    * search and the shift are written without data-dependent branches (cmov); a miss
    * shifts the whole set, dropping the LRU way (or an empty one). */
   uint32_t pos = a;
-  for (uint32_t i = 1; i < a; i++) pos = set[i] == line ? i : pos;
+  for (uint32_t i = 1; i < a; i++) pos = (set[i] & mask) == line ? i : pos;
+  uint64_t front = pos < a ? set[pos] : line;
   uint32_t top = pos < a ? pos : a - 1;
   if (pos == a && rng && set[a - 1] != PPT_LRUSET_EMPTY) { /* full set: evict a drawn way */
     uint32_t u = (uint32_t)gsl_rng_uniform_int(rng, victims);
@@ -37,8 +45,13 @@ static inline uint32_t ppt_lruset_touch_at(uint64_t *set, uint32_t a, uint64_t l
     uint64_t keep = (uint64_t)0 - (j > top); /* all ones: way j stays */
     set[j] = (set[j] & keep) | (set[j - 1] & ~keep);
   }
-  set[0] = line;
+  set[0] = front;
   return pos;
+}
+
+static inline uint32_t ppt_lruset_touch_at(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng,
+                                           uint32_t victims, uint64_t *victim) {
+  return ppt_lruset_touch_masked(set, a, line, rng, victims, victim, ~(uint64_t)0);
 }
 
 /* ppt_lruset_touch_at as hit (1) or miss (0). */

@@ -50,6 +50,9 @@ typedef struct counters {
   uint64_t refs, line_refs, counted_refs, loads, stores;
   uint64_t served[PPT_HW_MAX_LEVELS + 1], prefetched[PPT_HW_MAX_LEVELS + 1];
   uint64_t served_stores[PPT_HW_MAX_LEVELS + 1];
+  /* Dirty lines written back into level k (nlevels: memory) by evictions the thread's
+   * counted references caused (ppt_cachesim_writebacks). */
+  uint64_t writebacks[PPT_HW_MAX_LEVELS + 1];
   /* Of `served`, the references whose first-level miss queued on one set (cache/missq.h),
    * and of those the stores. */
   uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
@@ -90,6 +93,9 @@ typedef struct ppt_tracesim_tally {
    * (and memory), so that the hot path asks the simulator for the way only where it matters. */
   uint32_t demand_ways[PPT_HW_MAX_LEVELS + 1];
   int last_covered; /* a prefetcher covered the last load or store simulated */
+  /* The simulator's write-backs already handed to a thread's counters: per level and
+   * their sum (the hot path compares the sum only). */
+  uint64_t wb_seen[PPT_HW_MAX_LEVELS + 1], wb_seen_total;
   void (*progress)(uint64_t, void *);
   void *progress_arg;
 } run;
@@ -196,6 +202,17 @@ static int owner_transfer(run *r, uint32_t thread, uint64_t a, uint32_t dref, in
   return t;
 }
 
+/* The access just simulated wrote dirty lines back: they count for its thread when the
+ * access is counted (the evictions it caused are its traffic). */
+__attribute__((noinline)) static void take_writebacks(run *r, counters *c, int count) {
+  for (uint32_t k = 1; k <= r->nlevels; k++) {
+    uint64_t now = ppt_cachesim_writebacks(r->sim, k);
+    if (count) c->writebacks[k] += now - r->wb_seen[k];
+    r->wb_seen[k] = now;
+  }
+  r->wb_seen_total = ppt_cachesim_writebacks(r->sim, UINT32_MAX);
+}
+
 /* Returns the level that served the reference's first line(s) (nlevels: memory). */
 static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   int store = rec->kind == PPT_REC_STORE;
@@ -219,6 +236,7 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   } while (l++ != last);
   r->refs++;
   c->refs++;
+  if (ppt_cachesim_writebacks(r->sim, UINT32_MAX) != r->wb_seen_total) take_writebacks(r, c, count);
   /* An access straddling two pages is rare enough not to be translated twice. Every
    * reference, counted or not, shapes the TLB's contents. */
   if (r->tlb) tlb_lookup(r, thread, a, count);
@@ -344,6 +362,7 @@ static void fill_result(const run *r, const counters *c, uint32_t threads, ppt_t
   memcpy(out->served, c->served, sizeof out->served);
   memcpy(out->prefetched, c->prefetched, sizeof out->prefetched);
   memcpy(out->served_stores, c->served_stores, sizeof out->served_stores);
+  memcpy(out->writebacks, c->writebacks, sizeof out->writebacks);
   memcpy(out->same_set, c->same_set, sizeof out->same_set);
   memcpy(out->same_set_stores, c->same_set_stores, sizeof out->same_set_stores);
   memcpy(out->transfers, c->transfers, sizeof out->transfers);

@@ -145,6 +145,7 @@ static void add_take(site_counts *c, const ppt_tracesim_result *r) {
   for (uint32_t k = 0; k <= r->nlevels; k++) {
     c->served[k] += r->served[k];
     c->served_stores[k] += r->served_stores[k];
+    c->writebacks[k] += r->writebacks[k];
     c->prefetched[k] += r->prefetched[k];
     c->transfers[k] += r->transfers[k];
     c->same_set[k] += r->same_set[k];
@@ -355,14 +356,13 @@ static void derive(const ppt_progmodel *m, const site *st, const site_counts *c,
       o->transfers[k] = fb->transfers[k];
     }
   }
-  /* A store's dirty line goes back into every level down to the one that served it
-   * (ppt_mem_access.writeback): level k takes the stores served at k or beyond. */
-  double all = 0, beyond = 0;
+  /* The dirty lines written back into each level per access (ppt_mem_access.writeback),
+   * as the simulation's dirty bits counted them: a line a load brought in and a store
+   * then changed goes back as surely as one the store missed on (lu's and adi's
+   * read-modify-write sweeps, whose stores all hit the first level). */
+  double all = 0;
   for (uint32_t k = 0; k <= m->nlevels; k++) all += (double)c->served[k];
-  for (uint32_t k = m->nlevels; k >= 1 && all > 0; k--) {
-    beyond += (double)c->served_stores[k];
-    o->writeback[k] = beyond / all;
-  }
+  for (uint32_t k = 1; k <= m->nlevels && all > 0; k++) o->writeback[k] = (double)c->writebacks[k] / all;
   if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
   if (m->sh_now.on && c->racc[0]) progmodel_shift_site(m, st, c, pool, o);
   o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m, c);

@@ -47,6 +47,7 @@ typedef struct phase {
 typedef struct site_counts {
   uint64_t racc[PPT_HW_MAX_LEVELS], rmiss[PPT_HW_MAX_LEVELS];
   uint64_t served[PPT_HW_MAX_LEVELS + 1], served_stores[PPT_HW_MAX_LEVELS + 1];
+  uint64_t writebacks[PPT_HW_MAX_LEVELS + 1];
   uint64_t prefetched[PPT_HW_MAX_LEVELS + 1], transfers[PPT_HW_MAX_LEVELS + 1];
   uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
   uint64_t tlb_served[PPT_HW_MAX_TLB + 1];

@@ -71,8 +71,8 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
     st += (double)c->transfers[j];
   }
   /* Write-backs: as many accesses reach level k as the moved misses say (g[k - 1] of the
-   * references), and the share of stores among them is the trace's where the trace saw
-   * them. Accesses a level gains are ones the level above served in the trace (reuses
+   * references), and the share of write-backs (of stores) among them is the trace's
+   * where the trace saw them. Accesses a level gains are ones the level above served in the trace (reuses
    * that no longer fit), so they take the store share of the accesses reaching the level
    * above, blended by count: triad's DRAM, reached by 5 accesses of 3.1 M at the traced
    * size (3 stores), would otherwise write back 60 % of the target's misses instead of
@@ -85,10 +85,17 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
   }
   if (!(reach[0] > 0)) return;
   double share = st_reach[0] / reach[0]; /* stores among all accesses */
+  /* The dirty lines written back into level k per access reaching it (the simulation's,
+   * cachesim's dirty bits), moved the same way; before the first level that has some,
+   * a dirty line per store. */
+  double dirty = share;
   for (uint32_t k = 1; k <= m->nlevels; k++) {
     double target = refs * g[k - 1], wt = target > 0 ? fmin(1.0, reach[k] / target) : 1.0;
-    if (reach[k] > 0) share = wt * st_reach[k] / reach[k] + (1 - wt) * share;
-    o->writeback[k] = share * g[k - 1];
+    if (reach[k] > 0) {
+      share = wt * st_reach[k] / reach[k] + (1 - wt) * share;
+      dirty = wt * (double)c->writebacks[k] / reach[k] + (1 - wt) * dirty;
+    }
+    o->writeback[k] = dirty * g[k - 1];
     stores[k] = share;
   }
   if (!(sv > 0)) return; /* no miss in the trace to learn from: the fallback's shares stay */

@@ -1,6 +1,7 @@
 /* test_cachesim.c — the exact cache simulator against analytic miss counts of cyclic
  * sweeps and against a brute-force LRU oracle (timestamps per way, written here
- * independently) on random multi-thread traces; inclusive back-invalidation. */
+ * independently) on random multi-thread traces, write-backs of dirty lines included;
+ * inclusive back-invalidation. */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -104,7 +105,7 @@ END_TEST
 /* ---- brute-force oracle: per instance, per set, ways with (line, last-use time) ---- */
 typedef struct oway {
   uint64_t line, stamp;
-  int valid;
+  int valid, dirty;
 } oway;
 
 typedef struct oracle {
@@ -114,6 +115,7 @@ typedef struct oracle {
   uint64_t sets[4];
   oway *w[4]; /* [inst][set][way] */
   uint64_t acc[4][64], miss[4][64];
+  uint64_t wb[5]; /* dirty lines written back into level k (4 levels at most; n: memory) */
   uint64_t clock;
 } oracle;
 
@@ -139,17 +141,25 @@ static oway *oset(oracle *o, uint32_t k, uint32_t inst, uint64_t line) {
   return o->w[k] + (inst * o->sets[k] + line % o->sets[k]) * o->d[k].assoc;
 }
 
-/* Returns 1 on hit; on a miss fills the line and reports the evicted line, if any. */
-static int oracle_lookup(oracle *o, uint32_t k, uint32_t inst, uint64_t line, int *evicted,
-                         uint64_t *victim) {
+/* The way of level k's instance inst that holds line, or NULL. */
+static oway *ofind(oracle *o, uint32_t k, uint32_t inst, uint64_t line) {
   oway *s = oset(o, k, inst, line);
+  for (uint32_t i = 0; i < o->d[k].assoc; i++)
+    if (s[i].valid && s[i].line == line) return &s[i];
+  return NULL;
+}
+
+/* Returns 1 on hit; on a miss fills the line and reports the evicted line, if any, and
+ * whether it was dirty. */
+static int oracle_lookup(oracle *o, uint32_t k, uint32_t inst, uint64_t line, int *evicted, uint64_t *victim,
+                         int *dirty) {
+  oway *s = oset(o, k, inst, line), *hit = ofind(o, k, inst, line);
   uint32_t A = o->d[k].assoc;
-  *evicted = 0;
-  for (uint32_t i = 0; i < A; i++)
-    if (s[i].valid && s[i].line == line) {
-      s[i].stamp = ++o->clock;
-      return 1;
-    }
+  *evicted = *dirty = 0;
+  if (hit) {
+    hit->stamp = ++o->clock;
+    return 1;
+  }
   uint32_t pick = A;
   for (uint32_t i = 0; i < A && pick == A; i++)
     if (!s[i].valid) pick = i;
@@ -159,19 +169,30 @@ static int oracle_lookup(oracle *o, uint32_t k, uint32_t inst, uint64_t line, in
       if (s[i].stamp < s[pick].stamp) pick = i;
     *evicted = 1;
     *victim = s[pick].line;
+    *dirty = s[pick].dirty;
   }
-  s[pick] = (oway){line, ++o->clock, 1};
+  s[pick] = (oway){line, ++o->clock, 1, 0};
   return 0;
 }
 
-static uint32_t oracle_line(oracle *o, uint32_t t, uint64_t line) {
+static uint32_t oracle_line(oracle *o, uint32_t t, uint64_t line, int store) {
   for (uint32_t k = 0; k < o->n; k++) {
     uint32_t inst = t / o->d[k].shared_by;
     o->acc[k][inst]++;
-    int ev;
+    int ev, dirty;
     uint64_t victim;
-    if (oracle_lookup(o, k, inst, line, &ev, &victim)) return k;
+    if (oracle_lookup(o, k, inst, line, &ev, &victim, &dirty)) {
+      if (store) ofind(o, 0, t / o->d[0].shared_by, line)->dirty = 1;
+      return k;
+    }
     o->miss[k][inst]++;
+    if (ev && dirty) { /* written back into the first level below that holds it */
+      uint32_t m = k + 1;
+      oway *w = NULL;
+      while (m < o->n && !(w = ofind(o, m, t / o->d[m].shared_by, victim))) m++;
+      if (w) w->dirty = 1;
+      o->wb[m]++;
+    }
     if (ev && o->d[k].inclusive) {
       /* every thread this instance serves: drop the victim from its upper levels */
       for (uint32_t u = 0; u < o->nthreads; u++) {
@@ -184,13 +205,14 @@ static uint32_t oracle_line(oracle *o, uint32_t t, uint64_t line) {
       }
     }
   }
+  if (store) ofind(o, 0, t / o->d[0].shared_by, line)->dirty = 1;
   return o->n;
 }
 
-static uint32_t oracle_access(oracle *o, uint32_t t, uint64_t addr, uint32_t size) {
+static uint32_t oracle_access(oracle *o, uint32_t t, uint64_t addr, uint32_t size, int store) {
   uint32_t deepest = 0;
   for (uint64_t l = addr / 64; l <= (addr + size - 1) / 64; l++) {
-    uint32_t lv = oracle_line(o, t, l);
+    uint32_t lv = oracle_line(o, t, l, store);
     if (lv > deepest) deepest = lv;
   }
   return deepest;
@@ -211,7 +233,7 @@ static void random_against_oracle(const lvdef *d, uint32_t n, uint32_t cores, ui
     uint32_t size = 1 + (uint32_t)gsl_rng_uniform_int(r, 16);
     int store = gsl_rng_uniform(r) < 0.3;
     int got = ppt_cachesim_access(sim, t, addr, size, store);
-    uint32_t want = oracle_access(o, t, addr, size);
+    uint32_t want = oracle_access(o, t, addr, size, store);
     ck_assert_msg(got == (int)want, "access %d: served by level %d, oracle %u", i, got, want);
   }
   for (uint32_t k = 0; k < n; k++)
@@ -223,6 +245,12 @@ static void random_against_oracle(const lvdef *d, uint32_t n, uint32_t cores, ui
       ck_assert_uint_eq(c.misses, o->miss[k][i]);
       ck_assert(k == 0 || c.misses > 0); /* the trace must exercise every level */
     }
+  for (uint32_t k = 1; k <= n; k++) {
+    ck_assert_msg(ppt_cachesim_writebacks(sim, k) == o->wb[k], "write-backs into level %u: %llu, oracle %llu",
+                  k, (unsigned long long)ppt_cachesim_writebacks(sim, k), (unsigned long long)o->wb[k]);
+    ck_assert(o->wb[k] > 0); /* the trace must write back into every level */
+    if (k < n) ck_assert_uint_eq(level(sim, k).writebacks, o->wb[k]);
+  }
   /* inclusion holds at the end for every inclusive level */
   for (uint32_t k = 1; k < n; k++) {
     if (!d[k].inclusive) continue;
@@ -276,6 +304,33 @@ START_TEST(inclusive_back_invalidation) {
     ck_assert_int_eq(ppt_cachesim_contains(sim, 0, 0, W), 1);
     ck_assert_uint_eq(level(sim, 0).invalidations, incl ? 1 : 0);
     ck_assert_int_eq(ppt_cachesim_access(sim, 0, X, 8, 0), incl ? 2 : 0);
+    ppt_cachesim_free(sim);
+  }
+}
+END_TEST
+
+/* A read-modify-write sweep (load then store each line: lu's a[i][j] -= ..., whose
+ * stores all hit the first level) over M lines, K times, through an L1 of 8 lines and an
+ * L2 that holds them all: every L1 eviction is a dirty line, so L2 takes M*K - 8 write-
+ * backs (the last 8 stay in L1) and memory none; the same sweep reading only writes
+ * nothing back; stores alone (write-allocate) dirty their lines as the RMW does. */
+START_TEST(read_modify_write_writes_back) {
+  const uint64_t M = 32, K = 3;
+  lvdef d[2] = {{512, 8, 1, 0}, {4096, 8, 1, 0}};
+  ppt_hwspec hw = make_hw(1, d, 2);
+  for (int mode = 0; mode < 3; mode++) { /* 0: read only, 1: load + store, 2: store only */
+    ppt_cachesim *sim = make_sim(&hw, 1);
+    for (uint64_t k = 0; k < K; k++)
+      for (uint64_t m = 0; m < M; m++) {
+        if (mode < 2) ppt_cachesim_access(sim, 0, m * 64, 8, 0);
+        if (mode > 0) ppt_cachesim_access(sim, 0, m * 64, 8, 1);
+      }
+    ck_assert_uint_eq(ppt_cachesim_writebacks(sim, 1), mode ? M * K - 8 : 0);
+    ck_assert_uint_eq(level(sim, 1).writebacks, mode ? M * K - 8 : 0);
+    ck_assert_uint_eq(ppt_cachesim_writebacks(sim, 2), 0);
+    ck_assert_uint_eq(ppt_cachesim_writebacks(sim, UINT32_MAX), mode ? M * K - 8 : 0);
+    ppt_cachesim_reset_counts(sim);
+    ck_assert_uint_eq(ppt_cachesim_writebacks(sim, UINT32_MAX), 0);
     ppt_cachesim_free(sim);
   }
 }
@@ -564,6 +619,7 @@ int main(void) {
   tcase_add_test(tc, oracle_two_levels_two_threads);
   tcase_add_test(tc, oracle_three_levels_four_threads);
   tcase_add_test(tc, inclusive_back_invalidation);
+  tcase_add_test(tc, read_modify_write_writes_back);
   tcase_add_test(tc, sharing_and_threads);
   tcase_add_test(tc, straddling_accesses);
   tcase_add_test(tc, json_counters);
