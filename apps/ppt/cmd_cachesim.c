@@ -106,8 +106,11 @@ static int write_table(void *va, void *vr, ppt_err *err) {
     ppt_cli_put_rate(lv->local_hit_rate);
     printf("  %14llu %14llu\n", (unsigned long long)lv->ref_accesses, (unsigned long long)lv->ref_misses);
   }
+  printf("\nwrite-backs (dirty lines evicted, into):");
+  for (uint32_t k = 1; k <= r->nlevels; k++)
+    printf(" %s %llu", k < r->nlevels ? r->levels[k].name : "DRAM", (unsigned long long)r->writebacks[k]);
   printf(
-      "\naccesses and misses in line accesses; hit rate = global, local = hits / accesses here;\n"
+      "\n\naccesses and misses in line accesses; hit rate = global, local = hits / accesses here;\n"
       "ref columns count each load/store once (Cachegrind's unit)\n");
   return 0;
 }

@@ -601,6 +601,26 @@ json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
           add_u64(root, "page_walks_near", r->tlb_near);
     json_object_put(tj);
   }
+  /* Dirty lines written back into each level below the first, and into DRAM. */
+  json_object *wb = bad ? NULL : json_object_new_array();
+  if (!bad && (!wb || json_object_object_add(root, "writebacks", wb))) {
+    json_object_put(wb);
+    bad = 1;
+  }
+  for (uint32_t k = 1; k <= r->nlevels && !bad; k++) {
+    json_object *e = json_object_new_object();
+    if (!e || json_object_array_add(wb, e)) {
+      json_object_put(e);
+      bad = 1;
+      break;
+    }
+    json_object *into = json_object_new_string(k < r->nlevels ? r->levels[k].name : "DRAM");
+    if (!into || json_object_object_add(e, "into", into)) {
+      json_object_put(into);
+      bad = 1;
+    }
+    bad = bad || add_u64(e, "lines", r->writebacks[k]);
+  }
   bad = bad || add_u64(root, "threads", r->threads) || add_u64(root, "refs", r->refs) ||
         add_u64(root, "line_refs", r->line_refs) || add_u64(root, "counted_refs", r->counted_refs) ||
         add_u64(root, "counted_loads", r->counted_loads) ||

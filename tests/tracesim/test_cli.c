@@ -144,6 +144,14 @@ START_TEST(cachesim_json) {
   ck_assert_ptr_null(get(root, "seed"));
   ck_assert_ptr_null(get(root, "only"));
   ck_assert_int_eq((int)json_object_array_length(get(root, "ref_levels")), 2);
+  /* write-backs into L2 and DRAM, as the library counts them (loads only here: none) */
+  json_object *wb = get(root, "writebacks");
+  ck_assert_int_eq((int)json_object_array_length(wb), 2);
+  for (size_t k = 0; k < 2; k++) {
+    json_object *e = json_object_array_get_idx(wb, k);
+    ck_assert_str_eq(json_object_get_string(get(e, "into")), k ? "DRAM" : "L2");
+    ck_assert_uint_eq((uint64_t)json_object_get_uint64(get(e, "lines")), r.writebacks[k + 1]);
+  }
   json_object_put(root);
 
   const char *only[] = {".omp_outlined."};
