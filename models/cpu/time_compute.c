@@ -152,7 +152,14 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
         double bl = m->same_set_loads[k], bs = m->same_set_stores[k];
         double per_miss = (1.0 - bl - bs) / c->mlp + bl / c->mlp_set_load + bs / c->mlp_set_store;
         /* A cache-to-cache transfer is a miss whose latency is coherence_cycles (the line
-         * comes from another core's cache), overlapped and prefetched like the others. */
+         * comes from another core's cache), overlapped like the others but never hidden
+         * by a prefetcher: each holds a miss buffer for the whole snoop, so mlp of them
+         * in flight bound their rate (Little's law) however early they were asked for.
+         * durbin's update region at 2 threads, whose reversed read takes half of the
+         * row the other thread wrote (k/16 lines a region), took 2.2-3.4 us a region
+         * more than at 1 thread beyond its fork-join, natively (session 31); k/16 x
+         * coherence / mlp = 3.3 us on that hour's spec, while the prefetched transfers
+         * were priced at nothing. */
         double x = c->coherence > 0 ? m->transfers[k] : 0.0;
         /* One core's cap (its line-fill buffers, Little's law) bounds the lines its misses
          * bring in; its write-backs may hold those buffers too, or leave through the write
@@ -161,7 +168,7 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
          * 37 in + 12 out); DRAM's cost what the spec says (dram.*writeback_cost, in line
          * fills; absent, the same: 0 for the core, 1 for the socket). */
         double transfer = fmax(own * bk, moved * line / c->lv[k].all),
-               waiting = w * n * wait * ((1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);
+               waiting = w * n * (wait * (1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);
         if (c->memory == PPT_MEMORY_PIPE) {
           pipe_wait[k] = waiting;
           pipe_xfer[k] = transfer;

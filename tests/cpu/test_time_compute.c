@@ -700,7 +700,11 @@ END_TEST
  * 100. MISS memory as in same_set_misses, h = (0.9, 0.5, 0.6) on 1000 accesses: L3
  * serves 30, half of them transfers, whose latency is 100 instead of the L3's 50:
  *   L3   transfer 30·4 = 120,  waiting 30·(0.5·50 + 0.5·100)/4 = 562.5  → 120 + 442.5
- * Without the spec's figure (0) they are priced like the rest: 30·50/4 = 375 → 255. */
+ * Without the spec's figure (0) they are priced like the rest: 30·50/4 = 375 → 255.
+ * A prefetcher that covered 80 % of the L3's accesses hides the latency of the others
+ * only: the transfers still hold a miss buffer each for the snoop (Little's law),
+ *   waiting 30·(0.2·0.5·50 + 0.5·100)/4 = 412.5 → 120 + 292.5
+ * (hiding them too would leave 30·0.2·75/4 = 112.5, under the transfer: 0). */
 START_TEST(transfers_wait) {
   ppt_hwspec hw;
   fx_hwspec(&hw, 3);
@@ -715,6 +719,14 @@ START_TEST(transfers_wait) {
   ppt_tasklist *tl = miss_item(&hw, &m, &st);
   ck_close(st.level[2].bw_cycles, 120);
   ck_close(st.level[2].latency_cycles, 442.5);
+  ppt_tasklist_free(tl);
+  m.prefetched[2] = 0.8;
+  tl = miss_item(&hw, &m, &st);
+  ck_close(st.level[2].bw_cycles, 120);
+  ck_close(st.level[2].latency_cycles, 292.5);
+  ppt_tasklist_free(tl);
+  m.prefetched[2] = 0;
+  tl = miss_item(&hw, &m, &st);
   hw.coherence_cycles = 0;
   ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
   ck_close(st.level[2].latency_cycles, 255);
