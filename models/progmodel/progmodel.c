@@ -358,7 +358,7 @@ static void derive(const ppt_progmodel *m, const site *st, const site_counts *c,
   }
   /* The dirty lines written back into each level per access (ppt_mem_access.writeback),
    * as the simulation's dirty bits counted them: a line a load brought in and a store
-   * then changed goes back as surely as one the store missed on (lu's and adi's
+   * then changed goes back as surely as one the store missed on (lu's and gramschmidt's
    * read-modify-write sweeps, whose stores all hit the first level). */
   double all = 0;
   for (uint32_t k = 0; k <= m->nlevels; k++) all += (double)c->served[k];
