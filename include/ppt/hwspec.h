@@ -238,6 +238,11 @@ uint32_t ppt_hwspec_instances(const ppt_hw_level *lv, uint32_t nthreads);
 static inline double ppt_hwspec_level_bw(const ppt_hwspec *hw, uint32_t k) {
   return k == hw->nlevels ? hw->dram_bw_bytes_per_s / hw->clock_hz : hw->levels[k].bw_bytes_per_cycle;
 }
+/* Load-to-use latency in cycles of a hit in memory level k (k == nlevels: DRAM's
+ * latency_ns at the clock). */
+static inline double ppt_hwspec_level_latency(const ppt_hwspec *hw, uint32_t k) {
+  return k == hw->nlevels ? hw->dram_latency_ns * 1e-9 * hw->clock_hz : hw->levels[k].latency_cycles;
+}
 /* Bandwidth in bytes/cycle of memory level k as one core sees it: the instance's,
  * capped by what one core alone can draw when the spec says so. */
 static inline double ppt_hwspec_core_bw(const ppt_hwspec *hw, uint32_t k) {

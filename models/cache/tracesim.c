@@ -572,6 +572,21 @@ static int add_u64(json_object *o, const char *key, uint64_t v) {
   return 0;
 }
 
+/* {"into": level, "lines": n}, or NULL when out of memory. */
+static json_object *writeback_obj(const char *into, uint64_t lines) {
+  json_object *e = json_object_new_object(), *name = json_object_new_string(into);
+  if (!e || !name || json_object_object_add(e, "into", name)) {
+    json_object_put(name);
+    json_object_put(e);
+    return NULL;
+  }
+  if (add_u64(e, "lines", lines)) {
+    json_object_put(e);
+    return NULL;
+  }
+  return e;
+}
+
 json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
   ppt_cache_level_counts lines[PPT_HW_MAX_LEVELS], refs[PPT_HW_MAX_LEVELS];
   for (uint32_t k = 0; k < r->nlevels; k++) {
@@ -608,18 +623,11 @@ json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
     bad = 1;
   }
   for (uint32_t k = 1; k <= r->nlevels && !bad; k++) {
-    json_object *e = json_object_new_object();
+    json_object *e = writeback_obj(k < r->nlevels ? r->levels[k].name : "DRAM", r->writebacks[k]);
     if (!e || json_object_array_add(wb, e)) {
       json_object_put(e);
       bad = 1;
-      break;
     }
-    json_object *into = json_object_new_string(k < r->nlevels ? r->levels[k].name : "DRAM");
-    if (!into || json_object_object_add(e, "into", into)) {
-      json_object_put(into);
-      bad = 1;
-    }
-    bad = bad || add_u64(e, "lines", r->writebacks[k]);
   }
   bad = bad || add_u64(root, "threads", r->threads) || add_u64(root, "refs", r->refs) ||
         add_u64(root, "line_refs", r->line_refs) || add_u64(root, "counted_refs", r->counted_refs) ||

@@ -316,9 +316,9 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
   /* One core alone streams from a shared level or DRAM at most at its own rate (its
    * misses in flight); the engine shares the instance's bandwidth between cores. */
   for (uint32_t k = 0; k < hw->nlevels; k++)
-    c.lv[k] = (mem_level){hw->levels[k].latency_cycles, ppt_hwspec_core_bw(hw, k), ppt_hwspec_level_bw(hw, k),
-                          0.0, 1.0};
-  c.lv[hw->nlevels] = (mem_level){hw->dram_latency_ns * 1e-9 * hw->clock_hz,
+    c.lv[k] = (mem_level){ppt_hwspec_level_latency(hw, k), ppt_hwspec_core_bw(hw, k),
+                          ppt_hwspec_level_bw(hw, k), 0.0, 1.0};
+  c.lv[hw->nlevels] = (mem_level){ppt_hwspec_level_latency(hw, hw->nlevels),
                                   ppt_hwspec_core_bw(hw, hw->nlevels), ppt_hwspec_level_bw(hw, hw->nlevels),
                                   ppt_hwspec_dram_wb_cost(hw, 1), ppt_hwspec_dram_wb_cost(hw, 0)};
   out->nlevels = hw->nlevels;

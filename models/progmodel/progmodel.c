@@ -235,9 +235,9 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
  * calib_branch.c): the level's load-to-use latency, memory's at the spec's clock. */
 static double branch_waits(const ppt_progmodel *m, const counts *c) {
   const ppt_hwspec *hw = m->hw;
-  double l1 = hw->levels[0].latency_cycles, cycles = 0;
+  double l1 = ppt_hwspec_level_latency(hw, 0), cycles = 0;
   for (uint32_t k = 1; k <= hw->nlevels; k++) {
-    double lat = k < hw->nlevels ? hw->levels[k].latency_cycles : hw->dram_latency_ns * 1e-9 * hw->clock_hz;
+    double lat = ppt_hwspec_level_latency(hw, k);
     if (c->miss_waits[k] > 0 && lat > l1) cycles += c->miss_waits[k] * (lat - l1);
   }
   return cycles;
