@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "memop.h"
+#include "recaddr.h"
 #include "ppt/trace.h"
 #include "widemem.h"
 
@@ -586,20 +587,18 @@ uint32_t pcc_opmix_mem_recurrence(LLVMBasicBlockRef bb) {
   for (LLVMValueRef st = LLVMGetFirstInstruction(bb); st; st = LLVMGetNextInstruction(st)) {
     if (!LLVMIsAStoreInst(st))
       continue;
-    /* One address every iteration: a pointer computed outside the block (or an
-     * argument, a global); one computed inside moves with the loop (a[i]). */
+    /* A load before it of what it stored the trip before (recaddr.h): one
+     * loop-invariant address, or p[j - 1] against p[j]. */
     LLVMValueRef p = LLVMGetOperand(st, 1);
-    if (LLVMIsAInstruction(p) && LLVMGetInstructionParent(p) == bb)
-      continue;
     for (LLVMValueRef ld = LLVMGetFirstInstruction(bb); ld && ld != st; ld = LLVMGetNextInstruction(ld)) {
-      if (!LLVMIsALoadInst(ld) || LLVMGetOperand(ld, 0) != p)
+      if (!LLVMIsALoadInst(ld) || !pcc_recaddr_carried(LLVMGetOperand(ld, 0), p, bb))
         continue;
       c->phi = ld;
       c->nn = 0;
       rec_node *r = rec_eval(c, LLVMGetOperand(st, 0), 0);
       if (r && r->weight > best) {
         best = r->weight;
-        chain = ppt_memchain_pack(1, r->ialu, r->fp - r->mul, r->mul);
+        chain = ppt_memchain_pack(1, r->ialu, r->fp - r->mul, r->mul, r->div);
       }
     }
   }

@@ -32,11 +32,12 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
                               uint16_t ops[PPT_BBDESC_NOPS]);
 
 /* For a block that branches back to itself, the longest loop-carried cycle through
- * memory: a load and a later store of one loop-invariant address (a pointer not computed
- * in the block), the stored value depending on the loaded one (`*sum += x` through a
- * volatile or possibly aliased pointer). Its counts packed as ppt_trace_bb.mem_chain
- * (ppt_memchain_pack: one load, the integer ops, FP adds and multiplies on the way from
- * the load to the store); 0 when the block has no such cycle. */
+ * memory: a load and a later store, the load reading what the store wrote the trip
+ * before (recaddr.h: one loop-invariant address, `*sum += x` through a volatile or
+ * possibly aliased pointer, or p[j] = f(p[j - 1])), the stored value depending on the
+ * loaded one. Its counts packed as ppt_trace_bb.mem_chain (ppt_memchain_pack: one load,
+ * the integer ops, FP adds, multiplies and divides on the way from the load to the
+ * store); 0 when the block has no such cycle. */
 uint32_t pcc_opmix_mem_recurrence(LLVMBasicBlockRef bb);
 
 /* The longest chain of dependent FP ops inside one execution of bb (values from PHIs

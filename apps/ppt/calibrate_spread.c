@@ -41,6 +41,7 @@ static const figure figs[] = {
     FIG("DRAM one core GB/s", dram_core_bw_bytes_per_s, 1e-9),
     FIG("call cycles", call_cycles, 1),
     FIG("store_forward cycles", store_forward_cycles, 1),
+    FIG("store_forward_fp cycles", store_forward_fp_cycles, 1),
     FIG("ialu per cycle", ops[PPT_HW_IALU].per_cycle, 1),
     FIG("loadst per cycle", ops[PPT_HW_LOADST].per_cycle, 1),
     FIG("branch per cycle", ops[PPT_HW_BRANCH].per_cycle, 1),

@@ -154,6 +154,9 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   fprintf(f, "%-18s %10.3g %10.3g  (a trip of *p += i, %.3g ns, less one add)\n", "store_forward",
           r->forward_ns - hw->ops[PPT_HW_IALU].latency / hw->clock_hz * 1e9, hw->store_forward_cycles,
           r->forward_ns);
+  fprintf(f, "%-18s %10.3g %10.3g  (a trip of *p += 1.0, %.3g ns, less one FP add)\n", "store_forward_fp",
+          r->forward_fp_ns - hw->ops[PPT_HW_FADD].latency / hw->clock_hz * 1e9, hw->store_forward_fp_cycles,
+          r->forward_fp_ns);
   fprintf(f, "%-18s %10.3g %10.3g  (per transfer: half a round trip of %.3g ns, CPUs %d and %d)\n",
           "coherence", 0.5 * r->c2c_round_trip_ns, hw->coherence_cycles, r->c2c_round_trip_ns, r->c2c_cpus[0],
           r->c2c_cpus[1]);
@@ -239,6 +242,65 @@ static json_object *cpu_pair(const int cpus[2]) {
   return a;
 }
 
+/* measured_json's entry for level k (k == nlevels: DRAM). */
+static json_object *level_json(const ppt_calib_result *r, uint32_t k) {
+  uint32_t n = r->hw.nlevels;
+  json_object *e = json_object_new_object();
+  json_object_object_add(e, "name", json_object_new_string(k < n ? r->hw.levels[k].name : "DRAM"));
+  json_object_object_add(e, "latency_bytes", json_object_new_int64((int64_t)r->lat_bytes[k]));
+  json_object_object_add(e, "latency_ns", json_object_new_double(r->lat_ns[k]));
+  if (k < n && r->lat_near_bytes[k]) {
+    json_object_object_add(e, "near_bytes", json_object_new_int64((int64_t)r->lat_near_bytes[k]));
+    json_object_object_add(e, "near_latency_ns", json_object_new_double(r->lat_near_ns[k]));
+    json_object_object_add(e, "near_used", json_object_new_boolean(r->near[k]));
+  }
+  if (k < n && r->ret_n[k]) {
+    /* One core's cyclic sweeps: what a stream keeps of the level (the retention stage). */
+    json_object *sw = json_object_new_array();
+    for (uint32_t i = 0; i < r->ret_n[k]; i++) {
+      json_object *p = json_object_new_object();
+      json_object_object_add(p, "bytes", json_object_new_int64((int64_t)r->ret_bytes[k][i]));
+      json_object_object_add(p, "bytes_per_s", json_object_new_double(r->ret_bw[k][i]));
+      json_object_object_add(p, "share", json_object_new_double(r->ret_share[k][i]));
+      json_object_array_add(sw, p);
+    }
+    json_object_object_add(e, "stream_sweeps", sw);
+    json_object_object_add(e, "stream_capacity_bytes", json_object_new_int64((int64_t)r->ret_capacity[k]));
+  }
+  if (k < n && r->share_evicted[k] >= 0) {
+    /* Two CPUs of the instance chasing at once (calib_share.c). */
+    json_object *sh = json_object_new_object();
+    json_object *c = json_object_new_array();
+    json_object_array_add(c, json_object_new_int64(r->share_cpus[k][0]));
+    json_object_array_add(c, json_object_new_int64(r->share_cpus[k][1]));
+    json_object_object_add(sh, "cpus", c);
+    json_object_object_add(sh, "bytes", json_object_new_int64((int64_t)r->share_bytes[k]));
+    json_object_object_add(sh, "alone_ns", json_object_new_double(r->share_alone_ns[k]));
+    json_object_object_add(sh, "together_ns", json_object_new_double(r->share_together_ns[k]));
+    json_object_object_add(sh, "evicted", json_object_new_double(r->share_evicted[k]));
+    json_object_object_add(sh, "private", json_object_new_boolean(r->share_private[k]));
+    json_object_object_add(e, "sharing", sh);
+  }
+  json_object_object_add(e, "bandwidth_bytes", json_object_new_int64((int64_t)r->bw_bytes[k]));
+  json_object_object_add(e, "bandwidth_threads", json_object_new_int64(r->bw_threads[k]));
+  json_object_object_add(e, "bandwidth_bytes_per_s", json_object_new_double(r->bw_bytes_per_s[k]));
+  if (k == n) {
+    json_object_object_add(e, "core_bandwidth_bytes", json_object_new_int64((int64_t)r->dram_core_bytes));
+    json_object_object_add(e, "core_bandwidth_cpu", json_object_new_int64(r->dram_core_cpu));
+    json_object_object_add(e, "core_bandwidth_bytes_per_s", json_object_new_double(r->dram_core_bytes_per_s));
+    json_object_object_add(e, "core_triad_bytes_per_s",
+                           json_object_new_double(r->dram_core_triad_bytes_per_s));
+    json_object_object_add(e, "triad_bytes_per_s", json_object_new_double(r->dram_triad_bytes_per_s));
+    json_object_object_add(e, "core_writeback_cost",
+                           json_object_new_double(ppt_calib_writeback_cost(r->dram_core_bytes_per_s,
+                                                                           r->dram_core_triad_bytes_per_s)));
+    json_object_object_add(
+        e, "writeback_cost",
+        json_object_new_double(ppt_calib_writeback_cost(r->bw_bytes_per_s[k], r->dram_triad_bytes_per_s)));
+  }
+  return e;
+}
+
 static json_object *measured_json(const ppt_calib_result *r) {
   json_object *m = json_object_new_object();
   uint32_t n = r->hw.nlevels;
@@ -254,63 +316,7 @@ static json_object *measured_json(const ppt_calib_result *r) {
   json_object_object_add(m, "optimised", json_object_new_boolean(r->optimised));
   json_object_object_add(m, "seconds", json_object_new_double(r->seconds));
   json_object *lv = json_object_new_array();
-  for (uint32_t k = 0; k <= n; k++) {
-    json_object *e = json_object_new_object();
-    json_object_object_add(e, "name", json_object_new_string(k < n ? r->hw.levels[k].name : "DRAM"));
-    json_object_object_add(e, "latency_bytes", json_object_new_int64((int64_t)r->lat_bytes[k]));
-    json_object_object_add(e, "latency_ns", json_object_new_double(r->lat_ns[k]));
-    if (k < n && r->lat_near_bytes[k]) {
-      json_object_object_add(e, "near_bytes", json_object_new_int64((int64_t)r->lat_near_bytes[k]));
-      json_object_object_add(e, "near_latency_ns", json_object_new_double(r->lat_near_ns[k]));
-      json_object_object_add(e, "near_used", json_object_new_boolean(r->near[k]));
-    }
-    if (k < n && r->ret_n[k]) {
-      /* One core's cyclic sweeps: what a stream keeps of the level (the retention stage). */
-      json_object *sw = json_object_new_array();
-      for (uint32_t i = 0; i < r->ret_n[k]; i++) {
-        json_object *p = json_object_new_object();
-        json_object_object_add(p, "bytes", json_object_new_int64((int64_t)r->ret_bytes[k][i]));
-        json_object_object_add(p, "bytes_per_s", json_object_new_double(r->ret_bw[k][i]));
-        json_object_object_add(p, "share", json_object_new_double(r->ret_share[k][i]));
-        json_object_array_add(sw, p);
-      }
-      json_object_object_add(e, "stream_sweeps", sw);
-      json_object_object_add(e, "stream_capacity_bytes", json_object_new_int64((int64_t)r->ret_capacity[k]));
-    }
-    if (k < n && r->share_evicted[k] >= 0) {
-      /* Two CPUs of the instance chasing at once (calib_share.c). */
-      json_object *sh = json_object_new_object();
-      json_object *c = json_object_new_array();
-      json_object_array_add(c, json_object_new_int64(r->share_cpus[k][0]));
-      json_object_array_add(c, json_object_new_int64(r->share_cpus[k][1]));
-      json_object_object_add(sh, "cpus", c);
-      json_object_object_add(sh, "bytes", json_object_new_int64((int64_t)r->share_bytes[k]));
-      json_object_object_add(sh, "alone_ns", json_object_new_double(r->share_alone_ns[k]));
-      json_object_object_add(sh, "together_ns", json_object_new_double(r->share_together_ns[k]));
-      json_object_object_add(sh, "evicted", json_object_new_double(r->share_evicted[k]));
-      json_object_object_add(sh, "private", json_object_new_boolean(r->share_private[k]));
-      json_object_object_add(e, "sharing", sh);
-    }
-    json_object_object_add(e, "bandwidth_bytes", json_object_new_int64((int64_t)r->bw_bytes[k]));
-    json_object_object_add(e, "bandwidth_threads", json_object_new_int64(r->bw_threads[k]));
-    json_object_object_add(e, "bandwidth_bytes_per_s", json_object_new_double(r->bw_bytes_per_s[k]));
-    if (k == n) {
-      json_object_object_add(e, "core_bandwidth_bytes", json_object_new_int64((int64_t)r->dram_core_bytes));
-      json_object_object_add(e, "core_bandwidth_cpu", json_object_new_int64(r->dram_core_cpu));
-      json_object_object_add(e, "core_bandwidth_bytes_per_s",
-                             json_object_new_double(r->dram_core_bytes_per_s));
-      json_object_object_add(e, "core_triad_bytes_per_s",
-                             json_object_new_double(r->dram_core_triad_bytes_per_s));
-      json_object_object_add(e, "triad_bytes_per_s", json_object_new_double(r->dram_triad_bytes_per_s));
-      json_object_object_add(e, "core_writeback_cost",
-                             json_object_new_double(ppt_calib_writeback_cost(
-                                 r->dram_core_bytes_per_s, r->dram_core_triad_bytes_per_s)));
-      json_object_object_add(
-          e, "writeback_cost",
-          json_object_new_double(ppt_calib_writeback_cost(r->bw_bytes_per_s[k], r->dram_triad_bytes_per_s)));
-    }
-    json_object_array_add(lv, e);
-  }
+  for (uint32_t k = 0; k <= n; k++) json_object_array_add(lv, level_json(r, k));
   json_object_object_add(m, "levels", lv);
   json_object_object_add(m, "geometry", geometry_json(r));
   json_object *ops = json_object_new_object();
@@ -387,6 +393,7 @@ static json_object *measured_json(const ppt_calib_result *r) {
   json_object_object_add(fw, "ns_per_chain", ns);
   json_object_object_add(m, "fp_window", fw);
   json_object_object_add(m, "store_forward_ns_per_trip", json_object_new_double(r->forward_ns));
+  json_object_object_add(m, "store_forward_fp_ns_per_trip", json_object_new_double(r->forward_fp_ns));
   return m;
 }
 

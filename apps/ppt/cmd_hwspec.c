@@ -124,6 +124,8 @@ static int write_table(void *va, void *vr, ppt_err *err) {
            hw->call_cycles);
   if (hw->store_forward_cycles > 0)
     printf("forwarding  %g cycles from a store to a load of its address\n", hw->store_forward_cycles);
+  if (hw->store_forward_fp_cycles > 0)
+    printf("forwarding  %g cycles through an FP register\n", hw->store_forward_fp_cycles);
   if (hw->fp_window > 0) printf("FP window   %g ops waiting to issue per core\n", hw->fp_window);
   if (hw->fp_chains > 0) printf("FP chains   %g in flight per core at most\n", hw->fp_chains);
   if (hw->block_cycles)

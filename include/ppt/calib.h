@@ -312,6 +312,9 @@ typedef struct ppt_calib_result {
    * word, each trip's load taking the last trip's store; the spec's
    * store_forward_cycles is that less one add's latency. */
   double forward_ns;
+  /* The same for `*p += 1.0` on a volatile double (an FP register's store forwarded):
+   * store_forward_fp_cycles is that less one FP add's latency. */
+  double forward_fp_ns;
   int optimised;  /* the kernels were compiled with optimisation */
   double seconds; /* wall time of the whole calibration */
 } ppt_calib_result;

@@ -101,8 +101,14 @@ typedef struct ppt_hwspec {
   /* Cycles from a store to a load of the same address that takes its data from the store
    * (store-to-load forwarding): a loop-carried recurrence through memory (`*p += x` on a
    * volatile or possibly aliased p) waits this long per trip besides its ops. 0 =
-   * unknown: the load-to-use latency (ops.loadst.latency) stands in. */
+   * unknown: the load-to-use latency (ops.loadst.latency) stands in. Cores that rename
+   * memory (Zen 3 to 5) forward an integer register's store at once, and an FP
+   * register's only through the store queue: */
   double store_forward_cycles;
+  /* the same for a value stored from and loaded into an FP register (`p[j] = f(p[j-1])`
+   * on doubles: adi's row sweeps), which a recurrence with FP ops on it waits for
+   * instead. 0 = unknown: store_forward_cycles (or the load latency) stands in. */
+  double store_forward_fp_cycles;
   /* FP ops one core holds dispatched but not yet issued (its FP schedulers and the queue
    * before them): it bounds how many executions of a block with a long in-block chain of
    * dependent FP ops overlap (docs/engine.md "Chains inside a block"). 0 = unknown: no

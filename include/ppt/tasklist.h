@@ -206,6 +206,9 @@ double ppt_tc_policy_fraction(const ppt_tc_policy *p);
  * cycles by the policy's f: T = tc + tm − hidden − f·min(tc − hide, tm − hidden) (MAX:
  * max(tc, tm) still); STALL: max(tc, transfers) + the waits beyond `hide`. */
 double ppt_tc_policy_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers);
+/* Of a core's CPU cycles by kind (ppt_tc_stats.cpu_by), those its memory waits run
+ * under: mispredicted loop exits (PPT_CPU_LOOP_EXIT), the `hide` above. */
+double ppt_tc_hide_cycles(const double cpu_by[PPT_TC_NCPU]);
 /* "sum", "max", "partial,F" or "stall" into p's overlap and fraction (the other fields are left
  * alone); 0 on success, -1 when s is none of them. And the overlap's name. */
 int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p);

@@ -149,18 +149,24 @@ typedef struct ppt_trace_bb {
   uint32_t core_cycles16;
 } ppt_trace_bb;
 
-/* ppt_trace_bb.mem_chain: a block that loops to itself, loading from and storing to one
- * address that does not change between iterations (a loop-invariant pointer), the value
- * stored depending on the value loaded (`*sum += x[i]` through a pointer the compiler
- * may not keep in a register: volatile, or possibly aliased). Each iteration's load
- * waits for the last one's store (store-to-load forwarding), so an iteration takes at
- * least the cycle's loads at the load-to-use latency plus its ops at theirs. Four counts
- * on that cycle, saturated at 255: loads, integer ops, FP adds, FP multiplies. */
+/* ppt_trace_bb.mem_chain: a block that loops to itself, loading what one of its stores
+ * wrote the trip before (a loop-invariant pointer: `*sum += x[i]` through a pointer the
+ * compiler may not keep in a register, volatile or possibly aliased; or p[j] = f(p[j-1])
+ * with p's row in memory), the value stored depending on the value loaded. Each
+ * iteration's load waits for the last one's store (store-to-load forwarding), so an
+ * iteration takes at least the cycle's loads at the forwarding latency plus its ops at
+ * theirs. Counts on that cycle: byte 0 holds the loads (low four bits, saturated at 15)
+ * and the divides (high four bits, 15; 0 in traces before session 32), then a byte each
+ * (saturated at 255) for integer ops, FP adds and FP multiplies. */
 #define PPT_MEMCHAIN_MAX 255u
-static inline uint32_t ppt_memchain_pack(unsigned loads, unsigned ialu, unsigned fadd, unsigned fmul) {
+#define PPT_MEMCHAIN_NIBBLE 15u
+static inline uint32_t ppt_memchain_pack(unsigned loads, unsigned ialu, unsigned fadd, unsigned fmul,
+                                         unsigned divs) {
   unsigned v[4] = {loads, ialu, fadd, fmul};
   uint32_t c = 0;
   for (int i = 0; i < 4; i++) c |= (uint32_t)(v[i] > PPT_MEMCHAIN_MAX ? PPT_MEMCHAIN_MAX : v[i]) << (8 * i);
+  c = (c & ~0xFFu) | (loads > PPT_MEMCHAIN_NIBBLE ? PPT_MEMCHAIN_NIBBLE : loads) |
+      (divs > PPT_MEMCHAIN_NIBBLE ? PPT_MEMCHAIN_NIBBLE : divs) << 4;
   return c;
 }
 
@@ -168,11 +174,16 @@ static inline uint32_t ppt_memchain_pack(unsigned loads, unsigned ialu, unsigned
 static inline int ppt_trace_bb_mem_chain(const ppt_trace_bb *bb, unsigned *loads, unsigned *ialu,
                                          unsigned *fadd, unsigned *fmul) {
   uint32_t c = bb->mem_chain;
-  *loads = c & 0xFFu;
+  *loads = c & PPT_MEMCHAIN_NIBBLE;
   *ialu = (c >> 8) & 0xFFu;
   *fadd = (c >> 16) & 0xFFu;
   *fmul = (c >> 24) & 0xFFu;
   return *loads > 0;
+}
+
+/* Of the block's recurrence through memory, the divides and roots (0 when none). */
+static inline unsigned ppt_trace_bb_mem_chain_divs(const ppt_trace_bb *bb) {
+  return (bb->mem_chain >> 4) & PPT_MEMCHAIN_NIBBLE;
 }
 
 /* Of a block's divides (ops[PPT_OP_FDIV]), the square roots; 0 when the trace does not

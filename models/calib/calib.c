@@ -496,7 +496,7 @@ static int stage_ops_and_clock(calib_run *r) {
    * add-chain trial (calib_op_adds), so an op's cycles do not depend on the load or the
    * clock at the moment the clock itself was timed. */
   double thr_adds[PPT_HW_NOPCLASS], lat_adds[PPT_HW_NOPCLASS];
-  double win_adds[PPT_CALIB_FPWIN_N], chain_adds = 0, fwd_adds = 0;
+  double win_adds[PPT_CALIB_FPWIN_N], chain_adds = 0, fwd_adds = 0, fwd_fp_adds = 0;
   calib_watch_stage(r->watch, "op throughput and latency, FP window");
   for (int round = 0; round < (r->cfg->quick ? 1 : 2); round++) {
     for (int op = 0; op < PPT_HW_NOPCLASS; op++) {
@@ -516,6 +516,8 @@ static int stage_ops_and_clock(calib_run *r) {
     chain_adds = round == 0 ? ch : calib_rounds(chain_adds, ch, &r->t_ops);
     double fw = calib_store_forward_adds(&r->t_ops);
     fwd_adds = round == 0 ? fw : calib_rounds(fwd_adds, fw, &r->t_ops);
+    double ff = calib_store_forward_fp_adds(&r->t_ops);
+    fwd_fp_adds = round == 0 ? ff : calib_rounds(fwd_fp_adds, ff, &r->t_ops);
   }
 
   /* ---- clock (second measurement) ---- */
@@ -529,6 +531,7 @@ static int stage_ops_and_clock(calib_run *r) {
   for (int j = 0; j < PPT_CALIB_FPWIN_N; j++) out->fpwin_ns[j] = win_adds[j] * add_s * 1e9;
   out->fpchain_ns = chain_adds * add_s * 1e9;
   out->forward_ns = fwd_adds * add_s * 1e9;
+  out->forward_fp_ns = fwd_fp_adds * add_s * 1e9;
   out->clock_chain_hz = add_s > 0 ? 1.0 / add_s : 0;
   out->clock_cpuinfo_hz = r->mhz * 1e6;
   r->clock = out->clock_chain_hz;

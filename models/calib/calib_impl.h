@@ -338,6 +338,8 @@ double calib_fp_chains_adds(const calib_timing *t, uint32_t *depth);
 /* Add-chain adds (cycles) per trip of `*p += i` on a volatile word: store-to-load
  * forwarding plus one add. 0 when out of memory. */
 double calib_store_forward_adds(const calib_timing *t);
+/* The same for `*p += 1.0` on a volatile double: forwarding plus one FP add. */
+double calib_store_forward_fp_adds(const calib_timing *t);
 
 /* ---- calib_tlb.c ---- */
 /* Data-TLB levels for 4 KiB pages, from the core outwards with entries growing, each a

@@ -44,6 +44,7 @@ static void list_figures(ppt_hwspec *hw, figs *f) {
   add(f, &hw->fp_window, "fp_window");
   add(f, &hw->fp_chains, "fp_chains");
   add(f, &hw->store_forward_cycles, "store_forward_cycles");
+  add(f, &hw->store_forward_fp_cycles, "store_forward_fp_cycles");
   add(f, &hw->contention_factor, "contention_factor");
   add(f, &hw->coherence_cycles, "coherence_cycles");
   add(f, &hw->mlp, "mlp");

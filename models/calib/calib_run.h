@@ -79,6 +79,9 @@ void calib_stage_cores(calib_run *r);
 /* calib_spec.c: a figure to three significant digits; a citation of `key` in hw's
  * sources; "pinned to CPU n" or "not pinned". */
 double calib_sig3(double x);
+/* store_forward_cycles and store_forward_fp_cycles from the forwarding kernels' trips
+ * (calib_forward.c), after the op latencies (each takes an add's off). */
+void calib_spec_store_forward(calib_run *r);
 void calib_cite(ppt_hwspec *hw, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 const char *calib_pinned_to(int cpu, char *buf, size_t size);
 

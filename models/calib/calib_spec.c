@@ -256,33 +256,6 @@ static void spec_fp_chains(calib_run *r) {
                r->out->fpchain_depth, e, HW_MIN_FP_CHAINS, HW_MAX_FP_CHAINS);
 }
 
-/* store_forward_cycles: a trip of the forwarding kernel (calib_forward.c) less the
- * spec's integer add latency, to 3 digits; 0 (the load latency stands in) with a note
- * when above the schema's range. Forwarding through the store queue takes 3 cycles or
- * more; a trip within CALIB_RENAMED_CYCLES of the add is a core that renames memory (the
- * load takes the store's register: the Zen 5 guest of session 26 ran a trip in 0.293 ns
- * against 0.294 ns an add, and `ppt calibrate` read 0.02-0.68 cycles beyond it): what
- * was read, at least the schema's floor, with a note, so that the program model charges
- * about the add alone, not the load latency. */
-#define CALIB_RENAMED_CYCLES 2.0
-static void spec_store_forward(calib_run *r) {
-  double trip = r->out->forward_ns * r->cyc_ns, f = trip - r->hw->ops[PPT_HW_IALU].latency;
-  if (!(r->out->forward_ns > 0)) return;
-  r->hw->store_forward_cycles = f < HW_MIN_SMALL_CYCLES            ? HW_MIN_SMALL_CYCLES
-                                : f <= HW_MAX_STORE_FORWARD_CYCLES ? calib_sig3(f)
-                                                                   : 0;
-  if (f < CALIB_RENAMED_CYCLES)
-    calib_note(r->notes, sizeof r->notes,
-               "store_forward_cycles %.3g: a trip of *p += i took %.3g cycles, within %g of the add "
-               "(memory renaming).",
-               r->hw->store_forward_cycles, trip, CALIB_RENAMED_CYCLES);
-  else if (r->hw->store_forward_cycles == 0)
-    calib_note(r->notes, sizeof r->notes,
-               "store_forward_cycles not measured: a trip of *p += i took %.3g cycles, %.3g beyond the add, "
-               "above %g.",
-               trip, f, HW_MAX_STORE_FORWARD_CYCLES);
-}
-
 /* contention_factor: the false-sharing loop's wall time on two cores over one core's
  * (calib_contend.c), to 3 digits. 0 (not charged) when not measured, and with a note,
  * among the other notes of the two cores, when outside the schema's range: two cores
@@ -330,7 +303,7 @@ static void spec_figures(calib_run *r) {
   hw->fork_join_serial_cycles =
       out->fork_join_serial_ns > 0 ? calib_sig3(out->fork_join_serial_ns * cyc_ns) : 0;
   hw->branch_miss_cycles = out->branch_miss_ns > 0 ? calib_sig3(out->branch_miss_ns * cyc_ns) : 0;
-  spec_store_forward(r); /* after the op latencies: it takes the add's off */
+  calib_spec_store_forward(r); /* after the op latencies: it takes the adds' off */
   spec_fp_window(r); /* after the op latencies: it reads the spec's */
   spec_fp_chains(r);
   /* Core and busy speeds to 3 digits, each list all or none (a core that could not be
@@ -516,6 +489,11 @@ static void cite_scalars(calib_run *r) {
         "ppt calibrate%s: `*p += i` on a volatile 8-byte word, each trip's load taking the last trip's "
         "store, timed against the add chain: %.3g cycles a trip, less the add's %.3g",
         r->when, out->forward_ns * r->cyc_ns, hw->ops[PPT_HW_IALU].latency);
+  if (hw->store_forward_fp_cycles > 0)
+    calib_cite(hw, "store_forward_fp_cycles",
+               "ppt calibrate%s: `*p += 1.0` on a volatile double, each trip's load taking the last trip's "
+               "store, timed against the add chain: %.3g cycles a trip, less the FP add's %.3g",
+               r->when, out->forward_fp_ns * r->cyc_ns, hw->ops[PPT_HW_FADD].latency);
   if (hw->vector_bits)
     calib_cite(hw, "vector_bits",
                "CPU feature flags (__builtin_cpu_supports): widest is %s (%u-bit registers)", r->vec_what,

@@ -345,7 +345,7 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
     out->beta_avg = c.beta_sum / out->mem_accesses;
   }
   double tc = out->compute_cycles, tm = out->memory_cycles;
-  out->cycles = ppt_tc_policy_cycles(policy, tc, out->cpu_by[PPT_CPU_LOOP_EXIT], tm, out->transfer_cycles);
+  out->cycles = ppt_tc_policy_cycles(policy, tc, ppt_tc_hide_cycles(out->cpu_by), tm, out->transfer_cycles);
   out->overlap_cycles = tc + tm - out->cycles;
   out->stall_cycles = out->cycles - tc;
   out->seconds = out->cycles / hw->clock_hz;

@@ -272,6 +272,8 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
             HW_MAX_BRANCH_MISS_CYCLES, "cycles", 1) ||
       range(err, name, "store_forward_cycles", hw->store_forward_cycles, HW_MIN_SMALL_CYCLES,
             HW_MAX_STORE_FORWARD_CYCLES, "cycles", 1) ||
+      range(err, name, "store_forward_fp_cycles", hw->store_forward_fp_cycles, HW_MIN_SMALL_CYCLES,
+            HW_MAX_STORE_FORWARD_CYCLES, "cycles", 1) ||
       range(err, name, "coherence_cycles", hw->coherence_cycles, HW_MIN_SMALL_CYCLES, HW_MAX_COHERENCE_CYCLES,
             "cycles", 1) ||
       range(err, name, "fp_window", hw->fp_window, HW_MIN_FP_WINDOW, HW_MAX_FP_WINDOW, "FP ops", 1) ||

@@ -135,6 +135,7 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
     rc |= add(o, "fork_join_serial_cycles", num(hw->fork_join_serial_cycles));
   if (hw->branch_miss_cycles > 0) rc |= add(o, "branch_miss_cycles", num(hw->branch_miss_cycles));
   if (hw->store_forward_cycles > 0) rc |= add(o, "store_forward_cycles", num(hw->store_forward_cycles));
+  if (hw->store_forward_fp_cycles > 0) rc |= add(o, "store_forward_fp_cycles", num(hw->store_forward_fp_cycles));
   if (hw->coherence_cycles > 0) rc |= add(o, "coherence_cycles", num(hw->coherence_cycles));
   if (hw->fp_window > 0) rc |= add(o, "fp_window", num(hw->fp_window));
   if (hw->fp_chains > 0) rc |= add(o, "fp_chains", num(hw->fp_chains));

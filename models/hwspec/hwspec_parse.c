@@ -379,6 +379,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
                                      "fork_join_serial_cycles",
                                      "branch_miss_cycles",
                                      "store_forward_cycles",
+                                     "store_forward_fp_cycles",
                                      "fp_window",
                                      "fp_chains",
                                      "block_cycles",
@@ -427,6 +428,7 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   if (!rc) rc = get_pos(c, root, "", "fork_join_serial_cycles", 0, &hw->fork_join_serial_cycles);
   if (!rc) rc = get_pos(c, root, "", "branch_miss_cycles", 0, &hw->branch_miss_cycles);
   if (!rc) rc = get_pos(c, root, "", "store_forward_cycles", 0, &hw->store_forward_cycles);
+  if (!rc) rc = get_pos(c, root, "", "store_forward_fp_cycles", 0, &hw->store_forward_fp_cycles);
   if (!rc) rc = get_pos(c, root, "", "fp_window", 0, &hw->fp_window);
   if (!rc) rc = get_pos(c, root, "", "fp_chains", 0, &hw->fp_chains);
   if (!rc) rc = get_flag(c, root, "", "block_cycles", &hw->block_cycles);

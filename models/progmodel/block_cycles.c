@@ -24,14 +24,18 @@ double progmodel_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
  * which on the Zen 5 host of session 18 gave falseshare's `*c += f(x)` 4.31 + 1 = 5.31
  * cycles against 5.18 measured; on the Zen 3 guest of session 24 falseshare's one-thread
  * trip took ~8.0 cycles against 4.27 + 1, and `ppt calibrate` reads 6.35 + 1 on the
- * Intel Xeon guest of session 25), then the cycle's ops at their latencies. 0 for a
- * block without one. */
+ * Intel Xeon guest of session 25), then the cycle's ops at their latencies (adi's
+ * p[j] = -c / (a * p[j-1] + b): a multiply, an add and a divide). 0 for a block without one. */
 double progmodel_mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   unsigned loads, ialu, fadd, fmul;
   if (!ppt_trace_bb_mem_chain(bb, &loads, &ialu, &fadd, &fmul)) return 0;
   double fwd = hw->store_forward_cycles > 0 ? hw->store_forward_cycles : hw->ops[PPT_HW_LOADST].latency;
+  /* A cycle with FP ops on it carries its value in an FP register, which a core that
+   * renames memory still forwards through the store queue (hwspec.h). */
+  if (fadd + fmul + ppt_trace_bb_mem_chain_divs(bb) > 0 && hw->store_forward_fp_cycles > 0)
+    fwd = hw->store_forward_fp_cycles;
   return loads * fwd + ialu * hw->ops[PPT_HW_IALU].latency + fadd * hw->ops[PPT_HW_FADD].latency +
-         fmul * hw->ops[PPT_HW_FMUL].latency;
+         fmul * hw->ops[PPT_HW_FMUL].latency + ppt_trace_bb_mem_chain_divs(bb) * hw->ops[PPT_HW_FDIV].latency;
 }
 
 /* Cycles per execution of a block whose longest in-block chain of dependent FP ops

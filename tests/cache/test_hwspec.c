@@ -336,34 +336,44 @@ START_TEST(branch_miss) {
 }
 END_TEST
 
-/* store_forward_cycles (a store forwarded to a load): optional top-level number in
- * [0.01, 100] cycles, written back only when given, citable; 0 in the struct = unknown. */
+/* store_forward_cycles (a store forwarded to a load) and store_forward_fp_cycles (the
+ * same through an FP register): optional top-level numbers in [0.01, 100] cycles,
+ * written back only when given, citable; 0 in the struct = unknown. */
 START_TEST(store_forward) {
+  static const char *const keys[2] = {"store_forward_cycles", "store_forward_fp_cycles"};
+  const char *key = keys[_i];
   ppt_hwspec hw;
   ppt_err err;
-  ck_assert_msg(
-      parse_q(BRANCH(", 'store_forward_cycles': 6.3, 'sources': {'store_forward_cycles': '*p += i'}"), &hw,
-              &err) == 0,
-      "%s", err.msg);
-  ck_assert(hw.store_forward_cycles == 6.3);
-  ck_assert_str_eq(hw.sources[0].key, "store_forward_cycles");
+  char doc[512], want[128];
+#define FWD_DOC(val, more) (snprintf(doc, sizeof doc, BRANCH(", '%s': %s%s"), key, val, more), doc)
+  char cite[96];
+  snprintf(cite, sizeof cite, ", 'sources': {'%s': '*p += i'}", key);
+  ck_assert_msg(parse_q(FWD_DOC("6.3", cite), &hw, &err) == 0, "%s", err.msg);
+  const double *got = _i ? &hw.store_forward_fp_cycles : &hw.store_forward_cycles;
+  const double *other = _i ? &hw.store_forward_cycles : &hw.store_forward_fp_cycles;
+  ck_assert(*got == 6.3 && *other == 0);
+  ck_assert_str_eq(hw.sources[0].key, key);
   char *json = ppt_hwspec_to_json(&hw);
-  ck_assert_ptr_nonnull(strstr(json, "\"store_forward_cycles\": 6.3"));
+  snprintf(want, sizeof want, "\"%s\": 6.3", key);
+  ck_assert_ptr_nonnull(strstr(json, want));
   free(json);
   round_trip(&hw);
   ck_assert_msg(parse_q(BRANCH(""), &hw, &err) == 0, "%s", err.msg);
-  ck_assert(hw.store_forward_cycles == 0);
+  ck_assert(hw.store_forward_cycles == 0 && hw.store_forward_fp_cycles == 0);
   json = ppt_hwspec_to_json(&hw);
   ck_assert_ptr_null(strstr(json, "store_forward"));
   free(json);
-  ck_assert_int_eq(parse_q(BRANCH(", 'store_forward_cycles': 0"), &hw, &err), PPT_EINPUT);
-  ck_assert_str_eq(
-      err.msg,
-      "bad.json: store_forward_cycles: must be a positive number (got 0); leave the key out if unknown");
-  ck_assert_int_eq(parse_q(BRANCH(", 'store_forward_cycles': 101"), &hw, &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "bad.json: store_forward_cycles: 101 is out of range [0.01, 100] cycles");
-  ck_assert_int_eq(parse_q(BRANCH(", 'store_forward_cycles': '6'"), &hw, &err), PPT_EINPUT);
-  ck_assert_str_eq(err.msg, "bad.json: store_forward_cycles: must be a number, got a string");
+  ck_assert_int_eq(parse_q(FWD_DOC("0", ""), &hw, &err), PPT_EINPUT);
+  snprintf(want, sizeof want, "bad.json: %s: must be a positive number (got 0); leave the key out if unknown",
+           key);
+  ck_assert_str_eq(err.msg, want);
+  ck_assert_int_eq(parse_q(FWD_DOC("101", ""), &hw, &err), PPT_EINPUT);
+  snprintf(want, sizeof want, "bad.json: %s: 101 is out of range [0.01, 100] cycles", key);
+  ck_assert_str_eq(err.msg, want);
+  ck_assert_int_eq(parse_q(FWD_DOC("'6'", ""), &hw, &err), PPT_EINPUT);
+  snprintf(want, sizeof want, "bad.json: %s: must be a number, got a string", key);
+  ck_assert_str_eq(err.msg, want);
+#undef FWD_DOC
 }
 END_TEST
 
@@ -1133,7 +1143,7 @@ int main(void) {
   tcase_add_test(tc, dram_writeback_costs);
   tcase_add_test(tc, branch_miss);
   tcase_add_test(tc, fp_window);
-  tcase_add_test(tc, store_forward);
+  tcase_add_loop_test(tc, store_forward, 0, 2);
   tcase_add_test(tc, contention_factor);
   tcase_add_test(tc, core_speed);
   tcase_add_test(tc, thread_speed);

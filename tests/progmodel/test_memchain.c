@@ -6,11 +6,14 @@
  *
  *  - memchain_recorded: ppt-cc records the cycle of `*c += x[i] & 0xff` (c volatile: one
  *    load, one integer add) and of `*f += y[i]` (one load, one FP add), and none for
- *    `a[i] += x[i]` (a new address every iteration) or a loop that only stores to *c.
+ *    `a[i] += x[i]` (a new address every iteration) or a loop that only stores to *c;
+ *    adi's row sweep `p[j] = -c / (a * p[j-1] + b)` (p and q possibly aliased, so kept in
+ *    memory) has one through p[j-1] with its divide, `p[j] = f(p[j-2])` none.
  *  - memchain_priced: `ppt predict` on host.json prices kernel_acc's compute at its inner
  *    block's instances times (loadst latency + ialu latency) cycles, worked out by hand
  *    from the spec (the block's own issue is shorter: the cycle bounds it); with the
- *    spec's store_forward_cycles F the load waits F instead: (F + ialu latency). */
+ *    spec's store_forward_cycles F the load waits F instead: (F + ialu latency); the row
+ *    sweep (F + multiply + add + divide latencies) per trip. */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -45,11 +48,27 @@ static const char *k_prog =
     "__attribute__((noinline)) void kernel_mark(volatile long *c) {\n"
     "  for (int i = 0; i < NEL; i++) *c = i;\n"
     "}\n"
+    "__attribute__((noinline)) void kernel_row(double *p, double *q) {\n"
+    "  for (int r = 0; r < REPS; r++)\n"
+    "    for (int j = 1; j < NEL; j++) {\n"
+    "      double den = 0.75 * p[j - 1] + 2.5;\n"
+    "      p[j] = -0.75 / den;\n"
+    "      q[j] = (y[j] - 0.75 * q[j - 1]) / den;\n"
+    "    }\n"
+    "}\n"
+    "__attribute__((noinline)) void kernel_two(double *p, double *q) {\n"
+    "  for (int j = 2; j < NEL; j++) {\n"
+    "    p[j] = 0.5 * p[j - 2] + 1.0;\n"
+    "    q[j] = 0.5 * q[j - 2] + y[j];\n"
+    "  }\n"
+    "}\n"
+    "double pr[2 * NEL], qr[NEL];\n"
     "int main(void) {\n"
     "  for (int i = 0; i < NEL; i++) x[i] = 7u * i, y[i] = 0.5 * i;\n"
     "  long c = 0; double f = 0;\n"
     "  kernel_acc(&c); kernel_facc(&f); kernel_inc(); kernel_mark(&c);\n"
-    "  printf(\"%ld %g %ld\\n\", c, f, a[3]);\n"
+    "  pr[0] = 1; kernel_row(pr, pr + NEL / 2); kernel_two(pr, qr);\n"
+    "  printf(\"%ld %g %ld %g %g\\n\", c, f, a[3], pr[NEL - 1], qr[NEL - 1]);\n"
     "  return 0;\n"
     "}\n";
 
@@ -103,6 +122,23 @@ START_TEST(memchain_recorded) {
   ck_assert_uint_eq(c[3], 0);
   ck_assert_int_eq(chains_of(t, &s, "kernel_inc", c, &n), 0);
   ck_assert_int_eq(chains_of(t, &s, "kernel_mark", c, &n), 0);
+  /* p[j] from p[j - 1] in memory: clang keeps that version of the loop beside one with
+   * p[j - 1] in a register and runs it when p's and q's rows overlap, as main makes them
+   * do. The cycle: the load, den's multiply and add (fmuladd split: no FMA on the default
+   * target), the divide. */
+  const ppt_trace_bb *row = NULL;
+  ck_assert_int_eq(chains_of(t, &s, "kernel_row", c, &n), 1);
+  ck_assert_uint_eq(n, (uint64_t)(NEL - 1) * REPS);
+  ck_assert_uint_eq(c[0], 1);
+  ck_assert_uint_eq(c[1], 0);
+  ck_assert_uint_eq(c[2], 1);
+  ck_assert_uint_eq(c[3], 1);
+  for (uint32_t b = 1; b <= ppt_trace_nbbs(t); b++)
+    if (!strcmp(ppt_trace_bb_get(t, b)->func, "kernel_row") && ppt_trace_bb_get(t, b)->mem_chain)
+      row = ppt_trace_bb_get(t, b);
+  ck_assert_uint_eq(ppt_trace_bb_mem_chain_divs(row), 1);
+  /* Two trips apart: the load of trip t + 1 reads what trip t - 1 stored, not trip t. */
+  ck_assert_int_eq(chains_of(t, &s, "kernel_two", c, &n), 0);
   ppt_trace_summary_free(&s);
   ppt_trace_close(t);
 }
@@ -141,6 +177,35 @@ START_TEST(memchain_priced) {
   want = (double)NEL * REPS * (6.5 + hw.ops[PPT_HW_IALU].latency) / hw.clock_hz;
   ck_assert_msg(fabs(ops + chain - want) <= 0.02 * want, "forwarded: compute %g s, by hand %g s", ops + chain,
                 want);
+  /* The row sweep: forwarding, a multiply, an add and a divide per trip. */
+  ck_assert_int_eq(
+      e2e_sh(d, "$PPT predict m.trace --hw f.json --cores 1 --only kernel_row --json > p.json 2>/dev/null"),
+      0);
+  breakdown_compute(path, &ops, &chain);
+  want = (double)(NEL - 1) * REPS *
+         (6.5 + hw.ops[PPT_HW_FMUL].latency + hw.ops[PPT_HW_FADD].latency + hw.ops[PPT_HW_FDIV].latency) /
+         hw.clock_hz;
+  ck_assert_msg(fabs(ops + chain - want) <= 0.02 * want, "row: compute %g s, by hand %g s", ops + chain,
+                want);
+  /* An FP register's forwarding (store_forward_fp_cycles) replaces the integer one on an
+   * FP cycle, and only there: kernel_acc keeps 6.5. */
+  ck_assert_int_eq(e2e_sh(d,
+                          "jq '.store_forward_fp_cycles = 9' f.json > g.json && "
+                          "$PPT predict m.trace --hw g.json --cores 1 --only kernel_row --json > p.json "
+                          "2>/dev/null"),
+                   0);
+  breakdown_compute(path, &ops, &chain);
+  want += (double)(NEL - 1) * REPS * (9 - 6.5) / hw.clock_hz;
+  ck_assert_msg(fabs(ops + chain - want) <= 0.02 * want, "row, FP forwarding: compute %g s, by hand %g s",
+                ops + chain, want);
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT predict m.trace --hw g.json --cores 1 --only kernel_acc --json > p.json "
+                          "2>/dev/null"),
+                   0);
+  breakdown_compute(path, &ops, &chain);
+  want = (double)NEL * REPS * (6.5 + hw.ops[PPT_HW_IALU].latency) / hw.clock_hz;
+  ck_assert_msg(fabs(ops + chain - want) <= 0.02 * want,
+                "acc, FP forwarding given: compute %g s, by hand %g s", ops + chain, want);
 }
 END_TEST
 
