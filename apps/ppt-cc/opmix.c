@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lanes.h"
 #include "memop.h"
 #include "recaddr.h"
 #include "ppt/trace.h"
@@ -334,6 +335,7 @@ typedef struct rec_node {
   long weight; /* path weight from the PHI to v (-1: v does not depend on it) */
   unsigned fp, mul, div; /* mul: of fp, the multiplies (fmul, fma) */
   unsigned ialu;         /* integer ops on the path (counted for memory cycles only) */
+  unsigned mv;           /* lane moves on the path (lanes.h; register cycles only) */
 } rec_node;
 
 enum { LOOP_MAX = 256 };
@@ -489,7 +491,7 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
   }
   size_t idx = (size_t)(me - c->n);
   long best = -1;
-  unsigned bfp = 0, bmul = 0, bdiv = 0, bialu = 0;
+  unsigned bfp = 0, bmul = 0, bdiv = 0, bialu = 0, bmv = 0;
   int via = -1;
   int nops = LLVMGetNumOperands(v);
   for (int i = 0; i < nops; i++) {
@@ -500,18 +502,20 @@ static rec_node *rec_eval(rec_ctx *c, LLVMValueRef v, int depth) {
       bmul = u->mul;
       bdiv = u->div;
       bialu = u->ialu;
+      bmv = u->mv;
       via = i;
     }
   }
   me = &c->n[idx];
   if (best >= 0) {
-    unsigned fp, mul, div, ia = c->mem && is_int_op(v);
+    unsigned fp, mul, div, ia = c->mem && is_int_op(v), mv = !c->mem && pcc_lane_move(v);
     rec_kind(v, via, c->has_fma, &fp, &mul, &div);
-    me->weight = best + 4 * (long)fp + 14 * (long)div + (long)ia;
+    me->weight = best + 4 * (long)fp + 14 * (long)div + (long)ia + (long)mv;
     me->fp = bfp + fp;
     me->mul = bmul + mul;
     me->div = bdiv + div;
     me->ialu = bialu + ia;
+    me->mv = bmv + mv;
   }
   me->done = 1;
   return me;
@@ -553,7 +557,7 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
       if (r && r->weight > best) {
         best = r->weight;
         ops[PPT_OP_CHAIN_FP] = (uint16_t)(r->fp > 0xFFFFu ? 0xFFFFu : r->fp);
-        ops[PPT_OP_CHAIN_DIV] = (uint16_t)(r->div > 0xFFFFu ? 0xFFFFu : r->div);
+        ops[PPT_OP_CHAIN_DIV] = ppt_chain_div_pack(r->div, r->mv);
         muls = r->mul;
       }
     }

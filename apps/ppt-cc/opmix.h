@@ -23,8 +23,9 @@ int pcc_opmix_is_call_to(LLVMValueRef inst, const char *name);
 void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]);
 
 /* For a block that branches back to itself (a loop body after rotation), the longest
- * loop-carried dependence cycle through one of its PHIs: its FP ops and divides go to
- * ops[PPT_OP_CHAIN_FP] and ops[PPT_OP_CHAIN_DIV]. An iteration cannot start that cycle
+ * loop-carried dependence cycle through one of its PHIs: its FP ops go to
+ * ops[PPT_OP_CHAIN_FP], its divides and lane moves (lanes.h) to ops[PPT_OP_CHAIN_DIV]
+ * (ppt_chain_div_pack). An iteration cannot start that cycle
  * before the previous one finished it, whatever the core's throughput. Returns how
  * many of the cycle's FP ops are multiplies (fmul, fma; a split fmuladd entered
  * through a factor), which a core may run at another latency than adds. */

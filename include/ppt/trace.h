@@ -56,7 +56,8 @@ enum ppt_op {
                        code that is not traced; OpenMP runtime calls excluded) */
   PPT_OP_CHAIN_FP,  /* loop-carried recurrence of a block that loops to itself: FP add/mul/fma
                        ops on the longest dependence cycle through one of its PHIs */
-  PPT_OP_CHAIN_DIV, /* FP divides and square roots on that cycle */
+  PPT_OP_CHAIN_DIV, /* FP divides and square roots on that cycle (low byte), and since
+                       session 32 its vector lane moves (high byte): ppt_chain_div_pack */
   PPT_OP_COUNT
 };
 
@@ -184,6 +185,20 @@ static inline int ppt_trace_bb_mem_chain(const ppt_trace_bb *bb, unsigned *loads
 /* Of the block's recurrence through memory, the divides and roots (0 when none). */
 static inline unsigned ppt_trace_bb_mem_chain_divs(const ppt_trace_bb *bb) {
   return (bb->mem_chain >> 4) & PPT_MEMCHAIN_NIBBLE;
+}
+
+/* ops[PPT_OP_CHAIN_DIV]: the divides and roots on the block's recurrence (low byte) and
+ * the lane moves on it (high byte: extracting, inserting or broadcasting a vector lane,
+ * as an SLP-vectorised loop carrying a pair of values does), each saturated at 255.
+ * Traces before session 32 hold the divides alone (never above 255 in practice). */
+static inline uint16_t ppt_chain_div_pack(unsigned divs, unsigned moves) {
+  return (uint16_t)((divs > 255u ? 255u : divs) | (moves > 255u ? 255u : moves) << 8);
+}
+static inline unsigned ppt_trace_bb_chain_divs(const ppt_trace_bb *bb) {
+  return bb->ops[PPT_OP_CHAIN_DIV] & 0xFFu;
+}
+static inline unsigned ppt_trace_bb_chain_moves(const ppt_trace_bb *bb) {
+  return bb->ops[PPT_OP_CHAIN_DIV] >> 8;
 }
 
 /* Of a block's divides (ops[PPT_OP_FDIV]), the square roots; 0 when the trace does not

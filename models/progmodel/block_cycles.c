@@ -9,13 +9,17 @@
 /* Cycles of one trip round a block's loop-carried recurrence: its adds at the FP add
  * latency, its multiplies at the multiply's, its divides and roots at the divide's. A
  * block that does not say which of its FP ops are multiplies (older traces) takes the
- * slower latency for all of them. */
+ * slower latency for all of them. Lane moves on the cycle (adi's forward sweeps, which
+ * carry p[j-1] and q[j-1] as one SLP pair: unpckhpd, unpcklpd round divpd) add theirs. */
 double progmodel_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   double fp = bb->ops[PPT_OP_CHAIN_FP], add = hw->ops[PPT_HW_FADD].latency,
          mul = hw->ops[PPT_HW_FMUL].latency;
   int muls = ppt_trace_bb_chain_muls(bb);
   double lat = muls < 0 ? fp * fmax(add, mul) : (fp - fmin(muls, fp)) * add + fmin(muls, fp) * mul;
-  return lat + bb->ops[PPT_OP_CHAIN_DIV] * hw->ops[PPT_HW_FDIV].latency;
+  /* A lane move (a shuffle, unpack or blend) takes a simple op's latency: one cycle on
+   * the FP pipes of every x86 core, as an integer add does. */
+  return lat + ppt_trace_bb_chain_divs(bb) * hw->ops[PPT_HW_FDIV].latency +
+         ppt_trace_bb_chain_moves(bb) * hw->ops[PPT_HW_IALU].latency;
 }
 
 /* Cycles of one trip round a block's recurrence through memory (ppt_trace_bb.mem_chain):
