@@ -1676,6 +1676,57 @@ START_TEST(repeat_medians) {
 }
 END_TEST
 
+/* A level's kind is voted on before its median: five runs read the L3 (2 4 8 16 32 MiB)
+ * as shared by both cores without a demand size (2, 4, 16 MiB), private with a 3 MiB
+ * demand size (8 MiB, the median of all five) or private (32 MiB). The spec takes the
+ * geometry of the majority's median run (4 MiB, shared, no demand size) and the level's
+ * bandwidth from the majority's runs only (40 10 30 -> 30; all five would give 40). */
+START_TEST(repeat_medians_level_kind) {
+  ppt_hwspec runs[5], out;
+  ppt_err err;
+  median_runs(runs);
+  const uint32_t shared[5] = {2, 2, 1, 2, 1};
+  const double bw[5] = {40, 10, 90, 30, 70};
+  for (int i = 0; i < 5; i++) {
+    char t[32];
+    ppt_hw_level *l3 = &runs[i].levels[2];
+    l3->shared_by = shared[i];
+    l3->demand_size = i == 2 ? 3u << 20 : 0;
+    l3->bw_bytes_per_cycle = bw[i];
+    l3->core_bw_bytes_per_cycle = shared[i] > 1 ? 20 : 0;
+    snprintf(t, sizeof t, "run %d", i);
+    set_cite(&runs[i], "levels[2].bandwidth_bytes_per_cycle", t);
+  }
+  ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(out.levels[2].size, 4u << 20);
+  ck_assert_uint_eq(out.levels[2].shared_by, 2);
+  ck_assert_uint_eq(out.levels[2].demand_size, 0);
+  ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 0");
+  ck_assert(out.levels[2].bw_bytes_per_cycle == 30);
+  ck_assert_str_eq(cite_of(&out, "levels[2].bandwidth_bytes_per_cycle"), "run 3");
+  ck_assert(out.levels[2].core_bw_bytes_per_cycle == 20);
+  /* the other levels, read alike in every run, keep their plain medians */
+  ck_assert(out.mlp == 6);
+  /* Run 1 private too, run 2 without its demand size: private is the majority (8 16 32
+   * MiB) and its median run, 16 MiB, gives the geometry. */
+  runs[1].levels[2].shared_by = 1;
+  runs[1].levels[2].core_bw_bytes_per_cycle = 0;
+  runs[2].levels[2].demand_size = 0;
+  ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(out.levels[2].shared_by, 1);
+  ck_assert_uint_eq(out.levels[2].size, 16u << 20);
+  ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 1");
+  ck_assert(out.levels[2].bw_bytes_per_cycle == 70); /* 10 90 70 -> 70 */
+  ck_assert(out.levels[2].core_bw_bytes_per_cycle == 0);
+  /* A tie between kinds goes to the first run's: runs 0 and 3 shared, 1 and 4 private,
+   * run 2 private with a demand size again. */
+  runs[2].levels[2].demand_size = 3u << 20;
+  ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(out.levels[2].shared_by, 2);
+  ck_assert_uint_eq(out.levels[2].size, 2u << 20); /* 4 2 -> 2, lower middle */
+}
+END_TEST
+
 /* Speed lists of different lengths (a run that could not pin its threads has none):
  * each entry the median of the runs that have it, the list as long as the longest. */
 START_TEST(repeat_medians_speed_lists) {
@@ -1968,6 +2019,7 @@ int main(void) {
   tcase_add_test(h, shipped_specs_load);
   tcase_add_test(h, shipped_specs_values);
   tcase_add_test(h, repeat_medians);
+  tcase_add_test(h, repeat_medians_level_kind);
   tcase_add_test(h, repeat_medians_speed_lists);
   suite_add_tcase(s, h);
   TCase *c = tcase_create("cli");
