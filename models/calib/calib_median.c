@@ -314,11 +314,26 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
     drop_source(out, "mlp_same_set.load");
     drop_source(out, "mlp_same_set.store");
   }
+  /* Say which levels were read as another kind by some runs: a split vote is a reason
+   * to look at those runs (or to calibrate again). */
+  char votes[512] = "";
+  size_t vl = 0;
+  for (uint32_t k = 0; k < L && vl < sizeof votes; k++) {
+    size_t other = 0;
+    for (size_t i = 0; i < n; i++) other += !same_kind(&runs[i], geo[k], k);
+    if (other)
+      vl += (size_t)snprintf(
+          votes + vl, sizeof votes - vl,
+          "%s: %zu of %zu runs read it as another kind (shared by other than %u, or %s demand "
+          "size) and were outvoted: its geometry, latency and bandwidths are the others' "
+          "medians. ",
+          out->levels[k].name, other, n, out->levels[k].shared_by, out->levels[k].demand_size ? "no" : "a");
+  }
   char note[sizeof out->notes];
   snprintf(note, sizeof note,
            "Each figure is the median of %zu ppt calibrate runs, taken whole from the run that gave it "
-           "(its citation is that run's); notes below are the run with the median %s size. %s",
-           n, out->levels[L - 1].name, out->notes);
+           "(its citation is that run's); notes below are the run with the median %s size. %s%s",
+           n, out->levels[L - 1].name, votes, out->notes);
   memcpy(out->notes, note, sizeof note);
   free(copy);
   free(x);

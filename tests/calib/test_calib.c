@@ -1702,6 +1702,8 @@ START_TEST(repeat_medians_level_kind) {
   ck_assert_uint_eq(out.levels[2].shared_by, 2);
   ck_assert_uint_eq(out.levels[2].demand_size, 0);
   ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 0");
+  ck_assert_msg(strstr(out.notes, "L3: 2 of 5 runs read it as another kind") != NULL, "%s", out.notes);
+  ck_assert_ptr_null(strstr(out.notes, "L2: "));
   ck_assert(out.levels[2].bw_bytes_per_cycle == 30);
   ck_assert_str_eq(cite_of(&out, "levels[2].bandwidth_bytes_per_cycle"), "run 3");
   ck_assert(out.levels[2].core_bw_bytes_per_cycle == 20);
