@@ -144,13 +144,14 @@ static int same_kind(const ppt_hwspec *a, const ppt_hwspec *b, uint32_t k) {
 }
 
 /* The run with the median size of level k among the runs that read its kind as most of
- * them do (x: scratch for n figures; ties between kinds go to the first run's). Why the
- * vote: sharing and a demand size change predictions far more than a size does, and a
- * noisy sweep reads them wrong now and then. On the validation VM one calibration of
+ * them do (x, idx: scratch for n figures; ties between kinds go to the first run's). Why
+ * the vote: sharing and a demand size change predictions far more than a size does, and
+ * a noisy sweep reads them wrong now and then. On the validation VM one calibration of
  * nine (round s32c, 2026-11-29) read the L3 as shared by both vCPUs with a 6.5 MiB demand
  * size while seven read it private without one; the median size fell on that run, and
  * the combined spec priced spmv twice as slow as it ran. */
-static const ppt_hwspec *size_median_run(const ppt_hwspec *runs, size_t n, uint32_t k, double *x) {
+static const ppt_hwspec *size_median_run(const ppt_hwspec *runs, size_t n, uint32_t k, double *x,
+                                         size_t *idx) {
   size_t best = 0, nbest = 0;
   for (size_t i = 0; i < n; i++) {
     size_t c = 0;
@@ -160,16 +161,13 @@ static const ppt_hwspec *size_median_run(const ppt_hwspec *runs, size_t n, uint3
       best = i;
     }
   }
-  size_t c = 0, *who = malloc(n * sizeof *who);
-  if (!who) return &runs[best];
+  size_t c = 0;
   for (size_t i = 0; i < n; i++)
     if (same_kind(&runs[i], &runs[best], k)) {
-      who[c] = i;
+      idx[c] = i;
       x[c++] = (double)runs[i].levels[k].size;
     }
-  const ppt_hwspec *g = &runs[who[median_run(x, c)]];
-  free(who);
-  return g;
+  return &runs[idx[median_run(x, c)]];
 }
 
 /* take_source of "levels[k]" + field. */
@@ -249,10 +247,10 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
   /* Geometry first: the run with the median size of the last level gives the notes too
    * (they describe its sweeps). */
   uint32_t L = runs[0].nlevels;
-  *out = *size_median_run(runs, n, L - 1, x);
+  *out = *size_median_run(runs, n, L - 1, x, who);
   const ppt_hwspec *geo[PPT_HW_MAX_LEVELS];
   for (uint32_t k = 0; k < L; k++) {
-    const ppt_hwspec *g = geo[k] = size_median_run(runs, n, k, x);
+    const ppt_hwspec *g = geo[k] = size_median_run(runs, n, k, x, who);
     out->levels[k].shared_by = g->levels[k].shared_by;
     out->levels[k].inclusive = g->levels[k].inclusive;
     out->levels[k].size = g->levels[k].size;
@@ -280,9 +278,9 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
   }
   list_figures(out, &f[n]);
   for (size_t j = 0; j < f[n].n; j++) {
-    /* The runs that have this figure (the speed lists may be shorter in some). */
-    /* A level's own figures from the runs that read its kind as its geometry's run did:
-     * a private level's bandwidth is one core's, a shared one's the instance's. */
+    /* The runs that have this figure (the speed lists may be shorter in some); a level's
+     * own figures from the runs that read its kind as its geometry's run did (a private
+     * level's bandwidth is one core's, a shared one's the instance's). */
     unsigned k = 0;
     int per_level = sscanf(f[n].key[j], "levels[%u].", &k) == 1 && k < L;
     size_t c = 0;
@@ -324,10 +322,10 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
     if (other)
       vl += (size_t)snprintf(
           votes + vl, sizeof votes - vl,
-          "%s: %zu of %zu runs read it as another kind (shared by other than %u, or %s demand "
-          "size) and were outvoted: its geometry, latency and bandwidths are the others' "
-          "medians. ",
-          out->levels[k].name, other, n, out->levels[k].shared_by, out->levels[k].demand_size ? "no" : "a");
+          "%s: %zu of %zu runs read it as another kind (not shared by %u, or %s a demand size) "
+          "and were outvoted: its geometry, latency and bandwidths are the others' medians. ",
+          out->levels[k].name, other, n, out->levels[k].shared_by,
+          out->levels[k].demand_size ? "without" : "with");
   }
   char note[sizeof out->notes];
   snprintf(note, sizeof note,
