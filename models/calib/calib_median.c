@@ -244,23 +244,17 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
   memcpy(copy, runs, n * sizeof *copy);
   for (size_t i = 0; i < n; i++) list_figures(&copy[i], &f[i]);
 
-  /* Geometry first: the run with the median size of the last level gives the notes too
-   * (they describe its sweeps). */
+  /* Geometry first: each level whole from its voted run (the latency and bandwidths are
+   * replaced by their medians below); the last level's run gives the rest and the notes
+   * too (they describe its sweeps). */
   uint32_t L = runs[0].nlevels;
-  *out = *size_median_run(runs, n, L - 1, x, who);
   const ppt_hwspec *geo[PPT_HW_MAX_LEVELS];
+  for (uint32_t k = 0; k < L; k++) geo[k] = size_median_run(runs, n, k, x, who);
+  *out = *geo[L - 1];
   for (uint32_t k = 0; k < L; k++) {
-    const ppt_hwspec *g = geo[k] = size_median_run(runs, n, k, x, who);
-    out->levels[k].shared_by = g->levels[k].shared_by;
-    out->levels[k].inclusive = g->levels[k].inclusive;
-    out->levels[k].size = g->levels[k].size;
-    out->levels[k].assoc = g->levels[k].assoc;
-    out->levels[k].replacement = g->levels[k].replacement;
-    out->levels[k].victim_ways = g->levels[k].victim_ways;
-    out->levels[k].hashed_sets = g->levels[k].hashed_sets;
-    out->levels[k].demand_size = g->levels[k].demand_size;
-    take_level_source(out, g, k, "");
-    take_level_source(out, g, k, ".size");
+    out->levels[k] = geo[k]->levels[k];
+    take_level_source(out, geo[k], k, "");
+    take_level_source(out, geo[k], k, ".size");
   }
   /* The speed lists at their longest: each entry is then the median of the runs that
    * have it (a run that could not pin its threads has none). */
