@@ -117,8 +117,14 @@ static void core_main(int argc, char **argv) {
        * (busy_speed at the region's thread count), takes longer over its ops and CPU
        * items; its memory time is the memory's. */
       double sp = thread_speed(s, a->core, R->nthreads) * ppt_hwspec_busy_speed(&s->node->hw, R->nthreads);
-      double t = ppt_tc_policy_cycles(s->policy, d->compute / sp, ppt_tc_hide_cycles(d->cpu_by) / sp, tm,
-                                      tm - d->mem_wait);
+      /* A chain-bound loop's chain is compute too; what it overlaps of its memory cannot
+       * be more than the slower chain. */
+      ppt_tc_loops lp = d->loops;
+      lp.chain /= sp;
+      lp.exits /= sp;
+      lp.overlap = fmin(lp.overlap, fmin(lp.chain + lp.exits, lp.memory));
+      double t =
+          ppt_tc_policy_loop_cycles(s->policy, d->compute / sp, d->hide / sp, tm, tm - d->mem_wait, &lp);
       /* The share of t that went into the turns is not run again. */
       double busy = te + fmax(ts, (R->kind == PPT_REGION_FORK ? s->overhead : 0.0) + (1.0 - share) * t);
       s->out->turns[slot] = fmax(0.0, te - share * t);

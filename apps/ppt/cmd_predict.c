@@ -20,7 +20,7 @@
 static void help(void) {
   ppt_tc_policy def;
   ppt_tc_policy_default(&def);
-  char frac[32] = "";
+  char frac[32] = "", lbuf[32];
   if (def.overlap == PPT_OVERLAP_PARTIAL) snprintf(frac, sizeof frac, ",%.2f", def.fraction);
   printf(
       "usage: ppt predict TRACE --hw SPEC[,SPEC...] [--cores 1,2,4,8,16] [options]\n\n"
@@ -38,6 +38,10 @@ static void help(void) {
       "  --memory M            hit rates to time: amm (AMM Eq. 4-5), miss (per line moved\n"
       "                        beyond L1, latency unless prefetched; the levels add up) or pipe\n"
       "                        (miss, the levels moving lines at the same time) (default %s)\n"
+      "  --loops L             chain-bound loops (a loop-carried chain outlasts their ports):\n"
+      "                        F in [0, 1] (their own misses priced apart, overlapping the\n"
+      "                        chain by F: 1 takes max(chain, memory)) or plain (priced with\n"
+      "                        their region's rates) (default %s)\n"
       "  --schedule S          override every loop's schedule as the pragma would say it (static,\n"
       "                        static,C, [monotonic:]dynamic,C, guided[,C], auto)\n"
       "  --interleave rr|uniform  shared-cache interleaving (default rr)\n"
@@ -53,8 +57,9 @@ static void help(void) {
       "  --fork-cycles C       cost of a parallel region's fork and join, per thread\n"
       "                        (default: the spec's fork_join_cycles, else 0)\n" PPT_CLI_ONLY_HELP
       "  --models LIST         also the runtime under each core model in LIST, comma-separated\n"
-      "                        COMPUTE/MEMORY/OVERLAP items (OVERLAP: sum, max, stall or\n"
-      "                        partial:F), e.g. ports/miss/partial:0.25,sum/amm/max; one\n"
+      "                        COMPUTE/MEMORY/OVERLAP[/LOOPS] items (OVERLAP: sum, max, stall\n"
+      "                        or partial:F; LOOPS: F or plain, else --loops'), e.g.\n"
+      "                        ports/miss/partial:0.25,sum/amm/max/0.5; one\n"
       "                        cache simulation per core count serves them all\n"
       "  --plot FILE.png       runtime and speedup against cores (gnuplot), and FILE-regions.png:\n"
       "                        per core count, a stacked bar per top region (6, then 'other'):\n"
@@ -63,7 +68,7 @@ static void help(void) {
       "  --json                machine-readable results on stdout\n"
       "  -h, --help\n",
       ppt_tc_overlap_name(def.overlap), frac, ppt_tc_compute_name(def.compute),
-      ppt_tc_memory_name(def.memory));
+      ppt_tc_memory_name(def.memory), ppt_tc_loops_name(&def, lbuf, sizeof lbuf));
 }
 
 /* Largest runtime first; ties in source order, so that output does not depend on qsort. */
@@ -145,31 +150,33 @@ static int breakdown(const ppt_node_result *r, const ppt_progmodel *m, uint32_t 
   return 0;
 }
 
-/* One COMPUTE/MEMORY/OVERLAP item (OVERLAP partial:F is --overlap's partial,F, since
- * commas separate the items); 0 on success. */
-static int parse_model(const char *item, model *out) {
-  char buf[64], *mem, *ov, *colon;
+/* One COMPUTE/MEMORY/OVERLAP[/LOOPS] item (OVERLAP partial:F is --overlap's partial,F,
+ * since commas separate the items; LOOPS absent: base's) over policy base; 0 on success. */
+static int parse_model(const char *item, const ppt_tc_policy *base, model *out) {
+  char buf[64], *mem, *ov, *colon, *loops;
   if (snprintf(buf, sizeof buf, "%s", item) >= (int)sizeof buf) return -1;
   snprintf(out->name, sizeof out->name, "%s", item);
   if (!(mem = strchr(buf, '/')) || !(ov = strchr(mem + 1, '/'))) return -1;
   *mem++ = 0;
   *ov++ = 0;
+  if ((loops = strchr(ov, '/'))) *loops++ = 0;
   if ((colon = strchr(ov, ':'))) *colon = ',';
-  ppt_tc_policy_default(&out->pol);
+  out->pol = *base;
   if (ppt_tc_compute_parse(buf, &out->pol.compute) || ppt_tc_memory_parse(mem, &out->pol.memory) ||
-      ppt_tc_overlap_parse(ov, &out->pol))
+      ppt_tc_overlap_parse(ov, &out->pol) || (loops && ppt_tc_loops_parse(loops, &out->pol)))
     return -1;
   return 0;
 }
 
 /* Splits LIST at commas into models[0..*n); on a bad item, returns -1 with it in bad. */
-static int parse_models(const char *list, model *models, size_t max, size_t *n, char *bad, size_t badsz) {
+static int parse_models(const char *list, const ppt_tc_policy *base, model *models, size_t max, size_t *n,
+                        char *bad, size_t badsz) {
   *n = 0;
   for (const char *p = list;; p++) {
     size_t len = strcspn(p, ",");
     char item[64];
     snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item - 1 ? len : sizeof item - 1), p);
-    if (len >= sizeof item || *n == max || parse_model(item, &models[*n])) {
+    if (len >= sizeof item || *n == max || parse_model(item, base, &models[*n])) {
       snprintf(bad, badsz, "%.*s", (int)len, p);
       return -1;
     }
@@ -197,6 +204,10 @@ static int take(void *arg, int val, const char *value) {
       if (ppt_tc_memory_parse(value, &a->cfg.policy.memory))
         return ppt_cli_usage("predict", "--memory wants amm, miss or pipe, not '%s'", value);
       return 0;
+    case 'L':
+      if (ppt_tc_loops_parse(value, &a->cfg.policy))
+        return ppt_cli_usage("predict", "--loops wants plain or a fraction in [0, 1], not '%s'", value);
+      return 0;
     case 's': return ppt_cli_take_schedule("predict", value, &a->so.sched, &a->so.chunk);
     case 'f':
       if (ppt_cli_parse_double(value, &a->fork_cycles) || a->fork_cycles < 0)
@@ -204,7 +215,8 @@ static int take(void *arg, int val, const char *value) {
       a->fork_set = 1;
       return 0;
     case 'm':
-      if (parse_models(value, a->models, sizeof a->models / sizeof *a->models, &a->nmodels, bad, sizeof bad))
+      if (parse_models(value, &a->cfg.policy, a->models, sizeof a->models / sizeof *a->models, &a->nmodels,
+                       bad, sizeof bad))
         return ppt_cli_usage("predict", "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP, e.g. %s)", bad,
                              "ports/miss/partial:0.25");
       return 0;
@@ -213,11 +225,15 @@ static int take(void *arg, int val, const char *value) {
 }
 
 static int parse_args(int argc, char **argv, void *va) {
-  static const struct option own[] = {
-      {"overlap", required_argument, 0, 'v'},     {"schedule", required_argument, 0, 's'},
-      {"fork-cycles", required_argument, 0, 'f'}, {"compute", required_argument, 0, 'C'},
-      {"memory", required_argument, 0, 'M'},      {"models", required_argument, 0, 'm'},
-      {"coherence", no_argument, 0, 'K'},         {0, 0, 0, 0}};
+  static const struct option own[] = {{"overlap", required_argument, 0, 'v'},
+                                      {"schedule", required_argument, 0, 's'},
+                                      {"fork-cycles", required_argument, 0, 'f'},
+                                      {"compute", required_argument, 0, 'C'},
+                                      {"memory", required_argument, 0, 'M'},
+                                      {"models", required_argument, 0, 'm'},
+                                      {"coherence", no_argument, 0, 'K'},
+                                      {"loops", required_argument, 0, 'L'},
+                                      {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "predict",
                                     .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_CORES | PPT_OPT_INTERLEAVE |
                                               PPT_OPT_SEED | PPT_OPT_ONLY | PPT_OPT_PLOT | PPT_OPT_JSON |

@@ -25,6 +25,8 @@ static json_object *settings_json(const args *a, const spec_run *r) {
   json_object_object_add(set, "fork_cycles", json_object_new_double(r->fork_cycles));
   json_object_object_add(set, "compute", json_object_new_string(ppt_tc_compute_name(pol->compute)));
   json_object_object_add(set, "memory", json_object_new_string(ppt_tc_memory_name(pol->memory)));
+  char lbuf[32];
+  json_object_object_add(set, "loops", json_object_new_string(ppt_tc_loops_name(pol, lbuf, sizeof lbuf)));
   return set;
 }
 
@@ -226,13 +228,16 @@ static void write_regions_table(const ppt_hwspec *hw, const point *pt) {
 
 static void write_run(const args *a, const spec_run *r) {
   const ppt_tc_policy *pol = &a->cfg.policy;
+  char lbuf[32];
   const ppt_hwspec *hw = &r->hw;
   const point *pts = r->pts;
   printf(
-      "%s on %s (%s overlap %.2f, compute %s, memory %s, interleave %s, seed %llu, fork-join %.0f cycles)\n",
+      "%s on %s (%s overlap %.2f, compute %s, memory %s, loops %s, interleave %s, seed %llu, fork-join %.0f "
+      "cycles)\n",
       a->c.operand, hw->name, ppt_tc_overlap_name(pol->overlap), ppt_tc_policy_fraction(pol),
       ppt_tc_compute_name(pol->compute), ppt_tc_memory_name(pol->memory),
-      ppt_interleave_name(a->so.interleave), (unsigned long long)a->c.seed, r->fork_cycles);
+      ppt_tc_loops_name(pol, lbuf, sizeof lbuf), ppt_interleave_name(a->so.interleave),
+      (unsigned long long)a->c.seed, r->fork_cycles);
   printf("%6s %12s %8s", "cores", "runtime", "speedup");
   for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %7s", hw->levels[k].name);
   printf(" %10s %10s %10s\n", "compute", "memory", "imbalance");

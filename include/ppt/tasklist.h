@@ -54,6 +54,16 @@ typedef struct ppt_mem_access {
    * k's (misses in flight and prefetchers overlap them as any other); without it they
    * are priced like the rest. All 0 (the default): none. */
   double transfers[PPT_HW_MAX_LEVELS + 1];
+  /* Cycles of the loop-carried chain (recurrence) that the loop making these accesses
+   * runs at (a part of the tasklist's compute): the loads of its later iterations issue
+   * while the chain runs (their addresses do not wait for it), so the loop's chain and
+   * its own memory time overlap each other by the policy's loop_fraction, and neither
+   * overlaps the rest of the tasklist (ppt_tc_policy_cycles' `loop`). 0 (the default):
+   * the item's memory overlaps compute by the policy's overlap alone. */
+  double under_cycles;
+  /* Of the tasklist's mispredicted loop exits (PPT_CPU_LOOP_EXIT), the cycles of this
+   * loop's own: they overlap its misses first, not the rest's. */
+  double under_exit_cycles;
 } ppt_mem_access;
 
 /* A reuse-distance histogram (distances in cache lines; see docs/design.md): count[i]
@@ -189,6 +199,14 @@ typedef struct ppt_tc_policy {
   double fraction; /* PARTIAL only */
   ppt_compute_model compute;
   ppt_memory_model memory;
+  /* The program model prices each chain-bound loop's accesses apart, with the loop's own
+   * hit rates and shares, under the loop's chain (ppt_mem_access.under_cycles;
+   * docs/engine.md, "Chain-bound loops"); 0: a region's accesses are one memory item
+   * with the region's rates. */
+  int loop_hide;
+  /* How much of min(chain, its own memory) a chain-bound loop overlaps, in [0, 1]
+   * (1: the loop takes max(chain, memory)). */
+  double loop_fraction;
 } ppt_tc_policy;
 
 /* The default policy, chosen by validation/run runtime over overlap x compute x memory
@@ -198,17 +216,28 @@ void ppt_tc_policy_default(ppt_tc_policy *p);
  * applies to the transfers only). */
 double ppt_tc_policy_fraction(const ppt_tc_policy *p);
 /* T of one core under policy p, from its compute cycles tc, of which `hide` can run
- * while the core waits for memory (PPT_CPU_LOOP_EXIT: a mispredicted loop exit resolves
- * on its induction variable, and the refill overlaps the misses already in flight;
- * interval analysis, Eyerman et al., TOCS 2009), its memory cycles tm and, of those,
+ * while the core waits for memory (ppt_tc_stats.hide_cycles: a mispredicted loop exit
+ * resolves on its induction variable, and the refill overlaps the misses already in
+ * flight; interval analysis, Eyerman et al., TOCS 2009), its memory cycles tm and, of those,
  * the transfers. SUM: tc + tm (PPT's classic model, nothing overlaps). Otherwise memory
  * first covers `hide` (hidden = min(hide, tm)) and the rest overlaps the other compute
  * cycles by the policy's f: T = tc + tm − hidden − f·min(tc − hide, tm − hidden) (MAX:
  * max(tc, tm) still); STALL: max(tc, transfers) + the waits beyond `hide`. */
+/* What the chain-bound loops of a tasklist take (ppt_tc_stats.loops): Σ chain cycles
+ * and Σ mispredicted exits (of Tc; the exits of Tx too), Σ memory and transfer cycles
+ * (of Tm), Σ overlap: per loop, its memory first covers its exits (hidden = min(exits,
+ * memory)), then the rest overlaps the chain by loop_fraction: hidden + loop_fraction ·
+ * min(chain, memory − hidden). Each loop takes chain + exits + memory − overlap, beside
+ * the rest of the tasklist. */
+typedef struct ppt_tc_loops {
+  double chain, exits, memory, transfers, overlap;
+} ppt_tc_loops;
 double ppt_tc_policy_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers);
-/* Of a core's CPU cycles by kind (ppt_tc_stats.cpu_by), those its memory waits run
- * under: mispredicted loop exits (PPT_CPU_LOOP_EXIT), the `hide` above. */
-double ppt_tc_hide_cycles(const double cpu_by[PPT_TC_NCPU]);
+/* T with chain-bound loops apart: each loop takes its chain + exits + memory − overlap
+ * (loop may be NULL: none), and the rest of tc, hide and tm combine by
+ * ppt_tc_policy_cycles. */
+double ppt_tc_policy_loop_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers,
+                                 const ppt_tc_loops *loop);
 /* "sum", "max", "partial,F" or "stall" into p's overlap and fraction (the other fields are left
  * alone); 0 on success, -1 when s is none of them. And the overlap's name. */
 int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p);
@@ -218,6 +247,11 @@ const char *ppt_tc_compute_name(ppt_compute_model m);
 const char *ppt_tc_memory_name(ppt_memory_model m);
 int ppt_tc_compute_parse(const char *s, ppt_compute_model *out);
 int ppt_tc_memory_parse(const char *s, ppt_memory_model *out);
+/* ppt_tc_policy's loops, loop_hide and loop_fraction, as a name: "plain" (no hiding) or
+ * the fraction ("0.5"), into buf; and back (0 on success, -1 when s is neither; the
+ * policy is left alone then). */
+const char *ppt_tc_loops_name(const ppt_tc_policy *p, char *buf, size_t n);
+int ppt_tc_loops_parse(const char *s, ppt_tc_policy *p);
 /* Compute cycles of an op mix (counts per ppt_hw_opclass) under the policy's compute
  * model; classes the hwspec has no throughput for are left out. */
 double ppt_tc_ops_cycles(const ppt_hwspec *hw, const ppt_tc_policy *p, const double ops[PPT_HW_NOPCLASS]);
@@ -243,6 +277,13 @@ typedef struct ppt_tc_stats {
   double op_cycles[PPT_HW_NOPCLASS];               /* Tc split by op class (vector items included) */
   double intvec_cycles, vector_cycles, cpu_cycles; /* the INTVEC, VECTOR, CPU items */
   double cpu_by[PPT_TC_NCPU];                      /* cpu_cycles by what they stand for */
+  /* Of Tc, the cycles the memory waits run under (ppt_tc_policy_cycles' `hide`):
+   * mispredicted loop exits (PPT_CPU_LOOP_EXIT). */
+  double hide_cycles;
+  /* Chain-bound loops (memory items with under_cycles, ppt_tc_policy_loop_cycles): their
+   * chains and exits (of Tc), their memory cycles and transfers (of Tm), and the cycles
+   * these overlap (ppt_tc_loops). */
+  ppt_tc_loops loops;
   double memory_cycles;                            /* Tm: Σ levels (latency + bw) + alloc */
   double transfer_cycles;                          /* of Tm, the transfers: Σ levels bw_cycles */
   double alloc_cycles;

@@ -123,6 +123,16 @@ void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, pp
  * takes do not change. A thread out of range gives all zeros. Callers cut the run into
  * parts with it (the program model: per phase and core). */
 void ppt_tracesim_tally_take(ppt_tracesim_tally *t, uint32_t thread, ppt_tracesim_result *out);
+/* Splits every thread's counters into nslots slots by block: the references of block b
+ * count in slot slot_of[b] (slot_of: nbbs + 1 entries, each < nslots; it must outlive
+ * the tally). ppt_tracesim_tally_take_slot takes one slot of a thread alone (zeros out
+ * of range); ppt_tracesim_tally_take still takes all of the thread's. The program model
+ * keeps apart the misses of loops that run at a recurrence's pace (progmodel.c). Only
+ * before the first access (PPT_EINPUT after it, or on a slot out of range; PPT_ERUN
+ * when out of memory). */
+int ppt_tracesim_tally_split(ppt_tracesim_tally *t, uint32_t nslots, const uint32_t *slot_of, ppt_err *err);
+void ppt_tracesim_tally_take_slot(ppt_tracesim_tally *t, uint32_t thread, uint32_t slot,
+                                  ppt_tracesim_result *out);
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t);
 /* Write-invalidate coherence in the tally's simulation (ppt_cachesim_set_coherence). */
 void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on);

@@ -70,7 +70,13 @@ typedef struct ppt_tracesim_tally {
   uint32_t nlevels, line_bits, nbbs, nthreads;
   const unsigned char *counted; /* [nbbs + 1]: block counted? NULL: count everything */
   uint64_t refs;                /* references simulated, all threads (for progress) */
-  counters *th;                 /* [nthreads]: since the thread's last take */
+  /* [thread * nslots + slot]: since the last take. A thread's counters are split into
+   * nslots slots by the block of each reference (slot_of[bb]; NULL: one slot, 0), so
+   * that a caller can tell apart what the references of some blocks did
+   * (ppt_tracesim_tally_split). */
+  counters *th;
+  uint32_t nslots;
+  const uint32_t *slot_of;
   counters base;                /* the sum of every take */
   ppt_prefetch *pf;             /* which first-level misses the prefetchers cover */
   ppt_missq *mq;                /* each thread's recent first-level miss sets */
@@ -165,7 +171,8 @@ static inline void tally(uint64_t *acc, uint64_t *miss, uint32_t n, uint32_t d) 
  * thread's last lookup finds it as the most recent entry of its set in the first level
  * (TLBs are private): a hit that changes nothing, so the simulator is skipped. Out of
  * line so that a spec without a TLB pays only the test of r->tlb. */
-__attribute__((noinline)) static void tlb_lookup(run *r, uint32_t thread, uint64_t a, int count) {
+__attribute__((noinline)) static void tlb_lookup(run *r, counters *c, uint32_t thread, uint64_t a,
+                                                 int count) {
   uint64_t page = a >> r->page_bits;
   uint32_t t = 0;
   if (page != r->tlb_last[thread]) {
@@ -183,10 +190,10 @@ __attribute__((noinline)) static void tlb_lookup(run *r, uint32_t thread, uint64
         recent[r->pte_next[thread]] = pte;
         r->pte_next[thread] = (r->pte_next[thread] + 1) % TLB_NEAR;
       }
-      if (count) r->th[thread].tlb_near += (uint64_t)near;
+      if (count) c->tlb_near += (uint64_t)near;
     }
   }
-  if (count) r->th[thread].tlb_served[t]++;
+  if (count) c->tlb_served[t]++;
 }
 
 /* Was this reference (first line) a cache-to-cache transfer? It missed every private
@@ -223,7 +230,8 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   uint64_t l = a >> r->line_bits, last = end >> r->line_bits;
   int count = !r->counted || (rec->bb <= r->nbbs && r->counted[rec->bb]);
   uint32_t dref = 0;
-  counters *c = &r->th[thread];
+  counters *c =
+      &r->th[(size_t)thread * r->nslots + (r->slot_of && rec->bb <= r->nbbs ? r->slot_of[rec->bb] : 0)];
   do {
     uint64_t lo = l << r->line_bits, hi = lo | lmask;
     if (lo < a) lo = a;
@@ -239,7 +247,7 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   if (ppt_cachesim_writebacks(r->sim, UINT32_MAX) != r->wb_seen_total) take_writebacks(r, c, count);
   /* An access straddling two pages is rare enough not to be translated twice. Every
    * reference, counted or not, shapes the TLB's contents. */
-  if (r->tlb) tlb_lookup(r, thread, a, count);
+  if (r->tlb) tlb_lookup(r, c, thread, a, count);
   /* The prefetchers see every access, counted or not; so does the queue of miss sets,
    * with the reference's first line (the one its first-level miss is for, mostly). */
   int covered = ppt_prefetch_access(r->pf, thread, a, dref > 0);
@@ -387,7 +395,7 @@ static void fill_result(const run *r, const counters *c, uint32_t threads, ppt_t
 /* The run's totals: every take plus what each thread counted since its last one. */
 static void fill_total(const run *r, uint32_t threads, ppt_tracesim_result *out) {
   counters sum = r->base;
-  for (uint32_t th = 0; th < r->nthreads; th++) add_counters(&sum, &r->th[th]);
+  for (size_t i = 0; i < (size_t)r->nthreads * r->nslots; i++) add_counters(&sum, &r->th[i]);
   fill_result(r, &sum, threads, out);
 }
 
@@ -489,6 +497,7 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
   if (!r) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   r->nthreads = nthreads ? nthreads : 1;
   int rc = ppt_cachesim_new(hw, r->nthreads, &r->sim, err);
+  r->nslots = 1;
   if (!rc && !(r->th = calloc(r->nthreads, sizeof *r->th)))
     rc = ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
   if (!rc && hw->ntlb) rc = tlb_create(r, hw, nthreads ? nthreads : 1, err);
@@ -537,16 +546,47 @@ void ppt_tracesim_tally_result(const ppt_tracesim_tally *t, uint32_t threads, pp
   fill_total(t, threads, out);
 }
 
-void ppt_tracesim_tally_take(ppt_tracesim_tally *t, uint32_t thread, ppt_tracesim_result *out) {
+int ppt_tracesim_tally_split(ppt_tracesim_tally *t, uint32_t nslots, const uint32_t *slot_of, ppt_err *err) {
+  if (t->refs) return ppt_err_set(err, PPT_EINPUT, "tracesim: slots must be set before the first access");
+  if (!nslots || !slot_of) return ppt_err_set(err, PPT_EINPUT, "tracesim: split without slots");
+  for (uint32_t b = 0; b <= t->nbbs; b++)
+    if (slot_of[b] >= nslots)
+      return ppt_err_set(err, PPT_EINPUT, "tracesim: block %u in slot %u of %u", b, slot_of[b], nslots);
+  counters *th = calloc((size_t)t->nthreads * nslots, sizeof *th);
+  if (!th) return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+  free(t->th);
+  t->th = th;
+  t->nslots = nslots;
+  t->slot_of = slot_of;
+  return 0;
+}
+
+/* Takes counters c into out (zeros when c is NULL) and into the run's base. */
+static void take_counters(ppt_tracesim_tally *t, counters *c, ppt_tracesim_result *out) {
   static const counters none;
-  if (thread >= t->nthreads) {
-    fill_result(t, &none, t->nthreads, out);
-    return;
-  }
-  counters *c = &t->th[thread];
-  fill_result(t, c, t->nthreads, out);
+  fill_result(t, c ? c : &none, t->nthreads, out);
+  if (!c) return;
   add_counters(&t->base, c);
   memset(c, 0, sizeof *c);
+}
+
+void ppt_tracesim_tally_take(ppt_tracesim_tally *t, uint32_t thread, ppt_tracesim_result *out) {
+  if (thread >= t->nthreads) {
+    take_counters(t, NULL, out);
+    return;
+  }
+  counters *c = &t->th[(size_t)thread * t->nslots];
+  for (uint32_t s = 1; s < t->nslots; s++) {
+    add_counters(c, &c[s]);
+    memset(&c[s], 0, sizeof c[s]);
+  }
+  take_counters(t, c, out);
+}
+
+void ppt_tracesim_tally_take_slot(ppt_tracesim_tally *t, uint32_t thread, uint32_t slot,
+                                  ppt_tracesim_result *out) {
+  int in = thread < t->nthreads && slot < t->nslots;
+  take_counters(t, in ? &t->th[(size_t)thread * t->nslots + slot] : NULL, out);
 }
 
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {

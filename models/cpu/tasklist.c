@@ -197,6 +197,9 @@ static int check_mem(const ppt_tasklist *tl, const ppt_mem_access *m, ppt_err *e
   if (!isfinite(m->block_bytes) || m->block_bytes < m->bytes_per_access)
     return ppt_err_set(err, PPT_EINPUT, "tasklist: block_bytes %g is smaller than one access (%g)",
                        m->block_bytes, m->bytes_per_access);
+  if (bad_count(m->under_cycles) || bad_count(m->under_exit_cycles))
+    return ppt_err_set(err, PPT_EINPUT, "tasklist: chain cycles %g and exit cycles %g of a loop are not >= 0",
+                       m->under_cycles, m->under_exit_cycles);
   for (int k = 0; k <= PPT_HW_MAX_LEVELS; k++) {
     if (!(m->prefetched[k] >= 0 && m->prefetched[k] <= 1))
       return ppt_err_set(err, PPT_EINPUT, "tasklist: prefetched fraction %g of level %d is not in [0, 1]",

@@ -3,6 +3,7 @@
  * (ppt/tasklist.h, docs/engine.md), with the names the command lines use. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,8 @@ void ppt_tc_policy_default(ppt_tc_policy *p) {
   p->fraction = 0.25;
   p->compute = PPT_COMPUTE_PORTS;
   p->memory = PPT_MEMORY_PIPE;
+  p->loop_hide = 0;
+  p->loop_fraction = 1.0;
 }
 
 const char *ppt_tc_compute_name(ppt_compute_model m) {
@@ -28,6 +31,26 @@ const char *ppt_tc_compute_name(ppt_compute_model m) {
 
 const char *ppt_tc_memory_name(ppt_memory_model m) {
   return m == PPT_MEMORY_AMM ? "amm" : m == PPT_MEMORY_MISS ? "miss" : m == PPT_MEMORY_PIPE ? "pipe" : NULL;
+}
+
+const char *ppt_tc_loops_name(const ppt_tc_policy *p, char *buf, size_t n) {
+  if (!p->loop_hide) return "plain";
+  snprintf(buf, n, "%g", p->loop_fraction);
+  return buf;
+}
+
+int ppt_tc_loops_parse(const char *s, ppt_tc_policy *p) {
+  if (s && !strcmp(s, "plain")) {
+    p->loop_hide = 0;
+    return 0;
+  }
+  char *end;
+  errno = 0;
+  double f = s ? strtod(s, &end) : NAN;
+  if (!s || errno || end == s || *end || !(f >= 0 && f <= 1)) return -1;
+  p->loop_hide = 1;
+  p->loop_fraction = f;
+  return 0;
 }
 
 int ppt_tc_compute_parse(const char *s, ppt_compute_model *out) {
@@ -82,16 +105,22 @@ double ppt_tc_policy_fraction(const ppt_tc_policy *p) {
   return -1.0;
 }
 
-double ppt_tc_hide_cycles(const double cpu_by[PPT_TC_NCPU]) {
-  return cpu_by[PPT_CPU_LOOP_EXIT];
-}
-
 double ppt_tc_policy_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers) {
   if (p->overlap == PPT_OVERLAP_SUM) return tc + tm;
   hide = fmin(fmax(hide, 0.0), tc);
   if (p->overlap == PPT_OVERLAP_STALL) return fmax(tc, transfers) + fmax(0.0, tm - transfers - hide);
   double hidden = fmin(hide, tm);
   return tc + tm - hidden - ppt_tc_policy_fraction(p) * fmin(tc - hide, tm - hidden);
+}
+
+double ppt_tc_policy_loop_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers,
+                                 const ppt_tc_loops *loop) {
+  if (!loop || !(loop->chain + loop->memory > 0)) return ppt_tc_policy_cycles(p, tc, hide, tm, transfers);
+  /* The loops' own: their chains, exits and memory, overlapped with each other only. */
+  double own = loop->chain + loop->exits + loop->memory - loop->overlap;
+  return own + ppt_tc_policy_cycles(p, fmax(0.0, tc - loop->chain - loop->exits),
+                                    fmax(0.0, hide - loop->exits), fmax(0.0, tm - loop->memory),
+                                    fmax(0.0, transfers - loop->transfers));
 }
 
 int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p) {

@@ -47,6 +47,7 @@ typedef struct tc_ctx {
   double mlp_set_load, mlp_set_store; /* the same for misses queued on one set (>= 1) */
   double coherence;                   /* cycles per cache-to-cache transfer; 0: unknown */
   ppt_memory_model memory;
+  double loop_fraction; /* the policy's: how much a chain-bound loop overlaps its misses */
 } tc_ctx;
 
 static const char *hwname(const ppt_hwspec *hw) {
@@ -115,12 +116,27 @@ static void pipe_levels(ppt_tc_stats *st, uint32_t L, const double *wait, const 
   for (uint32_t k = 1; k <= L && extra > 0; k++) st->level[k].latency_cycles += extra * wait[k] / W;
 }
 
+/* Memory cycles charged to the levels so far. */
+static double level_cycles(const ppt_tc_stats *st, uint32_t L) {
+  double t = 0;
+  for (uint32_t k = 0; k <= L; k++) t += st->level[k].latency_cycles + st->level[k].bw_cycles;
+  return t;
+}
+
+/* ... and of them the transfers. */
+static double transfer_cycles(const ppt_tc_stats *st, uint32_t L) {
+  double t = 0;
+  for (uint32_t k = 0; k <= L; k++) t += st->level[k].bw_cycles;
+  return t;
+}
+
 /* One memory item (AMM Eq. 4–5) with local hit rates h[0..nlevels-1]. */
 static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc_stats *st) {
   uint32_t L = c->hw->nlevels;
   double n = m->accesses, s = m->bytes_per_access;
   double b = m->block_bytes / m->bytes_per_access;
-  double lam = 0, beta = 0, reach = 1.0;
+  double lam = 0, beta = 0, reach = 1.0, before = m->under_cycles > 0 ? level_cycles(st, L) : 0.0,
+         before_xfer = m->under_cycles > 0 ? transfer_cycles(st, L) : 0.0;
   double pipe_wait[PPT_TC_MAX_MEM] = {0}, pipe_xfer[PPT_TC_MAX_MEM] = {0}, pipe_bytes[PPT_TC_MAX_MEM] = {0},
          pipe_fill[PPT_TC_MAX_MEM] = {0};
   for (uint32_t k = 0; k <= L; k++) {
@@ -194,6 +210,18 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
     beta += w * bk;
   }
   if (c->memory == PPT_MEMORY_PIPE) pipe_levels(st, L, pipe_wait, pipe_xfer, pipe_bytes, pipe_fill);
+  /* A chain-bound loop's accesses: its chain and its own memory time overlap each other
+   * by the policy's loop_fraction, and not the rest (ppt_tc_policy_loop_cycles). */
+  if (m->under_cycles > 0) {
+    double mem = level_cycles(st, L) - before, xfer = transfer_cycles(st, L) - before_xfer;
+    /* Its misses cover its own mispredicted exits first (ppt_tc_policy_cycles' hide). */
+    double hid = fmin(m->under_exit_cycles, mem);
+    st->loops.chain += m->under_cycles;
+    st->loops.exits += m->under_exit_cycles;
+    st->loops.memory += mem;
+    st->loops.transfers += xfer;
+    st->loops.overlap += hid + c->loop_fraction * fmin(m->under_cycles, mem - hid);
+  }
   c->lambda_sum += lam * n;
   c->beta_sum += beta * n;
   st->mem_accesses += n;
@@ -308,7 +336,13 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
 
   if (!ppt_tc_compute_name(policy->compute) || !ppt_tc_memory_name(policy->memory))
     return ppt_err_set(err, PPT_EINPUT, "time_compute: unknown compute or memory model");
-  tc_ctx c = {.hw = hw, .mlp = hw->mlp >= 1 ? hw->mlp : 1.0, .memory = policy->memory};
+  if (!(policy->loop_fraction >= 0 && policy->loop_fraction <= 1))
+    return ppt_err_set(err, PPT_EINPUT, "time_compute: loop overlap fraction %g not in [0, 1]",
+                       policy->loop_fraction);
+  tc_ctx c = {.hw = hw,
+              .mlp = hw->mlp >= 1 ? hw->mlp : 1.0,
+              .memory = policy->memory,
+              .loop_fraction = policy->loop_fraction};
   /* Unknown (0): such misses overlap like any others. */
   c.mlp_set_load = hw->mlp_same_set_load >= 1 ? hw->mlp_same_set_load : c.mlp;
   c.mlp_set_store = hw->mlp_same_set_store >= 1 ? hw->mlp_same_set_store : c.mlp;
@@ -345,7 +379,9 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
     out->beta_avg = c.beta_sum / out->mem_accesses;
   }
   double tc = out->compute_cycles, tm = out->memory_cycles;
-  out->cycles = ppt_tc_policy_cycles(policy, tc, ppt_tc_hide_cycles(out->cpu_by), tm, out->transfer_cycles);
+  out->hide_cycles = out->cpu_by[PPT_CPU_LOOP_EXIT];
+  out->cycles =
+      ppt_tc_policy_loop_cycles(policy, tc, out->hide_cycles, tm, out->transfer_cycles, &out->loops);
   out->overlap_cycles = tc + tm - out->cycles;
   out->stall_cycles = out->cycles - tc;
   out->seconds = out->cycles / hw->clock_hz;

@@ -15,6 +15,11 @@
 #include "progmodel/bpred.h"
 #include "progmodel/progmodel_impl.h"
 
+/* Chain-bound loops whose misses are kept apart (slot 0 is the rest): enough for any
+ * kernel's inner loops; past it the others are priced with their sites. Each costs a
+ * slot of cache counters per core in the simulation (~0.5 KiB). */
+#define MAX_LOOPS 1024u
+
 /* Maps ppt-cc's op-mix classes (enum ppt_op) to the core's op classes. Loads and stores
  * are issued by the load/store ports (their latency and bandwidth are the memory
  * model's). Vector ops are already counted in their scalar class: VINT/VFP/VWIDTH only
@@ -33,6 +38,16 @@ static void add_block(counts *c, const ppt_trace_bb *bb, double w) {
   c->xcalls += w * bb->ops[PPT_OP_XCALL];
 }
 
+/* Core `core`'s share of chain-bound loop slot s in the current phase. */
+static loop_seg *seg_of(ppt_progmodel *m, uint32_t core, uint32_t s) {
+  loop_seg *g = &m->seg_acc[(size_t)core * m->nloops + s];
+  if (!g->slot) {
+    *g = (loop_seg){.core = core, .slot = s};
+    m->seg_hit[(size_t)core * m->nloops + m->seg_n[core]++] = s;
+  }
+  return g;
+}
+
 static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) {
   ppt_progmodel *m = arg;
   counts *c = &m->cur[core];
@@ -41,12 +56,14 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
     /* The phase's site: its first counted block, or, when a phase begins inside a block
      * entered before it, that block (a reference carries its block). */
     if (!m->first[core]) m->first[core] = r[i].bb;
+    uint32_t s = m->slot_of[r[i].bb];
     if (r[i].kind == PPT_REC_BB) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, r[i].bb);
       const double w = m->w_inst[r[i].bb];
       if (bb) add_block(c, bb, w);
       for (int k = 0; k < NCOMPUTE; k++) c->chain_extra[k] += w * m->extra[k][r[i].bb];
       c->core_extra += w * m->core[r[i].bb];
+      if (s) seg_of(m, core, s)->inst += w;
     } else {
       const double w = m->w_refs[r[i].bb];
       if (!m->phase_refs[r[i].bb]) m->touched[m->ntouched++] = r[i].bb;
@@ -54,6 +71,11 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
       c->refs += w;
       c->bytes += w * r[i].size;
       c->ops[PPT_HW_LOADST] += w;
+      if (s) {
+        loop_seg *g = seg_of(m, core, s);
+        g->refs += w;
+        g->bytes += w * r[i].size;
+      }
     }
   }
 }
@@ -79,6 +101,8 @@ static void judge_branch(ppt_progmodel *m, uint32_t core, uint32_t bb) {
   if (!miss || (m->counted && !m->counted[prev])) return;
   counts *c = &m->cur[core];
   c->mispredicts[miss == PPT_BPRED_LOOP_MISS] += m->w_inst[prev];
+  if (miss == PPT_BPRED_LOOP_MISS && m->slot_of[prev])
+    seg_of(m, core, m->slot_of[prev])->exits += m->w_inst[prev];
   int waited = ppt_bpred_waited(m->bp, core);
   if (miss == PPT_BPRED_MISS && waited > 0 && waited <= PPT_HW_MAX_LEVELS)
     c->miss_waits[waited] += m->w_inst[prev];
@@ -126,6 +150,7 @@ static int32_t site_for(ppt_progmodel *m, uint32_t bb, int parallel) {
   if (!c) return -1;
   m->sites[m->nsites] = (site){.parallel = parallel, .bb = bb, .c = c};
   u64map_init(&m->sites[m->nsites].blocks);
+  u64map_init(&m->sites[m->nsites].loops);
   return *slot = (int32_t)m->nsites++;
 }
 
@@ -156,6 +181,48 @@ static void add_take(site_counts *c, const ppt_tracesim_result *r) {
   c->counted_refs += r->counted_refs;
 }
 
+/* The counters of chain-bound loop slot `slot` on core `core` at site st (new ones at
+ * the first time); NULL when out of memory. */
+static loop_counts *loop_counts_for(ppt_progmodel *m, site *st, uint32_t core, uint32_t slot) {
+  uint64_t key = (uint64_t)core * m->nloops + slot;
+  size_t e = u64map_find(&st->loops, key);
+  if (e != U64MAP_NONE) return &m->lc[st->loops.ents[e].val.u];
+  if (m->nlc == m->lccap) {
+    size_t nc = m->lccap ? 2 * m->lccap : 16;
+    loop_counts *nl = realloc(m->lc, nc * sizeof *nl);
+    if (!nl) return NULL;
+    m->lc = nl;
+    m->lccap = nc;
+  }
+  if ((e = u64map_insert(&st->loops, key, NULL)) == U64MAP_NONE) return NULL;
+  st->loops.ents[e].val.u = m->nlc;
+  memset(&m->lc[m->nlc], 0, sizeof m->lc[m->nlc]);
+  return &m->lc[m->nlc++];
+}
+
+/* The chain-bound loops' shares of the phase just ended, every core, into *out (NULL:
+ * dropped) and the accumulators back to zero; -1 when out of memory. */
+static int take_segs(ppt_progmodel *m, loop_seg **out, uint32_t *nout) {
+  uint32_t n = 0;
+  for (uint32_t c = 0; c < m->ncores; c++) n += m->seg_n[c];
+  loop_seg *v = out && n ? malloc(n * sizeof *v) : NULL;
+  if (out && n && !v) return -1;
+  uint32_t j = 0;
+  for (uint32_t c = 0; c < m->ncores; c++) {
+    for (uint32_t i = 0; i < m->seg_n[c]; i++) {
+      loop_seg *g = &m->seg_acc[(size_t)c * m->nloops + m->seg_hit[(size_t)c * m->nloops + i]];
+      if (v) v[j++] = *g;
+      memset(g, 0, sizeof *g);
+    }
+    m->seg_n[c] = 0;
+  }
+  if (out) {
+    *out = v;
+    *nout = n;
+  }
+  return 0;
+}
+
 /* Each core's cache counters of the phase just ended go to the phase's site. A phase
  * that is dropped (nothing counted) has no counted references either, so nothing of
  * the site counts is lost. */
@@ -167,8 +234,18 @@ static int take_phase(ppt_progmodel *m, ppt_region_kind kind, int keep, uint32_t
   if (s < 0) return -1;
   ppt_tracesim_result r;
   for (uint32_t c = 0; c < m->ncores; c++) {
-    ppt_tracesim_tally_take(m->tally, c, &r);
+    ppt_tracesim_tally_take_slot(m->tally, c, 0, &r);
     if (keep) add_take(&m->sites[s].c[c], &r);
+    /* The chain-bound loops' counters go to the site too, and to the loop's own. */
+    for (uint32_t i = 0; i < m->seg_n[c]; i++) {
+      uint32_t slot = m->seg_hit[(size_t)c * m->nloops + i];
+      ppt_tracesim_tally_take_slot(m->tally, c, slot, &r);
+      if (!keep) continue;
+      add_take(&m->sites[s].c[c], &r);
+      loop_counts *lc = loop_counts_for(m, &m->sites[s], c, slot);
+      if (!lc) return -1;
+      add_take(&lc->c, &r);
+    }
   }
   /* Which blocks the site's references were in (problem-size scaling moves a site by
    * its blocks: ppt_progmodel_shift_sites). */
@@ -202,7 +279,10 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
   /* The fork belongs to the region's first phase that is kept: an empty phase before a
    * loop must not turn the loop into a mere barrier. */
   if (kind == PPT_REGION_FORK) m->fork_pending = 1;
-  if (empty) return;
+  if (empty) {
+    take_segs(m, NULL, NULL);
+    return;
+  }
   if (kind != PPT_REGION_SERIAL) {
     kind = m->fork_pending ? PPT_REGION_FORK : PPT_REGION_BARRIER;
     m->fork_pending = 0;
@@ -221,7 +301,8 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
   p->kind = kind;
   p->site = site;
   p->c = malloc((size_t)m->ncores * sizeof *p->c);
-  if (!p->c) {
+  if (!p->c || take_segs(m, &p->seg, &p->nseg)) {
+    free(p->c);
     m->failed = 1;
     return;
   }
@@ -229,6 +310,17 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
   memset(m->cur, 0, (size_t)m->ncores * sizeof *m->cur);
   m->nph++;
 }
+
+/* A phase's chain-bound loops on one core, for its tasklist: the phase's loops (every
+ * core's: those of `core` count), each one's counters (lc[i] for seg[i]; NULL: none
+ * kept), the shares of the rest, and the scale of a copy (ppt_progmodel copies). */
+typedef struct loop_part {
+  const loop_seg *seg;
+  const loop_counts *const *lc;
+  uint32_t nseg, core;
+  const shares *rest;
+  double scale;
+} loop_part;
 
 /* Cycles the data branches mispredicted in c waited for the loads they test beyond a
  * first-level hit (branch_miss_cycles was measured on branches whose loads hit there,
@@ -243,8 +335,51 @@ static double branch_waits(const ppt_progmodel *m, const counts *c) {
   return cycles;
 }
 
-static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *sh, ppt_tasklist **out,
-                         ppt_err *err) {
+/* A memory item of `refs` references of `bytes` bytes in all, with shares sh, whose loop
+ * runs `under` cycles of its chain and `exits` cycles of its mispredicted exits (0:
+ * none). */
+static int add_mem_item(const ppt_progmodel *m, ppt_tasklist *tl, double refs, double bytes, const shares *sh,
+                        double under, double exits, ppt_err *err) {
+  ppt_mem_access ma = {.accesses = refs,
+                       .bytes_per_access = bytes / refs,
+                       .block_bytes = m->line,
+                       .under_cycles = under,
+                       .under_exit_cycles = exits};
+  if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
+  memcpy(ma.prefetched, sh->prefetched, sizeof ma.prefetched);
+  memcpy(ma.writeback, sh->writeback, sizeof ma.writeback);
+  memcpy(ma.same_set_loads, sh->same_set_loads, sizeof ma.same_set_loads);
+  memcpy(ma.same_set_stores, sh->same_set_stores, sizeof ma.same_set_stores);
+  memcpy(ma.transfers, sh->transfers, sizeof ma.transfers);
+  return ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, sh->local, err);
+}
+
+/* The memory items of counts c: one with the site's shares sh; or, when the policy
+ * prices chain-bound loops apart (lp), one per such loop with the loop's own shares,
+ * under its chain's cycles (docs/engine.md, "Chain-bound loops"), and one for the rest. */
+static int add_memory(const ppt_progmodel *m, ppt_tasklist *tl, const counts *c, const shares *sh,
+                      const loop_part *lp, ppt_err *err) {
+  if (!lp || !lp->nseg) return add_mem_item(m, tl, c->refs, c->bytes, sh, 0.0, 0.0, err);
+  double refs = c->refs, bytes = c->bytes;
+  int rc = 0;
+  for (uint32_t i = 0; i < lp->nseg && !rc; i++) {
+    const loop_seg *g = &lp->seg[i];
+    const loop_counts *lc = lp->lc[i];
+    if (g->core != lp->core || !lc || !(g->refs > 0)) continue;
+    double r = g->refs * lp->scale, b = g->bytes * lp->scale;
+    double exits = m->hw->branch_miss_cycles > 0 ? g->exits * lp->scale * m->hw->branch_miss_cycles : 0.0;
+    rc = add_mem_item(m, tl, r, b, &lc->sh, g->inst * lp->scale * m->loop_chain[g->slot], exits, err);
+    refs -= r;
+    bytes -= b;
+  }
+  /* What the loops leave, less rounding: with nothing left no item. */
+  if (!rc && refs > 1e-9 * c->refs && bytes > 0)
+    rc = add_mem_item(m, tl, refs, bytes, lp->rest, 0.0, 0.0, err);
+  return rc;
+}
+
+static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *sh, const loop_part *lp,
+                         ppt_tasklist **out, ppt_err *err) {
   const double chain_extra = c->chain_extra[m->compute];
   ppt_tasklist *tl = ppt_tasklist_new();
   if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -273,16 +408,7 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
    * bound how many are pending (tlb[j].in_flight, in tlb_cycles_per_ref). */
   if (!rc && c->refs > 0 && sh->tlb_cycles > 0)
     rc = ppt_tasklist_add_cycles_as(tl, c->refs * sh->tlb_cycles, PPT_CPU_TLB, err);
-  if (!rc && c->refs > 0) {
-    ppt_mem_access ma = {.accesses = c->refs, .bytes_per_access = c->bytes / c->refs, .block_bytes = m->line};
-    if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
-    memcpy(ma.prefetched, sh->prefetched, sizeof ma.prefetched);
-    memcpy(ma.writeback, sh->writeback, sizeof ma.writeback);
-    memcpy(ma.same_set_loads, sh->same_set_loads, sizeof ma.same_set_loads);
-    memcpy(ma.same_set_stores, sh->same_set_stores, sizeof ma.same_set_stores);
-    memcpy(ma.transfers, sh->transfers, sizeof ma.transfers);
-    rc = ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, sh->local, err);
-  }
+  if (!rc && c->refs > 0) rc = add_memory(m, tl, c, sh, lp, err);
   /* The share of the core's stores that found their line last written by another core
    * of the phase stands for the share of its work that takes turns on the line. */
   if (!rc && c->contended > 0 && c->stores > 0)
@@ -368,21 +494,58 @@ static void derive(const ppt_progmodel *m, const site *st, const site_counts *c,
   o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m, c);
 }
 
-/* The run-wide shares, then every site's on every core (into a new m->sh). */
+/* a -= b, field by field (site_counts is all uint64_t; b is part of a). */
+static void counts_sub(site_counts *a, const site_counts *b) {
+  uint64_t *x = (uint64_t *)a;
+  const uint64_t *y = (const uint64_t *)b;
+  for (size_t i = 0; i < sizeof *a / sizeof *x; i++) x[i] -= y[i];
+}
+
+/* Site i's shares without its chain-bound loops (into m->rest), and each loop's own;
+ * `pool` is the site on every core. What a loop or the rest cannot say falls back to
+ * the site's on that core. -1 when out of memory. */
+static int derive_loops(ppt_progmodel *m, size_t i, const site_counts *pool) {
+  site *st = &m->sites[i];
+  site_counts *rest = malloc(m->ncores * sizeof *rest);
+  if (!rest) return -1;
+  memcpy(rest, st->c, m->ncores * sizeof *rest);
+  for (size_t e = 0; e < u64map_cap(&st->loops); e++) {
+    if (st->loops.ents[e].key == U64MAP_EMPTY) continue;
+    uint32_t core = (uint32_t)(st->loops.ents[e].key / m->nloops);
+    loop_counts *lc = &m->lc[st->loops.ents[e].val.u];
+    counts_sub(&rest[core], &lc->c);
+    derive(m, st, &lc->c, pool, &m->sh[i * m->ncores + core], &lc->sh);
+  }
+  for (uint32_t c = 0; c < m->ncores; c++)
+    derive(m, st, &rest[c], pool, &m->sh[i * m->ncores + c], &m->rest[i * m->ncores + c]);
+  free(rest);
+  return 0;
+}
+
+/* The run-wide shares, then every site's on every core (into a new m->sh), and the same
+ * apart for the chain-bound loops and the rest (m->rest, m->lc). */
 int progmodel_derive_all(ppt_progmodel *m) {
   site_counts run = {0};
   ppt_tracesim_result *r = &m->rates;
   add_take(&run, r);
   derive(m, NULL, &run, &run, NULL, &m->all);
-  shares *sh = calloc(m->nsites * m->ncores + 1, sizeof *sh);
-  if (!sh) return -1;
+  shares *sh = calloc(m->nsites * m->ncores + 1, sizeof *sh),
+         *rest = calloc(m->nsites * m->ncores + 1, sizeof *rest);
+  if (!sh || !rest) {
+    free(sh);
+    free(rest);
+    return -1;
+  }
   free(m->sh);
+  free(m->rest);
   m->sh = sh;
+  m->rest = rest;
   for (size_t i = 0; i < m->nsites; i++) {
     site_counts pool = {0}; /* the site on every core: what its misses move by */
     for (uint32_t c = 0; c < m->ncores; c++) pool_add(&pool, &m->sites[i].c[c]);
     for (uint32_t c = 0; c < m->ncores; c++)
       derive(m, &m->sites[i], &m->sites[i].c[c], &pool, &m->all, &m->sh[i * m->ncores + c]);
+    if (derive_loops(m, i, &pool)) return -1;
   }
   return 0;
 }
@@ -439,11 +602,22 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
     uint32_t nt = p->kind != PPT_REGION_SERIAL ? m->ncores : 1;
     const shares *sh = &m->sh[(size_t)p->site * m->ncores];
     uint64_t rep = copies(m, p->site, seen[p->site]++);
+    const loop_counts **lcs = NULL;
+    if (policy->loop_hide && p->nseg) {
+      if (!(lcs = malloc(p->nseg * sizeof *lcs))) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+      for (uint32_t j = 0; lcs && j < p->nseg; j++) {
+        size_t e =
+            u64map_find(&m->sites[p->site].loops, (uint64_t)p->seg[j].core * m->nloops + p->seg[j].slot);
+        lcs[j] = e == U64MAP_NONE ? NULL : &m->lc[m->sites[p->site].loops.ents[e].val.u];
+      }
+    }
     for (uint32_t c = 0; c < nt && !rc; c++) {
       counts one = p->c[c];
       if (rep > 1) scale_counts(&one, 1.0 / (double)rep);
-      rc = make_tasklist(m, &one, &sh[c], &tl[c], err);
+      loop_part lp = {p->seg, lcs, p->nseg, c, &m->rest[(size_t)p->site * m->ncores + c], 1.0 / (double)rep};
+      rc = make_tasklist(m, &one, &sh[c], lcs ? &lp : NULL, &tl[c], err);
     }
+    free(lcs);
     for (uint64_t j = 0; j < rep && !rc; j++) {
       if (p->kind == PPT_REGION_FORK)
         rc = ppt_program_add_parallel(prog, nt, (const ppt_tasklist *const *)tl, err);
@@ -524,6 +698,11 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
   if (o->ncores > 1 && hw->coherence_cycles > 0 && hw->contention_factor > 0)
     got &= (m->ct = ppt_contend_new(18, (uint64_t)ceil(o->ncores * hw->coherence_cycles))) != NULL;
   m->branchy = calloc((size_t)nbbs + 1, 1);
+  m->slot_of = calloc((size_t)nbbs + 1, sizeof *m->slot_of);
+  m->loop_bb = calloc(MAX_LOOPS, sizeof *m->loop_bb);
+  m->loop_chain = calloc(MAX_LOOPS, sizeof *m->loop_chain);
+  got &= m->slot_of && m->loop_bb && m->loop_chain;
+  m->nloops = 1; /* slot 0: every block that is not a chain-bound loop */
   m->weighted = w && w->instances;
   m->w_inst = weights(w ? w->instances : NULL, nbbs);
   m->w_refs = weights(w ? w->refs : NULL, nbbs);
@@ -541,8 +720,8 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
     add_block(&one, bb, 1.0);
     /* The slowest of the loop-carried recurrences (through registers, through memory)
      * and the in-block chain's window bound. */
-    double chain = fmax(fmax(progmodel_chain_cycles(hw, bb), progmodel_mem_chain_cycles(hw, bb)),
-                        progmodel_window_cycles(hw, bb, one.ops));
+    double carried = fmax(progmodel_chain_cycles(hw, bb), progmodel_mem_chain_cycles(hw, bb));
+    double chain = fmax(carried, progmodel_window_cycles(hw, bb, one.ops));
     /* The block on the host's core as llvm-mca models it (ppt-cc, apps/ppt-cc/mca.h):
      * pipes shared between classes, the scheduler's reach over chains. A bound the
      * ports model cannot see (falseshare's hash: 4.81 cycles a trip against 3.7). */
@@ -556,9 +735,26 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
       m->extra[k][b] = chain > thr ? chain - thr : 0;
       if (k == PPT_COMPUTE_PORTS) m->core[b] = fmax(0.0, core - fmax(thr, chain));
     }
+    /* A chain-bound loop (a loop-carried recurrence sets its pace, beyond its ports and
+     * its window): its misses are kept apart, to overlap its own chain (docs/engine.md,
+     * "Chain-bound loops"). A block held back by its window is not: the window full of
+     * the chain's ops is what stops the loads of later iterations from issuing. Past
+     * MAX_LOOPS such blocks the rest are priced with their sites. */
+    if (m->extra[PPT_COMPUTE_PORTS][b] > 0 && carried >= chain && m->nloops < MAX_LOOPS) {
+      m->slot_of[b] = m->nloops;
+      m->loop_bb[m->nloops] = b;
+      m->loop_chain[m->nloops++] = carried;
+    }
+  }
+  if (!rc) {
+    m->seg_acc = calloc((size_t)o->ncores * m->nloops, sizeof *m->seg_acc);
+    m->seg_hit = calloc((size_t)o->ncores * m->nloops, sizeof *m->seg_hit);
+    m->seg_n = calloc(o->ncores, sizeof *m->seg_n);
+    if (!m->seg_acc || !m->seg_hit || !m->seg_n) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   }
   if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), o->seed, &m->tally, err);
   if (!rc) ppt_tracesim_tally_coherence(m->tally, o->coherence);
+  if (!rc && m->nloops > 1) rc = ppt_tracesim_tally_split(m->tally, m->nloops, m->slot_of, err);
   if (!rc) {
     ppt_sasmm_opts so = *o;
     so.private_only = so.shared_only = 0;
@@ -585,7 +781,10 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   if (!m) return;
   if (m->tl)
     for (size_t i = 0; i < m->nph * m->ncores; i++) ppt_tasklist_free(m->tl[i]);
-  for (size_t i = 0; i < m->nph; i++) free(m->ph[i].c);
+  for (size_t i = 0; i < m->nph; i++) {
+    free(m->ph[i].c);
+    free(m->ph[i].seg);
+  }
   free(m->ph);
   free(m->tl);
   free(m->cur);
@@ -594,7 +793,16 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   for (size_t i = 0; i < m->nsites; i++) {
     free(m->sites[i].c);
     u64map_free(&m->sites[i].blocks);
+    u64map_free(&m->sites[i].loops);
   }
+  free(m->rest);
+  free(m->lc);
+  free(m->slot_of);
+  free(m->loop_bb);
+  free(m->loop_chain);
+  free(m->seg_acc);
+  free(m->seg_hit);
+  free(m->seg_n);
   free(m->phase_refs);
   free(m->touched);
   free(m->sites);

@@ -36,10 +36,21 @@ typedef struct counts {
   double stores, contended;
 } counts;
 
+/* A chain-bound loop's share of a phase on one core (docs/engine.md, "Chain-bound
+ * loops"): the block in loop slot `slot` (ppt_progmodel.loop_bb) ran `inst` times, made
+ * `refs` counted references of `bytes` bytes in all and mispredicted its exit `exits`
+ * times (of counts.mispredicts[1]; all weighted as counts are). */
+typedef struct loop_seg {
+  uint32_t core, slot;
+  double inst, refs, bytes, exits;
+} loop_seg;
+
 typedef struct phase {
   ppt_region_kind kind;
   uint32_t site; /* index into ppt_progmodel.sites */
   counts *c;     /* [ncores] (serial phases: core 0 only is used) */
+  loop_seg *seg; /* the chain-bound loops' shares, nseg of them, every core */
+  uint32_t nseg;
 } phase;
 
 /* A site's counted statistics on one core, summed over the site's phases: the fields of
@@ -63,6 +74,12 @@ typedef struct shares {
   double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
 } shares;
 
+/* A chain-bound loop's counters on one core at one site, and its shares from them. */
+typedef struct loop_counts {
+  site_counts c;
+  shares sh;
+} loop_counts;
+
 /* A site (docs/design.md, "Regions"): the phases of one kind (serial or parallel) whose
  * first counted block has one source position (function, file, line). Repeated phases
  * of a site, the time steps of one loop, pool their counters per core, so memory grows
@@ -74,6 +91,7 @@ typedef struct site {
   uint64_t instances; /* phases */
   site_counts *c;     /* [ncores] */
   u64map blocks;      /* block id -> the site's counted references in it, every core (val.d) */
+  u64map loops;       /* core * nloops + loop slot -> index into ppt_progmodel.lc (val.u) */
   /* Its global miss ratio of each level at the target, over its cores (shift.sites_on;
    * NaN: the run's move) */
   double target[PPT_HW_MAX_LEVELS];
@@ -121,6 +139,22 @@ struct ppt_progmodel {
   int32_t *site_of; /* [2 * (nbbs + 1)]: site of (first block, parallel), -1: not yet */
   uint32_t *first;  /* [ncores]: first counted block of the phase being streamed, 0: none */
   shares *sh, all;
+  /* The same per site and core without the chain-bound loops' references (rest[site *
+   * ncores + core]): what the phase's other accesses are priced with when each such
+   * loop's own are priced apart (ppt_tc_policy.loop_hide). */
+  shares *rest;
+  /* Chain-bound loops (docs/engine.md): blocks that loop to themselves at a recurrence's
+   * pace get a loop slot 1..nloops-1 (slot_of[bb]; 0: every other block), and the cache
+   * simulation keeps their references' counters apart (ppt_tracesim_tally_split).
+   * loop_bb[slot] is the block, loop_chain[slot] its cycles per execution. */
+  uint32_t nloops, *slot_of, *loop_bb;
+  double *loop_chain;
+  loop_counts *lc; /* nlc of them, found through site.loops */
+  size_t nlc, lccap;
+  /* The current phase's loops per core: seg_acc[core * nloops + slot], and the slots
+   * each core touched (seg_hit[core * nloops + i], seg_n[core] of them). */
+  loop_seg *seg_acc;
+  uint32_t *seg_hit, *seg_n;
   ppt_bpred *bp;   /* each core's branch predictor, over its block sequence */
   ppt_contend *ct; /* the last writer of each line in the phase (NULL on one core) */
   uint32_t line_bits;

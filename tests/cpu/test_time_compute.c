@@ -667,6 +667,74 @@ START_TEST(pipelined_levels) {
 }
 END_TEST
 
+/* A chain-bound loop's chain and its own misses overlap each other, and nothing else
+ * (ppt_mem_access.under_cycles, ppt_tc_policy_loop_cycles): pipelined_levels' item costs
+ * 160 cycles at mlp 100 (PIPE). With 200 plain cycles and PARTIAL 0.25, by hand:
+ *   the item, no chain:                 200 + 160 − 0.25 · min(200, 160)            = 320
+ *   under a chain of 100, fraction 1:   loop 100 + 160 − 100 = 160; rest 100 + 0      = 260
+ *   under 200:                          loop 200 + 160 − 160 = 200; rest 0            = 200
+ *   under 100, fraction 0.5:            loop 100 + 160 − 50 = 210; rest 100           = 310
+ *   under 100 + a second item without:  loop 160; rest 100 + 160 − 0.25 · 100 = 235   = 395
+ *   under 100 with 50 cycles of its exits (of 50 LOOP_EXIT cycles more): its misses
+ *   cover the exits first, then the chain: overlap 50 + min(100, 110) = 150, loop 100 +
+ *   50 + 160 − 150 = 160; rest 100                                                  = 260
+ * The second item's 160 cycles overlap the rest of compute only. A negative or infinite
+ * chain is refused, and so is a fraction out of [0, 1]. */
+START_TEST(chain_loops_overlap_own_misses) {
+  ppt_hwspec hw;
+  fx_hwspec(&hw, 3);
+  hw.mlp = 100;
+  ppt_err err;
+  ppt_tc_policy p = {.overlap = PPT_OVERLAP_PARTIAL,
+                     .fraction = 0.25,
+                     .compute = PPT_COMPUTE_PORTS,
+                     .memory = PPT_MEMORY_PIPE,
+                     .loop_hide = 1};
+  const double under[6][2] = {{0, -1}, {100, -1}, {200, -1}, {100, -1}, {100, 0}, {100, -1}};
+  const double frac[6] = {1, 1, 1, 0.5, 1, 1}, want[6] = {320, 260, 200, 310, 395, 260};
+  const double overlap[6] = {0, 100, 160, 50, 100, 150}, exits[6] = {0, 0, 0, 0, 0, 50};
+  for (int i = 0; i < 6; i++) {
+    ppt_tasklist *tl = ppt_tasklist_new();
+    ck_assert_int_eq(ppt_tasklist_add_cycles(tl, 200, &err), 0);
+    if (exits[i] > 0) ck_assert_int_eq(ppt_tasklist_add_cycles_as(tl, exits[i], PPT_CPU_LOOP_EXIT, &err), 0);
+    for (int j = 0; j < 2 && under[i][j] >= 0; j++) {
+      ppt_mem_access m = MEM;
+      m.under_cycles = under[i][j];
+      m.under_exit_cycles = j == 0 ? exits[i] : 0;
+      ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, MISS_H, &err), 0);
+    }
+    p.loop_fraction = frac[i];
+    ppt_tc_stats st;
+    ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), 0);
+    ck_close(st.loops.chain, under[i][0]);
+    ck_close(st.loops.exits, exits[i]);
+    ck_close(st.loops.memory, under[i][0] > 0 ? 160 : 0);
+    ck_close(st.loops.overlap, overlap[i]);
+    ck_close(st.cycles, want[i]);
+    p.loop_fraction = 1.5;
+    ck_assert_int_eq(ppt_time_compute(&hw, tl, &p, &st, &err), PPT_EINPUT);
+    ppt_tasklist_free(tl);
+  }
+  ppt_tasklist *tl = ppt_tasklist_new();
+  ppt_mem_access m = MEM;
+  m.under_cycles = -1;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, MISS_H, &err), PPT_EINPUT);
+  m.under_cycles = INFINITY;
+  ck_assert_int_eq(ppt_tasklist_add_hitrates(tl, &m, 3, MISS_H, &err), PPT_EINPUT);
+  ppt_tasklist_free(tl);
+  char buf[32];
+  ck_assert_int_eq(ppt_tc_loops_parse("0.5", &p), 0);
+  ck_assert_int_eq(p.loop_hide, 1);
+  ck_assert_str_eq(ppt_tc_loops_name(&p, buf, sizeof buf), "0.5");
+  ck_assert_int_eq(ppt_tc_loops_parse("plain", &p), 0);
+  ck_assert_int_eq(p.loop_hide, 0);
+  ck_assert_str_eq(ppt_tc_loops_name(&p, buf, sizeof buf), "plain");
+  ck_assert_int_eq(ppt_tc_loops_parse("1.5", &p), -1);
+  ck_assert_int_eq(ppt_tc_loops_parse("yes", &p), -1);
+  ck_assert_int_eq(p.loop_hide, 0);
+}
+END_TEST
+
 /* One core's cap bounds its fills, not its write-backs (time_compute.c): 1000 DRAM
  * accesses of 64 B lines on 2 levels (DRAM 8 B/cycle), all prefetched, half of them
  * written back: fills 64000 B, write-backs 32000 B. With one core capped at 3 B/cycle:
@@ -791,6 +859,7 @@ static Suite *suite(void) {
   tcase_add_test(tc, same_set_misses);
   tcase_add_test(tc, transfers_wait);
   tcase_add_test(tc, pipelined_levels);
+  tcase_add_test(tc, chain_loops_overlap_own_misses);
   tcase_add_test(tc, sqrt_on_the_divider);
   tcase_add_test(tc, policy_names);
   suite_add_tcase(s, tc);

@@ -136,6 +136,65 @@ START_TEST(takes_sum_to_totals) {
 }
 END_TEST
 
+/* A tally split by block (ppt_tracesim_tally_split) simulates exactly what an unsplit
+ * one fed the same stream does: the slots of a thread sum to its take there, and each
+ * slot counted the references of its own blocks, as counted here by hand. */
+START_TEST(slots_split_takes) {
+  static const char *spec =
+      "{\"name\": \"t\", \"cores\": 2, \"levels\": ["
+      "{\"name\": \"L1\", \"size\": 4096, \"assoc\": 4, \"line\": 64},"
+      "{\"name\": \"L2\", \"size\": 65536, \"assoc\": 8, \"line\": 64, \"shared_by\": 2}]}";
+  ppt_hwspec hw;
+  ppt_err err;
+  ck_assert_msg(ppt_hwspec_parse(spec, "test-hw", &hw, &err) == 0, "%s", err.msg);
+  const unsigned char counted[5] = {0, 1, 1, 0, 1};
+  const uint32_t slot_of[5] = {0, 1, 0, 2, 2}; /* block 3: slot 2, simulated, not counted */
+  ppt_tracesim_tally *whole, *split;
+  ck_assert_msg(ppt_tracesim_tally_new(&hw, 2, counted, 4, 7, &whole, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_tracesim_tally_new(&hw, 2, counted, 4, 7, &split, &err) == 0, "%s", err.msg);
+  const uint32_t bad[5] = {0, 1, 3, 0, 0};
+  ck_assert_int_eq(ppt_tracesim_tally_split(split, 3, bad, &err), PPT_EINPUT);
+  ck_assert_int_eq(ppt_tracesim_tally_split(split, 3, slot_of, &err), 0);
+  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+  gsl_rng_set(rng, 3);
+  uint64_t by_hand[2][3] = {{0}};
+  for (int i = 0; i < 100000; i++) {
+    uint32_t th = (uint32_t)gsl_rng_uniform_int(rng, 2);
+    uint32_t bb = 1 + (uint32_t)gsl_rng_uniform_int(rng, 4);
+    uint64_t a = gsl_rng_uniform(rng) < 0.6
+                     ? 0x100000 + (uint64_t)th * 0x40000 + (uint64_t)(i / 2) * 8 % 0x40000
+                     : 0x800000 + gsl_rng_uniform_int(rng, 1 << 17);
+    ppt_trace_rec r = {.addr = a, .bb = bb, .size = 8};
+    r.kind = gsl_rng_uniform(rng) < 0.3 ? PPT_REC_STORE : PPT_REC_LOAD;
+    ck_assert_int_eq(ppt_tracesim_tally_access(whole, th, &r), ppt_tracesim_tally_access(split, th, &r));
+    by_hand[th][slot_of[bb]] += counted[bb];
+  }
+  ck_assert_int_eq(ppt_tracesim_tally_split(split, 3, slot_of, &err), PPT_EINPUT); /* too late */
+  for (uint32_t th = 0; th < 2; th++) {
+    ppt_tracesim_result w, part, sum = {0};
+    ppt_tracesim_tally_take(whole, th, &w);
+    for (uint32_t sl = 0; sl < 3; sl++) {
+      ppt_tracesim_tally_take_slot(split, th, sl, &part);
+      ck_assert_uint_eq(part.counted_refs, by_hand[th][sl]);
+      add_result(&sum, &part);
+    }
+    ck_assert_uint_gt(by_hand[th][1], 0);
+    ck_assert_uint_gt(by_hand[th][2], 0);
+    sum.nlevels = w.nlevels;
+    assert_same_counts(&sum, &w);
+    ppt_tracesim_tally_take_slot(split, th, 3, &part); /* out of range: zeros */
+    ck_assert_uint_eq(part.refs, 0);
+  }
+  ppt_tracesim_result tw, ts;
+  ppt_tracesim_tally_result(whole, 2, &tw);
+  ppt_tracesim_tally_result(split, 2, &ts);
+  assert_same_counts(&tw, &ts);
+  gsl_rng_free(rng);
+  ppt_tracesim_tally_free(whole);
+  ppt_tracesim_tally_free(split);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- programs */
 
 static const char *k_two =
@@ -612,6 +671,7 @@ int main(void) {
   TCase *tc = tcase_create("regions");
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, takes_sum_to_totals);
+  tcase_add_test(tc, slots_split_takes);
   tcase_add_test(tc, two_regions);
   tcase_add_test(tc, core_imbalance);
   tcase_add_test(tc, weights_and_shift);
