@@ -38,16 +38,6 @@ static void add_block(counts *c, const ppt_trace_bb *bb, double w) {
   c->xcalls += w * bb->ops[PPT_OP_XCALL];
 }
 
-/* Core `core`'s share of chain-bound loop slot s in the current phase. */
-static loop_seg *seg_of(ppt_progmodel *m, uint32_t core, uint32_t s) {
-  loop_seg *g = &m->seg_acc[(size_t)core * m->nloops + s];
-  if (!g->slot) {
-    *g = (loop_seg){.core = core, .slot = s};
-    m->seg_hit[(size_t)core * m->nloops + m->seg_n[core]++] = s;
-  }
-  return g;
-}
-
 static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) {
   ppt_progmodel *m = arg;
   counts *c = &m->cur[core];
@@ -63,7 +53,7 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
       if (bb) add_block(c, bb, w);
       for (int k = 0; k < NCOMPUTE; k++) c->chain_extra[k] += w * m->extra[k][r[i].bb];
       c->core_extra += w * m->core[r[i].bb];
-      if (s) seg_of(m, core, s)->inst += w;
+      if (s) progmodel_seg_of(m, core, s)->inst += w;
     } else {
       const double w = m->w_refs[r[i].bb];
       if (!m->phase_refs[r[i].bb]) m->touched[m->ntouched++] = r[i].bb;
@@ -72,7 +62,7 @@ static void on_priv(void *arg, uint32_t core, const ppt_trace_rec *r, size_t n) 
       c->bytes += w * r[i].size;
       c->ops[PPT_HW_LOADST] += w;
       if (s) {
-        loop_seg *g = seg_of(m, core, s);
+        loop_seg *g = progmodel_seg_of(m, core, s);
         g->refs += w;
         g->bytes += w * r[i].size;
       }
@@ -102,7 +92,7 @@ static void judge_branch(ppt_progmodel *m, uint32_t core, uint32_t bb) {
   counts *c = &m->cur[core];
   c->mispredicts[miss == PPT_BPRED_LOOP_MISS] += m->w_inst[prev];
   if (miss == PPT_BPRED_LOOP_MISS && m->slot_of[prev])
-    seg_of(m, core, m->slot_of[prev])->exits += m->w_inst[prev];
+    progmodel_seg_of(m, core, m->slot_of[prev])->exits += m->w_inst[prev];
   int waited = ppt_bpred_waited(m->bp, core);
   if (miss == PPT_BPRED_MISS && waited > 0 && waited <= PPT_HW_MAX_LEVELS)
     c->miss_waits[waited] += m->w_inst[prev];
@@ -154,15 +144,7 @@ static int32_t site_for(ppt_progmodel *m, uint32_t bb, int parallel) {
   return *slot = (int32_t)m->nsites++;
 }
 
-/* pool += c, the counters shift.c reads. */
-static void pool_add(site_counts *pool, const site_counts *c) {
-  for (uint32_t k = 0; k < PPT_HW_MAX_LEVELS; k++) {
-    pool->racc[k] += c->racc[k];
-    pool->rmiss[k] += c->rmiss[k];
-  }
-}
-
-static void add_take(site_counts *c, const ppt_tracesim_result *r) {
+void progmodel_add_take(site_counts *c, const ppt_tracesim_result *r) {
   for (uint32_t k = 0; k < r->nlevels; k++) {
     c->racc[k] += r->levels[k].ref_accesses;
     c->rmiss[k] += r->levels[k].ref_misses;
@@ -181,48 +163,6 @@ static void add_take(site_counts *c, const ppt_tracesim_result *r) {
   c->counted_refs += r->counted_refs;
 }
 
-/* The counters of chain-bound loop slot `slot` on core `core` at site st (new ones at
- * the first time); NULL when out of memory. */
-static loop_counts *loop_counts_for(ppt_progmodel *m, site *st, uint32_t core, uint32_t slot) {
-  uint64_t key = (uint64_t)core * m->nloops + slot;
-  size_t e = u64map_find(&st->loops, key);
-  if (e != U64MAP_NONE) return &m->lc[st->loops.ents[e].val.u];
-  if (m->nlc == m->lccap) {
-    size_t nc = m->lccap ? 2 * m->lccap : 16;
-    loop_counts *nl = realloc(m->lc, nc * sizeof *nl);
-    if (!nl) return NULL;
-    m->lc = nl;
-    m->lccap = nc;
-  }
-  if ((e = u64map_insert(&st->loops, key, NULL)) == U64MAP_NONE) return NULL;
-  st->loops.ents[e].val.u = m->nlc;
-  memset(&m->lc[m->nlc], 0, sizeof m->lc[m->nlc]);
-  return &m->lc[m->nlc++];
-}
-
-/* The chain-bound loops' shares of the phase just ended, every core, into *out (NULL:
- * dropped) and the accumulators back to zero; -1 when out of memory. */
-static int take_segs(ppt_progmodel *m, loop_seg **out, uint32_t *nout) {
-  uint32_t n = 0;
-  for (uint32_t c = 0; c < m->ncores; c++) n += m->seg_n[c];
-  loop_seg *v = out && n ? malloc(n * sizeof *v) : NULL;
-  if (out && n && !v) return -1;
-  uint32_t j = 0;
-  for (uint32_t c = 0; c < m->ncores; c++) {
-    for (uint32_t i = 0; i < m->seg_n[c]; i++) {
-      loop_seg *g = &m->seg_acc[(size_t)c * m->nloops + m->seg_hit[(size_t)c * m->nloops + i]];
-      if (v) v[j++] = *g;
-      memset(g, 0, sizeof *g);
-    }
-    m->seg_n[c] = 0;
-  }
-  if (out) {
-    *out = v;
-    *nout = n;
-  }
-  return 0;
-}
-
 /* Each core's cache counters of the phase just ended go to the phase's site. A phase
  * that is dropped (nothing counted) has no counted references either, so nothing of
  * the site counts is lost. */
@@ -235,16 +175,16 @@ static int take_phase(ppt_progmodel *m, ppt_region_kind kind, int keep, uint32_t
   ppt_tracesim_result r;
   for (uint32_t c = 0; c < m->ncores; c++) {
     ppt_tracesim_tally_take_slot(m->tally, c, 0, &r);
-    if (keep) add_take(&m->sites[s].c[c], &r);
+    if (keep) progmodel_add_take(&m->sites[s].c[c], &r);
     /* The chain-bound loops' counters go to the site too, and to the loop's own. */
     for (uint32_t i = 0; i < m->seg_n[c]; i++) {
       uint32_t slot = m->seg_hit[(size_t)c * m->nloops + i];
       ppt_tracesim_tally_take_slot(m->tally, c, slot, &r);
       if (!keep) continue;
-      add_take(&m->sites[s].c[c], &r);
-      loop_counts *lc = loop_counts_for(m, &m->sites[s], c, slot);
+      progmodel_add_take(&m->sites[s].c[c], &r);
+      loop_counts *lc = progmodel_loop_counts_for(m, &m->sites[s], c, slot);
       if (!lc) return -1;
-      add_take(&lc->c, &r);
+      progmodel_add_take(&lc->c, &r);
     }
   }
   /* Which blocks the site's references were in (problem-size scaling moves a site by
@@ -280,7 +220,7 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
    * loop must not turn the loop into a mere barrier. */
   if (kind == PPT_REGION_FORK) m->fork_pending = 1;
   if (empty) {
-    take_segs(m, NULL, NULL);
+    progmodel_take_segs(m, NULL, NULL);
     return;
   }
   if (kind != PPT_REGION_SERIAL) {
@@ -301,7 +241,7 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
   p->kind = kind;
   p->site = site;
   p->c = malloc((size_t)m->ncores * sizeof *p->c);
-  if (!p->c || take_segs(m, &p->seg, &p->nseg)) {
+  if (!p->c || progmodel_take_segs(m, &p->seg, &p->nseg)) {
     free(p->c);
     m->failed = 1;
     return;
@@ -310,17 +250,6 @@ static void on_phase_end(void *arg, ppt_region_kind kind) {
   memset(m->cur, 0, (size_t)m->ncores * sizeof *m->cur);
   m->nph++;
 }
-
-/* A phase's chain-bound loops on one core, for its tasklist: the phase's loops (every
- * core's: those of `core` count), each one's counters (lc[i] for seg[i]; NULL: none
- * kept), the shares of the rest, and the scale of a copy (ppt_progmodel copies). */
-typedef struct loop_part {
-  const loop_seg *seg;
-  const loop_counts *const *lc;
-  uint32_t nseg, core;
-  const shares *rest;
-  double scale;
-} loop_part;
 
 /* Cycles the data branches mispredicted in c waited for the loads they test beyond a
  * first-level hit (branch_miss_cycles was measured on branches whose loads hit there,
@@ -335,51 +264,8 @@ static double branch_waits(const ppt_progmodel *m, const counts *c) {
   return cycles;
 }
 
-/* A memory item of `refs` references of `bytes` bytes in all, with shares sh, whose loop
- * runs `under` cycles of its chain and `exits` cycles of its mispredicted exits (0:
- * none). */
-static int add_mem_item(const ppt_progmodel *m, ppt_tasklist *tl, double refs, double bytes, const shares *sh,
-                        double under, double exits, ppt_err *err) {
-  ppt_mem_access ma = {.accesses = refs,
-                       .bytes_per_access = bytes / refs,
-                       .block_bytes = m->line,
-                       .under_cycles = under,
-                       .under_exit_cycles = exits};
-  if (ma.block_bytes < ma.bytes_per_access) ma.block_bytes = ma.bytes_per_access;
-  memcpy(ma.prefetched, sh->prefetched, sizeof ma.prefetched);
-  memcpy(ma.writeback, sh->writeback, sizeof ma.writeback);
-  memcpy(ma.same_set_loads, sh->same_set_loads, sizeof ma.same_set_loads);
-  memcpy(ma.same_set_stores, sh->same_set_stores, sizeof ma.same_set_stores);
-  memcpy(ma.transfers, sh->transfers, sizeof ma.transfers);
-  return ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, sh->local, err);
-}
-
-/* The memory items of counts c: one with the site's shares sh; or, when the policy
- * prices chain-bound loops apart (lp), one per such loop with the loop's own shares,
- * under its chain's cycles (docs/engine.md, "Chain-bound loops"), and one for the rest. */
-static int add_memory(const ppt_progmodel *m, ppt_tasklist *tl, const counts *c, const shares *sh,
-                      const loop_part *lp, ppt_err *err) {
-  if (!lp || !lp->nseg) return add_mem_item(m, tl, c->refs, c->bytes, sh, 0.0, 0.0, err);
-  double refs = c->refs, bytes = c->bytes;
-  int rc = 0;
-  for (uint32_t i = 0; i < lp->nseg && !rc; i++) {
-    const loop_seg *g = &lp->seg[i];
-    const loop_counts *lc = lp->lc[i];
-    if (g->core != lp->core || !lc || !(g->refs > 0)) continue;
-    double r = g->refs * lp->scale, b = g->bytes * lp->scale;
-    double exits = m->hw->branch_miss_cycles > 0 ? g->exits * lp->scale * m->hw->branch_miss_cycles : 0.0;
-    rc = add_mem_item(m, tl, r, b, &lc->sh, g->inst * lp->scale * m->loop_chain[g->slot], exits, err);
-    refs -= r;
-    bytes -= b;
-  }
-  /* What the loops leave, less rounding: with nothing left no item. */
-  if (!rc && refs > 1e-9 * c->refs && bytes > 0)
-    rc = add_mem_item(m, tl, refs, bytes, lp->rest, 0.0, 0.0, err);
-  return rc;
-}
-
-static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *sh, const loop_part *lp,
-                         ppt_tasklist **out, ppt_err *err) {
+static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *sh,
+                         const progmodel_loop_part *lp, ppt_tasklist **out, ppt_err *err) {
   const double chain_extra = c->chain_extra[m->compute];
   ppt_tasklist *tl = ppt_tasklist_new();
   if (!tl) return ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -408,7 +294,7 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
    * bound how many are pending (tlb[j].in_flight, in tlb_cycles_per_ref). */
   if (!rc && c->refs > 0 && sh->tlb_cycles > 0)
     rc = ppt_tasklist_add_cycles_as(tl, c->refs * sh->tlb_cycles, PPT_CPU_TLB, err);
-  if (!rc && c->refs > 0) rc = add_memory(m, tl, c, sh, lp, err);
+  if (!rc && c->refs > 0) rc = progmodel_add_memory(m, tl, c, sh, lp, err);
   /* The share of the core's stores that found their line last written by another core
    * of the phase stands for the share of its work that takes turns on the line. */
   if (!rc && c->contended > 0 && c->stores > 0)
@@ -418,135 +304,6 @@ static int make_tasklist(const ppt_progmodel *m, const counts *c, const shares *
     return rc;
   }
   *out = tl;
-  return 0;
-}
-
-/* Mean TLB cost of a reference: a reference whose translation TLB level k held (k =
- * ntlb: a page walk) missed levels 0..k-1 and pays their miss_cycles, so cost =
- * Σ_k share_k Σ_{j<k} miss_cycles_j / in_flight_j. The last level's miss_cycles is the
- * calibration's walk, a chase over pages whose page-table entries miss the caches; a
- * walk whose entry shares its line with a recent walk's (tracesim's tlb_near: a stream
- * entering its next page) reads it from the data caches, so it pays the second cache
- * level's latency instead (the first's with one level), where that is less. A level's
- * in_flight (the core's page walkers, as calibrate times them: independent loads over
- * the chase's pages) divides its cost: the loads of a column walk know their addresses
- * ahead, so their walks overlap, as cache misses do under mlp (docs/engine.md). */
-static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
-  const ppt_hwspec *hw = m->hw;
-  uint32_t ntlb = m->rates.ntlb;
-  if (!ntlb || !c->counted_refs) return 0.0;
-  double share[PPT_HW_MAX_TLB + 1], refs = (double)c->counted_refs;
-  for (uint32_t k = 0; k <= ntlb; k++) share[k] = (double)c->tlb_served[k] / refs;
-  if (m->sh_now.tlb_on) progmodel_shift_tlb_shares(m, share);
-  double cost = 0, pen = 0;
-  for (uint32_t k = 1; k <= ntlb && k <= hw->ntlb; k++) {
-    double miss = hw->tlb[k - 1].miss_cycles;
-    if (k == ntlb && c->tlb_served[ntlb] > 0 && hw->nlevels > 0) {
-      double near = (double)c->tlb_near / (double)c->tlb_served[ntlb];
-      double hit = hw->levels[hw->nlevels > 1 ? 1 : 0].latency_cycles;
-      miss = (1.0 - near) * miss + near * fmin(miss, hit);
-    }
-    pen += hw->tlb[k - 1].in_flight > 1 ? miss / hw->tlb[k - 1].in_flight : miss;
-    cost += pen * share[k];
-  }
-  return cost;
-}
-
-/* The tasklists' rates and shares from counters c. With fb (a site on one core), what c
- * cannot say falls back to fb, the whole run's: the local rate of a level no reference
- * reached, the shares of a level that served none, the write-backs and TLB cost of a
- * site that counted no reference. Without fb (the whole run), those are 0. */
-
-static void derive(const ppt_progmodel *m, const site *st, const site_counts *c, const site_counts *pool,
-                   const shares *fb, shares *o) {
-  memset(o, 0, sizeof *o);
-  for (uint32_t k = 0; k < m->nlevels; k++) {
-    if (c->racc[k])
-      o->local[k] = 1.0 - (double)c->rmiss[k] / (double)c->racc[k];
-    else if (fb)
-      o->local[k] = fb->local[k];
-  }
-  for (uint32_t k = 1; k <= m->nlevels; k++) {
-    if (c->served[k] > 0) {
-      /* Shares of the level's (and DRAM's) accesses a stream prefetcher covered, whose
-       * first-level miss queued on one set, that came from another core's cache. */
-      double sv = (double)c->served[k], bs = (double)c->same_set_stores[k];
-      o->prefetched[k] = (double)c->prefetched[k] / sv;
-      o->same_set_stores[k] = bs / sv;
-      o->same_set_loads[k] = ((double)c->same_set[k] - bs) / sv;
-      o->transfers[k] = (double)c->transfers[k] / sv;
-    } else if (fb) {
-      o->prefetched[k] = fb->prefetched[k];
-      o->same_set_stores[k] = fb->same_set_stores[k];
-      o->same_set_loads[k] = fb->same_set_loads[k];
-      o->transfers[k] = fb->transfers[k];
-    }
-  }
-  /* The dirty lines written back into each level per access (ppt_mem_access.writeback),
-   * as the simulation's dirty bits counted them: a line a load brought in and a store
-   * then changed goes back as surely as one the store missed on (lu's and gramschmidt's
-   * read-modify-write sweeps, whose stores all hit the first level). */
-  double all = 0;
-  for (uint32_t k = 0; k <= m->nlevels; k++) all += (double)c->served[k];
-  for (uint32_t k = 1; k <= m->nlevels && all > 0; k++) o->writeback[k] = (double)c->writebacks[k] / all;
-  if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
-  if (m->sh_now.on && c->racc[0]) progmodel_shift_site(m, st, c, pool, o);
-  o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m, c);
-}
-
-/* a -= b, field by field (site_counts is all uint64_t; b is part of a). */
-static void counts_sub(site_counts *a, const site_counts *b) {
-  uint64_t *x = (uint64_t *)a;
-  const uint64_t *y = (const uint64_t *)b;
-  for (size_t i = 0; i < sizeof *a / sizeof *x; i++) x[i] -= y[i];
-}
-
-/* Site i's shares without its chain-bound loops (into m->rest), and each loop's own;
- * `pool` is the site on every core. What a loop or the rest cannot say falls back to
- * the site's on that core. -1 when out of memory. */
-static int derive_loops(ppt_progmodel *m, size_t i, const site_counts *pool) {
-  site *st = &m->sites[i];
-  site_counts *rest = malloc(m->ncores * sizeof *rest);
-  if (!rest) return -1;
-  memcpy(rest, st->c, m->ncores * sizeof *rest);
-  for (size_t e = 0; e < u64map_cap(&st->loops); e++) {
-    if (st->loops.ents[e].key == U64MAP_EMPTY) continue;
-    uint32_t core = (uint32_t)(st->loops.ents[e].key / m->nloops);
-    loop_counts *lc = &m->lc[st->loops.ents[e].val.u];
-    counts_sub(&rest[core], &lc->c);
-    derive(m, st, &lc->c, pool, &m->sh[i * m->ncores + core], &lc->sh);
-  }
-  for (uint32_t c = 0; c < m->ncores; c++)
-    derive(m, st, &rest[c], pool, &m->sh[i * m->ncores + c], &m->rest[i * m->ncores + c]);
-  free(rest);
-  return 0;
-}
-
-/* The run-wide shares, then every site's on every core (into a new m->sh), and the same
- * apart for the chain-bound loops and the rest (m->rest, m->lc). */
-int progmodel_derive_all(ppt_progmodel *m) {
-  site_counts run = {0};
-  ppt_tracesim_result *r = &m->rates;
-  add_take(&run, r);
-  derive(m, NULL, &run, &run, NULL, &m->all);
-  shares *sh = calloc(m->nsites * m->ncores + 1, sizeof *sh),
-         *rest = calloc(m->nsites * m->ncores + 1, sizeof *rest);
-  if (!sh || !rest) {
-    free(sh);
-    free(rest);
-    return -1;
-  }
-  free(m->sh);
-  free(m->rest);
-  m->sh = sh;
-  m->rest = rest;
-  for (size_t i = 0; i < m->nsites; i++) {
-    site_counts pool = {0}; /* the site on every core: what its misses move by */
-    for (uint32_t c = 0; c < m->ncores; c++) pool_add(&pool, &m->sites[i].c[c]);
-    for (uint32_t c = 0; c < m->ncores; c++)
-      derive(m, &m->sites[i], &m->sites[i].c[c], &pool, &m->all, &m->sh[i * m->ncores + c]);
-    if (derive_loops(m, i, &pool)) return -1;
-  }
   return 0;
 }
 
@@ -614,7 +371,8 @@ int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_
     for (uint32_t c = 0; c < nt && !rc; c++) {
       counts one = p->c[c];
       if (rep > 1) scale_counts(&one, 1.0 / (double)rep);
-      loop_part lp = {p->seg, lcs, p->nseg, c, &m->rest[(size_t)p->site * m->ncores + c], 1.0 / (double)rep};
+      progmodel_loop_part lp = {p->seg,           lcs, p->nseg, c, &m->rest[(size_t)p->site * m->ncores + c],
+                                1.0 / (double)rep};
       rc = make_tasklist(m, &one, &sh[c], lcs ? &lp : NULL, &tl[c], err);
     }
     free(lcs);

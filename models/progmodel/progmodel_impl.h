@@ -196,4 +196,37 @@ void progmodel_shift_site(const ppt_progmodel *m, const site *s, const site_coun
  * a page walk) moved as m->sh_now says. */
 void progmodel_shift_tlb_shares(const ppt_progmodel *m, double *share);
 
+/* The counters of a take into c (progmodel.c). */
+void progmodel_add_take(site_counts *c, const ppt_tracesim_result *r);
+
+/* A phase's chain-bound loops on one core, for its tasklist: the phase's loops (every
+ * core's: those of `core` count), each one's counters (lc[i] for seg[i]; NULL: none
+ * kept), the shares of the rest, and the scale of a copy (ppt_progmodel copies). */
+typedef struct progmodel_loop_part {
+  const loop_seg *seg;
+  const loop_counts *const *lc;
+  uint32_t nseg, core;
+  const shares *rest;
+  double scale;
+} progmodel_loop_part;
+
+/* Chain-bound loops (loops.c): the counters of loop slot `slot` on core `core` at site
+ * st (new ones the first time; NULL when out of memory); the current phase's loop shares
+ * into *out (NULL: dropped) with the accumulators back to zero (-1 when out of memory);
+ * the memory items of counts c into tl (lp NULL: one item with sh). */
+loop_counts *progmodel_loop_counts_for(ppt_progmodel *m, site *st, uint32_t core, uint32_t slot);
+int progmodel_take_segs(ppt_progmodel *m, loop_seg **out, uint32_t *nout);
+int progmodel_add_memory(const ppt_progmodel *m, ppt_tasklist *tl, const counts *c, const shares *sh,
+                         const progmodel_loop_part *lp, ppt_err *err);
+
+/* Core `core`'s share of chain-bound loop slot s in the current phase. */
+static inline loop_seg *progmodel_seg_of(ppt_progmodel *m, uint32_t core, uint32_t s) {
+  loop_seg *g = &m->seg_acc[(size_t)core * m->nloops + s];
+  if (!g->slot) {
+    *g = (loop_seg){.core = core, .slot = s};
+    m->seg_hit[(size_t)core * m->nloops + m->seg_n[core]++] = s;
+  }
+  return g;
+}
+
 #endif
