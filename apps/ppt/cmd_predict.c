@@ -217,7 +217,8 @@ static int take(void *arg, int val, const char *value) {
     case 'm':
       if (parse_models(value, &a->cfg.policy, a->models, sizeof a->models / sizeof *a->models, &a->nmodels,
                        bad, sizeof bad))
-        return ppt_cli_usage("predict", "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP, e.g. %s)", bad,
+        return ppt_cli_usage("predict",
+                             "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP[/LOOPS], e.g. %s)", bad,
                              "ports/miss/partial:0.25");
       return 0;
     default: a->so.coherence = 1; return 0; /* --coherence */
