@@ -44,7 +44,6 @@ typedef struct eng_demand {
   double compute;               /* Tc */
   double ops;                   /* of Tc, the op items' issue */
   double cpu_by[PPT_TC_NCPU];   /* of Tc, the CPU items by kind */
-  double hide;                  /* of Tc, what memory waits run under (ppt_tc_stats.hide_cycles) */
   ppt_tc_loops loops;           /* the chain-bound loops' chains and memory (ppt_tc_stats.loops) */
   double mem_alone;             /* Tm alone on the node */
   double mem_private;           /* Tm minus the streaming time of shared levels (contention-free) */

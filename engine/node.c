@@ -99,7 +99,6 @@ static int demand_of_tasklist(const ppt_node *node, const ppt_tasklist *tl, eng_
   d->compute = st.compute_cycles;
   d->ops = st.compute_cycles - st.cpu_cycles;
   memcpy(d->cpu_by, st.cpu_by, sizeof d->cpu_by);
-  d->hide = st.hide_cycles;
   d->loops = st.loops;
   d->mem_alone = st.memory_cycles;
   double streamed = 0;

@@ -123,8 +123,8 @@ static void core_main(int argc, char **argv) {
       lp.chain /= sp;
       lp.exits /= sp;
       lp.overlap = fmin(lp.overlap, fmin(lp.chain + lp.exits, lp.memory));
-      double t =
-          ppt_tc_policy_loop_cycles(s->policy, d->compute / sp, d->hide / sp, tm, tm - d->mem_wait, &lp);
+      double t = ppt_tc_policy_loop_cycles(s->policy, d->compute / sp, ppt_tc_hide_cycles(d->cpu_by) / sp, tm,
+                                           tm - d->mem_wait, &lp);
       /* The share of t that went into the turns is not run again. */
       double busy = te + fmax(ts, (R->kind == PPT_REGION_FORK ? s->overhead : 0.0) + (1.0 - share) * t);
       s->out->turns[slot] = fmax(0.0, te - share * t);

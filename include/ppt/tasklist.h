@@ -216,7 +216,7 @@ void ppt_tc_policy_default(ppt_tc_policy *p);
  * applies to the transfers only). */
 double ppt_tc_policy_fraction(const ppt_tc_policy *p);
 /* T of one core under policy p, from its compute cycles tc, of which `hide` can run
- * while the core waits for memory (ppt_tc_stats.hide_cycles: a mispredicted loop exit
+ * while the core waits for memory (ppt_tc_hide_cycles: a mispredicted loop exit
  * resolves on its induction variable, and the refill overlaps the misses already in
  * flight; interval analysis, Eyerman et al., TOCS 2009), its memory cycles tm and, of those,
  * the transfers. SUM: tc + tm (PPT's classic model, nothing overlaps). Otherwise memory
@@ -238,6 +238,9 @@ double ppt_tc_policy_cycles(const ppt_tc_policy *p, double tc, double hide, doub
  * ppt_tc_policy_cycles. */
 double ppt_tc_policy_loop_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers,
                                  const ppt_tc_loops *loop);
+/* Of a core's CPU cycles by kind (ppt_tc_stats.cpu_by), those its memory waits run
+ * under: mispredicted loop exits (PPT_CPU_LOOP_EXIT), the `hide` above. */
+double ppt_tc_hide_cycles(const double cpu_by[PPT_TC_NCPU]);
 /* "sum", "max", "partial,F" or "stall" into p's overlap and fraction (the other fields are left
  * alone); 0 on success, -1 when s is none of them. And the overlap's name. */
 int ppt_tc_overlap_parse(const char *s, ppt_tc_policy *p);
@@ -277,9 +280,6 @@ typedef struct ppt_tc_stats {
   double op_cycles[PPT_HW_NOPCLASS];               /* Tc split by op class (vector items included) */
   double intvec_cycles, vector_cycles, cpu_cycles; /* the INTVEC, VECTOR, CPU items */
   double cpu_by[PPT_TC_NCPU];                      /* cpu_cycles by what they stand for */
-  /* Of Tc, the cycles the memory waits run under (ppt_tc_policy_cycles' `hide`):
-   * mispredicted loop exits (PPT_CPU_LOOP_EXIT). */
-  double hide_cycles;
   /* Chain-bound loops (memory items with under_cycles, ppt_tc_policy_loop_cycles): their
    * chains and exits (of Tc), their memory cycles and transfers (of Tm), and the cycles
    * these overlap (ppt_tc_loops). */

@@ -105,6 +105,10 @@ double ppt_tc_policy_fraction(const ppt_tc_policy *p) {
   return -1.0;
 }
 
+double ppt_tc_hide_cycles(const double cpu_by[PPT_TC_NCPU]) {
+  return cpu_by[PPT_CPU_LOOP_EXIT];
+}
+
 double ppt_tc_policy_cycles(const ppt_tc_policy *p, double tc, double hide, double tm, double transfers) {
   if (p->overlap == PPT_OVERLAP_SUM) return tc + tm;
   hide = fmin(fmax(hide, 0.0), tc);

@@ -116,17 +116,14 @@ static void pipe_levels(ppt_tc_stats *st, uint32_t L, const double *wait, const 
   for (uint32_t k = 1; k <= L && extra > 0; k++) st->level[k].latency_cycles += extra * wait[k] / W;
 }
 
-/* Memory cycles charged to the levels so far. */
-static double level_cycles(const ppt_tc_stats *st, uint32_t L) {
+/* Memory cycles charged to the levels so far, and of them the transfers (*xfer). */
+static double level_cycles(const ppt_tc_stats *st, uint32_t L, double *xfer) {
   double t = 0;
-  for (uint32_t k = 0; k <= L; k++) t += st->level[k].latency_cycles + st->level[k].bw_cycles;
-  return t;
-}
-
-/* ... and of them the transfers. */
-static double transfer_cycles(const ppt_tc_stats *st, uint32_t L) {
-  double t = 0;
-  for (uint32_t k = 0; k <= L; k++) t += st->level[k].bw_cycles;
+  *xfer = 0;
+  for (uint32_t k = 0; k <= L; k++) {
+    t += st->level[k].latency_cycles + st->level[k].bw_cycles;
+    *xfer += st->level[k].bw_cycles;
+  }
   return t;
 }
 
@@ -135,8 +132,8 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
   uint32_t L = c->hw->nlevels;
   double n = m->accesses, s = m->bytes_per_access;
   double b = m->block_bytes / m->bytes_per_access;
-  double lam = 0, beta = 0, reach = 1.0, before = m->under_cycles > 0 ? level_cycles(st, L) : 0.0,
-         before_xfer = m->under_cycles > 0 ? transfer_cycles(st, L) : 0.0;
+  double lam = 0, beta = 0, reach = 1.0, before_xfer = 0,
+         before = m->under_cycles > 0 ? level_cycles(st, L, &before_xfer) : 0.0;
   double pipe_wait[PPT_TC_MAX_MEM] = {0}, pipe_xfer[PPT_TC_MAX_MEM] = {0}, pipe_bytes[PPT_TC_MAX_MEM] = {0},
          pipe_fill[PPT_TC_MAX_MEM] = {0};
   for (uint32_t k = 0; k <= L; k++) {
@@ -213,7 +210,8 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
   /* A chain-bound loop's accesses: its chain and its own memory time overlap each other
    * by the policy's loop_fraction, and not the rest (ppt_tc_policy_loop_cycles). */
   if (m->under_cycles > 0) {
-    double mem = level_cycles(st, L) - before, xfer = transfer_cycles(st, L) - before_xfer;
+    double xfer, mem = level_cycles(st, L, &xfer) - before;
+    xfer -= before_xfer;
     /* Its misses cover its own mispredicted exits first (ppt_tc_policy_cycles' hide). */
     double hid = fmin(m->under_exit_cycles, mem);
     st->loops.chain += m->under_cycles;
@@ -379,9 +377,8 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
     out->beta_avg = c.beta_sum / out->mem_accesses;
   }
   double tc = out->compute_cycles, tm = out->memory_cycles;
-  out->hide_cycles = out->cpu_by[PPT_CPU_LOOP_EXIT];
-  out->cycles =
-      ppt_tc_policy_loop_cycles(policy, tc, out->hide_cycles, tm, out->transfer_cycles, &out->loops);
+  out->cycles = ppt_tc_policy_loop_cycles(policy, tc, ppt_tc_hide_cycles(out->cpu_by), tm,
+                                          out->transfer_cycles, &out->loops);
   out->overlap_cycles = tc + tm - out->cycles;
   out->stall_cycles = out->cycles - tc;
   out->seconds = out->cycles / hw->clock_hz;

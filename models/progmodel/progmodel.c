@@ -457,9 +457,8 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
     got &= (m->ct = ppt_contend_new(18, (uint64_t)ceil(o->ncores * hw->coherence_cycles))) != NULL;
   m->branchy = calloc((size_t)nbbs + 1, 1);
   m->slot_of = calloc((size_t)nbbs + 1, sizeof *m->slot_of);
-  m->loop_bb = calloc(MAX_LOOPS, sizeof *m->loop_bb);
   m->loop_chain = calloc(MAX_LOOPS, sizeof *m->loop_chain);
-  got &= m->slot_of && m->loop_bb && m->loop_chain;
+  got &= m->slot_of && m->loop_chain;
   m->nloops = 1; /* slot 0: every block that is not a chain-bound loop */
   m->weighted = w && w->instances;
   m->w_inst = weights(w ? w->instances : NULL, nbbs);
@@ -500,7 +499,6 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
      * MAX_LOOPS such blocks the rest are priced with their sites. */
     if (m->extra[PPT_COMPUTE_PORTS][b] > 0 && carried >= chain && m->nloops < MAX_LOOPS) {
       m->slot_of[b] = m->nloops;
-      m->loop_bb[m->nloops] = b;
       m->loop_chain[m->nloops++] = carried;
     }
   }
@@ -556,7 +554,6 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->rest);
   free(m->lc);
   free(m->slot_of);
-  free(m->loop_bb);
   free(m->loop_chain);
   free(m->seg_acc);
   free(m->seg_hit);

@@ -37,7 +37,7 @@ typedef struct counts {
 } counts;
 
 /* A chain-bound loop's share of a phase on one core (docs/engine.md, "Chain-bound
- * loops"): the block in loop slot `slot` (ppt_progmodel.loop_bb) ran `inst` times, made
+ * loops"): the block in loop slot `slot` (ppt_progmodel.slot_of) ran `inst` times, made
  * `refs` counted references of `bytes` bytes in all and mispredicted its exit `exits`
  * times (of counts.mispredicts[1]; all weighted as counts are). */
 typedef struct loop_seg {
@@ -146,8 +146,8 @@ struct ppt_progmodel {
   /* Chain-bound loops (docs/engine.md): blocks that loop to themselves at a recurrence's
    * pace get a loop slot 1..nloops-1 (slot_of[bb]; 0: every other block), and the cache
    * simulation keeps their references' counters apart (ppt_tracesim_tally_split).
-   * loop_bb[slot] is the block, loop_chain[slot] its cycles per execution. */
-  uint32_t nloops, *slot_of, *loop_bb;
+   * loop_chain[slot] is the block's cycles per execution. */
+  uint32_t nloops, *slot_of;
   double *loop_chain;
   loop_counts *lc; /* nlc of them, found through site.loops */
   size_t nlc, lccap;
