@@ -163,7 +163,9 @@ static int stage_latencies(calib_run *r) {
 /* Misses in flight: independent chases over the DRAM-sized buffer (calib_par.c). */
 static void stage_mlp(calib_run *r) {
   calib_timing t_mlp = {r->t_mem.min_s, r->cfg->quick ? 3 : 7, r->t_mem.typical};
-  r->out->mlp = calib_mlp(r->cfg->quick ? (size_t)16 << 20 : (size_t)r->dram_bytes, r->rng, &t_mlp);
+  int huge = 0;
+  r->out->mlp = calib_mlp(r->cfg->quick ? (size_t)16 << 20 : (size_t)r->dram_bytes, r->rng, &t_mlp, &huge);
+  r->any_huge |= huge;
 }
 
 /* One level smaller than its source says (level k, whose near latency is the level's):

@@ -403,9 +403,10 @@ double calib_tlb_overlap(double chase_ns, double load_ns);
 uint32_t calib_tlb_held(const double *extra_ns, uint32_t n);
 
 /* ---- calib_par.c, calib_omp.c ---- */
-/* Misses one core keeps in flight: accesses/s of up to 32 independent random chases over
- * `bytes` (beyond the caches) divided by one chase's. */
-double calib_mlp(size_t bytes, gsl_rng *rng, const calib_timing *t);
+/* Misses one core keeps in flight: accesses/s of up to 64 independent random chases over
+ * `bytes` (beyond the caches; a calib_buffer, huge pages requested: *huge says whether
+ * madvise accepted) divided by one chase's. */
+double calib_mlp(size_t bytes, gsl_rng *rng, const calib_timing *t, int *huge);
 /* Misses queued on one first-level set: ns per line of column walks over `nbuf`
  * row-major matrices of `rows` rows of `row_bytes` (the first level's set stride, so a
  * column maps to one L1 set), one 64-bit word per `line` of each column, columns left

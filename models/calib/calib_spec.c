@@ -380,9 +380,8 @@ static void cite_clock_cores_mlp(calib_run *r) {
              out->package_cpus, out->smt);
   calib_cite(
       hw, "mlp",
-      "independent random pointer chases beyond the caches: k chains run %.3gx as many accesses/s as one "
-      "(best k "
-      "of 2..32)",
+      "independent random pointer chases beyond the caches (huge pages requested: the TLB does not bound "
+      "them): k chains run %.3gx as many accesses/s as one (best k of 2..64)",
       out->mlp);
   for (int i = 0; i < 2 && hw->mlp_same_set_load > 0; i++) {
     char l1s[32], tot[32];
