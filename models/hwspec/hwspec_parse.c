@@ -405,7 +405,8 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   /* Whole Hz: GHz times 1e9 is a unit off for some clocks (4.02 GHz reads back
    * 4019999999.9999995 Hz), so a spec written by ppt_hwspec_to_json would not read
    * back the clock it was written with (ppt calibrate rounds it to 3 digits). */
-  hw->clock_hz = ghz * 1e9 >= 1.0 ? nearbyint(ghz * 1e9) : ghz * 1e9;
+  double hz = ghz * 1e9;
+  hw->clock_hz = hz >= 1.0 ? nearbyint(hz) : hz;
   if (!rc && !(rc = get_uint(c, root, "", "cores", 1, 1, HW_MAX_CORES, "cores", &u, &present)))
     hw->cores = (uint32_t)u;
   /* The power of two is checked in hwspec_check.c. */
