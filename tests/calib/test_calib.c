@@ -543,7 +543,10 @@ END_TEST
  * between them over one core's ns per iteration, 3 digits, within the schema's
  * [0.5, 64] (two cores cannot beat a perfect split of the work). One iteration on one
  * core is a dependent xorshift-multiply step (5 cycles of latency) and a store: at least
- * 4 cycles at the calibrated clock, and under 50 unless the kernel went wrong. Cited
+ * 3 cycles at the calibrated clock, and under 50 unless the kernel went wrong. Not 4:
+ * the clock is timed in another stage, and on the Zen 5 VM the ratio of the two moves
+ * by a quarter between runs (a CI run read 3.89 cycles; three calibrations the next
+ * day 4.97, 5.13, 5.42 at 4.1 GHz). Cited
  * with both timings and the CPUs; written and read back. */
 START_TEST(contention_plausible) {
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
@@ -559,7 +562,7 @@ START_TEST(contention_plausible) {
                 "one core %g ns, two %g ns", r->contend_one_ns, r->contend_two_ns);
   double cyc_ns = hw->clock_hz * 1e-9, f = r->contend_two_ns / r->contend_one_ns;
   if (r->optimised)
-    ck_assert_msg(r->contend_one_ns * cyc_ns >= 4 && r->contend_one_ns * cyc_ns <= 50,
+    ck_assert_msg(r->contend_one_ns * cyc_ns >= 3 && r->contend_one_ns * cyc_ns <= 50,
                   "%g cycles per iteration on one core", r->contend_one_ns * cyc_ns);
   if (hw->contention_factor == 0) {
     /* outside the schema's range (other tests kept a CPU busy): left out, and the notes say so */
