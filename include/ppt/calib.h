@@ -259,14 +259,16 @@ typedef struct ppt_calib_result {
    * 0: not measured (one core, or the threads could not be pinned: see notes). */
   int c2c_cpus[2];
   double c2c_round_trip_ns;
-  /* False sharing (calib_contend.c), on the same two CPUs: a loop whose iterations each
-   * take a step of a 32-bit hash (a few integer ops) and add a byte of it to their
-   * thread's own 8-byte word of one 64 B line. contend_one_ns: ns per iteration with the
-   * thread on c2c_cpus[0] running them all alone; contend_two_ns: wall ns per iteration
-   * of the same loop split between both CPUs, started together, until both are done.
-   * The spec's contention_factor is contend_two_ns / contend_one_ns. 0: not measured
-   * (one core, or the threads could not be pinned: see notes). */
+  /* False sharing (calib_contend.c), on the same two CPUs: loops whose iterations each
+   * hash their own index (contend_rounds rounds of xorshift and multiply, 1-5: the
+   * shape of the five with the median factor) and add a byte of it to their thread's
+   * own 8-byte word of one 64 B line. contend_one_ns: ns per iteration with the thread
+   * on c2c_cpus[0] running them all alone; contend_two_ns: wall ns per iteration of the
+   * same loop split between both CPUs, started together, until both are done. The
+   * spec's contention_factor is contend_two_ns / contend_one_ns. 0: not measured (one
+   * core, or the threads could not be pinned: see notes). */
   double contend_one_ns, contend_two_ns;
+  int contend_rounds;
   /* Core speeds (calib_speed.c): the op mix timed pinned to each of speed_cpus[0..speed_n)
    * (the package's cores, SMT siblings skipped, in the order OMP_PROC_BIND=true fills
    * them), speed[i] relative to speed_cpus[0]; 0 where the thread could not be pinned. */

@@ -344,7 +344,8 @@ static void stage_contend(calib_run *r) {
     return;
   }
   double one_s, two_s;
-  if (calib_contend_s(out->c2c_cpus, &r->t_pair, &one_s, &two_s)) {
+  int rounds;
+  if (calib_contend_s(out->c2c_cpus, &r->t_pair, &one_s, &two_s, &rounds)) {
     snprintf(
         r->contend_note, sizeof r->contend_note,
         "contention_factor not measured: the false-sharing threads could not be pinned to CPUs %d and %d.",
@@ -353,6 +354,7 @@ static void stage_contend(calib_run *r) {
   }
   out->contend_one_ns = one_s * 1e9;
   out->contend_two_ns = two_s * 1e9;
+  out->contend_rounds = rounds;
 }
 
 /* Fork-join: timed by ppt-ompcost, a process without SimGrid (calib_ompcost.c says

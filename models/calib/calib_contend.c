@@ -7,7 +7,15 @@
  * for it, and the iterations of the two cores run largely by turns. The loop is the
  * pattern a program falls into when each thread of a parallel loop accumulates into its
  * own element of a small array (`sum[omp_get_thread_num()] += ...`): ordinary loads and
- * stores, no atomic read-modify-write. */
+ * stores, no atomic read-modify-write.
+ *
+ * How much the turns cost depends on the loop's own work as well as on the line's moves
+ * (on the Zen 5 VM, 2026-11-30, pinned to two vCPUs): a loop whose steps hash the last
+ * step's value, one latency chain, took 1.4-1.7x one core's time on two; loops whose
+ * iterations hash their own index (independent work, as a loop over an array's
+ * elements has) 2.2-4.7x, from 1 to 6 rounds of hashing; the validation's falseshare
+ * kernel 2.4-4.7x. The probe runs five such loops (1 to 5 rounds a step) and keeps the
+ * one with the median factor: a typical accumulating loop, not the least contended. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -18,9 +26,10 @@ typedef struct contend {
   /* The contended line: slot[0] is the caller's word, slot[1] the partner's. */
   _Alignas(64) volatile int64_t slot[8];
   /* The go flag, on a line of its own so that waiting for it costs the stores nothing:
-   * the partner starts a batch of `iters` iterations when gen changes. */
+   * the partner starts a batch of `iters` iterations of loop `shape` when gen changes. */
   _Alignas(64) _Atomic uint64_t gen;
   uint64_t iters; /* written before gen is bumped, read after it is seen */
+  int shape;      /* likewise */
   _Atomic int stop;
   /* The partner's last finished batch, the line the caller waits on. */
   _Alignas(64) _Atomic uint64_t done;
@@ -29,19 +38,34 @@ typedef struct contend {
   double one_s, two_s;
 } contend;
 
-/* n iterations: a step of a 32-bit hash (xorshift, multiply: 5 cycles of latency on
- * the cores we know, the loop's register work) and its top byte added to *slot, a load
- * and a store the compiler must keep (volatile), as a loop accumulating into memory
- * does. Each step hashes the last one's value, so the work is that chain's latency
- * whatever the core's width and however the compiler unrolls: ~5 cycles an iteration
- * on one core (4.9 on the Zen 5 VM of docs/calibrate.md). */
-CALIB_KERNEL static void iterate(volatile int64_t *slot, uint64_t n) {
-  uint32_t v = 1;
-  for (uint64_t i = 0; i < n; i++) {
-    v = (v ^ (v >> 16)) * 0x7feb352dU;
-    *slot += (int64_t)(v >> 24);
+/* Iterations [i0, i0 + n): each hashes its own index in `rounds` rounds of xorshift and
+ * multiply (independent of the other iterations: the core overlaps as many as its
+ * window holds) and adds the low byte to *slot, a load and a store the compiler must
+ * keep (volatile), as a loop accumulating into memory does. Inlined with a constant
+ * `rounds` into each of the shapes below, so each unrolls its rounds. */
+static inline void iterate(volatile int64_t *slot, uint64_t i0, uint64_t n, int rounds) {
+  for (uint64_t i = i0; i < i0 + n; i++) {
+    uint32_t v = (uint32_t)i;
+    for (int r = 0; r < rounds; r++) {
+      v ^= v >> 15;
+      v *= 0x846ca68bU;
+    }
+    *slot += (int64_t)(v & 0xffU);
   }
 }
+
+#define SHAPES 5
+#define SHAPE(k)                                                                       \
+  CALIB_KERNEL static void shape##k(volatile int64_t *slot, uint64_t i0, uint64_t n) { \
+    iterate(slot, i0, n, k);                                                           \
+  }
+SHAPE(1)
+SHAPE(2)
+SHAPE(3)
+SHAPE(4)
+SHAPE(5)
+static void (*const shape_fn[SHAPES])(volatile int64_t *, uint64_t, uint64_t) = {shape1, shape2, shape3,
+                                                                                 shape4, shape5};
 
 /* The partner: spins on the go flag (no pause instruction: it would delay each start),
  * runs each batch into slot[1], says so in done; returns once stopped. */
@@ -51,7 +75,7 @@ static void *partner(void *arg) {
   for (;;) {
     uint64_t g = atomic_load_explicit(&c->gen, memory_order_acquire);
     if (g != seen) {
-      iterate(&c->slot[1], c->iters);
+      shape_fn[c->shape](&c->slot[1], c->iters, c->iters);
       seen = g;
       atomic_store_explicit(&c->done, g, memory_order_release);
     } else if (atomic_load_explicit(&c->stop, memory_order_relaxed)) {
@@ -63,7 +87,7 @@ static void *partner(void *arg) {
 /* One unit is two iterations of the loop, both on the caller's core. */
 CALIB_KERNEL static void one_core(void *arg, uint64_t n) {
   contend *c = arg;
-  iterate(&c->slot[0], 2 * n);
+  shape_fn[c->shape](&c->slot[0], 0, 2 * n);
 }
 
 /* One unit is two iterations of the loop, one on each core: the partner is let go, the
@@ -74,23 +98,44 @@ CALIB_KERNEL static void two_cores(void *arg, uint64_t n) {
   c->iters = n;
   uint64_t g = atomic_load_explicit(&c->gen, memory_order_relaxed) + 1;
   atomic_store_explicit(&c->gen, g, memory_order_release);
-  iterate(&c->slot[0], n);
+  shape_fn[c->shape](&c->slot[0], 0, n);
   while (atomic_load_explicit(&c->done, memory_order_acquire) != g) {
   }
 }
 
 /* The caller's side. The partner is already spinning on its own CPU while one core
  * runs alone: both cores are busy in both timings, so a clock that depends on how many
- * cores are active (turbo) is the same in each and the ratio is the line's alone. */
+ * cores are active (turbo) is the same in each and the ratio is the line's alone. Each
+ * shape in turn; the one with the median ratio is kept. */
 static void trials(void *arg) {
   contend *c = arg;
-  c->one_s = 0.5 * calib_measure(one_core, c, 1, c->t);
-  c->two_s = 0.5 * calib_measure(two_cores, c, 1, c->t);
+  double one[SHAPES], two[SHAPES], f[SHAPES];
+  for (int k = 0; k < SHAPES; k++) {
+    c->shape = k;
+    one[k] = 0.5 * calib_measure(one_core, c, 1, c->t);
+    two[k] = 0.5 * calib_measure(two_cores, c, 1, c->t);
+    f[k] = one[k] > 0 ? two[k] / one[k] : 0;
+  }
   atomic_store_explicit(&c->stop, 1, memory_order_relaxed);
+  /* the median of five: the shape with two ratios at or below it and two at or above */
+  for (int k = 0; k < SHAPES; k++) {
+    int below = 0, above = 0;
+    for (int j = 0; j < SHAPES; j++) {
+      below += j != k && f[j] <= f[k];
+      above += j != k && f[j] >= f[k];
+    }
+    if (below >= SHAPES / 2 && above >= SHAPES / 2) {
+      c->one_s = one[k];
+      c->two_s = two[k];
+      c->shape = k;
+      return;
+    }
+  }
 }
 
-int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s) {
+int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s, int *rounds) {
   *one_s = *two_s = 0;
+  *rounds = 0;
   contend *c = aligned_alloc(64, sizeof *c);
   if (!c) return -1;
   for (int i = 0; i < 8; i++) c->slot[i] = 0;
@@ -98,12 +143,14 @@ int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, dou
   atomic_init(&c->stop, 0);
   atomic_init(&c->done, 0);
   c->iters = 0;
+  c->shape = 0;
   c->t = t;
   c->one_s = c->two_s = 0;
   int rc = calib_on_two_cpus(cpus, partner, c, trials, c);
   if (rc == 0 && c->one_s > 0 && c->two_s > 0) {
     *one_s = c->one_s;
     *two_s = c->two_s;
+    *rounds = c->shape + 1;
   } else {
     rc = -1;
   }

@@ -448,14 +448,15 @@ int calib_share_ns(const int cpus[2], size_t bytes, gsl_rng *rng, const calib_ti
 double calib_share_evicted(double alone_ns, double together_ns, double dram_ns);
 
 /* ---- calib_contend.c ---- */
-/* False sharing in a worksharing loop: iterations of a few integer ops (a step of a
- * 32-bit hash, each on the last one's value) each adding to the thread's own 8-byte word
- * of one 64 B line, with plain (volatile) loads and stores. *one_s: seconds per iteration on the caller
+/* False sharing in a worksharing loop: iterations of a few integer ops (a hash of the
+ * iteration's index, 1-5 rounds) each adding to the thread's own 8-byte word of one
+ * 64 B line, with plain (volatile) loads and stores; of the five loops, the one with the
+ * median ratio (*rounds: its rounds). *one_s: seconds per iteration on the caller
  * alone, pinned to cpus[0]; *two_s: wall seconds per iteration of the same loop split between the caller and
  * a thread pinned to cpus[1], started together (until both are done). Both timed by calib_measure while the
  * partner runs (spinning between batches), so both cores are busy in each. -1 (both 0) as calib_on_two_cpus
  * fails, else 0. */
-int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s);
+int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s, int *rounds);
 /* The threads calib_fork_join_s runs for `threads`: itself when positive, else
  * omp_get_num_procs() (the CPUs this process may run on). */
 int calib_omp_threads(int threads);

@@ -416,11 +416,11 @@ static void cite_scalars(calib_run *r) {
   if (hw->contention_factor > 0)
     calib_cite(
         hw, "contention_factor",
-        "ppt calibrate%s: loop of a 32-bit hash step and a store into the thread's own 8 B word of one 64 B "
-        "line, "
-        "%s of %d: CPU %d alone %.3g ns per iteration, CPUs %d and %d together %.3g (wall); %.3g / %.3g",
-        r->when, r->stat, r->t_pair.trials, out->c2c_cpus[0], out->contend_one_ns, out->c2c_cpus[0],
-        out->c2c_cpus[1], out->contend_two_ns, out->contend_two_ns, out->contend_one_ns);
+        "ppt calibrate%s: loops adding a hash of each index into the thread's own 8 B word of one 64 B "
+        "line, the one of five with the median factor (%d rounds), %s of %d: CPU %d alone %.3g ns per "
+        "iteration, CPUs %d and %d together %.3g (wall); %.3g / %.3g",
+        r->when, out->contend_rounds, r->stat, r->t_pair.trials, out->c2c_cpus[0], out->contend_one_ns,
+        out->c2c_cpus[0], out->c2c_cpus[1], out->contend_two_ns, out->contend_two_ns, out->contend_one_ns);
   if (hw->nspeeds > 1)
     calib_cite(
         hw, "core_speed",
