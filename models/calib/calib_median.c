@@ -9,9 +9,10 @@
  *
  * Each figure is taken whole from one run (for an even count, the lower of the two middle
  * runs), so that its citation, which describes that run's measurement, still holds. A
- * cache level's geometry (sharing, size, ways, replacement, demand size) is one unit: the
- * run with the median size among those that agree on its sharing and on whether it has a
- * demand size gives all of it, and its citations. */
+ * cache level's sharing and whether it has a demand size are voted on; its geometry
+ * (size, ways, replacement) is one unit: the run with the median size among those that
+ * read both voted traits gives all of it, and its citations; the demand size is the
+ * median of the runs that have one. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,38 +137,75 @@ static void take_source(ppt_hwspec *out, const ppt_hwspec *run, const char *key)
   if (out->nsources < PPT_HW_MAX_SOURCES) out->sources[out->nsources++] = *s;
 }
 
-/* Whether runs a and b read level k as the same kind of level: shared by as many cores,
- * and both with or both without a demand size. */
-static int same_kind(const ppt_hwspec *a, const ppt_hwspec *b, uint32_t k) {
-  return a->levels[k].shared_by == b->levels[k].shared_by &&
-         (a->levels[k].demand_size > 0) == (b->levels[k].demand_size > 0);
+/* Whether runs a and b read level k as shared by as many cores (a private level's
+ * bandwidth is one core's, a shared one's the instance's: figures of runs that disagree
+ * do not mix). */
+static int same_sharing(const ppt_hwspec *a, const ppt_hwspec *b, uint32_t k) {
+  return a->levels[k].shared_by == b->levels[k].shared_by;
 }
 
-/* The run with the median size of level k among the runs that read its kind as most of
- * them do (x, idx: scratch for n figures; ties between kinds go to the first run's). Why
- * the vote: sharing and a demand size change predictions far more than a size does, and
- * a noisy sweep reads them wrong now and then. On the validation VM one calibration of
- * nine (round s32c, 2026-11-29) read the L3 as shared by both vCPUs with a 6.5 MiB demand
- * size while seven read it private without one; the median size fell on that run, and
- * the combined spec priced spmv twice as slow as it ran. */
-static const ppt_hwspec *size_median_run(const ppt_hwspec *runs, size_t n, uint32_t k, double *x,
-                                         size_t *idx) {
-  size_t best = 0, nbest = 0;
+/* The kind of level k most runs read, each of its two traits voted on alone: the
+ * sharing most runs read (ties to the first run's), and a demand size if more than half
+ * of the runs have one (ties to the first run's). Why apart: sharing and a demand size
+ * change predictions far more than a size does, a noisy sweep reads either wrong now and
+ * then, and a vote over their combinations can fall to a minority: on the validation VM
+ * (round s35e, 2026-11-30) nine runs read four combinations 3-3-2-1, six runs read the
+ * L3 shared and five had a demand size, and the tie went to a 4 MiB demand size that
+ * priced spmv 72 % slow (the five demand sizes' median, 5.5 MiB, 45 %). */
+typedef struct level_vote {
+  uint32_t shared_by;
+  int demand; /* whether the level has a demand size */
+} level_vote;
+
+static level_vote vote_level(const ppt_hwspec *runs, size_t n, uint32_t k) {
+  level_vote v = {runs[0].levels[k].shared_by, runs[0].levels[k].demand_size > 0};
+  size_t nbest = 0, with = 0;
   for (size_t i = 0; i < n; i++) {
     size_t c = 0;
-    for (size_t j = 0; j < n; j++) c += same_kind(&runs[i], &runs[j], k);
+    for (size_t j = 0; j < n; j++) c += same_sharing(&runs[i], &runs[j], k);
     if (c > nbest) {
       nbest = c;
-      best = i;
+      v.shared_by = runs[i].levels[k].shared_by;
     }
+    with += runs[i].levels[k].demand_size > 0;
   }
+  if (2 * with != n) v.demand = 2 * with > n;
+  return v;
+}
+
+static int has_vote(const ppt_hwspec *run, uint32_t k, const level_vote *v, int demand_too) {
+  return run->levels[k].shared_by == v->shared_by &&
+         (!demand_too || (run->levels[k].demand_size > 0) == v->demand);
+}
+
+/* The run with the median size of level k among the runs that read both voted traits,
+ * or, when no run does, among those that read the voted sharing (x, idx: scratch for n
+ * figures). */
+static const ppt_hwspec *size_median_run(const ppt_hwspec *runs, size_t n, uint32_t k, const level_vote *v,
+                                         double *x, size_t *idx) {
+  size_t c = 0;
+  for (int demand_too = 1; demand_too >= 0 && c == 0; demand_too--)
+    for (size_t i = 0; i < n; i++)
+      if (has_vote(&runs[i], k, v, demand_too)) {
+        idx[c] = i;
+        x[c++] = (double)runs[i].levels[k].size;
+      }
+  return &runs[idx[median_run(x, c)]];
+}
+
+/* Level k's demand size by the vote: none, or the median of the runs that have one,
+ * whatever they read of the rest (the chase that finds it does not depend on them), at
+ * most the level's size. Returns the run it came from, NULL for none. */
+static const ppt_hwspec *demand_median_run(const ppt_hwspec *runs, size_t n, uint32_t k, const level_vote *v,
+                                           double *x, size_t *idx) {
+  if (!v->demand) return NULL;
   size_t c = 0;
   for (size_t i = 0; i < n; i++)
-    if (same_kind(&runs[i], &runs[best], k)) {
+    if (runs[i].levels[k].demand_size > 0) {
       idx[c] = i;
-      x[c++] = (double)runs[i].levels[k].size;
+      x[c++] = (double)runs[i].levels[k].demand_size;
     }
-  return &runs[idx[median_run(x, c)]];
+  return c ? &runs[idx[median_run(x, c)]] : NULL;
 }
 
 /* take_source of "levels[k]" + field. */
@@ -249,12 +287,20 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
    * too (they describe its sweeps). */
   uint32_t L = runs[0].nlevels;
   const ppt_hwspec *geo[PPT_HW_MAX_LEVELS];
-  for (uint32_t k = 0; k < L; k++) geo[k] = size_median_run(runs, n, k, x, who);
+  level_vote vote[PPT_HW_MAX_LEVELS];
+  for (uint32_t k = 0; k < L; k++) {
+    vote[k] = vote_level(runs, n, k);
+    geo[k] = size_median_run(runs, n, k, &vote[k], x, who);
+  }
   *out = *geo[L - 1];
   for (uint32_t k = 0; k < L; k++) {
     out->levels[k] = geo[k]->levels[k];
     take_level_source(out, geo[k], k, "");
     take_level_source(out, geo[k], k, ".size");
+    const ppt_hwspec *d = demand_median_run(runs, n, k, &vote[k], x, who);
+    uint64_t demand = d ? d->levels[k].demand_size : 0;
+    out->levels[k].demand_size = demand < out->levels[k].size ? demand : out->levels[k].size;
+    if (d) take_level_source(out, d, k, ".demand_size");
   }
   /* The speed lists at their longest: each entry is then the median of the runs that
    * have it (a run that could not pin its threads has none). */
@@ -280,7 +326,7 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
     size_t c = 0;
     for (size_t i = 0; i < n; i++)
       if (j < f[i].n && strcmp(f[i].key[j], f[n].key[j]) == 0 &&
-          (!per_level || same_kind(&runs[i], geo[k], k))) {
+          (!per_level || same_sharing(&runs[i], geo[k], k))) {
         who[c] = i;
         x[c++] = *f[i].v[j];
       }
@@ -306,20 +352,22 @@ static int median_of(const ppt_hwspec *runs, size_t n, ppt_hwspec *out, ppt_err 
     drop_source(out, "mlp_same_set.load");
     drop_source(out, "mlp_same_set.store");
   }
-  /* Say which levels were read as another kind by some runs: a split vote is a reason
-   * to look at those runs (or to calibrate again). */
+  /* Say which levels some runs read otherwise: a split vote is a reason to look at
+   * those runs (or to calibrate again). */
   char votes[512] = "";
   size_t vl = 0;
   for (uint32_t k = 0; k < L && vl < sizeof votes; k++) {
-    size_t other = 0;
-    for (size_t i = 0; i < n; i++) other += !same_kind(&runs[i], geo[k], k);
-    if (other)
-      vl += (size_t)snprintf(
-          votes + vl, sizeof votes - vl,
-          "%s: %zu of %zu runs read it as another kind (not shared by %u, or %s a demand size) "
-          "and were outvoted: its geometry, latency and bandwidths are the others' medians. ",
-          out->levels[k].name, other, n, out->levels[k].shared_by,
-          out->levels[k].demand_size ? "without" : "with");
+    size_t shared = 0, demand = 0;
+    for (size_t i = 0; i < n; i++) {
+      shared += !same_sharing(&runs[i], geo[k], k);
+      demand += (runs[i].levels[k].demand_size > 0) != vote[k].demand;
+    }
+    if (shared || demand)
+      vl += (size_t)snprintf(votes + vl, sizeof votes - vl,
+                             "%s: outvoted, %zu of %zu runs read it not shared by %u, %zu %s a demand size; "
+                             "its figures are the others' medians. ",
+                             out->levels[k].name, shared, n, out->levels[k].shared_by, demand,
+                             vote[k].demand ? "without" : "with");
   }
   char note[sizeof out->notes];
   snprintf(note, sizeof note,

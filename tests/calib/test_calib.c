@@ -1683,11 +1683,12 @@ START_TEST(repeat_medians) {
 }
 END_TEST
 
-/* A level's kind is voted on before its median: five runs read the L3 (2 4 8 16 32 MiB)
- * as shared by both cores without a demand size (2, 4, 16 MiB), private with a 3 MiB
- * demand size (8 MiB, the median of all five) or private (32 MiB). The spec takes the
- * geometry of the majority's median run (4 MiB, shared, no demand size) and the level's
- * bandwidth from the majority's runs only (40 10 30 -> 30; all five would give 40). */
+/* A level's sharing and demand size are voted on before its median: five runs read the
+ * L3 (2 4 8 16 32 MiB) as shared by both cores without a demand size (2, 4, 16 MiB),
+ * private with a 3 MiB demand size (8 MiB, the median of all five) or private (32 MiB).
+ * The spec takes the geometry of the median run of those shared without a demand size
+ * (4 MiB) and the level's bandwidth from the shared runs only (40 10 30 -> 30; all five
+ * would give 40). */
 START_TEST(repeat_medians_level_kind) {
   ppt_hwspec runs[5], out;
   ppt_err err;
@@ -1709,7 +1710,9 @@ START_TEST(repeat_medians_level_kind) {
   ck_assert_uint_eq(out.levels[2].shared_by, 2);
   ck_assert_uint_eq(out.levels[2].demand_size, 0);
   ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 0");
-  ck_assert_msg(strstr(out.notes, "L3: 2 of 5 runs read it as another kind") != NULL, "%s", out.notes);
+  ck_assert_msg(
+      strstr(out.notes, "L3: outvoted, 2 of 5 runs read it not shared by 2, 1 with a demand size") != NULL,
+      "%s", out.notes);
   ck_assert_ptr_null(strstr(out.notes, "L2: "));
   ck_assert(out.levels[2].bw_bytes_per_cycle == 30);
   ck_assert_str_eq(cite_of(&out, "levels[2].bandwidth_bytes_per_cycle"), "run 3");
@@ -1727,12 +1730,31 @@ START_TEST(repeat_medians_level_kind) {
   ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 1");
   ck_assert(out.levels[2].bw_bytes_per_cycle == 70); /* 10 90 70 -> 70 */
   ck_assert(out.levels[2].core_bw_bytes_per_cycle == 0);
-  /* A tie between kinds goes to the first run's: runs 0 and 3 shared, 1 and 4 private,
-   * run 2 private with a demand size again. */
-  runs[2].levels[2].demand_size = 3u << 20;
+  /* Each trait is voted on alone, and the demand size is the median of the runs that
+   * have one: runs 1, 2 and 4 private with demand sizes 6, 3 and 5 MiB, runs 0 and 3
+   * shared without. Private with a demand size wins (3 of 5 each), the geometry is the
+   * median of those three (8 16 32 -> 16, run 1), the demand size theirs (3 5 6 -> 5,
+   * run 4, cited so). */
+  const uint32_t dem[5] = {0, 6, 3, 0, 5};
+  for (int i = 0; i < 5; i++) {
+    char t[32];
+    runs[i].levels[2].demand_size = (uint64_t)dem[i] << 20;
+    snprintf(t, sizeof t, "run %d", i);
+    set_cite(&runs[i], "levels[2].demand_size", t);
+  }
   ck_assert_msg(ppt_calib_median_spec(runs, 5, &out, &err) == 0, "%s", err.msg);
+  ck_assert_uint_eq(out.levels[2].shared_by, 1);
+  ck_assert_uint_eq(out.levels[2].size, 16u << 20);
+  ck_assert_str_eq(cite_of(&out, "levels[2]"), "run 1");
+  ck_assert_uint_eq(out.levels[2].demand_size, 5u << 20);
+  ck_assert_str_eq(cite_of(&out, "levels[2].demand_size"), "run 4");
+  /* Ties go to the first run's: of runs 0-3, shared (runs 0, 3 against 1, 2) and no
+   * demand size (2 of 4 have one): the shared runs without one, 4 and 2 MiB -> 2, lower
+   * middle. */
+  ck_assert_msg(ppt_calib_median_spec(runs, 4, &out, &err) == 0, "%s", err.msg);
   ck_assert_uint_eq(out.levels[2].shared_by, 2);
-  ck_assert_uint_eq(out.levels[2].size, 2u << 20); /* 4 2 -> 2, lower middle */
+  ck_assert_uint_eq(out.levels[2].size, 2u << 20);
+  ck_assert_uint_eq(out.levels[2].demand_size, 0);
 }
 END_TEST
 
