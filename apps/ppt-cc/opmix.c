@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fresh.h"
 #include "lanes.h"
 #include "memop.h"
 #include "recaddr.h"
@@ -534,6 +535,7 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
   if (!c)
     return 0;
   long best = 0;
+  int fresh = 0;
   c->has_fma = target_has_fma(LLVMGetBasicBlockParent(bb));
   c->mem = 0;
   for (LLVMValueRef phi = LLVMGetFirstInstruction(bb); phi && LLVMIsAPHINode(phi);
@@ -556,8 +558,9 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
       rec_node *r = rec_eval(c, LLVMGetIncomingValue(phi, i), 0);
       if (r && r->weight > best) {
         best = r->weight;
+        fresh = pcc_fresh_at_entry(phi, c->loop, c->nloop);
         ops[PPT_OP_CHAIN_FP] = (uint16_t)(r->fp > 0xFFFFu ? 0xFFFFu : r->fp);
-        ops[PPT_OP_CHAIN_DIV] = ppt_chain_div_pack(r->div, r->mv);
+        ops[PPT_OP_CHAIN_DIV] = ppt_chain_div_pack(r->div, r->mv, fresh);
         muls = r->mul;
       }
     }

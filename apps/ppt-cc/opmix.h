@@ -25,7 +25,8 @@ void pcc_opmix_add(LLVMValueRef inst, uint16_t ops[PPT_BBDESC_NOPS]);
 /* For a block that branches back to itself (a loop body after rotation), the longest
  * loop-carried dependence cycle through one of its PHIs: its FP ops go to
  * ops[PPT_OP_CHAIN_FP], its divides and lane moves (lanes.h) to ops[PPT_OP_CHAIN_DIV]
- * (ppt_chain_div_pack). An iteration cannot start that cycle
+ * (ppt_chain_div_pack), with PPT_CHAIN_FRESH when the cycle starts afresh at each entry
+ * into the loop. An iteration cannot start that cycle
  * before the previous one finished it, whatever the core's throughput. Returns how
  * many of the cycle's FP ops are multiplies (fmul, fma; a split fmuladd entered
  * through a factor), which a core may run at another latency than adds. */

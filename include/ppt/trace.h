@@ -187,18 +187,27 @@ static inline unsigned ppt_trace_bb_mem_chain_divs(const ppt_trace_bb *bb) {
   return (bb->mem_chain >> 4) & PPT_MEMCHAIN_NIBBLE;
 }
 
-/* ops[PPT_OP_CHAIN_DIV]: the divides and roots on the block's recurrence (low byte) and
- * the lane moves on it (high byte: extracting, inserting or broadcasting a vector lane,
- * as an SLP-vectorised loop carrying a pair of values does), each saturated at 255.
- * Traces before session 32 hold the divides alone (never above 255 in practice). */
-static inline uint16_t ppt_chain_div_pack(unsigned divs, unsigned moves) {
-  return (uint16_t)((divs > 255u ? 255u : divs) | (moves > 255u ? 255u : moves) << 8);
+/* ops[PPT_OP_CHAIN_DIV]: the divides and roots on the block's recurrence (low byte,
+ * saturated at 255), the lane moves on it (bits 8-14: extracting, inserting or
+ * broadcasting a vector lane, as an SLP-vectorised loop carrying a pair of values does;
+ * saturated at 127), and PPT_CHAIN_FRESH (bit 15, since session 36): the recurrence
+ * starts afresh at each entry into its loop (the value it starts from does not depend
+ * on the value it ended with the time before: a dot product's s = 0, not a sum carried
+ * by an outer loop too). Traces before session 32 hold the divides alone (never above
+ * 255 in practice); before session 36, no lane count reached 128. */
+#define PPT_CHAIN_FRESH 0x8000u
+static inline uint16_t ppt_chain_div_pack(unsigned divs, unsigned moves, int fresh) {
+  return (uint16_t)((divs > 255u ? 255u : divs) | (moves > 127u ? 127u : moves) << 8 |
+                    (fresh ? PPT_CHAIN_FRESH : 0u));
 }
 static inline unsigned ppt_trace_bb_chain_divs(const ppt_trace_bb *bb) {
   return bb->ops[PPT_OP_CHAIN_DIV] & 0xFFu;
 }
 static inline unsigned ppt_trace_bb_chain_moves(const ppt_trace_bb *bb) {
-  return bb->ops[PPT_OP_CHAIN_DIV] >> 8;
+  return (bb->ops[PPT_OP_CHAIN_DIV] >> 8) & 0x7Fu;
+}
+static inline int ppt_trace_bb_chain_fresh(const ppt_trace_bb *bb) {
+  return (bb->ops[PPT_OP_CHAIN_DIV] & PPT_CHAIN_FRESH) != 0;
 }
 
 /* Of a block's divides (ops[PPT_OP_FDIV]), the square roots; 0 when the trace does not

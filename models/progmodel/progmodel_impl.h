@@ -129,6 +129,11 @@ struct ppt_progmodel {
                               * the block's throughput, cycles */
   double *core;              /* per block id: its llvm-mca cycles beyond its ports and
                               * chains (the ports model), cycles */
+  /* Per block id: how many executions at the start of each entry into its loop run
+   * under the last entry's recurrence (fresh_lead); 0 for most blocks. Per core: the
+   * block of its current run of executions of one block, and the run's length. */
+  uint32_t *lead, *run_bb;
+  uint64_t *run_len;
   ppt_compute_model compute; /* the policy's compute model the tasklists were made for */
   ppt_tc_policy policy;      /* ... and the policy (ppt_progmodel_shift_misses remakes them) */
   /* What the tasklists are made of, from the simulation (ppt_progmodel_set_policy

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 const char *e2e_dir(const char *name) {
@@ -43,6 +44,22 @@ int e2e_sh(const char *dir, const char *fmt, ...) {
 void e2e_summarize(const ppt_trace *t, ppt_trace_summary *s) {
   ppt_err err;
   ck_assert_msg(ppt_trace_summarize(t, s, NULL, NULL, &err) == 0, "%s", err.msg);
+}
+
+const ppt_trace_bb *e2e_busiest_block(const ppt_trace *t, const char *func, uint64_t *instances) {
+  ppt_trace_summary s;
+  e2e_summarize(t, &s);
+  const ppt_trace_bb *best = NULL;
+  *instances = 0;
+  for (uint32_t b = 1; b <= ppt_trace_nbbs(t); b++) {
+    const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
+    if (strcmp(bb->func, func) || s.bb_count[b] <= *instances) continue;
+    best = bb;
+    *instances = s.bb_count[b];
+  }
+  ppt_trace_summary_free(&s);
+  ck_assert_ptr_nonnull(best);
+  return best;
 }
 
 ppt_trace *e2e_open(const char *dir, const char *file) {

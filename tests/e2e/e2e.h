@@ -19,6 +19,10 @@ ppt_trace *e2e_open(const char *dir, const char *file);
 /* ppt_trace_summarize of t (fails the test on error; release with ppt_trace_summary_free). */
 void e2e_summarize(const ppt_trace *t, ppt_trace_summary *s);
 
+/* The block of function func with the most instances (a kernel's inner loop) and, in
+ * *instances, how many; fails the test when func has no block. */
+const ppt_trace_bb *e2e_busiest_block(const ppt_trace *t, const char *func, uint64_t *instances);
+
 /* Calls fn on every record of every thread of t, thread by thread, in stream order (fails
  * the test on a read error). */
 void e2e_foreach_rec(const ppt_trace *t, void (*fn)(uint32_t thread, const ppt_trace_rec *r, void *arg),

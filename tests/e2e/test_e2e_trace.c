@@ -213,7 +213,10 @@ START_TEST(stack_flag) {
 END_TEST
 
 /* ppt-cc marks loop-carried FP recurrences (a sum) and not independent iterations (a
- * scale), and counts calls into libm as calls to untraced code. */
+ * scale), and counts calls into libm as calls to untraced code. A recurrence that starts
+ * afresh at each entry into its loop is marked so (PPT_CHAIN_FRESH: dot's s = 0, and
+ * each row's sum of rows()), one that an outer loop carries on is not (total()'s s runs
+ * over every row). */
 START_TEST(recurrences_and_library_calls) {
   const char *d = e2e_dir("recurrence");
   e2e_write(
@@ -237,15 +240,22 @@ START_TEST(recurrences_and_library_calls) {
       "  } }\n"
       "__attribute__((noinline)) double damp(int n) {\n"
       "  double s = 1; for (int i = 0; i < n; i++) s = 0.5 - 0.25 * s; return s; }\n"
+      "__attribute__((noinline)) void rows(const double *a, double *out, int m, int n) {\n"
+      "  for (int r = 0; r < m; r++) { double s = 0; for (int i = 0; i < n; i++) s += a[r * n + i];\n"
+      "    out[r] = s; } }\n"
+      "__attribute__((noinline)) double total(const double *a, int m, int n) {\n"
+      "  double s = 0; for (int r = 0; r < m; r++) for (int i = 0; i < n; i++) s += a[r * n + i];\n"
+      "  return s; }\n"
       "int main(void) { double a[64]; for (int i = 0; i < 64; i++) a[i] = i;\n"
       "  double p[64], q[64]; pair(p, q, a, 64);\n"
+      "  double o[8]; rows(a, o, 8, 8);\n"
       "  scale(a, 64); sink = p[9] + q[9] + dot(a, 64) + harmonic(100) + damp(50) + exp(a[3]) + norms(a, "
-      "64); return 0; "
+      "64) + o[3] + total(a, 8, 8); return 0; "
       "}\n");
   ck_assert_int_eq(
       e2e_sh(d, "$PPTCC -O2 -fno-unroll-loops r.c -o r -lm && $PPT trace -o r.trace -- ./r 2>/dev/null"), 0);
   ppt_trace *t = e2e_open(d, "r.trace");
-  int dot = 0, scale = 0, harm = 0, xcall = 0, damp = 0, roots = 0, pair = 0;
+  int dot = 0, scale = 0, harm = 0, xcall = 0, damp = 0, roots = 0, pair = 0, rows = 0, total = 0;
   for (uint32_t id = 1; id <= ppt_trace_nbbs(t); id++) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
     /* s += a*a is fmuladd(a, a, s): only the add is on the cycle. s = 0.5 - 0.25*s is
@@ -253,8 +263,13 @@ START_TEST(recurrences_and_library_calls) {
      * add both are. */
     /* Of those, the multiplies (priced at the multiply's latency): none in dot's, one
      * in damp's; harmonic's add is an add. */
-    if (!strcmp(bb->func, "dot") && bb->ops[PPT_OP_CHAIN_FP] == 1 && ppt_trace_bb_chain_muls(bb) == 0)
+    if (!strcmp(bb->func, "dot") && bb->ops[PPT_OP_CHAIN_FP] == 1 && ppt_trace_bb_chain_muls(bb) == 0 &&
+        ppt_trace_bb_chain_fresh(bb))
       dot = 1;
+    if (!strcmp(bb->func, "rows") && bb->ops[PPT_OP_CHAIN_FP] == 1)
+      rows += ppt_trace_bb_chain_fresh(bb) ? 1 : 100;
+    if (!strcmp(bb->func, "total") && bb->ops[PPT_OP_CHAIN_FP] == 1)
+      total += ppt_trace_bb_chain_fresh(bb) ? 100 : 1;
     if (!strcmp(bb->func, "damp") && bb->ops[PPT_OP_CHAIN_FP] == 2 && ppt_trace_bb_chain_muls(bb) == 1)
       damp = 1;
     if (!strcmp(bb->func, "scale")) scale += bb->ops[PPT_OP_CHAIN_FP] + bb->ops[PPT_OP_CHAIN_DIV];
@@ -273,7 +288,9 @@ START_TEST(recurrences_and_library_calls) {
     if (!strcmp(bb->func, "norms") && ppt_trace_bb_sqrts(bb) == 1 && bb->ops[PPT_OP_FDIV] >= 1) roots = 1;
     if (!strcmp(bb->func, "harmonic")) ck_assert_uint_eq(ppt_trace_bb_sqrts(bb), 0);
   }
-  ck_assert_msg(dot, "the sum in dot() is a recurrence of one add");
+  ck_assert_msg(dot, "the sum in dot() is a recurrence of one add, fresh at each entry");
+  ck_assert_msg(rows == 1, "rows(): one inner loop with a fresh recurrence (%d)", rows);
+  ck_assert_msg(total == 1, "total(): one inner loop whose recurrence the outer loop carries on (%d)", total);
   ck_assert_msg(damp, "damp(): multiply and add on the cycle");
   ck_assert_int_eq(scale, 0);
   ck_assert_msg(harm, "harmonic(): one add and one divide per iteration on the cycle");

@@ -70,27 +70,10 @@ static const char *traced(void) {
   return dir;
 }
 
-/* A kernel's inner-loop block: the one with the most instances in function func. */
-static const ppt_trace_bb *busiest_block(const ppt_trace *t, const char *func, uint64_t *instances) {
-  ppt_trace_summary s;
-  e2e_summarize(t, &s);
-  const ppt_trace_bb *best = NULL;
-  *instances = 0;
-  for (uint32_t b = 1; b <= ppt_trace_nbbs(t); b++) {
-    const ppt_trace_bb *bb = ppt_trace_bb_get(t, b);
-    if (strcmp(bb->func, func) || s.bb_count[b] <= *instances) continue;
-    best = bb;
-    *instances = s.bb_count[b];
-  }
-  ppt_trace_summary_free(&s);
-  ck_assert_ptr_nonnull(best);
-  return best;
-}
-
 START_TEST(horner_block_path) {
   ppt_trace *t = e2e_open(traced(), "h.trace");
   uint64_t n;
-  const ppt_trace_bb *bb = busiest_block(t, "kernel_horner", &n);
+  const ppt_trace_bb *bb = e2e_busiest_block(t, "kernel_horner", &n);
   ck_assert_uint_eq(n, (uint64_t)NEL * REPS);
   unsigned adds, muls, divs;
   ck_assert_int_eq(ppt_trace_bb_path(bb, &adds, &muls, &divs), 1);
@@ -128,7 +111,7 @@ START_TEST(horner_window_bound) {
   const char *d = traced();
   ppt_trace *t = e2e_open(d, "h.trace");
   uint64_t n;
-  (void)busiest_block(t, "kernel_horner", &n);
+  (void)e2e_busiest_block(t, "kernel_horner", &n);
   ppt_trace_close(t);
   char spec[600];
   snprintf(spec, sizeof spec, "%s/hwspecs/host.json", getenv("PPT_SOURCE_DIR"));
@@ -201,7 +184,7 @@ START_TEST(root_on_path) {
                    0);
   ppt_trace *t = e2e_open(d, "r.trace");
   uint64_t n;
-  const ppt_trace_bb *bb = busiest_block(t, "kernel_root", &n);
+  const ppt_trace_bb *bb = e2e_busiest_block(t, "kernel_root", &n);
   ck_assert_uint_eq(n, (uint64_t)NEL * REPS);
   unsigned adds, muls, divs;
   ck_assert_int_eq(ppt_trace_bb_path(bb, &adds, &muls, &divs), 1);
