@@ -558,7 +558,10 @@ unsigned pcc_opmix_recurrence(LLVMBasicBlockRef bb,
       rec_node *r = rec_eval(c, LLVMGetIncomingValue(phi, i), 0);
       if (r && r->weight > best) {
         best = r->weight;
-        fresh = pcc_fresh_at_entry(phi, c->loop, c->nloop);
+        /* Only for a block that loops to itself: the program model tells an entry
+         * from the next trip by the block's consecutive executions, and a trip spread
+         * over two blocks (rowcol's unrolled column walk) has none. */
+        fresh = from == bb && pcc_fresh_at_entry(phi, c->loop, c->nloop);
         ops[PPT_OP_CHAIN_FP] = (uint16_t)(r->fp > 0xFFFFu ? 0xFFFFu : r->fp);
         ops[PPT_OP_CHAIN_DIV] = ppt_chain_div_pack(r->div, r->mv, fresh);
         muls = r->mul;

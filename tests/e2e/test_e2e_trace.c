@@ -307,7 +307,10 @@ END_TEST
  * from a PHI of the first block through both copies of b[i][j] += 0.5 * b[i-1][j] (the
  * previous value stays in a register) and back: 2 multiplies and 2 adds, recorded on the
  * block with the PHI, none on the other. At 1024 rows (1023 = 3 x 341) the same loop
- * unrolls three times into one self-looping block: 3 and 3, as before. */
+ * unrolls three times into one self-looping block: 3 and 3, as before. Each column's
+ * recurrence starts afresh (b[0][j] is loaded); it is marked so (PPT_CHAIN_FRESH) only
+ * on the self-looping block: the program model counts an entry's trips as a block's
+ * consecutive executions, which the two-block trip does not have. */
 START_TEST(recurrence_across_blocks) {
   const char *d = e2e_dir("recurrence2");
   static const char src[] =
@@ -325,7 +328,7 @@ START_TEST(recurrence_across_blocks) {
     ck_assert_int_eq(
         e2e_sh(d, "$PPTCC -O2 -DN=%d c.c -o c && $PPT trace -o c.trace -- ./c 2>/dev/null", rows[v]), 0);
     ppt_trace *t = e2e_open(d, "c.trace");
-    unsigned copies = 0, chained = 0, fp = 0, muls = 0;
+    unsigned copies = 0, chained = 0, fp = 0, muls = 0, fresh = 0;
     for (uint32_t id = 1; id <= ppt_trace_nbbs(t); id++) {
       const ppt_trace_bb *bb = ppt_trace_bb_get(t, id);
       if (strcmp(bb->func, "colrec") || bb->line != 4 || !bb->ops[PPT_OP_FMUL]) continue;
@@ -334,6 +337,7 @@ START_TEST(recurrence_across_blocks) {
         chained++;
         fp = bb->ops[PPT_OP_CHAIN_FP];
         muls = ppt_trace_bb_chain_muls(bb);
+        fresh = ppt_trace_bb_chain_fresh(bb);
       }
     }
     ppt_trace_close(t);
@@ -343,11 +347,13 @@ START_TEST(recurrence_across_blocks) {
       ck_assert_uint_eq(chained, 1);
       ck_assert_uint_eq(fp, 4);
       ck_assert_uint_eq(muls, 2);
+      ck_assert_uint_eq(fresh, 0);
     } else {
       ck_assert_msg(copies == 1, "%u blocks of the inner loop", copies);
       ck_assert_uint_eq(chained, 1);
       ck_assert_uint_eq(fp, 6);
       ck_assert_uint_eq(muls, 3);
+      ck_assert_uint_eq(fresh, 1);
     }
   }
 }
