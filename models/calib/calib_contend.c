@@ -14,8 +14,9 @@
  * step's value, one latency chain, took 1.4-1.7x one core's time on two; loops whose
  * iterations hash their own index (independent work, as a loop over an array's
  * elements has) 2.2-4.7x, from 0 to 6 rounds of hashing (one two-round variant
- * 1.4-1.7x); the validation's falseshare kernel 2.4-4.7x. The probe runs five such loops (1 to 5 rounds a step) and keeps the
- * one with the median factor: a typical accumulating loop, not the least contended. */
+ * 1.4-1.7x); the validation's falseshare kernel 2.4-4.7x. The probe runs five such
+ * loops (1 to 5 rounds a step) and keeps the one with the median factor: a typical
+ * accumulating loop, not the least contended. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -522,12 +522,12 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
       m->extra[k][b] = chain > thr ? chain - thr : 0;
       if (k == PPT_COMPUTE_PORTS) m->core[b] = fmax(0.0, core - fmax(thr, chain));
     }
+    m->lead[b] = fresh_lead(hw, bb, one.ops, carried, chain);
     /* A chain-bound loop (a loop-carried recurrence sets its pace, beyond its ports and
      * its window): its misses are kept apart, to overlap its own chain (docs/engine.md,
      * "Chain-bound loops"). A block held back by its window is not: the window full of
      * the chain's ops is what stops the loads of later iterations from issuing. Past
      * MAX_LOOPS such blocks the rest are priced with their sites. */
-    m->lead[b] = fresh_lead(hw, bb, one.ops, carried, chain);
     if (m->extra[PPT_COMPUTE_PORTS][b] > 0 && carried >= chain && m->nloops < MAX_LOOPS) {
       m->slot_of[b] = m->nloops;
       m->loop_chain[m->nloops++] = carried;
