@@ -129,12 +129,14 @@ static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, 
  * entry's and its chain starts as soon as they do: the window (hwspec fp_window) holds
  * fp_window / F executions of F FP ops. mm2's k loop (392 trips of an fadd chain, 3 FP
  * ops a trip on the Zen 5 guest): 35 trips of each entry hidden, 9 %, where the
- * kernel took 52.3-53.6 ms against 57.6 for its fadd chains end to end (2026-11-30). */
+ * kernel took 52.3-53.6 ms against 57.6 for its fadd chains end to end (2026-11-30).
+ * reg: the register recurrence's cycles a trip; carried: the slower of it and the one
+ * through memory; chain: carried or the window's bound, the slower. */
 static uint32_t fresh_lead(const ppt_hwspec *hw, const ppt_trace_bb *bb, const double ops[PPT_HW_NOPCLASS],
-                           double carried, double chain) {
+                           double reg, double carried, double chain) {
   double f = ops[PPT_HW_FADD] + ops[PPT_HW_FMUL] + ops[PPT_HW_FDIV] + ops[PPT_HW_FSQRT];
   if (!ppt_trace_bb_chain_fresh(bb) || !(hw->fp_window > 0) || !(f > 0) || !(carried > 0) ||
-      carried < chain || progmodel_chain_cycles(hw, bb) < carried)
+      carried < chain || reg < carried)
     return 0;
   return (uint32_t)floor(hw->fp_window / f);
 }
@@ -507,7 +509,7 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
     add_block(&one, bb, 1.0);
     /* The slowest of the loop-carried recurrences (through registers, through memory)
      * and the in-block chain's window bound. */
-    double carried = fmax(progmodel_chain_cycles(hw, bb), progmodel_mem_chain_cycles(hw, bb));
+    double reg = progmodel_chain_cycles(hw, bb), carried = fmax(reg, progmodel_mem_chain_cycles(hw, bb));
     double chain = fmax(carried, progmodel_window_cycles(hw, bb, one.ops));
     /* The block on the host's core as llvm-mca models it (ppt-cc, apps/ppt-cc/mca.h):
      * pipes shared between classes, the scheduler's reach over chains. A bound the
@@ -522,7 +524,7 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
       m->extra[k][b] = chain > thr ? chain - thr : 0;
       if (k == PPT_COMPUTE_PORTS) m->core[b] = fmax(0.0, core - fmax(thr, chain));
     }
-    m->lead[b] = fresh_lead(hw, bb, one.ops, carried, chain);
+    m->lead[b] = fresh_lead(hw, bb, one.ops, reg, carried, chain);
     /* A chain-bound loop (a loop-carried recurrence sets its pace, beyond its ports and
      * its window): its misses are kept apart, to overlap its own chain (docs/engine.md,
      * "Chain-bound loops"). A block held back by its window is not: the window full of

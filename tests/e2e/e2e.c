@@ -46,6 +46,15 @@ void e2e_summarize(const ppt_trace *t, ppt_trace_summary *s) {
   ck_assert_msg(ppt_trace_summarize(t, s, NULL, NULL, &err) == 0, "%s", err.msg);
 }
 
+void e2e_build_trace(const char *dir, const char *prog, const char *src, const char *cflags) {
+  char file[256];
+  snprintf(file, sizeof file, "%s.c", prog);
+  e2e_write(dir, file, src);
+  ck_assert_int_eq(e2e_sh(dir, "$PPTCC -O2 %s %s -o %s && $PPT trace -o %s.trace -- ./%s >/dev/null 2>&1",
+                          cflags, file, prog, prog, prog),
+                   0);
+}
+
 const ppt_trace_bb *e2e_busiest_block(const ppt_trace *t, const char *func, uint64_t *instances) {
   ppt_trace_summary s;
   e2e_summarize(t, &s);

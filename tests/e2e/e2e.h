@@ -16,6 +16,10 @@ int e2e_sh(const char *dir, const char *fmt, ...) __attribute__((format(printf, 
  * references off (ppt_trace_set_stack_refs): the IR's references only. */
 ppt_trace *e2e_open(const char *dir, const char *file);
 
+/* Writes src to dir/prog.c, builds it with `ppt-cc -O2 cflags` into dir/prog and traces
+ * one run into dir/prog.trace (its output discarded); fails the test if either step does. */
+void e2e_build_trace(const char *dir, const char *prog, const char *src, const char *cflags);
+
 /* ppt_trace_summarize of t (fails the test on error; release with ppt_trace_summary_free). */
 void e2e_summarize(const ppt_trace *t, ppt_trace_summary *s);
 

@@ -61,11 +61,7 @@ static const char *traced(void) {
   static char dir[600];
   if (dir[0]) return dir;
   snprintf(dir, sizeof dir, "%s", e2e_dir("progmodel_fresh"));
-  e2e_write(dir, "f.c", k_src);
-  ck_assert_int_eq(e2e_sh(dir,
-                          "$PPTCC -O2 -fno-vectorize -fno-slp-vectorize -fno-unroll-loops f.c -o f && "
-                          "$PPT trace -o f.trace -- ./f >/dev/null 2>&1"),
-                   0);
+  e2e_build_trace(dir, "f", k_src, "-fno-vectorize -fno-slp-vectorize -fno-unroll-loops");
   return dir;
 }
 

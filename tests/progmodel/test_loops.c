@@ -63,11 +63,7 @@ static const char *traced(void) {
   static char dir[600];
   if (dir[0]) return dir;
   snprintf(dir, sizeof dir, "%s", e2e_dir("progmodel_loops"));
-  e2e_write(dir, "l.c", k_prog);
-  ck_assert_int_eq(e2e_sh(dir,
-                          "$PPTCC -O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize l.c -o l && "
-                          "$PPT trace -o l.trace -- ./l >/dev/null 2>&1"),
-                   0);
+  e2e_build_trace(dir, "l", k_prog, "-fno-unroll-loops -fno-vectorize -fno-slp-vectorize");
   return dir;
 }
 

@@ -76,11 +76,7 @@ static const char *traced(void) {
   static char dir[600];
   if (dir[0]) return dir;
   snprintf(dir, sizeof dir, "%s", e2e_dir("progmodel_memchain"));
-  e2e_write(dir, "m.c", k_prog);
-  ck_assert_int_eq(e2e_sh(dir,
-                          "$PPTCC -O2 -fno-unroll-loops -fno-vectorize -fno-slp-vectorize m.c -o m && "
-                          "$PPT trace -o m.trace -- ./m >/dev/null 2>&1"),
-                   0);
+  e2e_build_trace(dir, "m", k_prog, "-fno-unroll-loops -fno-vectorize -fno-slp-vectorize");
   return dir;
 }
 

@@ -62,11 +62,7 @@ static const char *traced(void) {
   static char dir[600];
   if (dir[0]) return dir;
   snprintf(dir, sizeof dir, "%s", e2e_dir("progmodel_window"));
-  e2e_write(dir, "h.c", k_horner);
-  ck_assert_int_eq(e2e_sh(dir,
-                          "$PPTCC -O2 -fno-vectorize -fno-slp-vectorize h.c -o h && "
-                          "$PPT trace -o h.trace -- ./h >/dev/null 2>&1"),
-                   0);
+  e2e_build_trace(dir, "h", k_horner, "-fno-vectorize -fno-slp-vectorize");
   return dir;
 }
 
