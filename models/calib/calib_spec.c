@@ -60,6 +60,28 @@ static int vector_bits(const char **what) {
 
 /* ---- the spec's figures ---- */
 
+/* The retention sweeps of level k (calib_size.c), as "13 MiB 93.4 GB/s (0.96), ...". */
+static void sweep_points(const ppt_calib_result *out, uint32_t k, char *pts, size_t size) {
+  char sz[32];
+  size_t len = 0;
+  pts[0] = 0;
+  for (uint32_t i = 0; i < out->ret_n[k] && len < size; i++)
+    len += (size_t)snprintf(pts + len, size - len, "%s%s %.3g GB/s (%.2f)", i ? ", " : "",
+                            calib_human_bytes(out->ret_bytes[k][i], sz, sizeof sz), out->ret_bw[k][i] / 1e9,
+                            out->ret_share[k][i]);
+}
+
+/* A stream's view swept but not taken: the notes say what the sweeps read, so a spec
+ * whose level stayed at the chase's size can be told from one the sweeps never ran for. */
+static void note_sweeps_unused(calib_run *r, uint32_t k, uint64_t cap, const char *why) {
+  char pts[512], sz[32];
+  if (!r->out->ret_n[k]) return;
+  sweep_points(r->out, k, pts, sizeof pts);
+  calib_note(r->notes, sizeof r->notes,
+             "%s: streaming sweeps %s read a capacity of %s, %s; the chase's size stays.",
+             r->hw->levels[k].name, pts, cap ? calib_human_bytes(cap, sz, sizeof sz) : "none", why);
+}
+
 /* Level k's latency, bandwidths and (when a stream's view replaces it) size. */
 static void spec_level(calib_run *r, uint32_t k) {
   ppt_calib_result *out = r->out;
@@ -89,13 +111,28 @@ static void spec_level(calib_run *r, uint32_t k) {
    * find a fourth level inside the stream's view of the third). */
   if (k + 1 < r->n && out->caches.levels[k + 1].size > 0 && most >= out->caches.levels[k + 1].size)
     most = out->caches.levels[k + 1].size - 1;
-  if (!(k > 0 && cap > hw->levels[k - 1].size && cap <= most)) return;
+  /* Sweeps that read more than the sources' size (the other tenants quiet): the level
+   * holds all of it, with the replacement the sweeps show. Session 36's fresh round lost
+   * seven of nine calibrations' stream view this way, the spec falling back to the
+   * chase's 13-16 MiB as LRU (jacobi +46/+95 %). */
+  int capped = 0;
+  if (cap > most && out->caches.levels[k].source != PPT_CALIB_GEO_SWEEP &&
+      most == out->caches.levels[k].size - 1)
+    cap = out->caches.levels[k].size, most = cap, capped = 1;
+  if (!(k > 0 && cap > hw->levels[k - 1].size && cap <= most)) {
+    if (k > 0)
+      note_sweeps_unused(r, k, cap, cap > most ? "above the sources' size" : "not above the level inside");
+    return;
+  }
   /* At least the level's own ways (CPUID's or sysfs'), not the spec geometry's: that one
    * may already have been rounded up to a power-of-two set count (a 19-way L3 modelled
    * 38-way), and the stream's size is rounded afresh. */
   uint32_t ways = out->caches.levels[k].assoc ? out->caches.levels[k].assoc : hw->levels[k].assoc;
   uint64_t size = calib_round_ways(cap, hw->levels[k].line, &ways);
-  if (!(size > hw->levels[k - 1].size && size <= most + 1)) return;
+  if (!(size > hw->levels[k - 1].size && size <= most + !capped)) {
+    note_sweeps_unused(r, k, size, "rounded to its ways, outside the level inside and the sources' size");
+    return;
+  }
   /* The chase's size stays as the level's demand size: a pointer chase or a gather (an
    * access no prefetcher covers) finds its line only in that much of each set, the rest
    * of the stream's view serving streams. */
@@ -107,8 +144,9 @@ static void spec_level(calib_run *r, uint32_t k) {
   char sz[32], sz2[32];
   calib_note(r->notes, sizeof r->notes,
              "%s: one core still streams part of sweeps larger than the chase says it holds; "
-             "the spec takes the stream's view, %s with random replacement (chase: %s%s).",
+             "the spec takes the stream's view, %s%s with random replacement (chase: %s%s).",
              hw->levels[k].name, calib_human_bytes(size, sz, sizeof sz),
+             capped ? " (the sources' size: the sweeps read more)" : "",
              out->eff_bytes[k] ? calib_human_bytes(out->eff_bytes[k], sz2, sizeof sz2)
              : out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP
                  ? calib_human_bytes(out->caches.levels[k].size, sz2, sizeof sz2)
@@ -589,12 +627,7 @@ static void cite_level(calib_run *r, uint32_t k) {
   if (hw->levels[k].replacement == PPT_HW_REPL_RANDOM) {
     snprintf(key, sizeof key, "levels[%u].size", k);
     char pts[512];
-    size_t len = 0;
-    pts[0] = 0;
-    for (uint32_t i = 0; i < out->ret_n[k] && len < sizeof pts; i++)
-      len += (size_t)snprintf(pts + len, sizeof pts - len, "%s%s %.3g GB/s (%.2f)", i ? ", " : "",
-                              calib_human_bytes(out->ret_bytes[k][i], sz, sizeof sz), out->ret_bw[k][i] / 1e9,
-                              out->ret_share[k][i]);
+    sweep_points(out, k, pts, sizeof pts);
     calib_cite(hw, key,
                "ppt calibrate%s: 1 thread sweeping %s (level %.3g, DRAM %.3g GB/s: the share it served); "
                "divided by the best share, a random-replacement cache of %.3g MiB keeps those that fall",

@@ -138,13 +138,13 @@ START_TEST(latency_grows_outwards) {
    * latency is its hits': at most twice what the chase reads just past the level above
    * (a chase of half the level that slow already misses, and the level is then swept;
    * the Zen 5 guest of session 26 priced L3 hits at DRAM-like 339-458 cycles in four of
-   * nine calibrations before). */
+   * nine calibrations before), the last level at most a quarter more (its tenants). */
   for (uint32_t k = 0; k < n; k++) {
     double ns = r->near[k] ? r->lat_near_ns[k] : r->lat_ns[k];
     ck_assert_msg(ns < 0.8 * r->lat_ns[n], "%s %g ns vs DRAM %g ns", r->hw.levels[k].name, ns, r->lat_ns[n]);
     if (r->lat_near_ns[k] > 0)
-      ck_assert_msg(ns <= 2 * r->lat_near_ns[k], "%s %g ns, %g ns just past the level above",
-                    r->hw.levels[k].name, ns, r->lat_near_ns[k]);
+      ck_assert_msg(ns <= (k + 1 == n ? 1.25 : 2) * r->lat_near_ns[k],
+                    "%s %g ns, %g ns just past the level above", r->hw.levels[k].name, ns, r->lat_near_ns[k]);
   }
   /* Every x86/Arm core of the last 15 years: L1 load-to-use 2-8 cycles, DRAM > 30 ns.
    * (Unoptimised kernels keep the pointer on the stack and time store forwarding too.) */
@@ -875,8 +875,10 @@ START_TEST(effective_size_applied) {
       if (r->sweep_ns[k][i] <= mid && r->sweep_bytes[k][i] > best) best = r->sweep_bytes[k][i];
     const ppt_hw_level *lv = &r->hw.levels[k];
     /* The stream's sweeps: from the chase's size where it sized the level (else the
-     * source's), then half-octave steps (to 8x), shares in [0, 1] (or -1). */
+     * source's), or twice the near set where that is smaller, then half-octave steps
+     * (to 8x), shares in [0, 1] (or -1). */
     uint64_t from = r->eff_bytes[k] ? r->eff_bytes[k] : r->caches.levels[k].size;
+    if (r->lat_near_bytes[k] && 2 * r->lat_near_bytes[k] < from) from = 2 * r->lat_near_bytes[k];
     ck_assert_uint_ge(r->ret_n[k], 2);
     ck_assert_uint_le(r->ret_n[k], PPT_CALIB_RET_POINTS);
     ck_assert_uint_eq(r->ret_bytes[k][0], from / 4096 * 4096);
@@ -887,13 +889,18 @@ START_TEST(effective_size_applied) {
     }
     if (lv->replacement == PPT_HW_REPL_RANDOM) {
       /* The stream's capacity won: its size, rounded to whole ways of a power-of-two
-       * set count, between the level above and sysfs (8x the chase's, when the chase
-       * sized the level). */
+       * set count, between the level above and the source's size (which it is when the
+       * sweeps read more; 8x the chase's, when the chase sized the level). */
       uint32_t ways = r->caches.levels[k].assoc;
-      ck_assert_uint_eq(lv->size, calib_round_ways(r->ret_capacity[k], lv->line, &ways));
+      int capped =
+          r->caches.levels[k].source != PPT_CALIB_GEO_SWEEP && r->ret_capacity[k] > r->caches.levels[k].size;
+      ck_assert_uint_eq(lv->size, calib_round_ways(capped ? r->caches.levels[k].size : r->ret_capacity[k],
+                                                   lv->line, &ways));
       ck_assert_uint_eq(lv->assoc, ways);
       if (r->caches.levels[k].source == PPT_CALIB_GEO_SWEEP) /* no source to stay below */
         ck_assert_uint_le(lv->size, 8 * r->caches.levels[k].size);
+      else if (capped)
+        ck_assert_msg(strstr(r->hw.notes, "the sweeps read more") != NULL, "%s", r->hw.notes);
       else
         ck_assert_uint_lt(lv->size, r->caches.levels[k].size);
       ck_assert_uint_gt(lv->size, r->hw.levels[k - 1].size);
