@@ -138,13 +138,15 @@ START_TEST(latency_grows_outwards) {
    * latency is its hits': at most twice what the chase reads just past the level above
    * (a chase of half the level that slow already misses, and the level is then swept;
    * the Zen 5 guest of session 26 priced L3 hits at DRAM-like 339-458 cycles in four of
-   * nine calibrations before), the last level at most a quarter more (its tenants). */
+   * nine calibrations before); the last level, when it has a near set, is swept and
+   * priced at the near set's latency every time (its tenants come and go). */
   for (uint32_t k = 0; k < n; k++) {
     double ns = r->near[k] ? r->lat_near_ns[k] : r->lat_ns[k];
     ck_assert_msg(ns < 0.8 * r->lat_ns[n], "%s %g ns vs DRAM %g ns", r->hw.levels[k].name, ns, r->lat_ns[n]);
     if (r->lat_near_ns[k] > 0)
-      ck_assert_msg(ns <= (k + 1 == n ? 1.25 : 2) * r->lat_near_ns[k],
-                    "%s %g ns, %g ns just past the level above", r->hw.levels[k].name, ns, r->lat_near_ns[k]);
+      ck_assert_msg(ns <= 2 * r->lat_near_ns[k], "%s %g ns, %g ns just past the level above",
+                    r->hw.levels[k].name, ns, r->lat_near_ns[k]);
+    if (r->lat_near_ns[k] > 0 && k + 1 == n) ck_assert_int_eq(r->near[k], 1);
   }
   /* Every x86/Arm core of the last 15 years: L1 load-to-use 2-8 cycles, DRAM > 30 ns.
    * (Unoptimised kernels keep the pointer on the stack and time store forwarding too.) */
