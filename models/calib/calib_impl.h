@@ -237,6 +237,14 @@ double calib_random_capacity(double w_bytes, double h);
  * raised (below 2·assoc) to fill it; *assoc gets the ways. 0 when line or assoc is 0. */
 uint64_t calib_round_ways(uint64_t bytes, uint32_t line, uint32_t *assoc);
 
+/* The size a stream's capacity `cap` gives a level (calib_spec.c): rounded to whole ways
+ * (calib_round_ways, *ways in and out), above `inner` (the level inside) and at most
+ * the source's size `source` (8x it when `from_sweep`: the chase sized the level) and
+ * below `outer` (the next level's size, 0: none). A capacity above the source's size is
+ * capped there (*capped = 1) unless `outer` bounds it first. 0 when none fits. */
+uint64_t calib_stream_size(uint64_t cap, uint64_t source, int from_sweep, uint64_t inner, uint64_t outer,
+                           uint32_t line, uint32_t *ways, int *capped);
+
 /* One thread (pinned to *cpu when cpu is non-NULL) streams cyclic sweeps over
  * sysfs_bytes and half-octave steps up to 8 times it, *n of them (at most
  * PPT_CALIB_RET_POINTS; two that the level no longer serves end it): bytes[i], bw[i]

@@ -154,6 +154,33 @@ uint64_t calib_round_ways(uint64_t bytes, uint32_t line, uint32_t *assoc) {
   return p * ways * (uint64_t)line;
 }
 
+uint64_t calib_stream_size(uint64_t cap, uint64_t source, int from_sweep, uint64_t inner, uint64_t outer,
+                           uint32_t line, uint32_t *ways, int *capped) {
+  *capped = 0;
+  if (!source) return 0;
+  /* A level only the chase sized has no source to stay below: a shared L3's slow chase
+   * sees as little as a quarter of what a stream keeps, so the stream's view is taken up
+   * to the largest sweep, 8x the chase's. Never as large as a level further out: levels
+   * grow outwards (a noisy run's chase can find a fourth level inside the stream's view
+   * of the third). */
+  uint64_t most = from_sweep ? 8 * source : source - 1;
+  if (outer > 0 && most >= outer) most = outer - 1;
+  /* Sweeps that read more than the source's size (the other tenants quiet): the level
+   * holds all of it, with the replacement the sweeps show. Session 36's second fresh
+   * round lost seven of nine calibrations' stream view by dropping such capacities, the
+   * spec falling back to the chase's 13-16 MiB as LRU (jacobi +46/+95 %). */
+  if (cap > most && !from_sweep && most == source - 1) {
+    cap = source;
+    most = source;
+    *capped = 1;
+  }
+  if (!(cap > inner && cap <= most)) return 0;
+  uint64_t size = calib_round_ways(cap, line, ways);
+  /* Rounding to whole ways may reach `most + 1` (the source's size) from below, never
+   * past the cap. */
+  return size > inner && size <= (*capped ? most : most + 1) ? size : 0;
+}
+
 uint64_t calib_retention(uint64_t sysfs_bytes, double bw_in, double bw_out, const int *cpu,
                          const calib_timing *t, uint64_t *bytes, double *bw, double *share, uint32_t *n,
                          int *huge) {

@@ -73,13 +73,14 @@ static void sweep_points(const ppt_calib_result *out, uint32_t k, char *pts, siz
 
 /* A stream's view swept but not taken: the notes say what the sweeps read, so a spec
  * whose level stayed at the chase's size can be told from one the sweeps never ran for. */
-static void note_sweeps_unused(calib_run *r, uint32_t k, uint64_t cap, const char *why) {
+static void note_sweeps_unused(calib_run *r, uint32_t k, uint64_t cap) {
   char pts[512], sz[32];
   if (!r->out->ret_n[k]) return;
   sweep_points(r->out, k, pts, sizeof pts);
   calib_note(r->notes, sizeof r->notes,
-             "%s: streaming sweeps %s read a capacity of %s, %s; the chase's size stays.",
-             r->hw->levels[k].name, pts, cap ? calib_human_bytes(cap, sz, sizeof sz) : "none", why);
+             "%s: streaming sweeps %s read a capacity of %s, outside the level inside and the sources' "
+             "size; the size stays as the chase or the sources gave it.",
+             r->hw->levels[k].name, pts, cap ? calib_human_bytes(cap, sz, sizeof sz) : "none");
 }
 
 /* Level k's latency, bandwidths and (when a stream's view replaces it) size. */
@@ -99,38 +100,21 @@ static void spec_level(calib_run *r, uint32_t k) {
   hw->levels[k].bw_bytes_per_cycle = calib_sig3(out->bw_bytes_per_s[k] / clock);
   if (out->core_bw_bytes_per_s[k] > 0 && out->core_bw_bytes_per_s[k] < out->bw_bytes_per_s[k])
     hw->levels[k].core_bw_bytes_per_cycle = calib_sig3(out->core_bw_bytes_per_s[k] / clock);
-  /* A stream's capacity below sysfs and above the level above: the spec's size, with
-   * random replacement (the share of sweeps larger than it the level still serves). A
-   * level only the chase sized has no source to stay below: a shared L3's slow chase
-   * sees as little as a quarter of what a stream keeps (calib_size.c), so the stream's
-   * view is taken up to the largest sweep, 8x the chase's. */
+  /* A stream's capacity above the level inside and at most the source's size: the
+   * spec's size, with random replacement (the share of sweeps larger than it the level
+   * still serves); calib_stream_size says the bounds. The ways start from the level's
+   * own (CPUID's or sysfs'), not the spec geometry's: that one may already have been
+   * rounded up to a power-of-two set count (a 19-way L3 modelled 38-way). */
   uint64_t cap = out->ret_capacity[k];
-  uint64_t most = out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP ? 8 * out->caches.levels[k].size
-                                                                      : out->caches.levels[k].size - 1;
-  /* Never as large as a level further out: levels grow outwards (a noisy run's chase can
-   * find a fourth level inside the stream's view of the third). */
-  if (k + 1 < r->n && out->caches.levels[k + 1].size > 0 && most >= out->caches.levels[k + 1].size)
-    most = out->caches.levels[k + 1].size - 1;
-  /* Sweeps that read more than the sources' size (the other tenants quiet): the level
-   * holds all of it, with the replacement the sweeps show. Session 36's fresh round lost
-   * seven of nine calibrations' stream view this way, the spec falling back to the
-   * chase's 13-16 MiB as LRU (jacobi +46/+95 %). */
-  int capped = 0;
-  if (cap > most && out->caches.levels[k].source != PPT_CALIB_GEO_SWEEP &&
-      most == out->caches.levels[k].size - 1)
-    cap = out->caches.levels[k].size, most = cap, capped = 1;
-  if (!(k > 0 && cap > hw->levels[k - 1].size && cap <= most)) {
-    if (k > 0)
-      note_sweeps_unused(r, k, cap, cap > most ? "above the sources' size" : "not above the level inside");
-    return;
-  }
-  /* At least the level's own ways (CPUID's or sysfs'), not the spec geometry's: that one
-   * may already have been rounded up to a power-of-two set count (a 19-way L3 modelled
-   * 38-way), and the stream's size is rounded afresh. */
+  if (k == 0) return;
   uint32_t ways = out->caches.levels[k].assoc ? out->caches.levels[k].assoc : hw->levels[k].assoc;
-  uint64_t size = calib_round_ways(cap, hw->levels[k].line, &ways);
-  if (!(size > hw->levels[k - 1].size && size <= most + !capped)) {
-    note_sweeps_unused(r, k, size, "rounded to its ways, outside the level inside and the sources' size");
+  int capped = 0;
+  uint64_t size =
+      calib_stream_size(cap, out->caches.levels[k].size, out->caches.levels[k].source == PPT_CALIB_GEO_SWEEP,
+                        hw->levels[k - 1].size, k + 1 < r->n ? out->caches.levels[k + 1].size : 0,
+                        hw->levels[k].line, &ways, &capped);
+  if (!size) {
+    note_sweeps_unused(r, k, cap);
     return;
   }
   /* The chase's size stays as the level's demand size: a pointer chase or a gather (an

@@ -894,10 +894,12 @@ START_TEST(effective_size_applied) {
        * set count, between the level above and the source's size (which it is when the
        * sweeps read more; 8x the chase's, when the chase sized the level). */
       uint32_t ways = r->caches.levels[k].assoc;
-      int capped =
-          r->caches.levels[k].source != PPT_CALIB_GEO_SWEEP && r->ret_capacity[k] > r->caches.levels[k].size;
-      ck_assert_uint_eq(lv->size, calib_round_ways(capped ? r->caches.levels[k].size : r->ret_capacity[k],
-                                                   lv->line, &ways));
+      int capped = 0;
+      ck_assert_uint_eq(
+          lv->size,
+          calib_stream_size(r->ret_capacity[k], r->caches.levels[k].size,
+                            r->caches.levels[k].source == PPT_CALIB_GEO_SWEEP, r->hw.levels[k - 1].size,
+                            k + 1 < n ? r->caches.levels[k + 1].size : 0, lv->line, &ways, &capped));
       ck_assert_uint_eq(lv->assoc, ways);
       if (r->caches.levels[k].source == PPT_CALIB_GEO_SWEEP) /* no source to stay below */
         ck_assert_uint_le(lv->size, 8 * r->caches.levels[k].size);
@@ -1041,6 +1043,34 @@ START_TEST(stream_capacity_rule) {
   ck_assert_uint_eq(a, 16);
   a = 0;
   ck_assert_uint_eq(calib_round_ways(M, 64, &a), 0);
+  /* The stream's size (calib_stream_size) for a 32 MiB 16-way L3 over a 1 MiB L2, by
+   * hand: 26 MiB -> 16384 sets x 26 ways; 32.5 MiB (over the source) -> capped at 32 MiB,
+   * 16 ways; 0.5 MiB (inside the L2) -> none; with a 24 MiB level outside, 30 MiB is
+   * over it -> none, not capped. A chase-sized 8 MiB level takes up to 64 MiB: 40 MiB ->
+   * 32768 sets x 20 ways; 100 MiB -> none. */
+  int capped = -1;
+  a = 16;
+  ck_assert_uint_eq(calib_stream_size(26 * M, 32 * M, 0, M, 0, 64, &a, &capped), 26 * M);
+  ck_assert_uint_eq(a, 26);
+  ck_assert_int_eq(capped, 0);
+  a = 16;
+  ck_assert_uint_eq(calib_stream_size(32 * M + M / 2, 32 * M, 0, M, 0, 64, &a, &capped), 32 * M);
+  ck_assert_uint_eq(a, 16);
+  ck_assert_int_eq(capped, 1);
+  a = 16;
+  ck_assert_uint_eq(calib_stream_size(32 * M, 32 * M, 0, M, 0, 64, &a, &capped), 32 * M);
+  ck_assert_int_eq(capped, 1);
+  a = 16;
+  ck_assert_uint_eq(calib_stream_size(M / 2, 32 * M, 0, M, 0, 64, &a, &capped), 0);
+  a = 16;
+  ck_assert_uint_eq(calib_stream_size(30 * M, 32 * M, 0, M, 24 * M, 64, &a, &capped), 0);
+  ck_assert_int_eq(capped, 0);
+  a = 16;
+  ck_assert_uint_eq(calib_stream_size(40 * M, 8 * M, 1, M, 0, 64, &a, &capped), 40 * M);
+  ck_assert_uint_eq(a, 20);
+  ck_assert_int_eq(capped, 0);
+  a = 16;
+  ck_assert_uint_eq(calib_stream_size(100 * M, 8 * M, 1, M, 0, 64, &a, &capped), 0);
 }
 END_TEST
 
