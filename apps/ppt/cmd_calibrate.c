@@ -173,9 +173,10 @@ static void print_table(FILE *f, const ppt_calib_result *r) {
   fprintf(
       f,
       "contention_factor %.3g  (false sharing: %.3g ns per iteration on CPU %d alone, %.3g on CPUs %d and %d "
-      "together; the median of five loops, %d rounds of hashing)\n",
+      "together; the median of five loops, %d rounds of hashing; 1-5 rounds: %.3g %.3g %.3g %.3g %.3g)\n",
       hw->contention_factor, r->contend_one_ns, r->c2c_cpus[0], r->contend_two_ns, r->c2c_cpus[0],
-      r->c2c_cpus[1], r->contend_rounds);
+      r->c2c_cpus[1], r->contend_rounds, r->contend_factors[0], r->contend_factors[1], r->contend_factors[2],
+      r->contend_factors[3], r->contend_factors[4]);
   if (r->same_set_load_ns > 0)
     fprintf(f,
             "mlp_same_set load %.3g, store %.3g  (column walk, %u x %u rows of %" PRIu64
@@ -352,6 +353,10 @@ static json_object *measured_json(const ppt_calib_result *r) {
     json_object_object_add(c, "one_core_ns_per_iteration", json_object_new_double(r->contend_one_ns));
     json_object_object_add(c, "two_cores_ns_per_iteration", json_object_new_double(r->contend_two_ns));
     json_object_object_add(c, "hash_rounds", json_object_new_int(r->contend_rounds));
+    json_object *fs = json_object_new_array();
+    for (int k = 0; k < PPT_CALIB_CONTEND_SHAPES; k++)
+      json_object_array_add(fs, json_object_new_double(r->contend_factors[k]));
+    json_object_object_add(c, "factors_by_rounds", fs);
     json_object_object_add(m, "contention", c);
   }
   json_object_object_add(m, "fork_join_ns", json_object_new_double(r->fork_join_ns));

@@ -48,6 +48,10 @@
  * half-octave steps up to 8 times it. */
 #define PPT_CALIB_RET_POINTS 7
 
+/* Loop shapes the false-sharing probe times (ppt_calib_result.contend_factors): 1 to 5
+ * rounds of hashing an iteration. */
+#define PPT_CALIB_CONTEND_SHAPES 5
+
 /* Chain depths the FP window is timed at (ppt_calib_result.fpwin_depth). */
 #define PPT_CALIB_FPWIN_N 3
 
@@ -269,6 +273,9 @@ typedef struct ppt_calib_result {
    * core, or the threads could not be pinned: see notes). */
   double contend_one_ns, contend_two_ns;
   int contend_rounds;
+  /* Every shape's factor (two cores' time over one core's), shape k with k + 1 rounds:
+   * how much the factor depends on the loop, which the one kept does not show. */
+  double contend_factors[PPT_CALIB_CONTEND_SHAPES];
   /* Core speeds (calib_speed.c): the op mix timed pinned to each of speed_cpus[0..speed_n)
    * (the package's cores, SMT siblings skipped, in the order OMP_PROC_BIND=true fills
    * them), speed[i] relative to speed_cpus[0]; 0 where the thread could not be pinned. */

@@ -354,7 +354,7 @@ static void stage_contend(calib_run *r) {
   }
   double one_s, two_s;
   int rounds;
-  if (calib_contend_s(out->c2c_cpus, &r->t_pair, &one_s, &two_s, &rounds)) {
+  if (calib_contend_s(out->c2c_cpus, &r->t_pair, &one_s, &two_s, &rounds, out->contend_factors)) {
     snprintf(
         r->contend_note, sizeof r->contend_note,
         "contention_factor not measured: the false-sharing threads could not be pinned to CPUs %d and %d.",

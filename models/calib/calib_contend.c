@@ -23,6 +23,8 @@
 
 #include "calib/calib_impl.h"
 
+#define SHAPES PPT_CALIB_CONTEND_SHAPES
+
 typedef struct contend {
   /* The contended line: slot[0] is the caller's word, slot[1] the partner's. */
   _Alignas(64) volatile int64_t slot[8];
@@ -36,7 +38,7 @@ typedef struct contend {
   _Alignas(64) _Atomic uint64_t done;
   /* The caller's own: the trials' policy and what they gave. */
   _Alignas(64) const calib_timing *t;
-  double one_s, two_s;
+  double one_s, two_s, f[SHAPES];
 } contend;
 
 /* Iterations [i0, i0 + n): each hashes its own index in `rounds` rounds of xorshift and
@@ -55,7 +57,6 @@ static inline void iterate(volatile int64_t *slot, uint64_t i0, uint64_t n, int 
   }
 }
 
-#define SHAPES 5
 #define SHAPE(k)                                                                       \
   CALIB_KERNEL static void shape##k(volatile int64_t *slot, uint64_t i0, uint64_t n) { \
     iterate(slot, i0, n, k);                                                           \
@@ -110,7 +111,7 @@ CALIB_KERNEL static void two_cores(void *arg, uint64_t n) {
  * shape in turn; the one with the median ratio is kept. */
 static void trials(void *arg) {
   contend *c = arg;
-  double one[SHAPES], two[SHAPES], f[SHAPES];
+  double one[SHAPES], two[SHAPES], *f = c->f;
   for (int k = 0; k < SHAPES; k++) {
     c->shape = k;
     one[k] = 0.5 * calib_measure(one_core, c, 1, c->t);
@@ -134,9 +135,11 @@ static void trials(void *arg) {
   }
 }
 
-int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s, int *rounds) {
+int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s, int *rounds,
+                    double factors[SHAPES]) {
   *one_s = *two_s = 0;
   *rounds = 0;
+  for (int k = 0; k < SHAPES; k++) factors[k] = 0;
   contend *c = aligned_alloc(64, sizeof *c);
   if (!c) return -1;
   for (int i = 0; i < 8; i++) c->slot[i] = 0;
@@ -147,11 +150,13 @@ int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, dou
   c->shape = 0;
   c->t = t;
   c->one_s = c->two_s = 0;
+  for (int k = 0; k < SHAPES; k++) c->f[k] = 0;
   int rc = calib_on_two_cpus(cpus, partner, c, trials, c);
   if (rc == 0 && c->one_s > 0 && c->two_s > 0) {
     *one_s = c->one_s;
     *two_s = c->two_s;
     *rounds = c->shape + 1;
+    for (int k = 0; k < SHAPES; k++) factors[k] = c->f[k];
   } else {
     rc = -1;
   }

@@ -464,7 +464,8 @@ double calib_share_evicted(double alone_ns, double together_ns, double dram_ns);
  * a thread pinned to cpus[1], started together (until both are done). Both timed by calib_measure while the
  * partner runs (spinning between batches), so both cores are busy in each. -1 (both 0) as calib_on_two_cpus
  * fails, else 0. */
-int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s, int *rounds);
+int calib_contend_s(const int cpus[2], const calib_timing *t, double *one_s, double *two_s, int *rounds,
+                    double factors[PPT_CALIB_CONTEND_SHAPES]);
 /* The threads calib_fork_join_s runs for `threads`: itself when positive, else
  * omp_get_num_procs() (the CPUs this process may run on). */
 int calib_omp_threads(int threads);

@@ -577,6 +577,19 @@ START_TEST(contention_plausible) {
   ck_assert_msg(hw->contention_factor >= 0.5 && hw->contention_factor <= 64, "%g", hw->contention_factor);
   ck_assert_int_ge(r->contend_rounds, 1);
   ck_assert_int_le(r->contend_rounds, 5);
+  /* Every shape's factor is kept, and the one the spec took is their median: two at or
+   * below it and two at or above. */
+  double kept = r->contend_factors[r->contend_rounds - 1];
+  ck_assert_msg(fabs(kept - f) <= 1e-9 * f, "kept %g, two / one %g", kept, f);
+  int below = 0, above = 0;
+  for (int k = 0; k < PPT_CALIB_CONTEND_SHAPES; k++) {
+    ck_assert_msg(r->contend_factors[k] > 0 && isfinite(r->contend_factors[k]), "shape %d: %g", k,
+                  r->contend_factors[k]);
+    below += k != r->contend_rounds - 1 && r->contend_factors[k] <= kept;
+    above += k != r->contend_rounds - 1 && r->contend_factors[k] >= kept;
+  }
+  ck_assert_int_ge(below, 2);
+  ck_assert_int_ge(above, 2);
   cite_has(hw, "contention_factor", "the median factor (%d rounds)", r->contend_rounds);
   cite_has(hw, "contention_factor", "CPU %d alone %.3g ns per iteration", r->c2c_cpus[0], r->contend_one_ns);
   cite_has(hw, "contention_factor", "CPUs %d and %d together %.3g", r->c2c_cpus[0], r->c2c_cpus[1],
@@ -792,12 +805,13 @@ START_TEST(coherence_bad_cpus) {
   ck_assert(calib_c2c_round_trip_s(neg, &t) == 0);
   ck_assert(calib_c2c_round_trip_s(huge, &t) == 0);
   /* so does the false-sharing loop, which runs on the same two CPUs, and says 0 */
-  double one = 1, two = 1;
+  double one = 1, two = 1, fs[PPT_CALIB_CONTEND_SHAPES] = {1, 1, 1, 1, 1};
   int rounds = 1;
-  ck_assert_int_eq(calib_contend_s(same, &t, &one, &two, &rounds), -1);
+  ck_assert_int_eq(calib_contend_s(same, &t, &one, &two, &rounds, fs), -1);
   ck_assert(one == 0 && two == 0 && rounds == 0);
-  ck_assert_int_eq(calib_contend_s(neg, &t, &one, &two, &rounds), -1);
-  ck_assert_int_eq(calib_contend_s(huge, &t, &one, &two, &rounds), -1);
+  for (int k = 0; k < PPT_CALIB_CONTEND_SHAPES; k++) ck_assert(fs[k] == 0);
+  ck_assert_int_eq(calib_contend_s(neg, &t, &one, &two, &rounds, fs), -1);
+  ck_assert_int_eq(calib_contend_s(huge, &t, &one, &two, &rounds, fs), -1);
 }
 END_TEST
 
