@@ -150,12 +150,16 @@ static void spec_sharing(calib_run *r, uint32_t k) {
   if (!out->share_private[k] || k == 0) return;
   uint32_t was = lv->shared_by;
   lv->shared_by = r->hw->levels[k - 1].shared_by;
-  /* An instance per core: its bandwidth is what one core draws (the stream of the
-   * instance's CPUs together measured two instances). */
-  if (lv->core_bw_bytes_per_cycle > 0) {
-    lv->bw_bytes_per_cycle = lv->core_bw_bytes_per_cycle;
-    lv->core_bw_bytes_per_cycle = 0;
-  }
+  /* An instance per core: one core's stream measures the core's cap (the lines its fill
+   * buffers bring in: core_bandwidth, kept), not the instance's, which also takes the
+   * core's write-backs (a core moves more in and out than it streams in: the session-20
+   * host's copy 33 GB/s in + 17 out against a 26 GB/s read stream). The stream of the
+   * CPUs together (two instances) is the most the level was seen to move and stays the
+   * instance's figure. Until session 37 the instance got the core's figure, and every
+   * write-back counted against the core's read cap: on the Zen 5 guest lu read +18 to
+   * +26 % in the three fresh rounds whose vote took the L3 private (s35d, s36a, s37e)
+   * and −11 to −17 % in the seven that took it shared; s37e's spec with the instance at
+   * the stream of both CPUs priced lu 39.4 ms (1 thread) against 56.1, 44.4 measured. */
   char sz[32];
   calib_note(r->notes, sizeof r->notes,
              "%s acts as one instance per core (the sources: shared by %u): CPU %d chased %s at %.3g ns "

@@ -755,6 +755,13 @@ START_TEST(share_stage_plausible) {
       ck_assert_uint_eq(hw->levels[k].shared_by, hw->levels[k - 1].shared_by);
     else
       ck_assert_uint_ge(hw->levels[k].shared_by, 2);
+    /* a private level keeps one core's stream as the core's cap, apart from the
+     * instance's figure (the CPUs' stream together), which also takes write-backs */
+    if (r->share_private[k] && r->core_bw_bytes_per_s[k] > 0 &&
+        r->core_bw_bytes_per_s[k] < r->bw_bytes_per_s[k]) {
+      ck_assert(hw->levels[k].core_bw_bytes_per_cycle > 0);
+      ck_assert(hw->levels[k].core_bw_bytes_per_cycle <= hw->levels[k].bw_bytes_per_cycle);
+    }
   }
 }
 END_TEST
