@@ -13,6 +13,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 
+#include "dbgloc.h"
 #include "mcrefs.h"
 #include "opmix.h"
 #include "widemem.h"
@@ -23,6 +24,7 @@
 #define GUARD_SECTION "__sancov_guards"
 #define TABLE_SECTION "ppt_bbtab"
 #define MEMCHAIN_SECTION "ppt_bbmrc" /* struct ppt_bbmrc (bbdesc.h) */
+#define INLINED_SECTION "ppt_bbinl"  /* struct ppt_bbinl (bbdesc.h) */
 
 _Static_assert(PPT_OP_COUNT <= PPT_BBDESC_NOPS, "ppt_bbdesc has room for every op class");
 
@@ -39,6 +41,9 @@ typedef struct bbent {
   uint16_t stack_loads, stack_stores; /* machine-level stack references (mcrefs.h) */
   uint32_t mem_chain;                 /* a recurrence through memory (ppt_trace_bb.mem_chain) */
   uint16_t cycles;                    /* llvm-mca cycles x PCC_MCA_SCALE (mca.h), 0: unknown */
+  LLVMValueRef inl_str;               /* the inlining chain (dbgloc.h), NULL when none */
+  const char *inl_name;               /* the same string, for the log */
+  unsigned ninl;                      /* its levels */
 } bbent;
 
 typedef struct strent {
@@ -217,72 +222,17 @@ static int parallel_function(const char *name, size_t n) {
   return 0;
 }
 
-/* "directory/filename" unless filename is absolute or there is no directory. */
-static char *join_path(const char *dir, unsigned dl, const char *file, unsigned fl) {
-  int use_dir = dl > 0 && dir && !(fl > 0 && file[0] == '/');
-  size_t len = (use_dir ? dl + 1 : 0) + fl;
-  char *r = malloc(len + 1);
-  if (!r)
-    return NULL;
-  size_t k = 0;
-  if (use_dir) {
-    memcpy(r, dir, dl);
-    k = dl;
-    if (fl > 0)
-      r[k++] = '/';
-  }
-  if (fl > 0)
-    memcpy(r + k, file, fl);
-  r[k + fl] = '\0';
-  return r;
-}
-
-/* Line and file of a block: the first instruction with a real (nonzero) line. */
-static char *block_location(LLVMValueRef fn, LLVMBasicBlockRef bb, uint32_t *line) {
-  LLVMValueRef at = NULL;
-  for (LLVMValueRef i = LLVMGetFirstInstruction(bb); i; i = LLVMGetNextInstruction(i)) {
-    if (LLVMIsADbgInfoIntrinsic(i))
-      continue;
-    if (LLVMGetDebugLocLine(i) > 0) {
-      at = i;
-      break;
-    }
-  }
+/* Line and file of a block: its first located instruction's (pcc_dbgloc_first); a block
+ * without one has line 0 and its function's file (the DISubprogram still names it). */
+static char *block_location(LLVMValueRef fn, LLVMValueRef at, uint32_t *line) {
   *line = at ? LLVMGetDebugLocLine(at) : 0;
-  if (!at)
-    at = fn; /* no line, but the function's DISubprogram still names the file */
-  unsigned dl = 0, fl = 0;
-  const char *dir = LLVMGetDebugLocDirectory(at, &dl);
-  const char *file = LLVMGetDebugLocFilename(at, &fl);
-  if (!dir)
-    dl = 0;
-  if (!file)
-    fl = 0;
-  return join_path(dir, dl, file, fl);
+  return pcc_dbgloc_file(at ? at : fn);
 }
 
 /* PPT_BB_RETURN: where a call of the function ends, for ppt trace --roi FUNCTION. */
 static uint32_t ends_in_ret(LLVMBasicBlockRef bb) {
   LLVMValueRef t = LLVMGetBasicBlockTerminator(bb);
   return t && LLVMGetInstructionOpcode(t) == LLVMRet ? PPT_BB_RETURN : 0;
-}
-
-/* libstdc++'s demangler (extern "C" in the C++ ABI; libLLVM already links libstdc++). */
-char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
-
-/* The name the table shows: C++ names demangled (`void axpy<double>(std::vector<...>&)`),
- * so that ppt info, annotate and --only speak the source's language; everything else
- * (C names, clang's `.omp_outlined.`) as it is. A name the demangler refuses stays
- * mangled. Returns a malloc'ed string or NULL. */
-static char *table_name(const char *name) {
-  if (strncmp(name, "_Z", 2) == 0) {
-    int status = -1;
-    char *d = __cxa_demangle(name, NULL, NULL, &status);
-    if (d && status == 0)
-      return d;
-    free(d);
-  }
-  return strdup(name);
 }
 
 /* The block's square roots and its loop-carried multiplies into its flags (PPT_BB_EXT,
@@ -345,11 +295,22 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
   e->group_id = group_id(x, e->array);
   if (e->array_id == SIZE_MAX || e->group_id == SIZE_MAX)
     return oom(x, err);
-  char *file = block_location(fn, bb, &e->line);
-  if (!file)
+  LLVMValueRef at = pcc_dbgloc_first(bb);
+  char *file = block_location(fn, at, &e->line), *chain = NULL;
+  unsigned nlev = 0;
+  if (!file || pcc_dbgloc_block_chain(bb, at, &chain, &nlev)) {
+    free(file);
     return oom(x, err);
+  }
   e->file_str = str_const(x, file, &e->file_name);
   free(file);
+  if (chain) {
+    e->inl_str = str_const(x, chain, &e->inl_name);
+    e->ninl = nlev;
+    free(chain);
+    if (!e->inl_str)
+      return oom(x, err);
+  }
   e->func_str = fname;
   e->func_name = fname_s;
   if (!e->file_str)
@@ -373,7 +334,7 @@ static int scan_module(ctx *x, pcc_irtab_stats *st, ppt_err *err) {
     if (!cname)
       return oom(x, err);
     const char *fname_s = NULL;
-    char *shown = table_name(cname);
+    char *shown = pcc_dbgloc_name(cname);
     LLVMValueRef fname = shown ? str_const(x, shown, &fname_s) : NULL;
     free(shown);
     int parallel = parallel_function(cname, n);
@@ -537,34 +498,62 @@ static LLVMValueRef table_global(ctx *x, LLVMTypeRef t, LLVMValueRef *vals, size
   return g;
 }
 
-/* Blocks that carry a value through memory or have core cycles: a struct ppt_bbmrc each
- * (bbdesc.h; the magic says which) in their own section, an array per comdat group like
- * the descriptors. vals: room for 2 x->n; the arrays go to out (one per group); count. */
-static size_t emit_mem_chains(ctx *x, LLVMValueRef *vals, LLVMValueRef *out) {
+/* The entries of one block in the ppt_bbmrc section: its memory recurrence and its
+ * core cycles, each when it has one (bbdesc.h; the magic says which). */
+static size_t mrc_entries(ctx *x, const bbent *e, LLVMValueRef *vals) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(x->c);
-  LLVMTypeRef f[3] = {x->i32p, i32, i32};
-  LLVMTypeRef t = LLVMStructTypeInContext(x->c, f, 3, 0);
-  if (LLVMABISizeOfType(x->td, t) != sizeof(struct ppt_bbmrc) ||
-      LLVMOffsetOfElement(x->td, t, 1) != offsetof(struct ppt_bbmrc, magic) ||
-      LLVMOffsetOfElement(x->td, t, 2) != offsetof(struct ppt_bbmrc, chain))
-    return 0; /* desc_type already refused such a target */
+  const uint32_t what[2][2] = {{PPT_BBMRC_MAGIC, e->mem_chain}, {PPT_BBCYC_MAGIC, e->cycles}};
+  size_t k = 0;
+  for (int w = 0; w < 2; w++) {
+    if (!what[w][1]) continue;
+    LLVMValueRef v[3] = {LLVMConstPointerCast(e->guard, x->i32p), LLVMConstInt(i32, what[w][0], 0),
+                         LLVMConstInt(i32, what[w][1], 0)};
+    vals[k++] = LLVMConstStructInContext(x->c, v, 3, 0);
+  }
+  return k;
+}
+
+/* The entry of an inlined block in the ppt_bbinl section: its chain. */
+static size_t inl_entries(ctx *x, const bbent *e, LLVMValueRef *vals) {
+  if (!e->inl_str) return 0;
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(x->c);
+  LLVMValueRef v[4] = {LLVMConstPointerCast(e->guard, x->i32p), LLVMConstInt(i32, PPT_BBINL_MAGIC, 0),
+                       LLVMConstInt(i32, e->ninl, 0), e->inl_str};
+  vals[0] = LLVMConstStructInContext(x->c, v, 4, 0);
+  return 1;
+}
+
+/* A side section of the table (entries keyed by guard, bbdesc.h), an array per comdat
+ * group like the descriptors: each block's entries (at most 2) from `entries`. vals: room
+ * for 2 x->n; the arrays go to out (one per group that has entries); their count. */
+static size_t emit_side(ctx *x, LLVMTypeRef t, const char *name, const char *section,
+                        size_t (*entries)(ctx *, const bbent *, LLVMValueRef *), LLVMValueRef *vals,
+                        LLVMValueRef *out) {
   size_t nout = 0;
   for (size_t i = 0; i < x->n;) {
     size_t j = i, k = 0;
-    for (; j < x->n && x->e[j].group_id == x->e[i].group_id; j++) {
-      const uint32_t what[2][2] = {{PPT_BBMRC_MAGIC, x->e[j].mem_chain}, {PPT_BBCYC_MAGIC, x->e[j].cycles}};
-      for (int w = 0; w < 2; w++) {
-        if (!what[w][1]) continue;
-        LLVMValueRef v[3] = {LLVMConstPointerCast(x->e[j].guard, x->i32p), LLVMConstInt(i32, what[w][0], 0),
-                             LLVMConstInt(i32, what[w][1], 0)};
-        vals[k++] = LLVMConstStructInContext(x->c, v, 3, 0);
-      }
-    }
+    for (; j < x->n && x->e[j].group_id == x->e[i].group_id; j++)
+      k += entries(x, &x->e[j], vals + k);
     if (k > 0)
-      out[nout++] = table_global(x, t, vals, k, "__ppt_bbmrc", MEMCHAIN_SECTION, x->e[i].group_id);
+      out[nout++] = table_global(x, t, vals, k, name, section, x->e[i].group_id);
     i = j;
   }
   return nout;
+}
+
+/* The IR types of struct ppt_bbmrc and struct ppt_bbinl (bbdesc.h); 0 if this target
+ * lays them out differently (desc_type already refused such a target). */
+static int side_types(ctx *x, LLVMTypeRef *mrc, LLVMTypeRef *inl) {
+  LLVMTypeRef i32 = LLVMInt32TypeInContext(x->c);
+  LLVMTypeRef f[4] = {x->i32p, i32, i32, x->i8p};
+  *mrc = LLVMStructTypeInContext(x->c, f, 3, 0);
+  *inl = LLVMStructTypeInContext(x->c, f, 4, 0);
+  return LLVMABISizeOfType(x->td, *mrc) == sizeof(struct ppt_bbmrc) &&
+         LLVMOffsetOfElement(x->td, *mrc, 1) == offsetof(struct ppt_bbmrc, magic) &&
+         LLVMOffsetOfElement(x->td, *mrc, 2) == offsetof(struct ppt_bbmrc, chain) &&
+         LLVMABISizeOfType(x->td, *inl) == sizeof(struct ppt_bbinl) &&
+         LLVMOffsetOfElement(x->td, *inl, 2) == offsetof(struct ppt_bbinl, nlevels) &&
+         LLVMOffsetOfElement(x->td, *inl, 3) == offsetof(struct ppt_bbinl, chain);
 }
 
 static int emit_tables(ctx *x, ppt_err *err) {
@@ -575,8 +564,8 @@ static int emit_tables(ctx *x, ppt_err *err) {
                        "(only 64-bit targets like the host are supported)",
                        x->src);
   LLVMValueRef *vals = malloc((x->n ? 2 * x->n : 1) * sizeof *vals);
-  /* Each group's descriptors, and its memory recurrences when it has any. */
-  LLVMValueRef *tables = malloc((x->ngroups ? 2 * x->ngroups : 2) * sizeof *tables);
+  /* Each group's descriptors, and its side sections' entries when it has any. */
+  LLVMValueRef *tables = malloc((x->ngroups ? 3 * x->ngroups : 3) * sizeof *tables);
   if (!vals || !tables) {
     free(vals);
     free(tables);
@@ -590,7 +579,12 @@ static int emit_tables(ctx *x, ppt_err *err) {
     tables[ntables++] = table_global(x, t, vals, j - i, "__ppt_bbtab", TABLE_SECTION, x->e[i].group_id);
     i = j;
   }
-  size_t nmrc = emit_mem_chains(x, vals, tables + ntables);
+  LLVMTypeRef mrc, inl;
+  size_t nmrc = 0;
+  if (side_types(x, &mrc, &inl)) {
+    nmrc = emit_side(x, mrc, "__ppt_bbmrc", MEMCHAIN_SECTION, mrc_entries, vals, tables + ntables);
+    nmrc += emit_side(x, inl, "__ppt_bbinl", INLINED_SECTION, inl_entries, vals, tables + ntables + nmrc);
+  }
   append_used(x, tables, ntables + nmrc);
   LLVMValueRef used = LLVMGetNamedGlobal(x->m, "llvm.used");
   size_t nused = used ? (size_t)LLVMGetNumOperands(LLVMGetInitializer(used)) : 0;
@@ -608,7 +602,9 @@ static void log_table(ctx *x, FILE *log) {
             (unsigned long long)e->index, e->func_name, e->file_name, e->line, e->flags);
     for (int k = 0; k < PPT_OP_COUNT; k++)
       fprintf(log, "%s%u", k ? "," : "", e->ops[k]);
-    fprintf(log, " stack=%u,%u mem_chain=%#x cycles=%.4g\n", e->stack_loads, e->stack_stores, e->mem_chain, e->cycles / (double)PCC_MCA_SCALE);
+    fprintf(log, " stack=%u,%u mem_chain=%#x cycles=%.4g", e->stack_loads, e->stack_stores, e->mem_chain, e->cycles / (double)PCC_MCA_SCALE);
+    pcc_dbgloc_print_chain(log, e->inl_name);
+    fputc('\n', log);
   }
 }
 

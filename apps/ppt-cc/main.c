@@ -347,6 +347,7 @@ static int link_mode(job *j, ppt_err *err) {
       pcc_strv_push(&cmd, "none");
     }
     pcc_strv_push(&cmd, runtime);
+    if (PPT_CC_RT_LDFLAGS[0]) pcc_strv_push(&cmd, PPT_CC_RT_LDFLAGS);
     pcc_strv_push(&cmd, "-lzstd");
     pcc_strv_push(&cmd, "-lpthread");
   }

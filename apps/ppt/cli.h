@@ -128,8 +128,10 @@ int ppt_cli_split_list(char *s, const char **v, size_t max, size_t *n);
   "  --only SEL[,SEL...]    count only the blocks a selector matches (everything is still\n"     \
   "                         simulated): FUNC (name prefix, or a glob with * ? []), FILE:FUNC,\n" \
   "                         FILE:LINE or FILE:FIRST-LAST; e.g. kernel_,.omp_outlined. or\n"      \
-  "                         jacobi.c:.omp_outlined. or jacobi.c:40-52; one that matches no\n"    \
-  "                         block is an error ('ppt info --blocks' lists them)\n"
+  "                         jacobi.c:.omp_outlined. or jacobi.c:40-52; a block belongs to the\n" \
+  "                         functions inlined into it too; a list is a union: a selector that\n" \
+  "                         matches no block is named on stderr, a list that matches none is\n" \
+  "                         an error ('ppt info --blocks' lists the blocks)\n"
 /* --no-stack-refs in every command's --help. */
 #define PPT_CLI_NOSTACK_HELP                                                                     \
   "  --no-stack-refs        leave out the stack references of the machine code (spills, stack\n" \
@@ -137,7 +139,8 @@ int ppt_cli_split_list(char *s, const char **v, size_t max, size_t *n);
 /* Applies --no-stack-refs to a trace just opened (ppt_trace_set_stack_refs). */
 void ppt_cli_stack_refs(const ppt_cli_common *c, ppt_trace *t);
 /* The --only selection of t's blocks (ppt_trace_select): *out NULL when no --only was
- * given; PPT_EINPUT naming a selector that matches no block. */
+ * given; a line on stderr for each selector that matches no block; PPT_EINPUT when the
+ * whole list matches none. */
 int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, ppt_err *err);
 /* Opens the sequential trace that sasmm, predict and annotate mimic cores from: a trace
  * of N > 1 threads (from `ppt trace --threads N`, or a program that set its own thread

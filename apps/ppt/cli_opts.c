@@ -212,7 +212,13 @@ int ppt_cli_set_hw(const char *path, ppt_hwspec *hw, const char *setting, ppt_er
 int ppt_cli_counted(const ppt_cli_common *c, const ppt_trace *t, uint8_t **out, ppt_err *err) {
   *out = NULL;
   if (!c->nonly) return 0;
-  return ppt_trace_select(t, c->only, c->nonly, out, err);
+  uint8_t missed[PPT_CLI_MAX_ONLY];
+  int rc = ppt_trace_select(t, c->only, c->nonly, out, missed, err);
+  for (size_t i = 0; !rc && i < c->nonly; i++)
+    if (missed[i])
+      fprintf(stderr, "ppt: %s: --only '%s' matches no block; counting the rest (see 'ppt info --blocks')\n",
+              ppt_trace_path(t), c->only[i]);
+  return rc;
 }
 
 void ppt_cli_stack_refs(const ppt_cli_common *c, ppt_trace *t) {

@@ -13,7 +13,8 @@ static void help(void) {
       "parallel-region share, and the blocks and functions with the most references.\n\n"
       "  --top N   how many blocks and functions to list (default 10)\n"
       "  --blocks  list every block, by file and line: what --only FILE:LINE, FILE:FUNC\n"
-      "            or FUNC selects in the other commands\n" PPT_CLI_NOSTACK_HELP
+      "            or FUNC selects in the other commands; a block of code inlined from\n"
+      "            other functions names each (innermost first) and where it was inlined\n" PPT_CLI_NOSTACK_HELP
       "  --json    machine-readable output on stdout\n"
       "  -h, --help\n");
 }
@@ -138,6 +139,17 @@ static json_object *blocks_json(const results *r) {
     /* llvm-mca's cycles per instance on the build host's core (ppt-cc); 0: unknown */
     json_object_object_add(e, "core_cycles", json_object_new_double(bb->core_cycles16 / 16.0));
     json_object_object_add(e, "refs", json_object_new_int64((int64_t)b->refs));
+    /* the functions the block's code was inlined from, innermost first, each with the
+     * call site it was inlined at */
+    json_object *inl = json_object_new_array();
+    for (uint32_t k = 0; k < bb->ninl; k++) {
+      json_object *l = json_object_new_object();
+      json_object_object_add(l, "function", json_object_new_string(bb->inl[k].func));
+      json_object_object_add(l, "call_file", json_object_new_string(bb->inl[k].file));
+      json_object_object_add(l, "call_line", json_object_new_int64(bb->inl[k].line));
+      json_object_array_add(inl, l);
+    }
+    json_object_object_add(e, "inlined", inl);
     json_object_array_add(tb, e);
   }
   return tb;
@@ -244,8 +256,12 @@ static int write_table(void *va, void *vr, ppt_err *err) {
       snprintf(st, sizeof st, "%u/%u", bb->stack_loads, bb->stack_stores);
     char cy[16] = "-";
     if (bb->core_cycles16) snprintf(cy, sizeof cy, "%.4g", bb->core_cycles16 / 16.0);
-    printf("  %6u %12llu %12llu %4u %6s %9s %7s  %s (%s:%u)\n", b->id, (unsigned long long)b->refs,
+    printf("  %6u %12llu %12llu %4u %6s %9s %7s  %s (%s:%u)", b->id, (unsigned long long)b->refs,
            (unsigned long long)b->count, bb->ops[PPT_OP_VWIDTH], w, st, cy, b->name, b->file, b->line);
+    /* code inlined into the function: each function it came from, innermost first */
+    for (uint32_t k = 0; k < bb->ninl; k++)
+      printf(" in %s (inlined at %s:%u)", bb->inl[k].func, bb->inl[k].file, bb->inl[k].line);
+    putchar('\n');
   }
   printf("\ntop functions by references\n  %12s %10s  %s\n", "refs", "calls", "function (file)");
   for (size_t i = 0; i < r->nf; i++)

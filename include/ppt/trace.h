@@ -127,6 +127,15 @@ enum { PPT_BB_PARALLEL = 1, PPT_BB_FUNC_ENTRY = 2, PPT_BB_RETURN = 4, PPT_BB_EXT
 #define PPT_BB_PATH_ADD_MAX 63u
 #define PPT_BB_PATH_MUL_MAX 63u
 #define PPT_BB_PATH_DIV_MAX 7u
+/* One level of a block's inlining chain (ppt_trace_bb.inl): the function whose code the
+ * block is, inlined at file:line of the next outer level's function (for the outermost
+ * level, of the block's own function, ppt_trace_bb.func). */
+typedef struct ppt_trace_inl {
+  const char *func; /* as ppt_trace_bb.func names functions: C++ demangled */
+  const char *file; /* the call site's source file, "" if unknown */
+  uint32_t line;    /* the call site's line, 0 if unknown */
+} ppt_trace_inl;
+
 typedef struct ppt_trace_bb {
   uint32_t id;                /* 1..nbbs */
   uint32_t flags;             /* PPT_BB_* */
@@ -148,7 +157,24 @@ typedef struct ppt_trace_bb {
    * The program model takes them as a bound on compute for specs of that host
    * (hwspec block_cycles). */
   uint32_t core_cycles16;
+  /* Where the block's code was inlined from (its first located instruction's debug
+   * location, ppt-cc): inl[0] is the innermost function, the one file:line name, each
+   * inlined into the next, the last into func. The block belongs to every function on
+   * the chain (--only, --roi). ninl 0: func's own code, and in traces without the table. */
+  uint32_t ninl;
+  const ppt_trace_inl *inl;
 } ppt_trace_bb;
+
+/* The function of level k of bb's chain, k = 0..bb->ninl: inl[k].func, and the block's
+ * own function (func) for k = ninl. */
+static inline const char *ppt_trace_bb_inl_func(const ppt_trace_bb *bb, uint32_t k) {
+  return k < bb->ninl ? bb->inl[k].func : bb->func;
+}
+/* The source file of that level's code: the block's own file (that of its first located
+ * instruction) for the innermost, else the call site recorded one level in. */
+static inline const char *ppt_trace_bb_inl_file(const ppt_trace_bb *bb, uint32_t k) {
+  return k == 0 ? bb->file : bb->inl[k - 1].file;
+}
 
 /* ppt_trace_bb.mem_chain: a block that loops to itself, loading what one of its stores
  * wrote the trip before (a loop-invariant pointer: `*sum += x[i]` through a pointer the
@@ -333,10 +359,14 @@ int ppt_trace_cursor_set_ahead(ppt_trace_cursor *c, int on);
  *   FILE:FUNC       the same, in source files matching FILE: the path itself, a
  *                   trailing part after a '/', or a glob on the path or its base name
  *   FILE:N, FILE:N-M  blocks of FILE whose (first) source line is in N..M
+ * A block belongs to every function on its inlining chain (ppt_trace_bb.inl), each in
+ * the file of that function's code (ppt_trace_bb_inl_file). A list is a union.
  * ppt_trace_select: *out = a malloc'd table over block ids 0..nbbs, 1 for the blocks
- * any selector matches; PPT_EINPUT naming the trace and the first selector that matches
- * no block; PPT_ERUN when out of memory. */
-int ppt_trace_select(const ppt_trace *t, const char *const *sels, size_t n, uint8_t **out, ppt_err *err);
+ * any selector matches; missed (NULL, or n entries) gets 1 for each selector that
+ * matches no block; PPT_EINPUT naming the trace and the list when no selector matches
+ * any block; PPT_ERUN when out of memory. */
+int ppt_trace_select(const ppt_trace *t, const char *const *sels, size_t n, uint8_t **out, uint8_t *missed,
+                     ppt_err *err);
 /* The same table, without the check that every selector matches (empty or malformed
  * selectors match nothing); NULL when out of memory. */
 uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *sels, size_t n);

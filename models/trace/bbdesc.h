@@ -50,4 +50,20 @@ _Static_assert(sizeof(struct ppt_bbmrc) == 16, "ppt_bbmrc layout is part of the 
  * (ppt_trace_bb.core_cycles16; apps/ppt-cc/mca.h). Objects built before it have none. */
 #define PPT_BBCYC_MAGIC 0x50435901u /* "PCY" + layout version 1 */
 
+/* A block whose code was inlined from other functions (ppt_trace_bb.inl): one of these in
+ * the ELF section "ppt_bbinl", found like the others. chain: nlevels lines, innermost
+ * function first, each "FUNC\tFILE\tLINE\n" with FILE:LINE the call site the function
+ * was inlined at, then "FUNC\n" for each other function whose inlined code the block
+ * holds further on (apps/ppt-cc/dbgloc.h: a region's bounds count those; the trace's
+ * table keeps the levels). Objects built before it have none. */
+#define PPT_BBINL_MAGIC 0x504e4c01u /* "PNL" + layout version 1 */
+struct ppt_bbinl {
+  const uint32_t *guard; /* the block's SanitizerCoverage guard, as in its ppt_bbdesc */
+  uint32_t magic;        /* PPT_BBINL_MAGIC */
+  uint32_t nlevels;
+  const char *chain;
+};
+
+_Static_assert(sizeof(struct ppt_bbinl) == 24, "ppt_bbinl layout is part of the ABI");
+
 #endif

@@ -11,9 +11,10 @@
 /* Serialises bbs[0..n) (ids must be 1..n in order) into a malloc'd raw table. Returns 0 or -1. */
 int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, uint32_t *size);
 
-/* Parses a raw table into a malloc'd array of n entries whose strings point into *strings
- * (also malloc'd). Validates every offset. */
-int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, const char *path, ppt_trace_bb **bbs,
-                    uint32_t *n, char **strings, ppt_err *err);
+/* Parses a raw table of a trace of the given format version into a malloc'd array of n
+ * entries (their inlining levels in the same allocation) whose strings point into
+ * *strings (also malloc'd). Validates every offset. */
+int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, uint32_t version, const char *path,
+                    ppt_trace_bb **bbs, uint32_t *n, char **strings, ppt_err *err);
 
 #endif

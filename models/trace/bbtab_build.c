@@ -30,45 +30,29 @@ static int strtab_add(char **tab, uint32_t *len, uint32_t *cap, const char *s, u
   return 0;
 }
 
-int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, uint32_t *size) {
-  char *tab = NULL;
-  uint32_t len = 0, cap = 0, lastf = UINT32_MAX, lastfile = UINT32_MAX;
-  uint64_t esize = 8 + (uint64_t)n * PPT_TRACE_BB_ENTRY_SIZE;
-  unsigned char *ent = calloc(1, esize);
-  if (!ent) return -1;
-  ppt_fmt_put32(ent, n);
+/* The strings of the table: each block's function and file, and its inlining levels'
+ * functions and files. offs gets 2 offsets per block, then 2 per level in block order. */
+static int build_strings(const ppt_trace_bb *bbs, uint32_t n, char **tab, uint32_t *len, uint32_t *offs) {
+  uint32_t cap = 0, lastf = UINT32_MAX, lastfile = UINT32_MAX;
+  uint64_t k = 2 * (uint64_t)n;
   for (uint32_t i = 0; i < n; i++) {
-    unsigned char *e = ent + 8 + (uint64_t)i * PPT_TRACE_BB_ENTRY_SIZE;
-    uint32_t fo, fi;
     /* Function names and file names interleave, so each keeps its own "previous". */
-    if (strtab_add(&tab, &len, &cap, bbs[i].func, &lastf, &fo) ||
-        strtab_add(&tab, &len, &cap, bbs[i].file, &lastfile, &fi)) {
-      free(tab);
-      free(ent);
+    if (strtab_add(tab, len, &cap, bbs[i].func, &lastf, &offs[2 * (uint64_t)i]) ||
+        strtab_add(tab, len, &cap, bbs[i].file, &lastfile, &offs[2 * (uint64_t)i + 1]))
       return -1;
-    }
-    ppt_fmt_put32(e + 0, bbs[i].flags);
-    ppt_fmt_put32(e + 4, bbs[i].line);
-    ppt_fmt_put32(e + 8, fo);
-    ppt_fmt_put32(e + 12, fi);
-    for (int k = 0; k < PPT_OP_COUNT; k++) {
-      e[16 + 2 * k] = (unsigned char)bbs[i].ops[k];
-      e[17 + 2 * k] = (unsigned char)(bbs[i].ops[k] >> 8);
-    }
   }
-  ppt_fmt_put32(ent + 4, len);
-  /* The stack-reference, memory-recurrence and block-cycle extensions (format.h),
-   * always written: 4 bytes a block each. */
-  uint64_t xsize = 3 * (4 + (uint64_t)n * 4);
-  unsigned char *out = malloc(esize + len + xsize + 1);
-  if (!out) {
-    free(tab);
-    free(ent);
-    return -1;
-  }
-  memcpy(out, ent, esize);
-  if (len) memcpy(out + esize, tab, len);
-  unsigned char *x = out + esize + len;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = 0; j < bbs[i].ninl; j++, k += 2)
+      if (strtab_add(tab, len, &cap, bbs[i].inl[j].func, &lastf, &offs[k]) ||
+          strtab_add(tab, len, &cap, bbs[i].inl[j].file, &lastfile, &offs[k + 1]))
+        return -1;
+  return 0;
+}
+
+/* The four extensions after the strings (format.h), always written: the stack
+ * references, memory recurrences and block cycles (4 bytes a block each), then the
+ * inlining chains (4 bytes a block and 12 a level). */
+static void put_exts(const ppt_trace_bb *bbs, uint32_t n, const uint32_t *offs, unsigned char *x) {
   ppt_fmt_put32(x, PPT_TRACE_BBX_STACK);
   for (uint32_t i = 0; i < n; i++) {
     unsigned char *e = x + 4 + 4 * (uint64_t)i;
@@ -83,8 +67,51 @@ int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, ui
   unsigned char *cy = m + 4 + 4 * (uint64_t)n;
   ppt_fmt_put32(cy, PPT_TRACE_BBX_CYCLES);
   for (uint32_t i = 0; i < n; i++) ppt_fmt_put32(cy + 4 + 4 * (uint64_t)i, bbs[i].core_cycles16);
+  unsigned char *in = cy + 4 + 4 * (uint64_t)n;
+  ppt_fmt_put32(in, PPT_TRACE_BBX_INLINED);
+  for (uint32_t i = 0; i < n; i++) ppt_fmt_put32(in + 4 + 4 * (uint64_t)i, bbs[i].ninl);
+  unsigned char *lv = in + 4 + 4 * (uint64_t)n;
+  uint64_t k = 2 * (uint64_t)n;
+  for (uint32_t i = 0; i < n; i++)
+    for (uint32_t j = 0; j < bbs[i].ninl; j++, k += 2, lv += PPT_TRACE_INL_ENTRY_SIZE) {
+      ppt_fmt_put32(lv, offs[k]);
+      ppt_fmt_put32(lv + 4, offs[k + 1]);
+      ppt_fmt_put32(lv + 8, bbs[i].inl[j].line);
+    }
+}
+
+int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, uint32_t *size) {
+  uint64_t nlev = 0;
+  for (uint32_t i = 0; i < n; i++) nlev += bbs[i].ninl;
+  uint64_t esize = 8 + (uint64_t)n * PPT_TRACE_BB_ENTRY_SIZE;
+  uint64_t xsize = 4 * (4 + (uint64_t)n * 4) + nlev * PPT_TRACE_INL_ENTRY_SIZE;
+  char *tab = NULL;
+  uint32_t len = 0;
+  uint32_t *offs = malloc((2 * ((uint64_t)n + nlev) + 1) * sizeof *offs);
+  unsigned char *out = NULL;
+  if (!offs || build_strings(bbs, n, &tab, &len, offs) || esize + len + xsize > UINT32_MAX ||
+      !(out = calloc(1, esize + len + xsize))) {
+    free(offs);
+    free(tab);
+    return -1;
+  }
+  ppt_fmt_put32(out, n);
+  ppt_fmt_put32(out + 4, len);
+  for (uint32_t i = 0; i < n; i++) {
+    unsigned char *e = out + 8 + (uint64_t)i * PPT_TRACE_BB_ENTRY_SIZE;
+    ppt_fmt_put32(e + 0, bbs[i].flags);
+    ppt_fmt_put32(e + 4, bbs[i].line);
+    ppt_fmt_put32(e + 8, offs[2 * (uint64_t)i]);
+    ppt_fmt_put32(e + 12, offs[2 * (uint64_t)i + 1]);
+    for (int k = 0; k < PPT_OP_COUNT; k++) {
+      e[16 + 2 * k] = (unsigned char)bbs[i].ops[k];
+      e[17 + 2 * k] = (unsigned char)(bbs[i].ops[k] >> 8);
+    }
+  }
+  if (len) memcpy(out + esize, tab, len);
+  put_exts(bbs, n, offs, out + esize + len);
   free(tab);
-  free(ent);
+  free(offs);
   *raw = out;
   *size = (uint32_t)(esize + len + xsize);
   return 0;

@@ -1,4 +1,4 @@
-/* format.h — on-disk layout of a ppt trace, version 1 (docs/trace-format.md).
+/* format.h — on-disk layout of a ppt trace, version 2 (docs/trace-format.md).
  *
  *   [header 64 B] [chunk 0] [chunk 1] ... [block table] [chunk table] [footer 64 B]
  *
@@ -13,7 +13,10 @@
 
 #define PPT_TRACE_MAGIC "PPTTRACE"
 #define PPT_TRACE_FOOTER_MAGIC "PPTFOOT1"
-#define PPT_TRACE_VERSION 1u
+/* Version 2 adds the inlining chains to the block table (PPT_TRACE_BBX_INLINED); the
+ * reader also reads version 1, whose tables end before them. */
+#define PPT_TRACE_VERSION 2u
+#define PPT_TRACE_VERSION_MIN 1u
 #define PPT_TRACE_HEADER_SIZE 64u
 #define PPT_TRACE_FOOTER_SIZE 64u
 #define PPT_TRACE_CHUNK_ENTRY_SIZE 48u
@@ -49,11 +52,17 @@
  *   then, optionally (traces written since the memory recurrences):
  *   u32 PPT_TRACE_BBX_MEMCHAIN, then nbbs entries u32 mem_chain (ppt/trace.h);
  *   then, optionally (traces written since the block cycles):
- *   u32 PPT_TRACE_BBX_CYCLES, then nbbs entries u32 core_cycles16 (ppt/trace.h).
- *   The table's raw size says which: readers accept all four, absent means 0. */
+ *   u32 PPT_TRACE_BBX_CYCLES, then nbbs entries u32 core_cycles16 (ppt/trace.h);
+ *   then, in version 2 only (always written there):
+ *   u32 PPT_TRACE_BBX_INLINED, then nbbs entries u32 ninl, then for each block in id
+ *   order its ninl levels, innermost first, each u32 func_off, u32 file_off, u32 line
+ *   (ppt_trace_inl; offsets into the string table).
+ *   The table's raw size says which: readers accept all five, absent means 0. */
 #define PPT_TRACE_BBX_STACK 0x314b5453u    /* "STK1" */
 #define PPT_TRACE_BBX_MEMCHAIN 0x3143524du /* "MRC1" */
 #define PPT_TRACE_BBX_CYCLES 0x31435943u   /* "CYC1" */
+#define PPT_TRACE_BBX_INLINED 0x314c4e49u  /* "INL1" */
+#define PPT_TRACE_INL_ENTRY_SIZE 12u
 
 static inline void ppt_fmt_put32(unsigned char *p, uint32_t v) {
   for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));

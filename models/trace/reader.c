@@ -90,7 +90,7 @@ static int load_bbtab(ppt_trace *t, uint64_t off, uint32_t csize, uint32_t rsize
     if (ZSTD_isError(got) || got != rsize)
       rc = bad(err, t->path, "corrupt trace: block table does not decompress");
     else
-      rc = ppt_bbtab_parse(r, rsize, t->path, &t->bbs, &t->nbbs, &t->strings, err);
+      rc = ppt_bbtab_parse(r, rsize, t->version, t->path, &t->bbs, &t->nbbs, &t->strings, err);
   }
   free(c);
   free(r);
@@ -133,9 +133,9 @@ static int read_header(ppt_trace *t, ppt_err *err) {
     return bad(err, path, "truncated trace: no complete header");
   if (memcmp(h, PPT_TRACE_MAGIC, 8) != 0) return bad(err, path, "not a ppt trace (bad magic)");
   t->version = ppt_fmt_get32(h + 8);
-  if (t->version != PPT_TRACE_VERSION)
-    return ppt_err_set(err, PPT_EINPUT, "%s: unsupported trace version %u (this ppt reads version %u)", path,
-                       t->version, PPT_TRACE_VERSION);
+  if (t->version < PPT_TRACE_VERSION_MIN || t->version > PPT_TRACE_VERSION)
+    return ppt_err_set(err, PPT_EINPUT, "%s: unsupported trace version %u (this ppt reads versions %u-%u)", path,
+                       t->version, PPT_TRACE_VERSION_MIN, PPT_TRACE_VERSION);
   /* chunk_raw_max: what the writer cut chunks at (older ppt: RAW_MAX itself) */
   if (ppt_fmt_get32(h + 12) != PPT_TRACE_HEADER_SIZE || ppt_fmt_get32(h + 20) == 0 ||
       ppt_fmt_get32(h + 20) > PPT_TRACE_CHUNK_RAW_MAX)

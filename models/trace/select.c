@@ -4,6 +4,7 @@
  * several `.omp_outlined.` bodies that only their file tells apart. */
 #include <errno.h>
 #include <fnmatch.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,10 +91,14 @@ static int parse_selector(const char *text, selector *s) {
   return 1;
 }
 
+/* A function selector matches any level of the block's inlining chain, in the file of
+ * that level's code; a line range the block's own file and line. */
 static int block_match(const selector *s, const ppt_trace_bb *bb) {
-  if (!file_match(s, bb->file)) return 0;
-  if (s->func) return func_match(s->func, bb->func);
-  return bb->line >= s->first && bb->line <= s->last;
+  if (!s->func) return file_match(s, bb->file) && bb->line >= s->first && bb->line <= s->last;
+  for (uint32_t k = 0; k <= bb->ninl; k++)
+    if (func_match(s->func, ppt_trace_bb_inl_func(bb, k)) && file_match(s, ppt_trace_bb_inl_file(bb, k)))
+      return 1;
+  return 0;
 }
 
 /* Marks in c the blocks selector `text` selects; whether it selected any. */
@@ -106,16 +111,26 @@ static int mark(const ppt_trace *t, const char *text, uint8_t *c) {
   return any;
 }
 
-int ppt_trace_select(const ppt_trace *t, const char *const *sels, size_t n, uint8_t **out, ppt_err *err) {
+int ppt_trace_select(const ppt_trace *t, const char *const *sels, size_t n, uint8_t **out, uint8_t *missed,
+                     ppt_err *err) {
   uint8_t *c = calloc((size_t)ppt_trace_nbbs(t) + 1, 1);
   *out = NULL;
   if (!c) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  for (size_t p = 0; p < n; p++)
-    if (!mark(t, sels[p], c)) {
-      free(c);
-      return ppt_err_set(err, PPT_EINPUT, "%s: --only '%s' matches no block (see 'ppt info --blocks %s')",
-                         ppt_trace_path(t), sels[p] ? sels[p] : "", ppt_trace_path(t));
-    }
+  int any = 0;
+  for (size_t p = 0; p < n; p++) {
+    int hit = mark(t, sels[p], c);
+    if (missed) missed[p] = !hit;
+    any |= hit;
+  }
+  if (!any && n) {
+    free(c);
+    char list[256];
+    size_t k = 0;
+    for (size_t p = 0; p < n && k < sizeof list; p++)
+      k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", p ? "," : "", sels[p] ? sels[p] : "");
+    return ppt_err_set(err, PPT_EINPUT, "%s: --only '%s' matches no block (see 'ppt info --blocks %s')",
+                       ppt_trace_path(t), list, ppt_trace_path(t));
+  }
   *out = c;
   return 0;
 }

@@ -1,9 +1,11 @@
 /* test_e2e_roi_func.c — ppt trace --roi FUNCTION: from the function's first call to its
  * last return, recursion, names that match nothing or are never called, C++ functions by
- * their demangled names. The oracles are reference counts known from the programs' loops
+ * their demangled names, and functions the compiler inlined into their caller (selected
+ * by --roi and by --only through the blocks' inlining chains). The oracles are reference counts known from the programs' loops
  * over volatile arrays (references to the threads' own stacks are left out: they depend
  * on the optimiser). */
 #include <check.h>
+#include <stdio.h>
 
 #include "e2e.h"
 #include "ppt/trace.h"
@@ -39,27 +41,40 @@ static const char *k_func =
     "  return 0;\n"
     "}\n";
 
+/* Traces ./f in d with `ppt trace OPTS` and counts the trace's loads and stores off the
+ * threads' stacks and its parallel regions. */
+static void trace_counts(const char *d, const char *opts, uint64_t *l, uint64_t *s, uint64_t *regions) {
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace %s -o c.trace -- ./f >out.txt 2>err.txt", opts), 0);
+  ppt_trace *t = e2e_open(d, "c.trace");
+  e2e_count_heap(t, l, s);
+  ppt_trace_summary sum;
+  e2e_summarize(t, &sum);
+  *regions = sum.parallel_regions;
+  ppt_trace_summary_free(&sum);
+  ppt_trace_close(t);
+}
+
+/* kernel's region on 1 and 2 threads: its three calls and `between` loads and stores
+ * each between them. The outlined body also loads its thread id (*gtid, libomp's
+ * memory): one per thread and region. */
+static void check_kernel_region(const char *d, uint64_t between) {
+  for (int threads = 1; threads <= 2; threads++) {
+    char opts[64];
+    snprintf(opts, sizeof opts, "-t %d --roi kernel", threads);
+    uint64_t l, s, regions;
+    trace_counts(d, opts, &l, &s, &regions);
+    ck_assert_uint_ge(l, 600 + between);
+    ck_assert_uint_le(l, 600 + between + 3 * (uint64_t)threads);
+    ck_assert_uint_eq(s, 600 + between);
+    ck_assert_uint_eq(regions, 3);
+  }
+}
+
 START_TEST(roi_function_calls_and_between) {
   const char *d = e2e_dir("e2e_roi_func");
   e2e_write(d, "f.c", k_func);
   ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp f.c -o f"), 0);
-  for (int threads = 1; threads <= 2; threads++) {
-    ck_assert_int_eq(e2e_sh(d, "$PPT trace -t %d --roi kernel -o k.trace -- ./f >out.txt 2>err.txt", threads),
-                     0);
-    ppt_trace *t = e2e_open(d, "k.trace");
-    uint64_t l, s;
-    e2e_count_heap(t, &l, &s);
-    /* + the outlined body's load of its thread id (*gtid, libomp's memory): one per
-     * thread and region */
-    ck_assert_uint_ge(l, 600 + 20);
-    ck_assert_uint_le(l, 600 + 20 + 3 * (uint64_t)threads);
-    ck_assert_uint_eq(s, 600 + 20);
-    ppt_trace_summary sum;
-    e2e_summarize(t, &sum);
-    ck_assert_uint_eq(sum.parallel_regions, 3);
-    ppt_trace_summary_free(&sum);
-    ppt_trace_close(t);
-  }
+  check_kernel_region(d, 20);
   /* recursion: the region is the outermost call */
   ck_assert_int_eq(e2e_sh(d, "$PPT trace --roi fact -o r.trace -- ./f >out.txt 2>err.txt"), 0);
   ppt_trace *t = e2e_open(d, "r.trace");
@@ -120,6 +135,70 @@ START_TEST(roi_function_cxx_demangled) {
 }
 END_TEST
 
+/* The same shape with both kernels `static` at -O2, so clang inlines them into main: a
+ * parallel one (its fork inlined, its body outlined) called 3 times (100, 200, 300
+ * iterations), and a serial one, scale, after each call (50 iterations), then 10 loads
+ * and stores; set-up and report (1000 and 2000 references) are outside both. */
+static const char *k_inlined =
+    "#include <stdio.h>\n"
+    "volatile double a[1000], b[1000];\n"
+    "static void kernel(int n) {\n"
+    "#pragma omp parallel for\n"
+    "  for (int i = 0; i < n; i++) a[i] = b[i] + 1.0;\n"
+    "}\n"
+    "static void scale(int n) {\n"
+    "  for (int i = 0; i < n; i++) b[i] = b[i] * 2.0;\n"
+    "}\n"
+    "int main(void) {\n"
+    "  for (int i = 0; i < 1000; i++) b[i] = i;\n"
+    "  for (int r = 0; r < 3; r++) {\n"
+    "    kernel(100 * (r + 1));\n"
+    "    scale(50);\n"
+    "    for (int i = 0; i < 10; i++) b[i] += 1.0;\n"
+    "  }\n"
+    "  for (int i = 0; i < 1000; i++) b[i] = a[i];\n"
+    "  printf(\"%g\\n\", b[5]);\n"
+    "  return 0;\n"
+    "}\n";
+
+START_TEST(roi_and_only_of_inlined_functions) {
+  const char *d = e2e_dir("e2e_roi_inlined");
+  e2e_write(d, "f.c", k_inlined);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O2 -fopenmp f.c -o f && $PPT trace -o all.trace -- ./f >/dev/null"), 0);
+  /* both were inlined: no block of their own, blocks of main inlined from each */
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT info --blocks --json all.trace >b.json && "
+                          "test \"$(jq '[.blocks[] | select(.function == \"kernel\" or .function == "
+                          "\"scale\")] | length' b.json)\" = 0 && "
+                          "test \"$(jq '[.blocks[] | select(.function == \"main\" and .inlined[0].function == "
+                          "\"scale\" and .inlined[0].call_line == 14)] | length' b.json)\" -ge 1 && "
+                          "$PPT info --blocks all.trace | grep -q 'in kernel (inlined at .*f.c:13)'"),
+                   0);
+  /* kernel's three calls, and between them scale and the 10-loop twice: 120 each */
+  check_kernel_region(d, 120);
+  /* scale: its three calls, and between them the 10-loop and kernel's last two calls
+   * (clang unrolls main's loop: the block that ends kernel's first call begins scale's
+   * first, yet kernel's first region is not part of scale's) */
+  uint64_t l, s, regions;
+  trace_counts(d, "--roi scale", &l, &s, &regions);
+  ck_assert_uint_ge(l, 150 + 20 + 500);
+  ck_assert_uint_le(l, 150 + 20 + 500 + 2);
+  ck_assert_uint_eq(s, 150 + 20 + 500);
+  ck_assert_uint_eq(regions, 2);
+  /* --only scale counts exactly scale's references; a list's name that matches nothing is
+   * named on stderr and the rest counted; a list that matches nothing is bad input */
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT cachesim all.trace --no-stack-refs --hw \"$PPT_SOURCE_DIR/hwspecs/sasmm-cachegrind.json\" "
+                          "--only scale,nosuch --json >c.json 2>c.err && "
+                          "test \"$(jq '.levels[0].accesses' c.json)\" = 300 && grep -q \"'nosuch' matches no block\" c.err"),
+                   0);
+  ck_assert_int_eq(e2e_sh(d,
+                          "$PPT cachesim all.trace --hw \"$PPT_SOURCE_DIR/hwspecs/sasmm-cachegrind.json\" "
+                          "--only nosuch,nothing >/dev/null 2>n.err"),
+                   2);
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("e2e_roi_func");
   TCase *tc = tcase_create("core");
@@ -127,6 +206,7 @@ int main(void) {
   tcase_add_test(tc, roi_function_calls_and_between);
   tcase_add_test(tc, roi_function_errors);
   tcase_add_test(tc, roi_function_cxx_demangled);
+  tcase_add_test(tc, roi_and_only_of_inlined_functions);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }

@@ -154,7 +154,7 @@ START_TEST(sweep_equals_each_point) {
   const char *sel[] = {".omp_outlined."};
   unsigned char *counted;
   ppt_err err;
-  ck_assert_msg(ppt_trace_select(t, sel, 1, &counted, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_trace_select(t, sel, 1, &counted, NULL, &err) == 0, "%s", err.msg);
   check_sweep(t, counted);
   free(counted);
   ppt_trace_close(t);
@@ -271,7 +271,7 @@ START_TEST(sieve_equals_stream) {
   for (int i = 0; i < 2; i++) {
     unsigned char *counted;
     ppt_err err;
-    ck_assert_msg(ppt_trace_select(ts[i], sel, 1, &counted, &err) == 0, "%s", err.msg);
+    ck_assert_msg(ppt_trace_select(ts[i], sel, 1, &counted, NULL, &err) == 0, "%s", err.msg);
     sieve_check(ts[i], NULL, 4, PPT_INTERLEAVE_RR, 0, 1);
     sieve_check(ts[i], NULL, 16, PPT_INTERLEAVE_RR, 0, 1);
     sieve_check(ts[i], counted, 8, PPT_INTERLEAVE_RR, 0, 1);

@@ -68,6 +68,7 @@ int synth_write(const char *path, uint64_t seed, uint32_t nthreads, uint64_t nre
     ppt_trace_enc_free(e);
     if (bad) return -1;
   }
+  static const ppt_trace_inl k_synth_inl[2] = {{"inl_leaf", "synth.h", 4}, {"inl_mid", "synth.c", 90}};
   ppt_trace_bb *bbs = calloc(nbbs, sizeof *bbs);
   char names[8][16];
   for (uint32_t i = 0; i < 8; i++) snprintf(names[i], sizeof names[i], "func%u", i);
@@ -78,6 +79,9 @@ int synth_write(const char *path, uint64_t seed, uint32_t nthreads, uint64_t nre
                             .func = names[i % 8],
                             .file = "synth.c"};
     bbs[i].ops[PPT_OP_LOAD] = (uint16_t)(i % 5);
+    /* some blocks hold inlined code, one or two levels deep (the table's INL1 part) */
+    bbs[i].ninl = i % 4 == 1 ? 1 : i % 7 == 2 ? 2 : 0;
+    bbs[i].inl = k_synth_inl;
   }
   unsigned char *raw;
   uint32_t size;

@@ -1,8 +1,9 @@
-/* test_trace_stackrefs.c — the machine-level stack references of the block table (issue
- * 13): the table's extension is read when present and 0 without it (traces written
- * before it), likewise the memory recurrences' extension that follows it, and the reader adds each block's
- * stack stores and loads after its entry, flagged and at the thread's own window, unless turned off or asked
- * for raw records. */
+/* test_trace_stackrefs.c — the block table's extensions: the machine-level stack
+ * references, the memory recurrences, the block cycles and the inlining chains are read
+ * when present and 0 without them (version 1 tables may end before any of the first
+ * three and never hold the fourth; version 2 tables hold all four), and the reader adds
+ * each block's stack stores and loads after its entry, flagged and at the thread's own
+ * window, unless turned off or asked for raw records. */
 #include <check.h>
 
 #include "ppt_test.h"
@@ -15,6 +16,8 @@
 #include "trace/bbtab.h"
 #include "trace/format.h"
 #include "trace/writer.h"
+
+static const ppt_trace_inl k_inl[2] = {{"kern", "k.h", 9}, {"outer", "t.c", 20}};
 
 static const ppt_trace_bb k_bbs[2] = {
     {.id = 1,
@@ -30,7 +33,9 @@ static const ppt_trace_bb k_bbs[2] = {
      .file = "t.c",
      .ops = {[PPT_OP_STORE] = 1},
      .mem_chain = 0x03020101u,
-     .core_cycles16 = 75},
+     .core_cycles16 = 75,
+     .ninl = 2,
+     .inl = k_inl},
 };
 
 START_TEST(table_with_and_without_extension) {
@@ -41,7 +46,7 @@ START_TEST(table_with_and_without_extension) {
   uint32_t n;
   char *strings;
   ppt_err err;
-  ck_assert_int_eq(ppt_bbtab_parse(raw, size, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size, 2, "x", &bbs, &n, &strings, &err), 0);
   ck_assert_uint_eq(bbs[0].stack_loads, 2);
   ck_assert_uint_eq(bbs[0].stack_stores, 1);
   ck_assert_uint_eq(bbs[1].stack_loads + bbs[1].stack_stores, 0);
@@ -55,24 +60,44 @@ START_TEST(table_with_and_without_extension) {
   ck_assert_uint_eq(fmul, 3);
   ck_assert_uint_eq(bbs[0].core_cycles16, 0);
   ck_assert_uint_eq(bbs[1].core_cycles16, 75);
+  ck_assert_uint_eq(bbs[0].ninl, 0);
+  ck_assert_uint_eq(bbs[1].ninl, 2);
+  ck_assert_str_eq(bbs[1].inl[0].func, "kern");
+  ck_assert_str_eq(bbs[1].inl[0].file, "k.h");
+  ck_assert_uint_eq(bbs[1].inl[0].line, 9);
+  ck_assert_str_eq(bbs[1].inl[1].func, "outer");
+  ck_assert_uint_eq(bbs[1].inl[1].line, 20);
+  ck_assert_str_eq(ppt_trace_bb_inl_file(&bbs[1], 1), "k.h");
   free(bbs);
   free(strings);
-  /* Each extension: a tag and 4 bytes a block. */
-  uint32_t ext = 4 + 2 * 4;
+  /* Each extension: a tag and 4 bytes a block; the inlining chains 12 bytes a level more. */
+  uint32_t ext = 4 + 2 * 4, inl = ext + 2 * 12;
+  /* A version 1 table ends before the chains; a version 2 table must hold them. */
+  ck_assert_int_ne(ppt_bbtab_parse(raw, size, 1, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_ne(ppt_bbtab_parse(raw, size - inl, 2, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size - inl, 1, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_uint_eq(bbs[1].ninl, 0);
+  ck_assert_uint_eq(bbs[1].core_cycles16, 75);
+  free(bbs);
+  free(strings);
+  /* A level naming a string past the table is corrupt. */
+  raw[size - 12 + 4] = 0xff;
+  ck_assert_int_ne(ppt_bbtab_parse(raw, size, 2, "x", &bbs, &n, &strings, &err), 0);
+  size -= inl; /* the version 1 layouts below */
   /* The layout before the block cycles: theirs 0, the memory recurrences read. */
-  ck_assert_int_eq(ppt_bbtab_parse(raw, size - ext, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size - ext, 1, "x", &bbs, &n, &strings, &err), 0);
   ck_assert_uint_eq(bbs[1].mem_chain, 0x03020101u);
   ck_assert_uint_eq(bbs[1].core_cycles16, 0);
   free(bbs);
   free(strings);
   /* The layout before the memory recurrences: their counts 0, the stack's read. */
-  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 2 * ext, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 2 * ext, 1, "x", &bbs, &n, &strings, &err), 0);
   ck_assert_uint_eq(bbs[0].stack_loads, 2);
   ck_assert_uint_eq(bbs[1].mem_chain, 0);
   free(bbs);
   free(strings);
   /* The layout before all three extensions: entries and strings only, all counts 0. */
-  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 3 * ext, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size - 3 * ext, 1, "x", &bbs, &n, &strings, &err), 0);
   ck_assert_uint_eq(n, 2);
   ck_assert_uint_eq(bbs[0].stack_loads + bbs[0].stack_stores, 0);
   ck_assert_uint_eq(bbs[1].mem_chain, 0);
@@ -82,11 +107,11 @@ START_TEST(table_with_and_without_extension) {
   /* A wrong tag on any extension, or a size that is no layout, is corrupt. */
   for (uint32_t at = size - 3 * ext; at < size; at += ext) {
     raw[at] ^= 1;
-    ck_assert_int_ne(ppt_bbtab_parse(raw, size, "x", &bbs, &n, &strings, &err), 0);
+    ck_assert_int_ne(ppt_bbtab_parse(raw, size, 1, "x", &bbs, &n, &strings, &err), 0);
     raw[at] ^= 1;
   }
-  ck_assert_int_ne(ppt_bbtab_parse(raw, size - 1, "x", &bbs, &n, &strings, &err), 0);
-  ck_assert_int_ne(ppt_bbtab_parse(raw, size - ext - 1, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_ne(ppt_bbtab_parse(raw, size - 1, 1, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_ne(ppt_bbtab_parse(raw, size - ext - 1, 1, "x", &bbs, &n, &strings, &err), 0);
   free(raw);
 }
 END_TEST

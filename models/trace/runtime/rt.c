@@ -67,6 +67,8 @@ static struct {
   unsigned char *roi_kind;
   char *roi_func;
   int roi_active, roi_entered, roi_cut;
+  int roi_inlined;   /* the active region began in code inlined from FUNCTION */
+  int roi_tentative; /* ... in a block that begins in other code (rt_roi_inside) */
   uintptr_t roi_sp;
   uint64_t roi_cut_off;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .status_fd = -1};
@@ -184,23 +186,60 @@ static void rt_roi_cut(void) {
  * in (x86-64: the return address and the saved frame pointer lie between). */
 #define rt_caller_sp() ((uintptr_t)__builtin_frame_address(0) + 16)
 
+/* Code of FUNCTION inlined into a caller has no entry or return of its own: it starts at
+ * the first block of it that runs and ends at the first block of the caller's own code in
+ * the caller's frame (same sp, holding no code inlined from FUNCTION, with a source
+ * line); its callees run lower on the stack, a fork from it at the same sp, and the
+ * caller's return higher, as for a call. A block is the unit: one that begins in other
+ * code and goes on into FUNCTION's (PPT_RT_ROI_ALSO) starts the region tentatively, until
+ * a block that begins in FUNCTION's code confirms it; a region forked meanwhile by that
+ * other code is left out (ppt_rt_roi_fork). */
+static int rt_roi_inside(unsigned char kind, uintptr_t sp, int fork) {
+  if (sp < rt.roi_sp) return 1;
+  if (sp > rt.roi_sp) return 0;
+  return !rt.roi_inlined || fork || (kind & (PPT_RT_ROI_INLINED | PPT_RT_ROI_ALSO | PPT_RT_ROI_NOLINE));
+}
+
 /* id: the block entered, 0 for a parallel region's fork. */
 static void rt_roi_at(uint32_t id, uintptr_t sp) {
   if (atomic_load_explicit(&rt.par_depth, memory_order_relaxed) > 0) return;
+  unsigned char kind = id && id <= rt.nguards ? rt.roi_kind[id] : 0;
   if (rt.roi_active) {
-    if (sp <= rt.roi_sp) return; /* still inside FUNCTION */
+    if (rt_roi_inside(kind, sp, id == 0)) { /* still inside FUNCTION */
+      if (kind & (PPT_BB_FUNC_ENTRY | PPT_RT_ROI_INLINED)) rt.roi_tentative = 0;
+      return;
+    }
     rt.roi_active = 0;
     rt_roi_cut();
   }
-  if (id && id <= rt.nguards && (rt.roi_kind[id] & PPT_BB_FUNC_ENTRY)) {
+  if (kind & (PPT_BB_FUNC_ENTRY | PPT_RT_ROI_INLINED | PPT_RT_ROI_ALSO)) {
     rt.roi_active = rt.roi_entered = 1;
+    rt.roi_inlined = !(kind & PPT_BB_FUNC_ENTRY);
+    rt.roi_tentative = !(kind & (PPT_BB_FUNC_ENTRY | PPT_RT_ROI_INLINED));
     rt.roi_sp = sp;
     atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
   }
 }
 
-void ppt_rt_roi_fork(uintptr_t sp) {
-  if (rt.roi_kind) rt_roi_at(0, sp);
+/* The function part of libomp's source position ";file;function;line;col;;". */
+static int rt_psource_is(const char *psource, const char *func) {
+  const char *f = psource ? strchr(psource + (*psource == ';'), ';') : NULL;
+  if (!f) return 0;
+  f++;
+  const char *end = strchr(f, ';');
+  size_t n = end ? (size_t)(end - f) : strlen(f);
+  return strlen(func) == n && strncmp(f, func, n) == 0;
+}
+
+void ppt_rt_roi_mute(int mute) {
+  atomic_store_explicit(&rt_rec, !mute, memory_order_relaxed);
+}
+
+int ppt_rt_roi_fork(uintptr_t sp, const char *psource) {
+  if (!rt.roi_kind) return 0;
+  rt_roi_at(0, sp);
+  return rt.roi_active && rt.roi_tentative && sp == rt.roi_sp &&
+         !atomic_load_explicit(&rt.par_depth, memory_order_relaxed) && !rt_psource_is(psource, rt.roi_func);
 }
 
 /* At exit (rt.lock held), when FUNCTION's last call returned and a cut followed it: the

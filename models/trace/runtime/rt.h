@@ -10,13 +10,23 @@ int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size);
 
 /* ppt trace --roi FUNCTION: per block id 0..nguards, the PPT_BB_FUNC_ENTRY and
  * PPT_BB_RETURN flags of the blocks of FUNCTION (its name in the table, or the function
- * part of a demangled C++ name), 0 for other blocks; *nblocks: FUNCTION's blocks (0: no
- * such function). NULL when out of memory (rt_table.c). */
+ * part of a demangled C++ name), PPT_RT_ROI_INLINED on the blocks whose first located
+ * instruction is code inlined from FUNCTION into another function, PPT_RT_ROI_ALSO on
+ * those that hold such code further on (the start of an inlined call, after the end of
+ * other code), and PPT_RT_ROI_NOLINE on every block without a source line (which
+ * neither starts nor ends an inlined region); *nblocks: FUNCTION's blocks, inlined ones
+ * included (0: no such function). NULL when out of memory (rt_table.c). */
+enum { PPT_RT_ROI_INLINED = 0x10, PPT_RT_ROI_ALSO = 0x40, PPT_RT_ROI_NOLINE = 0x20 };
 unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nblocks);
 
 /* ppt trace --roi FUNCTION: a parallel region is forked by code whose stack pointer is
- * sp (a return of FUNCTION may be followed by a fork before any block). */
-void ppt_rt_roi_fork(uintptr_t sp);
+ * sp (a return of FUNCTION may be followed by a fork before any block) in the function
+ * the source position psource names (libomp's ident_t: ";file;function;line;col;;", or
+ * NULL). Returns 1 when the region is to be left out: it was forked by other code in
+ * the block that starts an inlined call of FUNCTION (rt.c). */
+int ppt_rt_roi_fork(uintptr_t sp, const char *psource);
+/* Stops (1) and restarts (0) recording around such a region. */
+void ppt_rt_roi_mute(int mute);
 
 /* Removes from the finished trace at path the chunks that begin at file offsets lo..hi-1
  * (recorded after the region's last return, rt_cut.c). Returns 0 or -1 (errno). */

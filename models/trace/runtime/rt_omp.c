@@ -16,7 +16,13 @@
 #include "ppt/trace.h"
 #include "trace/runtime/rt.h"
 
-typedef struct ident ident_t; /* opaque: only passed through */
+/* libomp's source position of a construct (kmp.h's ident_t; the layout is its ABI):
+ * psource is ";file;function;line;column;;", the function clang compiled the construct
+ * in, before any inlining. */
+typedef struct ident {
+  int32_t reserved_1, flags, reserved_2, reserved_3;
+  const char *psource;
+} ident_t;
 typedef void (*kmpc_micro)(int32_t *gtid, int32_t *btid, ...);
 
 /* libomp's schedule numbers (kmp.h, sched_type). Bit 30 is the nonmonotonic modifier, bit
@@ -43,60 +49,56 @@ static int64_t ppt_sched_of(int32_t s) {
 /* ---- parallel regions ---- */
 void __real___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...);
 
-/* Variadic arguments cannot be forwarded in C, but clang passes every captured variable
- * of an outlined region as one pointer-sized argument, so argc pointer-sized values
- * re-passed explicitly are the same call. */
+/* libomp's own invoker of outlined bodies (z_Linux_asm.S, exported by libomp.so): calls
+ * pkfn(&gtid, &tid, argv[0], ..., argv[argc-1]) for any argc, which C cannot express. With
+ * OMPT support it stores its frame address through exit_frame_ptr; without, it ignores it. */
+int __kmp_invoke_microtask(kmpc_micro pkfn, int gtid, int tid, int argc, void *argv[], void **exit_frame_ptr);
+
+/* What the team's threads need to run the program's outlined body with its arguments. */
+typedef struct fork_pack {
+  kmpc_micro fn;
+  int32_t argc;
+  void **argv;
+} fork_pack;
+
+/* The body every thread of the team runs in place of the program's: the program's body,
+ * called with the captured variables the fork was given. */
+static void ppt_fork_trampoline(int32_t *gtid, int32_t *btid, fork_pack *p) {
+  void *exit_frame = NULL;
+  __kmp_invoke_microtask(p->fn, *gtid, *btid, p->argc, p->argv, &exit_frame);
+}
+
+/* Variadic arguments cannot be forwarded in C, and a region may capture any number of
+ * variables (clang passes each as one pointer-sized argument; a C++ lambda or a big
+ * function body easily has dozens). So the captured values are collected into an array
+ * and the fork gets one argument, the pack, which the trampoline unpacks through libomp's
+ * own invoker: no limit on their number. The pack lives on this frame, which outlives the
+ * region: __kmpc_fork_call returns after the join. */
 void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
-  enum { MAXA = 16 };
-  void *a[MAXA] = {0};
-  if (argc < 0 || argc > MAXA) {
-    fprintf(stderr, "ppt runtime: parallel region with %d captured variables (at most %d supported)\n", argc,
-            MAXA);
+  enum { ONSTACK = 32 };
+  void *local[ONSTACK];
+  void **argv = local;
+  if (argc < 0) {
+    fprintf(stderr, "ppt runtime: parallel region with %d captured variables\n", argc);
+    abort();
+  }
+  if (argc > ONSTACK && !(argv = malloc((size_t)argc * sizeof *argv))) {
+    fprintf(stderr, "ppt runtime: out of memory forking a region of %d captured variables\n", argc);
     abort();
   }
   va_list ap;
   va_start(ap, fn);
-  for (int i = 0; i < argc; i++) a[i] = va_arg(ap, void *);
+  for (int32_t i = 0; i < argc; i++) argv[i] = va_arg(ap, void *);
   va_end(ap);
+  fork_pack pack = {fn, argc, argv};
   /* the caller's stack pointer, as rt.c's rt_caller_sp sees it in a block callback */
-  ppt_rt_roi_fork((uintptr_t)__builtin_frame_address(0) + 16);
+  int mute = ppt_rt_roi_fork((uintptr_t)__builtin_frame_address(0) + 16, loc ? loc->psource : NULL);
+  if (mute) ppt_rt_roi_mute(1);
   ppt_rt_event(PPT_EV_PAR_BEGIN, NULL, 0);
-  switch (argc) {
-#define A1 a[0]
-#define A2 A1, a[1]
-#define A3 A2, a[2]
-#define A4 A3, a[3]
-#define A5 A4, a[4]
-#define A6 A5, a[5]
-#define A7 A6, a[6]
-#define A8 A7, a[7]
-#define A9 A8, a[8]
-#define A10 A9, a[9]
-#define A11 A10, a[10]
-#define A12 A11, a[11]
-#define A13 A12, a[12]
-#define A14 A13, a[13]
-#define A15 A14, a[14]
-#define A16 A15, a[15]
-    case 0: __real___kmpc_fork_call(loc, argc, fn); break;
-    case 1: __real___kmpc_fork_call(loc, argc, fn, A1); break;
-    case 2: __real___kmpc_fork_call(loc, argc, fn, A2); break;
-    case 3: __real___kmpc_fork_call(loc, argc, fn, A3); break;
-    case 4: __real___kmpc_fork_call(loc, argc, fn, A4); break;
-    case 5: __real___kmpc_fork_call(loc, argc, fn, A5); break;
-    case 6: __real___kmpc_fork_call(loc, argc, fn, A6); break;
-    case 7: __real___kmpc_fork_call(loc, argc, fn, A7); break;
-    case 8: __real___kmpc_fork_call(loc, argc, fn, A8); break;
-    case 9: __real___kmpc_fork_call(loc, argc, fn, A9); break;
-    case 10: __real___kmpc_fork_call(loc, argc, fn, A10); break;
-    case 11: __real___kmpc_fork_call(loc, argc, fn, A11); break;
-    case 12: __real___kmpc_fork_call(loc, argc, fn, A12); break;
-    case 13: __real___kmpc_fork_call(loc, argc, fn, A13); break;
-    case 14: __real___kmpc_fork_call(loc, argc, fn, A14); break;
-    case 15: __real___kmpc_fork_call(loc, argc, fn, A15); break;
-    default: __real___kmpc_fork_call(loc, argc, fn, A16); break;
-  }
+  __real___kmpc_fork_call(loc, 1, (kmpc_micro)ppt_fork_trampoline, &pack);
   ppt_rt_event(PPT_EV_PAR_END, NULL, 0);
+  if (mute) ppt_rt_roi_mute(0);
+  if (argv != local) free(argv);
 }
 
 /* ---- static worksharing loops ---- */
