@@ -127,10 +127,10 @@ static void core_main(int argc, char **argv) {
        * level's or the socket's bandwidth) the core waits out with fewer misses in
        * flight than its own cap allows, computing meanwhile: the policy overlaps its
        * compute with the memory time it would take alone, and the contended memory
-       * time bounds it from below (SUM, PPT's classic, adds them still). conv2d at 2
-       * threads (session 35): compute 13.5 ms, its streams 8.8 ms alone and 17.8 ms
-       * under the socket's cap; natively 22.1 ms, priced 27.9 ms with the policy over
-       * the contended time, 20.3 ms now (docs/engine.md). */
+       * time bounds it from below (SUM, PPT's classic, adds them). conv2d at 2
+       * threads: compute 13.5 ms, its streams 8.8 ms alone and 17.8 ms under the
+       * socket's cap; natively 22.1 ms, priced 27.9 ms with the policy over the
+       * contended time, 20.3 ms over the time alone (docs/engine.md). */
       double alone = s->policy->overlap == PPT_OVERLAP_SUM ? tm : fmin(tm, d->mem_alone);
       double t =
           fmax(tm, ppt_tc_policy_loop_cycles(s->policy, d->compute / sp, ppt_tc_hide_cycles(d->cpu_by) / sp,

@@ -4,7 +4,7 @@
  * ppt's port model prices a block by its IR op counts at each class's throughput. A
  * loop whose ops queue on fewer pipes than their class has, or whose chains the
  * scheduler cannot overlap, runs slower: falseshare's hash loop (3 imul, 4 shr, 4 xor
- * on one element) takes 4.7 cycles a trip on the Zen 5 guest of session 27 where its 16
+ * on one element) takes 4.7 cycles a trip on a Zen 5 guest where its 16
  * integer ops at the calibrated 4.29 a cycle say 3.7, and llvm-mca's znver3 model
  * says 4.68. From the same marked assembly mcrefs.c counts stack references in
  * (the uninstrumented code generation of each block), this writes every marked machine

@@ -3,10 +3,9 @@
  *
  * Why these: on the validation VMs the memory figures move with the neighbours' load
  * (mlp, the last level's size, DRAM), and the core's own throughput moves with the host's
- * state: on the Zen 5 guest of sessions 26-29 a libm call took 12.3-13 cycles in some
- * calibrations and 19.2-21.6 in others, with ialu 3.4 against 4.1 per cycle and loadst
- * 2.4 against 2.6 (docs/validation.md, "Session 29"). A median hides such a split; the
- * range shows it. */
+ * state: on a Zen 5 guest a libm call takes 12.3-13 cycles in some calibrations and
+ * 19.2-21.6 in others, with ialu 3.4 against 4.1 per cycle and loadst 2.4 against 2.6
+ * (docs/calibrate.md, "Which trial"). A median hides such a split; the range shows it. */
 #include "calibrate_spread.h"
 
 #include <stddef.h>

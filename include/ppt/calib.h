@@ -330,7 +330,7 @@ typedef struct ppt_calib_result {
 
 /* Measures this machine. The result's hw passes ppt_hwspec_validate and carries every
  * timing figure (ppt_hwspec_has_timing). `name` names the spec ("host" when NULL);
- * `date` (e.g. "2024-05-01", may be NULL) goes into the citations. */
+ * `date` (YYYY-MM-DD, may be NULL) goes into the citations. */
 int ppt_calib_run(const ppt_calib_config *cfg, const char *name, const char *date, ppt_calib_result *out,
                   ppt_err *err);
 

@@ -115,14 +115,14 @@ typedef struct ppt_hwspec {
    * bound. */
   double fp_window;
   /* The most executions of such a block a core works on at once, whatever the window
-   * holds (short chains: the Zen 3 guest of session 21 overlapped ~4.9 chains of 8 or 4
-   * (fmul, fadd) pairs while its window held ~100 ops). 0 = unknown: no bound. */
+   * holds (short chains: a Zen 3 guest overlaps ~4.9 chains of 8 or 4 (fmul, fadd)
+   * pairs while its window holds ~100 ops). 0 = unknown: no bound. */
   double fp_chains;
   /* 1: this spec describes the core the traced program was built on, so the cycles
    * ppt-cc recorded per block with llvm-mca's model of that core (ppt_trace_bb
    * core_cycles16) bound each core's compute (docs/engine.md "Block cycles"). 0 (the
-   * default; a spec sheet, another machine): they are not used. Opt-in: on the
-   * validation host of session 27 it made the runtime MAPE worse (docs/validation.md). */
+   * default; a spec sheet, another machine): they are not used. Opt-in: on the Zen 5
+   * validation host it makes the runtime MAPE worse (docs/engine.md "Block cycles"). */
   int block_cycles;
   /* How much longer the cores of a worksharing loop take, together, for iterations that
    * store into one cache line (each core its own word: false sharing, or a shared

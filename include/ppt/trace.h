@@ -56,8 +56,8 @@ enum ppt_op {
                        code that is not traced; OpenMP runtime calls excluded) */
   PPT_OP_CHAIN_FP,  /* loop-carried recurrence of a block that loops to itself: FP add/mul/fma
                        ops on the longest dependence cycle through one of its PHIs */
-  PPT_OP_CHAIN_DIV, /* FP divides and square roots on that cycle (low byte), and since
-                       session 32 its vector lane moves (high byte): ppt_chain_div_pack */
+  PPT_OP_CHAIN_DIV, /* FP divides and square roots on that cycle (low byte), and its
+                       vector lane moves (high byte): ppt_chain_div_pack */
   PPT_OP_COUNT
 };
 
@@ -183,7 +183,7 @@ static inline const char *ppt_trace_bb_inl_file(const ppt_trace_bb *bb, uint32_t
  * iteration's load waits for the last one's store (store-to-load forwarding), so an
  * iteration takes at least the cycle's loads at the forwarding latency plus its ops at
  * theirs. Counts on that cycle: byte 0 holds the loads (low four bits, saturated at 15)
- * and the divides (high four bits, 15; 0 in traces before session 32), then a byte each
+ * and the divides (high four bits, 15; 0 from a writer that does not count them), then a byte each
  * (saturated at 255) for integer ops, FP adds and FP multiplies. */
 #define PPT_MEMCHAIN_MAX 255u
 #define PPT_MEMCHAIN_NIBBLE 15u
@@ -216,11 +216,12 @@ static inline unsigned ppt_trace_bb_mem_chain_divs(const ppt_trace_bb *bb) {
 /* ops[PPT_OP_CHAIN_DIV]: the divides and roots on the block's recurrence (low byte,
  * saturated at 255), the lane moves on it (bits 8-14: extracting, inserting or
  * broadcasting a vector lane, as an SLP-vectorised loop carrying a pair of values does;
- * saturated at 127), and PPT_CHAIN_FRESH (bit 15, since session 36): the recurrence
- * starts afresh at each entry into its loop (the value it starts from does not depend
- * on the value it ended with the time before: a dot product's s = 0, not a sum carried
- * by an outer loop too). Traces before session 32 hold the divides alone (never above
- * 255 in practice); before session 36, no lane count reached 128. */
+ * saturated at 127), and PPT_CHAIN_FRESH (bit 15): the recurrence starts afresh at each
+ * entry into its loop (the value it starts from does not depend on the value it ended
+ * with the time before: a dot product's s = 0, not a sum carried by an outer loop too).
+ * A writer that records neither leaves bits 8-15 0 (the divides alone, never above 255
+ * in practice), which reads as no lane moves and not fresh; lane counts stay below 128,
+ * so bit 15 is the flag's alone. */
 #define PPT_CHAIN_FRESH 0x8000u
 static inline uint16_t ppt_chain_div_pack(unsigned divs, unsigned moves, int fresh) {
   return (uint16_t)((divs > 255u ? 255u : divs) | (moves > 127u ? 127u : moves) << 8 |

@@ -120,10 +120,10 @@ static int stage_latencies(calib_run *r) {
   int rc = 0, huge = 0;
   for (uint32_t k = 0; k <= n && !rc; k++) {
     uint64_t sizes[2] = {k < n ? hw->levels[k].size / 2 : r->dram_bytes, 0};
-    /* The near set down to 2x the level above: on the Zen 5 guest of session 26 the chase
-     * sweep sized the L3 (no sysfs) at 5.5-11 MiB over a 1 MiB L2, and with a near set
-     * only past 16x the L2 four of nine calibrations had none to tell that the chase over
-     * half the level, at 98-139 ns, missed. */
+    /* The near set down to 2x the level above: on a Zen 5 guest the chase sweep sizes
+     * the L3 (no sysfs) at 5.5-11 MiB over a 1 MiB L2, and with a near set only past 16x
+     * the L2 four of nine calibrations would have none to tell that the chase over half
+     * the level, at 98-139 ns, missed. */
     uint64_t above = k > 0 && k < n ? hw->levels[k - 1].size : 0;
     if (above && sizes[0] > 2 * above) {
       sizes[1] = sizes[0] / 2;
@@ -228,19 +228,17 @@ static int stage_level_sizes(calib_run *r) {
     double half = out->lat_ns[k], near = out->lat_near_ns[k];
     /* Half the level at twice the near set's latency is a chase that already misses
      * (a level's own hits do not slow down twofold between the near set and half the
-     * level), whether or not it reads close to DRAM: on the Zen 5 guest of session 26,
-     * four of nine calibrations chased half the L3 at 98-139 ns, under half of DRAM's
-     * 238-302, where the chase read 14-16 ns up to 3-11 MiB, and the spec priced every
-     * L3 hit at 339-458 cycles instead of ~50. */
+     * level), whether or not it reads close to DRAM: on a Zen 5 guest four of nine
+     * calibrations chased half the L3 at 98-139 ns, under half of DRAM's 238-302, where
+     * the chase read 14-16 ns up to 3-11 MiB; a half-of-DRAM test would price every L3
+     * hit at 339-458 cycles instead of ~50. */
     /* The last level is swept whatever its half set read: on a guest it shares its
-     * capacity with other tenants, and how much they leave changes by the minute. On the
-     * Zen 5 guest of session 37 one of three calibrations chased half the L3 at 129 ns (a
-     * sweep followed), the other two at 15.9 and 21.8 ns over the near set's 12.2, and
-     * priced every L3 hit at 65 and 89 cycles with the whole 32 MiB kept as LRU; with a
-     * quarter slower as the test, four of the next round's nine still read 55-62 cycles
-     * at half the level and kept it whole, five 49-52 with a sweep, and `--combine`
-     * voted between two kinds of spec again. Swept every time, each run gives the level
-     * its hits' latency, the chase's size (the demand size) and the stream's. */
+     * capacity with other tenants, and how much they leave changes by the minute. On a
+     * Zen 5 guest a calibration may chase half the L3 at 129 ns or at 15.9-21.8 ns over
+     * the near set's 12.2; any latency test then keeps the whole 32 MiB as LRU at 55-89
+     * cycles in some runs and sweeps it at 49-52 in others, and `--combine` votes between
+     * two kinds of spec. Swept every time, each run gives the level its hits' latency,
+     * the chase's size (the demand size) and the stream's. */
     if (!(near > 0 && (k + 1 == r->n || half > 2 * near))) continue;
     calib_watch_stage(r->watch, "a level's capacity (chase sweep)");
     rc = size_level(r, k);
@@ -567,9 +565,9 @@ static int stage_ops_and_clock(calib_run *r) {
 
 /* The one-thread stages run pinned to the first core of the package (out->home_cpu):
  * the core that times a program's first thread, and one core for every op and clock
- * figure. Unpinned, the clock chain and the op kernels ran on whichever CPU the kernel
- * chose, and one of this guest's vCPUs timed an integer add chain 18-40 % slower than
- * the other at one moment (session 20), so the figures mixed two cores. Not around
+ * figure. Unpinned, the clock chain and the op kernels run on whichever CPU the kernel
+ * chooses, and one of a Zen 5 guest's vCPUs timed an integer add chain 18-40 % slower
+ * than the other at one moment, so the figures would mix two cores. Not around
  * stages that start threads or processes: those inherit the CPU set. */
 static void home_pin(calib_run *r) {
   if (r->out->home_cpu >= 0 && !r->home_pinned)

@@ -3,8 +3,8 @@
  * calib_speed.c times each core alone. A parallel region keeps all its cores busy, and
  * busy cores can slow each other where the guest cannot see it: two virtual CPUs on one
  * host core's SMT siblings share its ports, and a package whose cores share one power
- * budget clocks lower the more of them run. On the lent 16-CPU guest of
- * docs/validation.md ("Session 19") the compute-bound kernels ran within 4-16 % of ppt's
+ * budget clocks lower the more of them run. On a lent 16-CPU Intel Xeon guest
+ * (validation/results/device-emr16/) the compute-bound kernels ran within 4-16 % of ppt's
  * prediction on one thread and scaled 9-12x on 16, where alone each core ran as fast as
  * the first.
  *

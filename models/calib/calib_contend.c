@@ -10,13 +10,13 @@
  * stores, no atomic read-modify-write.
  *
  * How much the turns cost depends on the loop's own work as well as on the line's moves
- * (on the Zen 5 VM, 2026-11-30, pinned to two vCPUs): a loop whose steps hash the last
- * step's value, one latency chain, took 1.4-1.7x one core's time on two; loops whose
- * iterations hash their own index (independent work, as a loop over an array's
- * elements has) 2.2-4.7x, from 0 to 6 rounds of hashing (one two-round variant
- * 1.4-1.7x); the validation's falseshare kernel 2.4-4.7x. The probe runs five such
- * loops (1 to 5 rounds a step) and keeps the one with the median factor: a typical
- * accumulating loop, not the least contended. */
+ * (on a Zen 5 VM, pinned to two vCPUs): a loop whose steps hash the last step's value,
+ * one latency chain, takes 1.4-1.7x one core's time on two; loops whose iterations hash
+ * their own index (independent work, as a loop over an array's elements has) 2.2-4.7x,
+ * from 0 to 6 rounds of hashing (one two-round variant 1.4-1.7x); the validation's
+ * falseshare kernel 2.4-4.7x. The probe runs five such loops (1 to 5 rounds a step) and
+ * keeps the one with the median factor: a typical accumulating loop, not the least
+ * contended. */
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>

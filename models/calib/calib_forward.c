@@ -12,11 +12,11 @@
  * line; the loop's own counter is an independent chain of one add a trip. It compiles
  * to one read-modify-write add on x86 (`add reg, (mem)`), as falseshare's loop does.
  *
- * Why it is measured and not taken as the load-to-use latency plus one: on the Zen 5
- * host of session 18 the two agreed (5.18 cycles timed, 4.31 + 1 by the rule), on the
- * Zen 3 guest of session 24 falseshare's one-thread trip took ~8.0 cycles against
- * 4.27 + 1 (the kernel 26 % too fast), and on the Intel Xeon guest of session 25 this
- * kernel reads 7.35 cycles a trip (6.35 forwarding). */
+ * Why it is measured and not taken as the load-to-use latency plus one: on one Zen 5
+ * host the two agree (5.18 cycles timed, 4.31 + 1 by the rule), on a Zen 3 guest
+ * falseshare's one-thread trip takes ~8.0 cycles against 4.27 + 1 (the kernel 26 % too
+ * fast), and on an Intel Xeon guest this kernel reads 7.35 cycles a trip (6.35
+ * forwarding). */
 #include <stdint.h>
 
 #include "calib/calib_impl.h"
@@ -43,9 +43,9 @@ double calib_store_forward_adds(const calib_timing *t) {
 
 /* The same through an FP register: `*p += 1.0` on a volatile double (a load into an XMM
  * register, an add, a store from it). Zen 5 renames the integer word's memory (about the
- * add alone, 0.01-0.7 cycles beyond it) but not this one: session 32 read 9.7-10 cycles
- * beyond the FP add a trip, the same whether the address is fixed or moves a word a trip
- * (`a[j] = a[j-1] + 1.0`, a recurrence ppt-cc records since session 32). */
+ * add alone, 0.01-0.7 cycles beyond it) but not this one: 9.7-10 cycles beyond the FP
+ * add a trip, the same whether the address is fixed or moves a word a trip
+ * (`a[j] = a[j-1] + 1.0`, a recurrence ppt-cc records, apps/ppt-cc/recaddr.c). */
 typedef struct fwd_fp_arg {
   _Alignas(64) volatile double word;
   double pad[7];
@@ -66,8 +66,8 @@ double calib_store_forward_fp_adds(const calib_timing *t) {
  * spec's integer add latency, to 3 digits; 0 (the load latency stands in) with a note
  * when above the schema's range. Forwarding through the store queue takes 3 cycles or
  * more; a trip within CALIB_RENAMED_CYCLES of the add is a core that renames memory (the
- * load takes the store's register: the Zen 5 guest of session 26 ran a trip in 0.293 ns
- * against 0.294 ns an add, and `ppt calibrate` read 0.02-0.68 cycles beyond it): what
+ * load takes the store's register: a Zen 5 guest runs a trip in 0.293 ns
+ * against 0.294 ns an add, and `ppt calibrate` reads 0.02-0.68 cycles beyond it): what
  * was read, at least the schema's floor, with a note, so that the program model charges
  * about the add alone, not the load latency. */
 #define CALIB_RENAMED_CYCLES 2.0

@@ -149,9 +149,10 @@ static int same_sharing(const ppt_hwspec *a, const ppt_hwspec *b, uint32_t k) {
  * of the runs have one (ties to the first run's). Why apart: sharing and a demand size
  * change predictions far more than a size does, a noisy sweep reads either wrong now and
  * then, and a vote over their combinations can fall to a minority: on the validation VM
- * (round s35e, 2026-11-30) nine runs read four combinations 3-3-2-1, six runs read the
- * L3 shared and five had a demand size, and the tie went to a 4 MiB demand size that
- * priced spmv 72 % slow (the five demand sizes' median, 5.5 MiB, 45 %). */
+ * (validation/results/zen5-s35e/) nine runs read four combinations 3-3-2-1, six runs
+ * read the L3 shared and five had a demand size, and a vote over combinations gives the
+ * tie to a 4 MiB demand size that prices spmv 72 % slow (the five demand sizes' median,
+ * 5.5 MiB, 45 %). */
 typedef struct level_vote {
   uint32_t shared_by;
   int demand; /* whether the level has a demand size */
@@ -224,8 +225,8 @@ static int same_shape(const ppt_hwspec *a, const ppt_hwspec *b) {
 int ppt_calib_median_spec(const ppt_hwspec *all, size_t nall, ppt_hwspec *out, ppt_err *err) {
   if (nall == 0) return ppt_err_set(err, PPT_EINPUT, "calibrate: no runs to take medians of");
   /* The runs of the shape most of them share (levels, TLB levels, cores): on a shared
-   * host one run in nine may miss a level its chase could not tell from the next (the
-   * runtime validation's rounds of 2026-11-27: one found no L3); a shape no majority
+   * host one run in nine may miss a level its chase could not tell from the next (one
+   * runtime validation's nine rounds had one that found no L3); a shape no majority
    * shares is another machine. */
   size_t best = 0, nbest = 0;
   for (size_t i = 0; i < nall; i++) {

@@ -12,8 +12,8 @@
 #include "calib/calib_impl.h"
 
 /* ---- memory-level parallelism ---- */
-/* At most this many chains: one Zen 5 core keeps ~44 of them in flight (session 35:
- * 164 ns alone, 3.76 ns an access with 64), so 32 would cap the figure. */
+/* At most this many chains: one Zen 5 core keeps ~44 of them in flight (164 ns alone,
+ * 3.76 ns an access with 64), so 32 would cap the figure. */
 #define MAX_CHAINS 64
 
 typedef struct chains {
@@ -39,7 +39,7 @@ double calib_mlp(size_t bytes, gsl_rng *rng, const calib_timing *t, int *huge) {
   size_t lines = bytes / 64;
   /* Huge pages: a random line of a DRAM-sized buffer of small pages misses the TLB too,
    * and the page walks, not the misses, then set how many are in flight (6 to 29 over
-   * nine rounds of one hour on a Zen 5 guest, session 35). The core model charges page
+   * nine calibrations in one hour on a Zen 5 guest). The core model charges page
    * walks apart (the spec's tlb); a column walk whose pages the TLB holds keeps ~40
    * misses in flight there, as these chases do over huge pages. */
   uint64_t *buf = calib_buffer(lines * 64, huge);

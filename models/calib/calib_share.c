@@ -3,8 +3,8 @@
  *
  * A guest's virtual CPUs can sit on host cores of different core complexes, each with
  * its own L3, while the guest is told of one L3 shared by all of them. The models then
- * give two threads one capacity where each has its own: on the Zen 3 guest of session
- * 23 (CPUID: one 32 MiB L3 for both CPUs), CPU 0's chase over 2.5 MiB read 19.8 ns
+ * give two threads one capacity where each has its own: on a Zen 3 guest (CPUID: one
+ * 32 MiB L3 for both CPUs), CPU 0's chase over 2.5 MiB read 19.8 ns
  * alone and 18.1-21.2 ns while CPU 1 chased 1.5, 2.5 or 6 MiB of its own, where one
  * core's chase holds no more than ~3.3 MiB (137 ns at 6 MiB); jacobi's two threads, 8
  * MiB each, ran 2.4x as fast as one over 16 MiB, which ppt priced as DRAM-bound.

@@ -77,8 +77,8 @@ uint32_t calib_size_sweep(uint64_t near_bytes, double near_ns, uint64_t top, siz
 
 /* Bisection steps between the largest set that fits and the next one swept: 3 halve the
  * octave three times, so the capacity is known to 2^(1/8) = 9 %, not to a factor 2. On
- * the session-21 guest (Zen 3, an L3 of 32 MiB that this VM's chase sees ~3 MiB of) the
- * doublings read 18 ns at 2 MiB and 169 ns at 4 MiB, and the spec said 2 MiB. */
+ * a Zen 3 guest (an L3 of 32 MiB that its chase sees ~3 MiB of) the doublings read 18 ns
+ * at 2 MiB and 169 ns at 4 MiB, and doublings alone would say 2 MiB. */
 #define REFINE_STEPS 3
 
 uint32_t calib_size_refine(uint64_t *sizes, double *ns, uint32_t m, uint32_t max, double near_ns,
@@ -166,9 +166,9 @@ uint64_t calib_stream_size(uint64_t cap, uint64_t source, int from_sweep, uint64
   uint64_t most = from_sweep ? 8 * source : source - 1;
   if (outer > 0 && most >= outer) most = outer - 1;
   /* Sweeps that read more than the source's size (the other tenants quiet): the level
-   * holds all of it, with the replacement the sweeps show. Session 36's second fresh
-   * round lost seven of nine calibrations' stream view by dropping such capacities, the
-   * spec falling back to the chase's 13-16 MiB as LRU (jacobi +46/+95 %). */
+   * holds all of it, with the replacement the sweeps show. Dropping such capacities
+   * would lose the stream's view, the spec falling back to the chase's 13-16 MiB as LRU
+   * (on a Zen 5 guest: jacobi +46/+95 %, validation/results/zen5-s36e/). */
   if (cap > most && !from_sweep && most == source - 1) {
     cap = source;
     most = source;

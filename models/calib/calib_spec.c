@@ -139,11 +139,10 @@ static void spec_level(calib_run *r, uint32_t k) {
 }
 
 /* A level the sources call shared that two CPUs hold apart (calib_share.c): each core
- * (each instance of the level above) gets an instance of its own. Session 23 left the
- * sources' sharing in the spec, since with one capacity per level the validation priced
- * worse (18.4 % against 18.1 %); with the chase's size as the demand size and the stream's
- * as the size, per-core instances read 16.2 % against 18.9 % shared on the same times
- * (docs/validation.md, "Session 24"): jacobi's two halves each stream from their own L3. */
+ * (each instance of the level above) gets an instance of its own. With the chase's size
+ * as the demand size and the stream's as the size, per-core instances price a Zen 3
+ * guest's runtime validation at 16.2 % against 18.9 % shared on the same times
+ * (docs/calibrate.md): jacobi's two halves each stream from their own L3. */
 static void spec_sharing(calib_run *r, uint32_t k) {
   ppt_calib_result *out = r->out;
   ppt_hw_level *lv = &r->hw->levels[k];
@@ -152,14 +151,13 @@ static void spec_sharing(calib_run *r, uint32_t k) {
   lv->shared_by = r->hw->levels[k - 1].shared_by;
   /* An instance per core: one core's stream measures the core's cap (the lines its fill
    * buffers bring in: core_bandwidth, kept), not the instance's, which also takes the
-   * core's write-backs (a core moves more in and out than it streams in: the session-20
-   * host's copy 33 GB/s in + 17 out against a 26 GB/s read stream). The stream of the
-   * CPUs together (two instances) is the most the level was seen to move and stays the
-   * instance's figure. Until session 37 the instance got the core's figure, and every
-   * write-back counted against the core's read cap: on the Zen 5 guest lu read +18 to
-   * +26 % in the three fresh rounds whose vote took the L3 private (s35d, s36a, s37e)
-   * and −11 to −17 % in the seven that took it shared; s37e's spec with the instance at
-   * the stream of both CPUs priced lu 39.4 ms (1 thread) against 56.1, 44.4 measured. */
+   * core's write-backs (a core moves more in and out than it streams in: on a Zen 5
+   * host a copy moves 33 GB/s in + 17 out against a 26 GB/s read stream). The stream of
+   * the CPUs together (two instances) is the most the level was seen to move and stays
+   * the instance's figure. With the core's figure as the instance's, every write-back
+   * would count against the core's read cap: on the Zen 5 guest that prices lu +18 to
+   * +26 % where the L3 is voted private; with the stream of both CPUs lu is 39.4 ms
+   * (1 thread) against 56.1, 44.4 measured (docs/calibrate.md). */
   char sz[32];
   calib_note(r->notes, sizeof r->notes,
              "%s acts as one instance per core (the sources: shared by %u): CPU %d chased %s at %.3g ns "

@@ -297,8 +297,8 @@ int ppt_calib_geometry(const ppt_calib_caches *sys, uint32_t cores, uint32_t smt
      * physical address picks the slice, and the 4 KiB pages' frames scatter the set bits
      * above 12, so a power-of-two stride does not fold onto a few sets as it would in a
      * cache indexed by the virtual line number's low bits. Indexed so, adi's column walks
-     * (8 KiB apart) were priced from DRAM on the session-21 guest, whose chase-sized L3
-     * had 2048 sets: 393 ms against 105 ms measured (hashed: 99 ms). */
+     * (8 KiB apart) are priced from DRAM on a Zen 3 guest whose chase-sized L3 has 2048
+     * sets: 393 ms against 105 ms measured (hashed: 99 ms). */
     lv->hashed_sets = k >= 2;
   }
   return changes;

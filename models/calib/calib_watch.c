@@ -3,8 +3,8 @@
  *
  * Why: the two-core probes spin on a line the other thread writes, and the fork-join and
  * bandwidth stages start a thread on every CPU. On a virtual machine whose CPUs the host
- * stops running (one 16-CPU guest of docs/validation.md, "Session 19": one calibration
- * of five ran past 7 minutes where the others took 17-20 s, and said nothing), such a
+ * stops running (on one 16-CPU guest one calibration of five ran past 7 minutes where
+ * the others took 17-20 s, and said nothing), such a
  * stage waits as long as the host keeps that CPU away, and the user sees a silent
  * process. The watchdog names the stage instead, every `stall_s` seconds it goes on. It
  * only reports: a stage cannot be interrupted safely from outside, so stopping (or

@@ -97,8 +97,8 @@ void calib_fp_window_adds(const calib_timing *t, uint32_t depth[PPT_CALIB_FPWIN_
 }
 
 /* The chains in flight (hwspec fp_chains): the same elements with 8 pairs each. A
- * window of S ops would hold 1 + S / 16 of them, but a core may overlap fewer: on the
- * session-21 Zen 3 guest chains of 4, 8, 12 and 16 pairs took 4.8, 9.8, 16.5 and 25.1
+ * window of S ops would hold 1 + S / 16 of them, but a core may overlap fewer: on a
+ * Zen 3 guest chains of 4, 8, 12 and 16 pairs took 4.8, 9.8, 16.5 and 25.1
  * cycles (1 + S/F = 13.9, 7.4, 5.3 and 4.2 chains by the window of ~104 ops that depths
  * 16-32 read; 4.9, 4.8, 4.4 and 4.0 in fact), and vecpoly's degree-8 Horner chains ran
  * 24 % slower than the window alone predicted. Timed like the window's depths, against

@@ -10,13 +10,12 @@
 #include "cpu/tasklist_impl.h"
 
 void ppt_tc_policy_default(ppt_tc_policy *p) {
-  /* Chosen by validation. ports + partial 0.25: the nine kernels' runs of 2026-11-21
-   * (validation/run runtime --reps 15), 23.5 % MAPE against 45 % at best for PPT's
-   * sum + amm. The memory model on half A of the 17-program set (session 15, 2026-11-27,
-   * docs/validation.md): at ports + partial 0.25, pipe 23.4 % against miss 28.0 % and
-   * amm 33.6 %; out of sample on half B pipe scores 12.0 % (miss 13.3 %). Pipe is also
-   * what the hardware does: a stream's reads from DRAM and its write-backs into L2, L3
-   * and DRAM move over different links at the same time, which miss adds up. */
+  /* Chosen on half A of the runtime validation (validation/run runtime, docs/validation.md
+   * "Method"): ports + pipe + partial 0.25 with loops plain has the lowest MAPE on half A
+   * of the 42 core models it tries (validation/results/runtime-summary.txt: 10.30 % on
+   * A, 8.09 % out of sample on B, against 51.61 % on A for PPT's sum + amm + sum). Pipe
+   * is also what the hardware does: a stream's reads from DRAM and its write-backs into
+   * L2, L3 and DRAM move over different links at the same time, which miss adds up. */
   p->overlap = PPT_OVERLAP_PARTIAL;
   p->fraction = 0.25;
   p->compute = PPT_COMPUTE_PORTS;

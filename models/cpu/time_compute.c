@@ -169,16 +169,16 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
          * by a prefetcher: each holds a miss buffer for the whole snoop, so mlp of them
          * in flight bound their rate (Little's law) however early they were asked for.
          * durbin's update region at 2 threads, whose reversed read takes half of the
-         * row the other thread wrote (k/16 lines a region), took 2.2-3.4 us a region
-         * more than at 1 thread beyond its fork-join, natively (session 31); k/16 x
-         * coherence / mlp = 3.3 us on that hour's spec, while the prefetched transfers
-         * were priced at nothing. */
+         * row the other thread wrote (k/16 lines a region), takes 2.2-3.4 us a region
+         * more than at 1 thread beyond its fork-join, natively; k/16 x coherence / mlp
+         * = 3.3 us on a spec of the same hour, where transfers hidden by the prefetcher
+         * would cost nothing. */
         double x = c->coherence > 0 ? m->transfers[k] : 0.0;
         /* One core's cap (its line-fill buffers, Little's law) bounds the lines its misses
          * bring in; its write-backs may hold those buffers too, or leave through the write
          * buffers meanwhile. A cache level's count against the instance only (one core of
-         * the session-20 host: a read stream ~26 GB/s; a copy 33 GB/s in + 17 out; triad
-         * 37 in + 12 out); DRAM's cost what the spec says (dram.*writeback_cost, in line
+         * a Zen 5 host: a read stream ~26 GB/s; a copy 33 GB/s in + 17 out; triad 37 in +
+         * 12 out); DRAM's cost what the spec says (dram.*writeback_cost, in line
          * fills; absent, the same: 0 for the core, 1 for the socket). */
         double transfer = fmax(own * bk, moved * line / c->lv[k].all),
                waiting = w * n * (wait * (1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);

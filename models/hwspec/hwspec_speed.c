@@ -7,11 +7,11 @@
  * threads as listed cores uses them all, whichever CPU the first one found, and a static
  * schedule waits for the slowest: thread t on core t prices that. A region with fewer
  * threads uses some of them: its time is the mean, over the CPUs the first thread may
- * start on, of its slowest thread's. On the Zen 5 guest of session 28 the calibrations
- * found CPU 1 10 % faster than CPU 0 (core_speed [1, 1.1], the median of 9), and the
- * kernels ran 1.13-1.19 times slower at 2 threads than their 1-thread time halved
- * against ~1.0 predicted (docs/validation.md, "Session 29"): a one-thread run is not
- * always on the slower CPU. */
+ * start on, of its slowest thread's. On a Zen 5 guest the calibrations found CPU 1 10 %
+ * faster than CPU 0 (core_speed [1, 1.1], the median of 9), and the kernels ran
+ * 1.13-1.19 times slower at 2 threads than their 1-thread time halved against ~1.0
+ * predicted with every one-thread run on core 0 (validation/results/zen5-s28/): a
+ * one-thread run is not always on the slower CPU. */
 #include "ppt/hwspec.h"
 
 /* Thread t's speed in a region of n threads: core t's (ppt_hwspec_core_speed) when the

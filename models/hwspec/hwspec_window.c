@@ -41,7 +41,7 @@ static double chain_latency(const ppt_hwspec *hw, const double path[PPT_HW_NOPCL
 }
 
 /* Divides and roots queue for one divider (the ports model's one port for both: on
- * the Zen 3 guest of session 22 `a / (c * sqrt(b))` alone ran at 12.8 cycles, the sum
+ * a Zen 3 guest `a / (c * sqrt(b))` alone runs at 12.8 cycles, the sum
  * of a divide's and a root's issue intervals, 4.5 + 9): an M/G/1 queue whose ops take
  * s_c = 1 / per_cycle cycles each, so an op waits sum_c λ_c s_c² / (2 (1 − ρ)) with
  * λ_c = ops_c / T and ρ = sum_c λ_c s_c (Pollaczek–Khinchine). Adds and multiplies

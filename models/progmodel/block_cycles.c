@@ -25,11 +25,11 @@ double progmodel_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
 /* Cycles of one trip round a block's recurrence through memory (ppt_trace_bb.mem_chain):
  * the load waits for the last iteration's store (hwspec store_forward_cycles, which
  * `ppt calibrate` times on this very loop shape; without it the load-to-use latency,
- * which on the Zen 5 host of session 18 gave falseshare's `*c += f(x)` 4.31 + 1 = 5.31
- * cycles against 5.18 measured; on the Zen 3 guest of session 24 falseshare's one-thread
- * trip took ~8.0 cycles against 4.27 + 1, and `ppt calibrate` reads 6.35 + 1 on the
- * Intel Xeon guest of session 25), then the cycle's ops at their latencies (adi's
- * p[j] = -c / (a * p[j-1] + b): a multiply, an add and a divide). 0 for a block without one. */
+ * which on one Zen 5 host gives falseshare's `*c += f(x)` 4.31 + 1 = 5.31 cycles against
+ * 5.18 measured; on a Zen 3 guest falseshare's one-thread trip takes ~8.0 cycles against
+ * 4.27 + 1, and `ppt calibrate` reads 6.35 + 1 on an Intel Xeon guest), then the cycle's
+ * ops at their latencies (adi's p[j] = -c / (a * p[j-1] + b): a multiply, an add and a
+ * divide). 0 for a block without one. */
 double progmodel_mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   unsigned loads, ialu, fadd, fmul;
   if (!ppt_trace_bb_mem_chain(bb, &loads, &ialu, &fadd, &fmul)) return 0;

@@ -129,7 +129,7 @@ static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, 
  * entry's and its chain starts as soon as they do: the window (hwspec fp_window) holds
  * fp_window / F executions of F FP ops. mm2's k loop (392 trips of an fadd chain, 3 FP
  * ops a trip on the Zen 5 guest): 35 trips of each entry hidden, 9 %, where the
- * kernel took 52.3-53.6 ms against 57.6 for its fadd chains end to end (2026-11-30).
+ * kernel takes 52.3-53.6 ms against 57.6 for its fadd chains end to end.
  * reg: the register recurrence's cycles a trip; carried: the slower of it and the one
  * through memory; chain: carried or the window's bound, the slower. */
 static uint32_t fresh_lead(const ppt_hwspec *hw, const ppt_trace_bb *bb, const double ops[PPT_HW_NOPCLASS],

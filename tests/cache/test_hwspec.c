@@ -188,8 +188,8 @@ START_TEST(round_trips) {
   ck_assert_int_eq(ppt_hwspec_validate(&hw, "mod", &err), 0);
   round_trip(&hw);
   /* Every clock ppt calibrate can write (three digits, whole Hz) reads back to the Hz:
-   * GHz x 1e9 alone read 4.02 GHz as 4019999999.9999995 Hz (the Zen 5 guest at
-   * 4.02 GHz failed test_calib's round trip, session 35). 14 of 300..499 x 10 MHz did. */
+   * GHz x 1e9 alone reads 4.02 GHz as 4019999999.9999995 Hz (a Zen 5 guest at 4.02 GHz
+   * would fail test_calib's round trip), as do 14 of 300..499 x 10 MHz. */
   for (int mhz10 = 100; mhz10 < 1000; mhz10++) {
     hw.clock_hz = mhz10 * 1e7;
     round_trip(&hw);

@@ -137,8 +137,8 @@ START_TEST(latency_grows_outwards) {
   /* Every cache level is clearly faster than DRAM at its spec working set, and its
    * latency is its hits': at most twice what the chase reads just past the level above
    * (a chase of half the level that slow already misses, and the level is then swept;
-   * the Zen 5 guest of session 26 priced L3 hits at DRAM-like 339-458 cycles in four of
-   * nine calibrations before); the last level, when it has a near set, is swept and
+   * otherwise a Zen 5 guest prices L3 hits at DRAM-like 339-458 cycles in four of nine
+   * calibrations); the last level, when it has a near set, is swept and
    * priced at the near set's latency every time (its tenants come and go). */
   for (uint32_t k = 0; k < n; k++) {
     double ns = r->near[k] ? r->lat_near_ns[k] : r->lat_ns[k];
@@ -460,8 +460,8 @@ static double forward_checked(const ppt_hwspec *hw, double ns, double lat, size_
 }
 
 /* store_forward_cycles: `*p += i` (calib_forward.c) less the add. Cores forward in 3-15
- * cycles, or rename memory and take about the add alone (within 2 cycles: the Zen 5
- * guest of session 26), and the notes say so. */
+ * cycles, or rename memory and take about the add alone (within 2 cycles: a Zen 5
+ * guest), and the notes say so. */
 START_TEST(store_forward_plausible) {
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   const ppt_hwspec *hw = &g_res.hw;
@@ -475,8 +475,8 @@ START_TEST(store_forward_plausible) {
 END_TEST
 
 /* store_forward_fp_cycles: `*p += 1.0` on a volatile double less the FP add. Through an
- * FP register no core here renames the store away: at least a cycle, at most 20 (the
- * Zen 5 guest of session 32: 9.7-10.0). */
+ * FP register no core here renames the store away: at least a cycle, at most 20 (a
+ * Zen 5 guest: 9.7-10.0). */
 START_TEST(store_forward_fp_plausible) {
   ck_assert_msg(g_rc == 0, "%s", g_err.msg);
   const ppt_hwspec *hw = &g_res.hw;
@@ -2095,7 +2095,7 @@ int main(void) {
   suite_add_tcase(s, m);
   TCase *f = tcase_create("sysfs");
   /* stages_and_watchdog runs a quick calibration: ~10 s on the Zen 3 guest, up to ~3 min
-   * on the Intel Xeon guest of session 25 (a 480 MiB L3 by CPUID, swept to its end). */
+   * on an Intel Xeon guest with a 480 MiB L3 by CPUID (swept to its end). */
   tcase_set_timeout(f, 400);
   tcase_add_test(f, fake_sysfs_haswell);
   tcase_add_test(f, fake_sysfs_errors);

@@ -458,8 +458,8 @@ START_TEST(overlap_hides_contention) {
   ppt_node_result_free(res);
   ppt_node_free(node);
   /* PARTIAL 0.5 overlaps the compute with the stream's time alone (8284, one thread's),
-   * and the contended time bounds it from below (session 35: what the other core's
-   * stream adds, the core waits out computing): max(16468, 20000 + 8284 − 0.5 · 8284)
+   * and the contended time bounds it from below (what the other core's stream adds,
+   * the core waits out computing: engine/sim.c): max(16468, 20000 + 8284 − 0.5 · 8284)
    * = 24142, where the policy over the contended time gave 20000 + 16468 − 0.5 · 16468
    * = 28234. With 5000 compute cycles the contended stream is the bound: 16468 (18968). */
   node = make_node(&hw, 2, PPT_OVERLAP_PARTIAL);

@@ -420,8 +420,8 @@ static Suite *suite(void) {
   tcase_add_test(tc, runner_kills_a_hung_probe);
   suite_add_tcase(s, tc);
   tc = tcase_create("calibrate");
-  /* Two quick calibrations: ~10 s each on the Zen 3 guest, 35-70 s on the Intel Xeon
-   * guest of session 25 (a 480 MiB L3 by CPUID, swept to its end). */
+  /* Two quick calibrations: ~10 s each on a Zen 3 guest, 35-70 s on an Intel Xeon guest
+   * with a 480 MiB L3 by CPUID (swept to its end). */
   tcase_set_timeout(tc, 400);
   tcase_add_test(tc, calibrate_uses_the_probe_and_falls_back);
   suite_add_tcase(s, tc);

@@ -209,8 +209,8 @@ START_TEST(shared_counter_turns) {
      * just before it (round-robin turns): the share is 1 to within 1e-4, so the turns
      * of both threads, k t each, share the line host: 2 k t. The turns are sized on the
      * thread's time as time_compute prices it alone; t here is the engine's, whose
-     * streams' contention now overlaps the compute (engine/sim.c, session 35): it came
-     * out 1.9 % under the time the turns are sized on (k 1.5), so within 2 %, not 1. */
+     * streams' contention overlaps the compute (engine/sim.c): it comes out 1.9 % under
+     * the time the turns are sized on (k 1.5), so within 2 %, not 1. */
     double want = 2 * ks[i] * t;
     ck_assert_msg(fabs(r.runtime - r.fork_join - want) <= 0.02 * want,
                   "k %g: region %g s less fork-join %g s, by hand %g s", ks[i], r.runtime, r.fork_join, want);

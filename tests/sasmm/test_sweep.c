@@ -109,7 +109,7 @@ static void check_sweep(const ppt_trace *t, const unsigned char *counted) {
   size_t ns = make_specs(specs);
   /* And one whose L3 serves an access no prefetcher covered from its 2 most recent ways
    * of 8 only (demand_size 32 KiB of 128 KiB): the tree cannot run it, it is simulated
-   * whole (before session 29 the tree ignored demand_size and this point differed). */
+   * whole (a tree that ignored demand_size would make this point differ). */
   specs[ns] = specs[0];
   set(&specs[ns++], "L3.demand_size=32K");
   static const uint32_t cores[] = {1, 2, 3, 4};
