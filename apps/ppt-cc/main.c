@@ -347,7 +347,12 @@ static int link_mode(job *j, ppt_err *err) {
       pcc_strv_push(&cmd, "none");
     }
     pcc_strv_push(&cmd, runtime);
-    if (PPT_CC_RT_LDFLAGS[0]) pcc_strv_push(&cmd, PPT_CC_RT_LDFLAGS);
+    if (PPT_CC_RT_LDFLAGS[0]) {
+      pcc_strv_push(&cmd, PPT_CC_RT_LDFLAGS);
+      /* The sanitizers' runtime has weak SanitizerCoverage callbacks of its own, which
+       * would satisfy the program's calls without the runtime's rt.o: ask for rt.o. */
+      pcc_strv_push(&cmd, "-Wl,--undefined=ppt_rt_event");
+    }
     pcc_strv_push(&cmd, "-lzstd");
     pcc_strv_push(&cmd, "-lpthread");
   }

@@ -256,7 +256,7 @@ int pcc_mcrefs_measure(LLVMModuleRef m, const char *src, const pcc_mca_cfg *mca,
     pcc_mcrefs_free(mc);
     return rc;
   }
-  qsort(mc->e, mc->n, sizeof *mc->e, cmp_ent);
+  if (mc->n > 1) qsort(mc->e, mc->n, sizeof *mc->e, cmp_ent);
   *out = mc;
   return 0;
 }

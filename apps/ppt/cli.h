@@ -129,9 +129,9 @@ int ppt_cli_split_list(char *s, const char **v, size_t max, size_t *n);
   "                         simulated): FUNC (name prefix, or a glob with * ? []), FILE:FUNC,\n" \
   "                         FILE:LINE or FILE:FIRST-LAST; e.g. kernel_,.omp_outlined. or\n"      \
   "                         jacobi.c:.omp_outlined. or jacobi.c:40-52; a block belongs to the\n" \
-  "                         functions inlined into it too; a list is a union: a selector that\n" \
-  "                         matches no block is named on stderr, a list that matches none is\n" \
-  "                         an error ('ppt info --blocks' lists the blocks)\n"
+  "                         functions its code was inlined from too; a list is a union: a\n"    \
+  "                         selector that matches no block is named on stderr, a list that\n"  \
+  "                         matches none is an error ('ppt info --blocks' lists the blocks)\n"
 /* --no-stack-refs in every command's --help. */
 #define PPT_CLI_NOSTACK_HELP                                                                     \
   "  --no-stack-refs        leave out the stack references of the machine code (spills, stack\n" \

@@ -138,7 +138,6 @@ static json_object *blocks_json(const results *r) {
     json_object_object_add(e, "stack_stores", json_object_new_int64(bb->stack_stores));
     /* llvm-mca's cycles per instance on the build host's core (ppt-cc); 0: unknown */
     json_object_object_add(e, "core_cycles", json_object_new_double(bb->core_cycles16 / 16.0));
-    json_object_object_add(e, "refs", json_object_new_int64((int64_t)b->refs));
     /* the functions the block's code was inlined from, innermost first, each with the
      * call site it was inlined at */
     json_object *inl = json_object_new_array();
@@ -150,6 +149,7 @@ static json_object *blocks_json(const results *r) {
       json_object_array_add(inl, l);
     }
     json_object_object_add(e, "inlined", inl);
+    json_object_object_add(e, "refs", json_object_new_int64((int64_t)b->refs));
     json_object_array_add(tb, e);
   }
   return tb;

@@ -633,7 +633,9 @@ int ppt_progmodel_site(const ppt_progmodel *m, size_t i, uint32_t core, ppt_prog
   const site *s = &m->sites[i];
   const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, s->bb);
   memset(out, 0, sizeof *out);
-  out->function = bb && bb->func ? bb->func : "";
+  /* the function whose source the site's file:line is: for inlined code the innermost
+   * function it came from (a kernel inlined into main is named as the kernel) */
+  out->function = bb && bb->ninl ? bb->inl[0].func : bb && bb->func ? bb->func : "";
   out->file = bb && bb->file ? bb->file : "";
   out->line = bb ? bb->line : 0;
   out->bb = s->bb;

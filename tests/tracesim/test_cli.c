@@ -259,9 +259,13 @@ START_TEST(cachesim_bad_input) {
   one_line_error("ppt cachesim: ", "--frobnicate");
   ck_assert_int_eq(ppt("cachesim '%s' --hw", trace), 2);
   one_line_error("ppt cachesim: ", "--hw");
-  /* a selection that matches nothing is named, not counted as 0 references */
-  ck_assert_int_eq(ppt("cachesim '%s' --hw '%s' --only main,typo_kernel", trace, spec), 2);
-  one_line_error("ppt cachesim: ", "'typo_kernel' matches no block");
+  /* a list is a union: a selector that matches nothing is named in one line and the
+   * rest counted; a selection that matches nothing at all is bad input, not counted as
+   * 0 references */
+  ck_assert_int_eq(ppt("cachesim '%s' --hw '%s' --only main,typo_kernel", trace, spec), 0);
+  one_line_error("ppt: ", "'typo_kernel' matches no block");
+  ck_assert_int_eq(ppt("cachesim '%s' --hw '%s' --only nosuch,typo_kernel", trace, spec), 2);
+  one_line_error("ppt cachesim: ", "'nosuch,typo_kernel' matches no block");
   ck_assert_int_eq(ppt("cachesim '%s' --hw '%s' --only .omp_outlined.,main --json", trace, spec), 0);
   /* this trace has 2 threads: ground truth for cachesim, not something to mimic cores from */
   ck_assert_int_eq(ppt("sasmm '%s' --hw '%s' --cores 2", trace, spec), 2);
