@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ppt/trace.h"
+#include "trace/names.h"
 
 typedef struct selector {
   const char *file;     /* NULL: any file */
@@ -24,11 +25,13 @@ static int has_glob(const char *s, size_t n) {
 }
 
 /* A function pattern: a glob if it has glob characters, else a prefix (a full name is
- * its own prefix, and `kernel_` keeps selecting kernel_* as it always did). */
+ * its own prefix, and `kernel_` keeps selecting kernel_* as it always did) or a C++
+ * function's name without its return type, arguments or template arguments (names.h:
+ * `run_all` selects `void run_all<double>(...)`). */
 static int func_match(const char *pat, const char *f) {
   if (!f) return 0;
   if (has_glob(pat, strlen(pat))) return fnmatch(pat, f, 0) == 0;
-  return strncmp(f, pat, strlen(pat)) == 0;
+  return strncmp(f, pat, strlen(pat)) == 0 || ppt_trace_name_is(f, pat);
 }
 
 /* FILE matches a block's path when it is the path, a trailing part of it after a '/',

@@ -112,8 +112,10 @@ START_TEST(roi_function_cxx_demangled) {
             "}\n"
             "int main() {\n"
             "  std::vector<double> x(300, 1.0), y(300, 2.0);\n"
+            "  std::vector<float> xf(100, 1.0f), yf(100, 2.0f);\n"
             "  axpy(y, x, 3.0);\n"
-            "  std::printf(\"%g\\n\", y[7]);\n"
+            "  axpy(yf, xf, 3.0f);\n"
+            "  std::printf(\"%g %g\\n\", y[7], yf[7]);\n"
             "  return 0;\n"
             "}\n");
   ck_assert_int_eq(e2e_sh(d,
@@ -132,6 +134,22 @@ START_TEST(roi_function_cxx_demangled) {
   ck_assert_uint_le(l, 600 + 1); /* + *gtid, as above */
   ck_assert_uint_eq(s, 300);
   ppt_trace_close(t);
+  /* the template's name alone: both instances, named on stderr, --only likewise */
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace --roi axpy -o b.trace -- ./x >/dev/null 2>err.txt && "
+                             "grep -q '2 functions of that name.*axpy<double>.*axpy<float>' err.txt"),
+                   0);
+  t = e2e_open(d, "b.trace");
+  e2e_count_heap(t, &l, &s);
+  ck_assert_uint_ge(l, 800);
+  ck_assert_uint_le(l, 800 + 2);
+  ck_assert_uint_eq(s, 400);
+  ppt_trace_close(t);
+  ck_assert_int_eq(e2e_sh(d, "$PPT info --blocks --json all.trace >b.json && "
+                             "$PPT cachesim all.trace --no-stack-refs --only axpy --json "
+                             "--hw \"$PPT_SOURCE_DIR/hwspecs/sasmm-cachegrind.json\" >c.json && "
+                             "test \"$(jq '[.blocks[] | select(.function | test(\"^void axpy<\")) | .refs] | add' "
+                             "b.json)\" -gt 0"),
+                   0);
 }
 END_TEST
 

@@ -16,7 +16,7 @@
 #include "trace/bbtab.h"
 #include "trace/writer.h"
 
-#define NBBS 10u
+#define NBBS 12u
 
 /* id: function, file, line */
 static const struct {
@@ -28,6 +28,8 @@ static const struct {
     {".omp_outlined..1", "/src/app/b.c", 35}, {"kernel_b", "/src/app/b.c", 40},
     {"helper", "/src/lib/a.c", 5},            {"kernel_ab", "", 0},
     {"main", "/src/app/k.h", 3},              {"main", "/src/app/k.h", 7},
+    {"void run<double>(double*, int)", "/src/app/r.cc", 50},
+    {"ns::run(float*)", "/src/app/r.cc", 60},
 };
 
 /* Blocks 9 and 10 are main's, from code inlined there: 9 from kernel_inl (in k.h, called
@@ -123,6 +125,17 @@ START_TEST(line_ranges) {
 }
 END_TEST
 
+/* A C++ function by its name alone: every instance and overload, any namespace; a
+ * template's arguments narrow it; a longer name is not a match. */
+START_TEST(cxx_base_names) {
+  ck_assert_uint_eq(select_mask("run"), B(11) | B(12));
+  ck_assert_uint_eq(select_mask("run<double>"), B(11));
+  ck_assert_uint_eq(select_mask("ns::run"), B(12));
+  ck_assert_uint_eq(select_mask("ru"), 0);
+  ck_assert_uint_eq(select_mask("r.cc:run"), B(11) | B(12));
+}
+END_TEST
+
 START_TEST(inlined_functions) {
   ck_assert_uint_eq(select_mask("main"), B(1) | B(9) | B(10));
   ck_assert_uint_eq(select_mask("kernel_inl"), B(9) | B(10));
@@ -171,6 +184,7 @@ int main(void) {
   tcase_add_test(tc, function_prefixes_and_globs);
   tcase_add_test(tc, files_tell_outlined_bodies_apart);
   tcase_add_test(tc, line_ranges);
+  tcase_add_test(tc, cxx_base_names);
   tcase_add_test(tc, inlined_functions);
   tcase_add_test(tc, no_match_is_bad_input);
   suite_add_tcase(s, tc);

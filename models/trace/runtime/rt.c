@@ -69,6 +69,7 @@ static struct {
   int roi_active, roi_entered, roi_cut;
   int roi_inlined;   /* the active region began in code inlined from FUNCTION */
   int roi_tentative; /* ... in a block that begins in other code (rt_roi_inside) */
+  int roi_returning; /* the active call's outermost frame ran its return block */
   uintptr_t roi_sp;
   uint64_t roi_cut_off;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .status_fd = -1};
@@ -197,7 +198,11 @@ static void rt_roi_cut(void) {
 static int rt_roi_inside(unsigned char kind, uintptr_t sp, int fork) {
   if (sp < rt.roi_sp) return 1;
   if (sp > rt.roi_sp) return 0;
-  return !rt.roi_inlined || fork || (kind & (PPT_RT_ROI_INLINED | PPT_RT_ROI_ALSO | PPT_RT_ROI_NOLINE));
+  if (fork) return 1;
+  if (rt.roi_inlined) return (kind & (PPT_RT_ROI_INLINED | PPT_RT_ROI_ALSO | PPT_RT_ROI_NOLINE)) != 0;
+  /* Out of line, a frame at FUNCTION's own depth is FUNCTION's, or once its return block
+   * ran, the next function its caller calls (which may well have the same frame size). */
+  return (kind & PPT_RT_ROI_OWN) || !rt.roi_returning;
 }
 
 /* id: the block entered, 0 for a parallel region's fork. */
@@ -207,6 +212,7 @@ static void rt_roi_at(uint32_t id, uintptr_t sp) {
   if (rt.roi_active) {
     if (rt_roi_inside(kind, sp, id == 0)) { /* still inside FUNCTION */
       if (kind & (PPT_BB_FUNC_ENTRY | PPT_RT_ROI_INLINED)) rt.roi_tentative = 0;
+      if (sp == rt.roi_sp && (kind & PPT_BB_RETURN)) rt.roi_returning = 1;
       return;
     }
     rt.roi_active = 0;
@@ -216,6 +222,7 @@ static void rt_roi_at(uint32_t id, uintptr_t sp) {
     rt.roi_active = rt.roi_entered = 1;
     rt.roi_inlined = !(kind & PPT_BB_FUNC_ENTRY);
     rt.roi_tentative = !(kind & (PPT_BB_FUNC_ENTRY | PPT_RT_ROI_INLINED));
+    rt.roi_returning = (kind & PPT_BB_FUNC_ENTRY) && (kind & PPT_BB_RETURN);
     rt.roi_sp = sp;
     atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
   }

@@ -8,15 +8,15 @@
  * ppt-cc embedded (rt_table.c). Returns 0 or -1. */
 int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size);
 
-/* ppt trace --roi FUNCTION: per block id 0..nguards, the PPT_BB_FUNC_ENTRY and
- * PPT_BB_RETURN flags of the blocks of FUNCTION (its name in the table, or the function
- * part of a demangled C++ name), PPT_RT_ROI_INLINED on the blocks whose first located
+/* ppt trace --roi FUNCTION: per block id 0..nguards, PPT_RT_ROI_OWN and the
+ * PPT_BB_FUNC_ENTRY and PPT_BB_RETURN flags on the blocks of FUNCTION (its name in the
+ * table, or the function part of a demangled C++ name: trace/names.h), PPT_RT_ROI_INLINED on the blocks whose first located
  * instruction is code inlined from FUNCTION into another function, PPT_RT_ROI_ALSO on
  * those that hold such code further on (the start of an inlined call, after the end of
  * other code), and PPT_RT_ROI_NOLINE on every block without a source line (which
  * neither starts nor ends an inlined region); *nblocks: FUNCTION's blocks, inlined ones
  * included (0: no such function). NULL when out of memory (rt_table.c). */
-enum { PPT_RT_ROI_INLINED = 0x10, PPT_RT_ROI_ALSO = 0x40, PPT_RT_ROI_NOLINE = 0x20 };
+enum { PPT_RT_ROI_INLINED = 0x10, PPT_RT_ROI_NOLINE = 0x20, PPT_RT_ROI_ALSO = 0x40, PPT_RT_ROI_OWN = 0x80 };
 unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nblocks);
 
 /* ppt trace --roi FUNCTION: a parallel region is forked by code whose stack pointer is

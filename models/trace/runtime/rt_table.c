@@ -5,12 +5,14 @@
  * still links). Each descriptor names its block's guard, whose value is the block id the
  * runtime assigned in __sanitizer_cov_trace_pc_guard_init, so the table lines up with the
  * ids in the trace by construction. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ppt/trace.h"
 #include "trace/bbdesc.h"
 #include "trace/bbtab.h"
+#include "trace/names.h"
 #include "trace/runtime/rt.h"
 
 extern const struct ppt_bbdesc __start_ppt_bbtab[] __attribute__((weak));
@@ -117,18 +119,6 @@ int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size) {
   return rc;
 }
 
-/* Whether the table's name `have` is the function `want`: the same, or a demangled C++
- * name whose function part is `want` (`axpy<double>` or `axpy<double>(...)` in
- * `void axpy<double>(std::vector<double>&)`, `kern` in `kern(double*, int)`): `want`
- * then starts the name or follows a space, and a '(' follows it. */
-static int func_is(const char *have, const char *want) {
-  if (strcmp(have, want) == 0) return 1;
-  size_t n = strlen(want);
-  if (!n) return 0;
-  for (const char *p = strstr(have, want); p; p = strstr(p + 1, want))
-    if ((p == have || p[-1] == ' ') && p[n] == '(') return 1;
-  return 0;
-}
 
 /* Whether an inlining chain (bbdesc.h) names the function `want`: 2 as one of its
  * levels (the block's first located instruction is its code), 1 as a function whose code
@@ -140,33 +130,54 @@ static int chain_has(const char *chain, const char *want) {
     if (!nl) break;
     const char *tab = memchr(p, '\t', (size_t)(nl - p));
     char *name = strndup(p, (size_t)((tab ? tab : nl) - p));
-    if (name && func_is(name, want)) found = tab ? 2 : 1;
+    if (name && ppt_trace_name_is(name, want)) found = tab ? 2 : 1;
     free(name);
     p = nl + 1;
   }
   return found;
 }
 
+/* A name without its template arguments or overload may stand for several functions:
+ * they are named on stderr, so that a region over all of them is no surprise. */
+static void note_matches(const char *func, const char **names, size_t n, size_t more) {
+  if (n + more < 2) return;
+  fprintf(stderr, "ppt runtime: --roi %s: %zu functions of that name, one region over all:", func, n + more);
+  for (size_t i = 0; i < n; i++) fprintf(stderr, "%s %s", i ? ";" : "", names[i]);
+  fprintf(stderr, "%s\n", more ? "; ..." : "");
+}
+
 unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nblocks) {
   *nblocks = 0;
   unsigned char *kind = calloc((size_t)nguards + 1, 1);
   if (!kind || !__start_ppt_bbtab || !__stop_ppt_bbtab) return kind;
+  enum { SHOWN = 8 };
+  const char *names[SHOWN];
+  size_t nnames = 0, more = 0;
   for (const struct ppt_bbdesc *d = __start_ppt_bbtab; d < __stop_ppt_bbtab; d++) {
     if (d->magic != PPT_BBDESC_MAGIC || !d->guard) continue;
     uint32_t id = *d->guard;
     if (id == 0 || id > nguards) continue;
     if (d->line == 0) kind[id] |= PPT_RT_ROI_NOLINE;
-    if (!d->func || !func_is(d->func, func)) continue;
-    kind[id] |= (unsigned char)(d->flags & (PPT_BB_FUNC_ENTRY | PPT_BB_RETURN));
+    if (!d->func || !ppt_trace_name_is(d->func, func)) continue;
+    kind[id] |= (unsigned char)(PPT_RT_ROI_OWN | (d->flags & (PPT_BB_FUNC_ENTRY | PPT_BB_RETURN)));
     ++*nblocks;
+    size_t k = 0;
+    while (k < nnames && strcmp(names[k], d->func)) k++;
+    if (k == nnames && (d->flags & PPT_BB_FUNC_ENTRY)) {
+      if (nnames < SHOWN)
+        names[nnames++] = d->func;
+      else
+        more++;
+    }
   }
+  note_matches(func, names, nnames, more);
   if (!__start_ppt_bbinl || !__stop_ppt_bbinl) return kind;
   for (const struct ppt_bbinl *d = __start_ppt_bbinl; d < __stop_ppt_bbinl; d++) {
     uint32_t id = inl_block(d, nguards);
     int has = id ? chain_has(d->chain, func) : 0;
     if (!has) continue;
     /* a block of FUNCTION's own code is counted above, not again */
-    if (!(kind[id] & (PPT_BB_FUNC_ENTRY | PPT_BB_RETURN | PPT_RT_ROI_INLINED | PPT_RT_ROI_ALSO))) ++*nblocks;
+    if (!(kind[id] & (PPT_RT_ROI_OWN | PPT_RT_ROI_INLINED | PPT_RT_ROI_ALSO))) ++*nblocks;
     kind[id] |= has == 2 ? PPT_RT_ROI_INLINED : PPT_RT_ROI_ALSO;
   }
   return kind;
