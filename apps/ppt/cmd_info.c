@@ -188,6 +188,7 @@ static int write_json(void *va, void *vr, ppt_err *err) {
                 {"bbs", s->bbs},
                 {"parallel_bbs", s->parallel_bbs},
                 {"parallel_refs", s->parallel_refs},
+                {"parallel_called_refs", s->parallel_called_refs},
                 {"threads", s->threads},
                 {"lines64", s->lines64},
                 {"file_bytes", bytes},
@@ -231,9 +232,12 @@ static int write_table(void *va, void *vr, ppt_err *err) {
                                       : ": none in this trace");
   printf("blocks         %u (%u in parallel regions), %llu instances\n", s->bbs, s->parallel_bbs,
          (unsigned long long)s->bb_instances);
-  printf("parallel refs  %llu (%.1f%%) in %llu parallel regions, %llu worksharing loops\n",
-         (unsigned long long)s->parallel_refs, pr, (unsigned long long)s->parallel_regions,
-         (unsigned long long)s->loops);
+  printf("parallel refs  %llu (%.1f%%) in %llu parallel regions, %llu worksharing loops", (unsigned long long)s->parallel_refs,
+         pr, (unsigned long long)s->parallel_regions, (unsigned long long)s->loops);
+  /* orphaned worksharing and kernels called from a region run in parallel too */
+  if (s->parallel_called_refs)
+    printf("; %llu of them in functions the regions call", (unsigned long long)s->parallel_called_refs);
+  putchar('\n');
   printf("lines (64 B)   %llu (%.1f KiB footprint)\n", (unsigned long long)s->lines64,
          (double)s->lines64 / 16.0);
   /* vec: the block's widest vector in lanes (1: scalar code), from the op mix ppt-cc

@@ -376,7 +376,9 @@ uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *se
 typedef struct ppt_trace_summary {
   uint64_t refs, loads, stores, stack_refs, bb_instances;
   uint64_t mcstack_refs;            /* of the stack_refs, those the reader added (PPT_REC_MCSTACK) */
-  uint64_t parallel_refs;           /* references in blocks flagged PPT_BB_PARALLEL */
+  uint64_t parallel_refs;           /* references made inside parallel regions (any function) */
+  uint64_t parallel_called_refs;    /* ... of them, in blocks of other functions than the
+                                       outlined bodies (PPT_BB_PARALLEL): those the regions call */
   uint64_t lines64;                 /* distinct 64-byte lines touched */
   uint64_t parallel_regions, loops; /* PPT_EV_PAR_BEGIN and PPT_EV_LOOP_BEGIN events */
   uint64_t threads_asked;           /* largest team size the program asked for (0: none) */

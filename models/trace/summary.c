@@ -20,15 +20,21 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progres
   u64map runs;
   u64map_init(&runs);
   ppt_trace_batch *b = ppt_trace_batch_new();
+  uint8_t *outlined = calloc((size_t)nbbs + 1, 1); /* per block: PPT_BB_PARALLEL */
   int rc = 0;
-  if (!s->bb_count || !s->bb_refs || !s->bb_widest || !b) {
+  if (!s->bb_count || !s->bb_refs || !s->bb_widest || !b || !outlined) {
     rc = ppt_err_set(err, PPT_ERUN, "%s: out of memory", ppt_trace_path(t));
     goto out;
   }
-  for (uint32_t id = 1; id <= nbbs; id++)
-    if (ppt_trace_bb_get(t, id)->flags & PPT_BB_PARALLEL) s->parallel_bbs++;
+  for (uint32_t id = 1; id <= nbbs; id++) {
+    outlined[id] = (ppt_trace_bb_get(t, id)->flags & PPT_BB_PARALLEL) != 0;
+    s->parallel_bbs += outlined[id];
+  }
   uint64_t done = 0, last_line = UINT64_MAX;
   for (uint32_t th = 0; th < s->threads && !rc; th++) {
+    /* Inside a parallel region: the first thread between its fork and join events, every
+     * other thread always (a team's workers record only there). */
+    int64_t depth = th > 0;
     for (size_t k = 0; k < ppt_trace_thread_nchunks(t, th) && !rc; k++) {
       const ppt_trace_rec *r;
       size_t n;
@@ -40,6 +46,7 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progres
         }
         if (r[i].kind == PPT_REC_EVENT) {
           s->parallel_regions += r[i].size == PPT_EV_PAR_BEGIN;
+          if (th == 0) depth += (r[i].size == PPT_EV_PAR_BEGIN) - (r[i].size == PPT_EV_PAR_END);
           s->loops += r[i].size == PPT_EV_LOOP_BEGIN;
           if (r[i].size == PPT_EV_THREADS_ASKED) {
             const ppt_trace_event *ev = &ppt_trace_batch_events(b)[r[i].addr];
@@ -50,6 +57,10 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progres
           continue;
         }
         s->bb_refs[r[i].bb]++;
+        s->parallel_refs += depth > 0;
+        /* what the regions' bodies reach in functions they call (orphaned worksharing
+         * loops, solvers' kernels): parallel, though their blocks are not outlined */
+        s->parallel_called_refs += depth > 0 && !outlined[r[i].bb];
         if (r[i].size > s->bb_widest[r[i].bb]) s->bb_widest[r[i].bb] = r[i].size;
         if (r[i].kind == PPT_REC_LOAD)
           s->loads++;
@@ -76,11 +87,11 @@ int ppt_trace_summarize(const ppt_trace *t, ppt_trace_summary *s, void (*progres
   s->refs = s->loads + s->stores;
   for (uint32_t id = 1; id <= nbbs; id++) {
     s->bb_instances += s->bb_count[id];
-    if (ppt_trace_bb_get(t, id)->flags & PPT_BB_PARALLEL) s->parallel_refs += s->bb_refs[id];
   }
   for (size_t k = 0; k < u64map_cap(&runs); k++)
     if (runs.ents[k].key != U64MAP_EMPTY) s->lines64 += (uint64_t)__builtin_popcountll(runs.ents[k].val.u);
 out:
+  free(outlined);
   u64map_free(&runs);
   ppt_trace_batch_free(b);
   if (rc) ppt_trace_summary_free(s);

@@ -129,6 +129,47 @@ START_TEST(parallel_region) {
 }
 END_TEST
 
+/* Orphaned worksharing: the loop's pragma sits in a function the region calls, whose
+ * blocks are not an outlined body, yet run in parallel. */
+static const char *k_orphan =
+    "#include <stdio.h>\n"
+    "volatile double x[1000];\n"
+    "__attribute__((noinline)) void sweep(int n) {\n"
+    "#pragma omp for schedule(static)\n"
+    "  for (int i = 0; i < n; i++) x[i] = x[i] + 1.0;\n"
+    "}\n"
+    "int main(void) {\n"
+    "  x[0] = 1.0;\n"
+    "#pragma omp parallel\n"
+    "  sweep(1000);\n"
+    "  return x[0] == 2.0 ? 0 : 1;\n"
+    "}\n";
+
+START_TEST(orphaned_worksharing_is_parallel) {
+  const char *d = e2e_dir("orphan");
+  e2e_write(d, "o.c", k_orphan);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp o.c -o o && $PPT trace -o o.trace -- ./o 2>/dev/null"), 0);
+  ppt_trace *t = e2e_open(d, "o.trace");
+  ppt_trace_summary s;
+  e2e_summarize(t, &s);
+  uint64_t in_sweep = 0;
+  for (uint32_t id = 1; id <= s.bbs; id++)
+    if (!strcmp(ppt_trace_bb_get(t, id)->func, "sweep")) in_sweep += s.bb_refs[id];
+  ck_assert_uint_ge(in_sweep, 2000); /* the loop's loads and stores of x, and bookkeeping */
+  ck_assert_uint_eq(s.parallel_regions, 1);
+  ck_assert_uint_eq(s.loops, 1);
+  /* the loop's references are inside the region, none of them in an outlined body (main's
+   * x[0] after the join is charged to sweep's last block, the last that ran: serial) */
+  ck_assert_uint_ge(s.parallel_called_refs, 2000);
+  ck_assert_uint_le(s.parallel_called_refs, in_sweep);
+  ck_assert_uint_ge(s.parallel_refs, s.parallel_called_refs);
+  ck_assert_uint_lt(s.parallel_refs, s.refs); /* main's own x[0] = 1.0 is serial */
+  ppt_trace_summary_free(&s);
+  ppt_trace_close(t);
+  ck_assert_int_eq(e2e_sh(d, "$PPT info o.trace | grep -q 'of them in functions the regions call'"), 0);
+}
+END_TEST
+
 /* Separate compilation and link; the table names each block's own file. */
 START_TEST(multi_file_build) {
   const char *d = e2e_dir("multifile");
@@ -448,6 +489,7 @@ int main(void) {
   tcase_add_test(tc, exact_counts_volatile);
   tcase_add_test(tc, write_failures_named);
   tcase_add_test(tc, parallel_region);
+  tcase_add_test(tc, orphaned_worksharing_is_parallel);
   tcase_add_test(tc, multi_file_build);
   tcase_add_test(tc, make_build);
   tcase_add_test(tc, stack_flag);

@@ -120,8 +120,11 @@ START_TEST(summary_matches_brute_force) {
   uint64_t *lines = malloc(2 * 600000 * sizeof *lines);
   size_t nlines = 0;
   ck_assert_ptr_nonnull(lines);
+  uint64_t called = 0;
   for (uint32_t th = 0; th < 2; th++) {
     uint32_t bb = 0;
+    /* in a region: thread 0 between fork and join events, thread 1 throughout */
+    long open = th == 1;
     for (uint64_t i = 0; i < 600000; i++) {
       ppt_trace_rec r = synth_rec(SEED, th, i, NBBS);
       if (r.kind == PPT_REC_BB) {
@@ -132,12 +135,15 @@ START_TEST(summary_matches_brute_force) {
       if (r.kind == PPT_REC_EVENT) {
         regions += r.size == PPT_EV_PAR_BEGIN;
         loops += r.size == PPT_EV_LOOP_BEGIN;
+        if (th == 0 && r.size == PPT_EV_PAR_BEGIN) open++;
+        if (th == 0 && r.size == PPT_EV_PAR_END) open--;
         continue;
       }
       loads += r.kind == PPT_REC_LOAD;
       stores += r.kind == PPT_REC_STORE;
       stack += r.flags;
-      par += (bb - 1) % 3 == 0;
+      par += open > 0;
+      called += open > 0 && (bb - 1) % 3 != 0; /* synth.c flags every third block parallel */
       lines[nlines++] = r.addr >> 6;
     }
   }
@@ -146,6 +152,7 @@ START_TEST(summary_matches_brute_force) {
   ck_assert_uint_eq(s.refs, loads + stores);
   ck_assert_uint_eq(s.bb_instances, insts);
   ck_assert_uint_eq(s.parallel_refs, par);
+  ck_assert_uint_eq(s.parallel_called_refs, called);
   ck_assert_uint_eq(s.stack_refs, stack);
   qsort(lines, nlines, sizeof *lines, cmp_u64);
   size_t distinct = 0;
