@@ -8,7 +8,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#define ZSTD_STATIC_LINKING_ONLY /* ZSTD_createCCtx_advanced: its memory from ownheap.h */
 #include <zstd.h>
+
+#include "trace/ownheap.h"
 
 struct ppt_trace_writer {
   int fd;
@@ -40,15 +43,15 @@ static int write_all(int fd, const void *buf, size_t n, uint64_t off) {
 }
 
 ppt_trace_writer *ppt_trace_writer_open(const char *path, int zstd_level) {
-  ppt_trace_writer *w = calloc(1, sizeof *w);
+  ppt_trace_writer *w = ppt_own_alloc(sizeof *w);
   if (!w) return NULL;
   w->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  w->path = strdup(path);
+  w->path = ppt_own_strdup(path);
   if (w->fd < 0 || !w->path) {
     int e = errno;
     if (w->fd >= 0) close(w->fd);
-    free(w->path);
-    free(w);
+    ppt_own_free(w->path);
+    ppt_own_free(w);
     errno = e;
     return NULL;
   }
@@ -89,7 +92,7 @@ static int writer_append(ppt_trace_writer *w, const ppt_trace_enc *e, const void
   int rc = -1;
   if (w->nchunks == w->cap) {
     size_t ncap = w->cap ? 2 * w->cap : 64;
-    unsigned char *t = realloc(w->table, ncap * PPT_TRACE_CHUNK_ENTRY_SIZE);
+    unsigned char *t = ppt_own_realloc(w->table, ncap * PPT_TRACE_CHUNK_ENTRY_SIZE);
     if (!t) goto out;
     w->table = t;
     w->cap = ncap;
@@ -114,12 +117,22 @@ out:
   return rc;
 }
 
+/* zstd's memory, from where the writer's own comes (ownheap.h) */
+static void *zstd_alloc(void *opaque, size_t n) {
+  (void)opaque;
+  return ppt_own_alloc(n);
+}
+static void zstd_free(void *opaque, void *p) {
+  (void)opaque;
+  ppt_own_free(p);
+}
+
 ppt_trace_enc *ppt_trace_enc_new(ppt_trace_writer *w) {
-  ppt_trace_enc *e = calloc(1, sizeof *e);
+  ppt_trace_enc *e = ppt_own_alloc(sizeof *e);
   if (!e) return NULL;
   e->ccap = ZSTD_compressBound(PPT_TRACE_CHUNK_RAW_TARGET);
-  e->cbuf = malloc(e->ccap);
-  e->cctx = ZSTD_createCCtx();
+  e->cbuf = ppt_own_alloc(e->ccap);
+  e->cctx = ZSTD_createCCtx_advanced((ZSTD_customMem){zstd_alloc, zstd_free, NULL});
   if (!e->cbuf || !e->cctx) {
     ppt_trace_enc_free(e);
     return NULL;
@@ -160,14 +173,14 @@ int ppt_trace_enc_flush(ppt_trace_enc *e) {
 void ppt_trace_enc_free(ppt_trace_enc *e) {
   if (!e) return;
   ZSTD_freeCCtx(e->cctx);
-  free(e->cbuf);
-  free(e);
+  ppt_own_free(e->cbuf);
+  ppt_own_free(e);
 }
 
 int ppt_trace_writer_close(ppt_trace_writer *w, const unsigned char *bbtab, uint32_t bbtab_size) {
   int rc = -1;
   size_t cap = ZSTD_compressBound(bbtab_size);
-  unsigned char *cb = malloc(cap ? cap : 1);
+  unsigned char *cb = ppt_own_alloc(cap ? cap : 1);
   size_t tsize = w->nchunks * PPT_TRACE_CHUNK_ENTRY_SIZE;
   if (!cb) goto out;
   size_t csize = ZSTD_compress(cb, cap, bbtab, bbtab_size, 3);
@@ -195,14 +208,14 @@ int ppt_trace_writer_close(ppt_trace_writer *w, const unsigned char *bbtab, uint
     goto out;
   rc = 0;
 out:
-  free(cb);
+  ppt_own_free(cb);
   if (close(w->fd) != 0) rc = -1;
   w->fd = -1;
   if (rc) unlink(w->path);
   pthread_mutex_destroy(&w->lock);
-  free(w->table);
-  free(w->path);
-  free(w);
+  ppt_own_free(w->table);
+  ppt_own_free(w->path);
+  ppt_own_free(w);
   return rc;
 }
 
@@ -211,7 +224,7 @@ void ppt_trace_writer_abort(ppt_trace_writer *w) {
   if (w->fd >= 0) close(w->fd);
   unlink(w->path);
   pthread_mutex_destroy(&w->lock);
-  free(w->table);
-  free(w->path);
-  free(w);
+  ppt_own_free(w->table);
+  ppt_own_free(w->path);
+  ppt_own_free(w);
 }

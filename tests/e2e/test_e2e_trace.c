@@ -170,6 +170,50 @@ START_TEST(orphaned_worksharing_is_parallel) {
 }
 END_TEST
 
+/* The runtime takes no memory from the program's heap (models/trace/ownheap.h,
+ * rt_stack.c): glibc's own account of it (arena, bytes in use, free, including its
+ * caches of freed blocks) is the same traced as untraced, on 1 and 2 threads, before main's
+ * first allocation, after a parallel region and after enough references to flush chunks
+ * (zstd's contexts, the chunk table); and a block the program allocates after freeing
+ * another lands where it would untraced. */
+static const char *k_heap =
+    "#include <malloc.h>\n"
+    "#include <stdio.h>\n"
+    "#include <stdlib.h>\n"
+    "volatile double v[4096];\n"
+    "static void show(const char *when) {\n"
+    "  struct mallinfo2 m = mallinfo2();\n"
+    "  printf(\"%s %zu %zu %zu\\n\", when, m.arena, m.uordblks, m.fordblks);\n"
+    "}\n"
+    "int main(void) {\n"
+    "  show(\"start\");\n"
+    "  double *a = malloc(1000 * sizeof *a);\n"
+    "#pragma omp parallel for\n"
+    "  for (int i = 0; i < 1000; i++) a[i] = i;\n"
+    "  show(\"region\");\n"
+    "  for (int r = 0; r < 100; r++)\n"
+    "    for (int i = 0; i < 4096; i++) v[i] = v[i] + a[i % 1000];\n"
+    "  char *before = (char *)a;\n"
+    "  free(a);\n"
+    "  show(\"flushed\");\n"
+    "  char *p = malloc(472);\n"
+    "  printf(\"block %td\\n\", p - before);\n"
+    "  return 0;\n"
+    "}\n";
+
+START_TEST(heap_left_alone) {
+  const char *d = e2e_dir("heap");
+  e2e_write(d, "h.c", k_heap);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp h.c -o h"), 0);
+  for (int threads = 1; threads <= 2; threads++)
+    ck_assert_int_eq(e2e_sh(d,
+                            "OMP_NUM_THREADS=%d ./h >plain.txt && $PPT trace -t %d -o h.trace -- ./h >traced.txt "
+                            "2>/dev/null && grep -q flushed plain.txt && cmp plain.txt traced.txt",
+                            threads, threads),
+                     0);
+}
+END_TEST
+
 /* Separate compilation and link; the table names each block's own file. */
 START_TEST(multi_file_build) {
   const char *d = e2e_dir("multifile");
@@ -490,6 +534,7 @@ int main(void) {
   tcase_add_test(tc, write_failures_named);
   tcase_add_test(tc, parallel_region);
   tcase_add_test(tc, orphaned_worksharing_is_parallel);
+  tcase_add_test(tc, heap_left_alone);
   tcase_add_test(tc, multi_file_build);
   tcase_add_test(tc, make_build);
   tcase_add_test(tc, stack_flag);

@@ -28,6 +28,18 @@
 
 #include "ppt/trace.h"
 #include "trace/codec.h"
+#include "trace/ownheap.h"
+
+/* In ppt's sanitizer build the runtime is checked inside every program the tests trace
+ * (models/trace/CMakeLists.txt): heap and stack errors are what is looked for, so the
+ * programs' own allocations are kept out of LeakSanitizer's report (test programs exit
+ * without freeing), thread by thread from the first block each runs. */
+#ifdef PPT_RT_SANITIZE
+#include <sanitizer/lsan_interface.h>
+#define rt_lsan_off() __lsan_disable()
+#else
+#define rt_lsan_off() ((void)0)
+#endif
 #include "trace/runtime/rt.h"
 #include "trace/writer.h"
 
@@ -108,7 +120,7 @@ static void rt_thread_detach(void *p) {
         break;
       }
     ppt_trace_enc_free(t->enc);
-    free(t);
+    ppt_own_free(t);
   }
   pthread_mutex_unlock(&rt.lock);
   tls_thr = &rt_off;
@@ -116,26 +128,23 @@ static void rt_thread_detach(void *p) {
 
 static rt_thread *rt_thread_attach(void) {
   rt_thread *t = &rt_off;
+  rt_lsan_off();
   pthread_mutex_lock(&rt.lock);
   if (rt.w && !rt.finished) {
-    rt_thread *n = calloc(1, sizeof *n);
+    rt_thread *n = ppt_own_alloc(sizeof *n);
     if (n && (n->enc = ppt_trace_enc_new(rt.w))) {
-      pthread_attr_t attr;
-      void *lo;
+      uintptr_t lo;
       size_t sz;
-      if (pthread_getattr_np(pthread_self(), &attr) == 0) {
-        if (pthread_attr_getstack(&attr, &lo, &sz) == 0) {
-          n->stack_lo = (uintptr_t)lo;
-          n->stack_size = sz;
-        }
-        pthread_attr_destroy(&attr);
+      if (ppt_rt_stack_bounds((uintptr_t)__builtin_frame_address(0), &lo, &sz) == 0) {
+        n->stack_lo = lo;
+        n->stack_size = sz;
       }
       n->next = rt.threads;
       rt.threads = n;
       pthread_setspecific(rt.key, n);
       t = n;
     } else {
-      free(n);
+      ppt_own_free(n);
     }
   }
   pthread_mutex_unlock(&rt.lock);
@@ -366,13 +375,14 @@ static int rt_roi_init(void) {
 
 /* Runs before main (and before most constructors): open the trace if asked to. */
 __attribute__((constructor(101))) static void rt_init(void) {
+  rt_lsan_off();
   pthread_key_create(&rt.key, rt_thread_detach);
   const char *path = getenv("PPT_TRACE_FILE");
   if (!path || !*path) return;
   /* Claim the trace: copy the name, then remove the variable before anything can start
    * another program, so children of any kind run untraced. A file already there belongs
    * to an earlier process of the same run (a wrapper script's second program): leave it. */
-  rt.path = strdup(path);
+  rt.path = ppt_own_strdup(path);
   unsetenv("PPT_TRACE_FILE");
   const char *sfd = getenv("PPT_TRACE_STATUS_FD");
   int status_fd = sfd && *sfd ? atoi(sfd) : -1;
@@ -381,7 +391,7 @@ __attribute__((constructor(101))) static void rt_init(void) {
   int nteam = team && *team ? atoi(team) : 0;
   unsetenv("PPT_TRACE_THREADS");
   const char *roi = getenv("PPT_TRACE_ROI");
-  rt.roi_func = roi && *roi ? strdup(roi) : NULL;
+  rt.roi_func = roi && *roi ? ppt_own_strdup(roi) : NULL;
   unsetenv("PPT_TRACE_ROI");
   if (!rt.path || access(rt.path, F_OK) == 0) return;
   /* Only the process that claims the trace reports on it; programs it starts do not

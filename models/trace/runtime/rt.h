@@ -2,6 +2,7 @@
 #ifndef PPT_RT_H
 #define PPT_RT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* Builds the raw block table for block ids 1..nguards from the ppt_bbtab section that
@@ -27,6 +28,11 @@ unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nb
 int ppt_rt_roi_fork(uintptr_t sp, const char *psource);
 /* Stops (1) and restarts (0) recording around such a region. */
 void ppt_rt_roi_mute(int mute);
+
+/* The calling thread's stack, the one holding sp: [*lo, *lo + *size), as
+ * pthread_getattr_np gives it but without taking memory from the program's heap
+ * (rt_stack.c). Returns 0 or -1. */
+int ppt_rt_stack_bounds(uintptr_t sp, uintptr_t *lo, size_t *size);
 
 /* Removes from the finished trace at path the chunks that begin at file offsets lo..hi-1
  * (recorded after the region's last return, rt_cut.c). Returns 0 or -1 (errno). */

@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "ppt/trace.h"
+#include "trace/ownheap.h"
 #include "trace/runtime/rt.h"
 
 /* libomp's source position of a construct (kmp.h's ident_t; the layout is its ABI):
@@ -75,14 +76,14 @@ static void ppt_fork_trampoline(int32_t *gtid, int32_t *btid, fork_pack *p) {
  * own invoker: no limit on their number. The pack lives on this frame, which outlives the
  * region: __kmpc_fork_call returns after the join. */
 void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
-  enum { ONSTACK = 32 };
+  enum { ONSTACK = 64 };
   void *local[ONSTACK];
   void **argv = local;
   if (argc < 0) {
     fprintf(stderr, "ppt runtime: parallel region with %d captured variables\n", argc);
     abort();
   }
-  if (argc > ONSTACK && !(argv = malloc((size_t)argc * sizeof *argv))) {
+  if (argc > ONSTACK && !(argv = ppt_own_alloc((size_t)argc * sizeof *argv))) {
     fprintf(stderr, "ppt runtime: out of memory forking a region of %d captured variables\n", argc);
     abort();
   }
@@ -98,7 +99,7 @@ void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
   __real___kmpc_fork_call(loc, 1, (kmpc_micro)ppt_fork_trampoline, &pack);
   ppt_rt_event(PPT_EV_PAR_END, NULL, 0);
   if (mute) ppt_rt_roi_mute(0);
-  if (argv != local) free(argv);
+  if (argv != local) ppt_own_free(argv);
 }
 
 /* ---- static worksharing loops ---- */

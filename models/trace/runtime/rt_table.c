@@ -13,6 +13,7 @@
 #include "trace/bbdesc.h"
 #include "trace/bbtab.h"
 #include "trace/names.h"
+#include "trace/ownheap.h"
 #include "trace/runtime/rt.h"
 
 extern const struct ppt_bbdesc __start_ppt_bbtab[] __attribute__((weak));
@@ -148,7 +149,7 @@ static void note_matches(const char *func, const char **names, size_t n, size_t 
 
 unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nblocks) {
   *nblocks = 0;
-  unsigned char *kind = calloc((size_t)nguards + 1, 1);
+  unsigned char *kind = ppt_own_alloc((size_t)nguards + 1);
   if (!kind || !__start_ppt_bbtab || !__stop_ppt_bbtab) return kind;
   enum { SHOWN = 8 };
   const char *names[SHOWN];
