@@ -111,8 +111,12 @@ void hwspec_list_free(hwspec_lib *lib) {
 }
 
 /* A level as "SIZE/SHARED": 48K/1 is a private 48 KiB, 32M/8 one 32 MiB instance for 8
- * cores; "-" when the spec has no such level. */
+ * cores; "-" when the spec has no such level. Column k = 2 shows the last level, so
+ * that a part with four (Lion Cove's L0, L1, L2, L3) still shows its last-level cache,
+ * marked "+" for the levels between that the row leaves out. */
 static void fmt_level(char *buf, size_t cap, const ppt_hwspec *hw, uint32_t k) {
+  int skipped = k == 2 && hw->nlevels > 3;
+  if (skipped) k = hw->nlevels - 1;
   if (k >= hw->nlevels) {
     snprintf(buf, cap, "-");
     return;
@@ -125,11 +129,11 @@ static void fmt_level(char *buf, size_t cap, const ppt_hwspec *hw, uint32_t k) {
     snprintf(sz, sizeof sz, "%lluK", (unsigned long long)(lv->size / 1024));
   else
     snprintf(sz, sizeof sz, "%lluB", (unsigned long long)lv->size);
-  snprintf(buf, cap, "%s/%u%s", sz, lv->shared_by, k == 2 && hw->nlevels > 3 ? "+" : "");
+  snprintf(buf, cap, "%s/%u%s", sz, lv->shared_by, skipped ? "+" : "");
 }
 
 void hwspec_list_write_table(const hwspec_lib *lib) {
-  printf("%-28s %4s %-7s %5s %5s %-9s %-9s %-10s %9s\n", "name", "year", "isa", "cores", "GHz", "L1", "L2",
+  printf("%-28s %4s %-7s %5s %5s %-9s %-9s %-11s %9s\n", "name", "year", "isa", "cores", "GHz", "L1", "L2",
          "L3", "DRAM GB/s");
   for (size_t i = 0; i < lib->n; i++) {
     const ppt_hwspec *hw = lib->rows[i].hw;
@@ -140,11 +144,11 @@ void hwspec_list_write_table(const hwspec_lib *lib) {
     fmt_level(l1, sizeof l1, hw, 0);
     fmt_level(l2, sizeof l2, hw, 1);
     fmt_level(l3, sizeof l3, hw, 2);
-    printf("%-28s %4s %-7s %5u %5s %-9s %-9s %-10s %9s\n", hw->name, year, hw->isa[0] ? hw->isa : "-",
+    printf("%-28s %4s %-7s %5u %5s %-9s %-9s %-11s %9s\n", hw->name, year, hw->isa[0] ? hw->isa : "-",
            hw->cores, ghz, l1, l2, l3, dram);
   }
   printf("\n%zu specs in %s; a level is SIZE/CORES: one instance's size and the cores sharing it\n"
-         "(+: more levels follow); DRAM is the socket's bandwidth\n",
+         "(L3: the last level; +: levels between it and L2 not shown); DRAM is the socket's bandwidth\n",
          lib->n, lib->dir);
 }
 
