@@ -86,6 +86,8 @@ int hwspec_list_load(const char *dir, hwspec_lib *lib, ppt_err *err) {
   if (dir) {
     if (strlen(dir) >= sizeof lib->dir) return ppt_err_set(err, PPT_EINPUT, "%s: path too long", dir);
     snprintf(lib->dir, sizeof lib->dir, "%s", dir);
+    /* a folder given as "DIR/" names its files DIR/FILE, not DIR//FILE */
+    for (size_t n = strlen(lib->dir); n > 1 && lib->dir[n - 1] == '/'; n--) lib->dir[n - 1] = '\0';
   } else if ((rc = hwspec_list_default_dir(lib->dir, sizeof lib->dir, err))) {
     return rc;
   }
