@@ -99,6 +99,9 @@ typedef struct ppt_cli_spec {
   /* "TRACE": exactly one operand, anywhere among the options. NULL: the options end at
    * the first operand, and the rest is the command's (ppt trace's PROGRAM ARGS). */
   const char *operand;
+  /* With `operand`: zero operands are allowed too (c->operand NULL): ppt hwspec --list's
+   * folder has a default. */
+  int operand_optional;
 } ppt_cli_spec;
 
 /* Runs getopt over argv: shared options into *c, the command's own through spec->take

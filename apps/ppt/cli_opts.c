@@ -172,7 +172,9 @@ int ppt_cli_parse(const ppt_cli_spec *spec, int argc, char **argv, ppt_cli_commo
   c->rest = argv + optind;
   c->nrest = argc - optind;
   if (!rc && spec->operand) {
-    if (c->nrest != 1)
+    if (c->nrest == 0 && spec->operand_optional)
+      c->operand = NULL;
+    else if (c->nrest != 1)
       rc = ppt_cli_usage(spec->cmd, "expected exactly one %s", spec->operand);
     else
       c->operand = c->rest[0];

@@ -1,22 +1,35 @@
 /* cmd_hwspec.c — `ppt hwspec FILE`: validate a CPU spec sheet (docs/hwspec.md) and show
- * what the models will read from it, including the derived geometry (sets, instances). */
+ * what the models will read from it, including the derived geometry (sets, instances);
+ * `ppt hwspec --list [DIR]`: a folder of them, one row each (hwspec_list.c). */
+#include <getopt.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "hwspec_list.h"
 #include "ppt/hwspec.h"
 
 static void help(void) {
   printf(
-      "usage: ppt hwspec FILE [--json]\n\n"
+      "usage: ppt hwspec FILE [--json]\n"
+      "       ppt hwspec --list [DIR] [--json]\n\n"
       "Checks a hwspec (CPU spec sheet, docs/hwspec.md) strictly and prints it: the cache\n"
       "levels (size, associativity, line, sets, sharing, inclusion, latency, bandwidth), clock,\n"
       "cores, DRAM, op throughputs and the cited sources, and whether it carries the timing\n"
       "data the runtime model needs (a cache-only spec is enough for hit rates).\n\n"
+      "  --list      instead, every *.json spec of DIR (default: the shipped specs, installed\n"
+      "              beside ppt or in the source tree it was built from), one row each: name,\n"
+      "              year, isa, cores, clock, L1/L2/L3 as SIZE/CORES (one instance's size and\n"
+      "              the cores sharing it; L3 is the last level, + when levels between are not\n"
+      "              shown), the socket's DRAM bandwidth; sorted by vendor (the\n"
+      "              file name's first word), then year. Every spec must be valid\n"
       "  --json      machine-readable output on stdout: {\"file\", \"valid\", \"spec\" (the spec\n"
       "              as ppt reads it; parses back to the same spec), \"levels\" (derived\n"
-      "              geometry), \"has_timing\", \"timing_missing\"}\n"
+      "              geometry), \"has_timing\", \"timing_missing\"}; with --list {\"dir\",\n"
+      "              \"specs\": [{\"file\", \"name\", \"vendor\", \"year\", \"isa\", \"cores\",\n"
+      "              \"clock_ghz\", \"levels\": [{\"name\", \"size\", \"shared_by\"}],\n"
+      "              \"dram_bandwidth_gbs\", \"dram_latency_ns\"}]} (null: not given)\n"
       "  -h, --help\n\n"
       "Exit status: 0 valid, 2 invalid or unreadable (one line: FILE: key: problem).\n");
 }
@@ -41,10 +54,12 @@ static void fmt_opt(char *buf, size_t cap, double v, const char *suffix) {
 }
 
 typedef struct args {
-  ppt_cli_common c; /* --json; c.operand: the spec file */
+  ppt_cli_common c; /* --json; c.operand: the spec file, or --list's folder (NULL: default) */
+  int list;         /* --list */
 } args;
 
 typedef struct results {
+  hwspec_lib lib; /* --list */
   ppt_hwspec hw;
   const char *missing; /* the first timing figure the spec lacks (points into terr); NULL: none */
   ppt_err terr;
@@ -88,6 +103,10 @@ static void write_ops(const ppt_hwspec *hw) {
 }
 
 static int write_table(void *va, void *vr, ppt_err *err) {
+  if (((const args *)va)->list) {
+    hwspec_list_write_table(&((const results *)vr)->lib);
+    return 0;
+  }
   const char *path = ((const args *)va)->c.operand, *timing_missing = ((const results *)vr)->missing;
   const ppt_hwspec *hw = &((const results *)vr)->hw;
   (void)err;
@@ -165,6 +184,7 @@ static int write_table(void *va, void *vr, ppt_err *err) {
 }
 
 static int write_json(void *va, void *vr, ppt_err *err) {
+  if (((const args *)va)->list) return hwspec_list_write_json(&((const results *)vr)->lib, err);
   const char *path = ((const args *)va)->c.operand, *timing_missing = ((const results *)vr)->missing;
   const ppt_hwspec *hw = &((const results *)vr)->hw;
   json_object *root = json_object_new_object(), *spec = ppt_hwspec_to_json_object(hw);
@@ -197,15 +217,39 @@ static int write_json(void *va, void *vr, ppt_err *err) {
   return ppt_cli_put_json(root, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
 }
 
+static int take(void *va, int val, const char *value) {
+  (void)value;
+  if (val == 'L') ((args *)va)->list = 1;
+  return 0;
+}
+
 static int parse_args(int argc, char **argv, void *va) {
   args *a = va;
-  static const ppt_cli_spec spec = {.cmd = "hwspec", .shared = PPT_OPT_JSON, .help = help, .operand = "FILE"};
-  return ppt_cli_parse(&spec, argc, argv, &a->c, a);
+  static const struct option own[] = {{"list", no_argument, 0, 'L'}, {0, 0, 0, 0}};
+  /* The operand is optional for --list only (its folder has a default). */
+  static const ppt_cli_spec spec = {.cmd = "hwspec",
+                                    .shared = PPT_OPT_JSON,
+                                    .own = own,
+                                    .take = take,
+                                    .help = help,
+                                    .operand = "FILE",
+                                    .operand_optional = 1};
+  int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
+  if (!rc && !a->list && !a->c.operand) {
+    ppt_cli_common_free(&a->c);
+    rc = ppt_cli_usage("hwspec", "expected exactly one FILE");
+  }
+  return rc;
+}
+
+static void release(void *vr) {
+  hwspec_list_free(&((results *)vr)->lib);
 }
 
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
+  if (a->list) return hwspec_list_load(a->c.operand, &r->lib, err);
   int rc = ppt_hwspec_load(a->c.operand, &r->hw, err);
   if (rc) return rc;
   /* has_timing names the first missing figure in its message, after "no timing data: " */
@@ -220,6 +264,6 @@ static int run(void *va, void *vr, ppt_err *err) {
 }
 
 int ppt_cmd_hwspec(int argc, char **argv) {
-  static const ppt_cli_steps steps = {"hwspec", parse_args, run, write_table, write_json, NULL, NULL};
+  static const ppt_cli_steps steps = {"hwspec", parse_args, run, write_table, write_json, NULL, release};
   return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

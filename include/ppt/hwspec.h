@@ -84,6 +84,11 @@ typedef struct ppt_hw_source {
 
 typedef struct ppt_hwspec {
   char name[128];
+  /* What `ppt hwspec --list` sorts and shows a library of spec sheets by: the year the
+   * part came out (0: not given) and its instruction set ("x86-64", "aarch64"; empty: not
+   * given). The models read neither. */
+  uint32_t year;
+  char isa[16];
   double clock_hz;               /* 0 when the file has no clock_ghz (cache-only spec) */
   uint32_t cores;
   uint32_t vector_bits;          /* widest SIMD register, bits (128, 256, 512) */
@@ -298,5 +303,7 @@ static inline double ppt_hwspec_busy_speed(const ppt_hwspec *hw, uint32_t busy) 
 }
 /* JSON key of an op class ("ialu", ..., "loadst"); NULL when out of range. */
 const char *ppt_hwspec_opclass_name(int opclass);
+/* 1 when `isa` is an instruction set a spec may name (docs/hwspec.md, "isa"). */
+int ppt_hwspec_isa_known(const char *isa);
 
 #endif

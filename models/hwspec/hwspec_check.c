@@ -206,6 +206,15 @@ static int check_tlb(const ppt_hwspec *hw, uint32_t i, const char *name, ppt_err
   return 0;
 }
 
+/* A closed list, like every other key's values: "x86_64" or "arm64" typed for one of
+ * these would otherwise split a library listing into look-alike groups. */
+int ppt_hwspec_isa_known(const char *isa) {
+  static const char *const known[] = {"x86-64", "aarch64", "riscv64", "ppc64le", NULL};
+  for (const char *const *k = known; *k; k++)
+    if (strcmp(isa, *k) == 0) return 1;
+  return 0;
+}
+
 int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
   if (!name) name = "<hwspec>";
   char m[160];
@@ -213,6 +222,10 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err) {
     return bad(err, name, "name", "must be a non-empty string");
   if (!memchr(hw->source, '\0', sizeof hw->source) || !memchr(hw->notes, '\0', sizeof hw->notes))
     return bad(err, name, "source", "not a terminated string");
+  if (!memchr(hw->isa, '\0', sizeof hw->isa) || (hw->isa[0] && !ppt_hwspec_isa_known(hw->isa)))
+    return bad(err, name, "isa", "must be one of x86-64, aarch64, riscv64, ppc64le");
+  if (hw->year && range_u(err, name, "year", hw->year, HW_MIN_YEAR, HW_MAX_YEAR, "(year)"))
+    return PPT_EINPUT;
   if (range_u(err, name, "cores", hw->cores, 1, HW_MAX_CORES, "cores") ||
       range(err, name, "clock_ghz", hw->clock_hz / 1e9, HW_MIN_CLOCK_GHZ, HW_MAX_CLOCK_GHZ, "GHz", 1) ||
       range(err, name, "mlp", hw->mlp, HW_MIN_MLP, HW_MAX_MLP, "misses in flight", 1))

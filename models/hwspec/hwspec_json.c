@@ -114,6 +114,8 @@ json_object *ppt_hwspec_to_json_object(const ppt_hwspec *hw) {
   int rc = add(o, "name", json_object_new_string(hw->name));
   if (hw->source[0]) rc |= add(o, "source", json_object_new_string(hw->source));
   if (hw->notes[0]) rc |= add(o, "notes", json_object_new_string(hw->notes));
+  if (hw->year) rc |= add(o, "year", json_object_new_int64(hw->year));
+  if (hw->isa[0]) rc |= add(o, "isa", json_object_new_string(hw->isa));
   if (hw->clock_hz > 0) rc |= add(o, "clock_ghz", num(hw->clock_hz / 1e9));
   rc |= add(o, "cores", json_object_new_int64(hw->cores));
   if (hw->vector_bits) rc |= add(o, "vector_bits", json_object_new_int64(hw->vector_bits));

@@ -9,6 +9,9 @@
 #define PPT_HWSPEC_LIMITS_H
 
 #define HW_MAX_CORES 65536u /* the largest shared-memory systems; models keep per-core state */
+/* year: the first microprocessors to the end of any roadmap; catches a two-digit year. */
+#define HW_MIN_YEAR 1971u
+#define HW_MAX_YEAR 2100u
 #define HW_MIN_CLOCK_GHZ 0.1
 #define HW_MAX_CLOCK_GHZ 10.0
 #define HW_MIN_VECTOR_BITS 32u

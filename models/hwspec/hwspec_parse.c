@@ -369,6 +369,8 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
                                      "source",
                                      "notes",
                                      "sources",
+                                     "year",
+                                     "isa",
                                      "clock_ghz",
                                      "cores",
                                      "vector_bits",
@@ -400,6 +402,10 @@ static int parse_root(pctx *c, json_object *root, ppt_hwspec *hw) {
   if (!rc) rc = get_str(c, root, "", "name", 1, hw->name, sizeof hw->name);
   if (!rc) rc = get_str(c, root, "", "source", 0, hw->source, sizeof hw->source);
   if (!rc) rc = get_str(c, root, "", "notes", 0, hw->notes, sizeof hw->notes);
+  /* The instruction set is checked against the known names in hwspec_check.c. */
+  if (!rc) rc = get_str(c, root, "", "isa", 0, hw->isa, sizeof hw->isa);
+  if (!rc && !(rc = get_uint(c, root, "", "year", 0, HW_MIN_YEAR, HW_MAX_YEAR, "(year)", &u, &present)) && present)
+    hw->year = (uint32_t)u;
   double ghz = 0;
   if (!rc) rc = get_pos(c, root, "", "clock_ghz", 0, &ghz);
   /* Whole Hz: GHz times 1e9 is a unit off for some clocks (4.02 GHz reads back

@@ -136,6 +136,8 @@ static void assert_same(const ppt_hwspec *a, const ppt_hwspec *b) {
     ck_assert(x->bw_bytes_per_cycle == y->bw_bytes_per_cycle);
   }
   ck_assert(a->dram_latency_ns == b->dram_latency_ns);
+  ck_assert(a->year == b->year);
+  ck_assert_str_eq(a->isa, b->isa);
   ck_assert(a->dram_bw_bytes_per_s == b->dram_bw_bytes_per_s);
   ck_assert(a->dram_core_bw_bytes_per_s == b->dram_core_bw_bytes_per_s);
   ck_assert(a->mlp == b->mlp);
