@@ -60,7 +60,9 @@ typedef struct args {
 
 typedef struct results {
   int status; /* PROGRAM's exit status */
-  uint64_t refs, bytes;
+  /* references as every other command counts them: those of the IR (the records) and
+   * the machine code's stack references that reading adds per block instance */
+  uint64_t ir_refs, mcstack_refs, bytes;
   uint32_t threads;
 } results;
 
@@ -231,15 +233,22 @@ static int spawn(const args *a, const char *tmp, int *st, rt_report *rep, ppt_er
 /* Decodes every chunk once: ppt_trace_open checks only the tables, and a chunk that does
  * not decompress (two processes wrote one file, a disk error) must fail here, not in the
  * first command that reads it. Stops early when a signal asks ppt trace to quit. */
-static int verify(ppt_trace *t, ppt_err *err) {
+static int verify(ppt_trace *t, uint64_t *mcstack, ppt_err *err) {
   ppt_trace_batch *b = ppt_trace_batch_new();
   if (!b) return ppt_err_set(err, PPT_ERUN, "out of memory");
   ppt_trace_batch_set_raw(b, 1); /* the file's records: the stack references added on reading cannot fail */
   int rc = 0;
+  *mcstack = 0;
   for (size_t i = 0, n = ppt_trace_nchunks(t); i < n && !rc && !g_signal; i++) {
     const ppt_trace_rec *recs;
     size_t nrecs;
     rc = ppt_trace_chunk_decode(t, i, b, &recs, &nrecs, err);
+    /* each block instance's machine-level stack references, as reading adds them */
+    for (size_t k = 0; !rc && k < nrecs; k++)
+      if (recs[k].kind == PPT_REC_BB && ppt_trace_stack_refs(t)) {
+        const ppt_trace_bb *bb = ppt_trace_bb_get(t, recs[k].bb);
+        if (bb) *mcstack += (uint64_t)bb->stack_loads + bb->stack_stores;
+      }
   }
   ppt_trace_batch_free(b);
   return rc;
@@ -278,11 +287,11 @@ static int keep(const args *a, const char *tmp, int st, const rt_report *rep, re
     ppt_err e = *err;
     rc = ppt_err_set(err, PPT_ERUN, "%s: the trace is unusable: %s", prog, e.msg);
   } else {
-    r->refs = ppt_trace_nrefs(t, UINT32_MAX);
+    r->ir_refs = ppt_trace_nrefs(t, UINT32_MAX);
     r->bytes = ppt_trace_file_bytes(t);
     r->threads = ppt_trace_nthreads(t);
     r->status = WEXITSTATUS(st);
-    if (verify(t, err)) {
+    if (verify(t, &r->mcstack_refs, err)) {
       ppt_err e = *err;
       rc = ppt_err_set(err, PPT_ERUN, "%s: corrupt trace, not kept: %s", prog, e.msg);
     }
@@ -365,7 +374,8 @@ static int run(void *va, void *vr, ppt_err *err) {
 }
 
 static double bytes_per_ref(const results *r) {
-  return r->refs ? (double)r->bytes / (double)r->refs : 0;
+  uint64_t refs = r->ir_refs + r->mcstack_refs;
+  return refs ? (double)r->bytes / (double)refs : 0;
 }
 
 /* The trace is kept when PROGRAM failed, but the failure is ppt trace's too. */
@@ -379,7 +389,9 @@ static int write_json(void *va, void *vr, ppt_err *err) {
   const results *r = vr;
   json_object *o = json_object_new_object();
   json_object_object_add(o, "trace", json_object_new_string(a->out));
-  json_object_object_add(o, "refs", json_object_new_int64((int64_t)r->refs));
+  json_object_object_add(o, "refs", json_object_new_int64((int64_t)(r->ir_refs + r->mcstack_refs)));
+  json_object_object_add(o, "ir_refs", json_object_new_int64((int64_t)r->ir_refs));
+  json_object_object_add(o, "mcstack_refs", json_object_new_int64((int64_t)r->mcstack_refs));
   json_object_object_add(o, "threads", json_object_new_int64(r->threads));
   json_object_object_add(o, "file_bytes", json_object_new_int64((int64_t)r->bytes));
   json_object_object_add(o, "bytes_per_ref", json_object_new_double(bytes_per_ref(r)));
@@ -392,8 +404,11 @@ static int write_json(void *va, void *vr, ppt_err *err) {
 static int write_table(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   const results *r = vr;
-  fprintf(stderr, "ppt trace: wrote %s: %llu references, %u thread%s, %llu bytes (%.3f B/ref)\n", a->out,
-          (unsigned long long)r->refs, r->threads, r->threads == 1 ? "" : "s", (unsigned long long)r->bytes,
+  fprintf(stderr,
+          "ppt trace: wrote %s: %llu references (%llu of the IR, %llu of the machine code's stack), %u thread%s, "
+          "%llu bytes (%.3f B/ref)\n",
+          a->out, (unsigned long long)(r->ir_refs + r->mcstack_refs), (unsigned long long)r->ir_refs,
+          (unsigned long long)r->mcstack_refs, r->threads, r->threads == 1 ? "" : "s", (unsigned long long)r->bytes,
           bytes_per_ref(r));
   return exit_status(a, r, err);
 }

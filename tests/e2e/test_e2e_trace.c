@@ -50,6 +50,13 @@ START_TEST(exact_counts_volatile) {
   }
   ppt_trace_summary_free(&s);
   ppt_trace_close(t);
+  /* one count of references everywhere: ppt trace's is ppt info's (the IR's and the
+   * machine code's stack references), each part named */
+  ck_assert_int_eq(e2e_sh(d, "$PPT trace --json -o j.trace -- ./k >t.json 2>/dev/null; $PPT info --json j.trace >i.json"
+                             " && test \"$(jq .refs t.json)\" = \"$(jq .refs i.json)\""
+                             " && test \"$(jq .mcstack_refs t.json)\" = \"$(jq .mcstack_refs i.json)\""
+                             " && test \"$(jq '.refs - .ir_refs - .mcstack_refs' t.json)\" = 0"),
+                   0);
 }
 END_TEST
 
