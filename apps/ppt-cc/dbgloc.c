@@ -32,11 +32,47 @@ static char *join_path(const char *dir, unsigned dl, const char *file, unsigned 
   return r;
 }
 
+/* Removes "." and "DIR/.." components in place, so that a header reached through the
+ * compiler's relative include paths (`/usr/lib/gcc/x86_64-linux-gnu/12/../../../../include/
+ * c++/12/bits/stl_vector.h`) has one name. Lexical, as the debug info's own names are: a
+ * ".." that would climb above the start of a relative path is kept. */
+static void normalise(char *path) {
+  char *buf = malloc(strlen(path) + 2);
+  if (!buf) return; /* the name as it was: still a name */
+  size_t k = 0, base = path[0] == '/', kept = 0; /* kept: components a ".." may remove */
+  if (base) buf[k++] = '/';
+  for (const char *in = path; *in;) {
+    while (*in == '/') in++;
+    const char *end = strchr(in, '/');
+    size_t n = end ? (size_t)(end - in) : strlen(in);
+    int dot = n == 1 && in[0] == '.', dotdot = n == 2 && in[0] == '.' && in[1] == '.';
+    if (n == 0 || dot || (dotdot && base && k == base)) {
+      /* nothing, ".", or ".." at the root: dropped */
+    } else if (dotdot && kept > 0) {
+      while (k > base && buf[k - 1] != '/') k--;
+      if (k > base) k--;
+      kept--;
+    } else {
+      if (k > base) buf[k++] = '/';
+      memcpy(buf + k, in, n);
+      k += n;
+      kept += !dotdot;
+    }
+    in += n;
+  }
+  if (k == 0) buf[k++] = '.';
+  buf[k] = '\0';
+  memcpy(path, buf, k + 1);
+  free(buf);
+}
+
 char *pcc_dbgloc_file(LLVMValueRef at) {
   unsigned dl = 0, fl = 0;
   const char *dir = LLVMGetDebugLocDirectory(at, &dl);
   const char *file = LLVMGetDebugLocFilename(at, &fl);
-  return join_path(dir, dl, file, fl);
+  char *path = join_path(dir, dl, file, fl);
+  if (path) normalise(path);
+  return path;
 }
 
 /* libstdc++'s demangler (extern "C" in the C++ ABI; libLLVM already links libstdc++). */
@@ -118,6 +154,7 @@ static int append_level(LLVMContextRef c, LLVMMetadataRef loc, LLVMMetadataRef a
   const char *dir = f ? LLVMDIFileGetDirectory(f, &dl) : NULL;
   const char *name = f ? LLVMDIFileGetFilename(f, &fl) : NULL;
   char *file = join_path(dir, dl, name, fl);
+  if (file) normalise(file);
   int rc = -1;
   if (func && file) {
     /* tabs and newlines separate the fields: none can be in a name */
