@@ -39,6 +39,8 @@
 
 #define R 20
 
+/* The programs' aligned_alloc sizes are rounded up to a multiple of the alignment, as C11
+ * asks (the sanitizer build runs them with ASan, which holds them to it). */
 static const char *k_sweep =
     "#include <stdlib.h>\n"
     "__attribute__((noinline)) int sweep(volatile char *a, int n, int r) {\n"
@@ -49,7 +51,7 @@ static const char *k_sweep =
     "}\n"
     "int main(int argc, char **argv) {\n"
     "  int n = atoi(argv[1]);\n"
-    "  volatile char *a = aligned_alloc(4096, (size_t)n * 64);\n"
+    "  volatile char *a = aligned_alloc(4096, ((size_t)n * 64 + 4095) / 4096 * 4096);\n"
     "  return sweep(a, n, 20) & 1;\n"
     "}\n";
 
@@ -72,7 +74,7 @@ static const char *k_changes =
     "}\n"
     "int main(int argc, char **argv) {\n"
     "  int n = atoi(argv[1]);\n"
-    "  volatile char *a = aligned_alloc(4096, (size_t)n * 16 * 64);\n"
+    "  volatile char *a = aligned_alloc(4096, ((size_t)n * 16 * 64 + 4095) / 4096 * 4096);\n"
     "  return work(a, n, 20) & 1;\n"
     "}\n";
 
@@ -117,7 +119,7 @@ static const char *k_column =
     "}\n"
     "int main(int argc, char **argv) {\n"
     "  int n = atoi(argv[1]);\n"
-    "  double *a = aligned_alloc(4096, (size_t)n * n * 8);\n"
+    "  double *a = aligned_alloc(4096, ((size_t)n * n * 8 + 4095) / 4096 * 4096);\n"
     "  memset(a, 0, (size_t)n * n * 8);\n"
     "  return colsum(a, n) != 0;\n"
     "}\n";
@@ -137,7 +139,7 @@ static const char *k_gather =
     "}\n"
     "int main(int argc, char **argv) {\n"
     "  int n = atoi(argv[1]);\n"
-    "  volatile char *a = aligned_alloc(4096, (size_t)n * 64);\n"
+    "  volatile char *a = aligned_alloc(4096, ((size_t)n * 64 + 4095) / 4096 * 4096);\n"
     "  return gather(a, n, atoi(argv[2]) ? 64 : n, 20) & 1;\n"
     "}\n";
 
