@@ -153,17 +153,6 @@ int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err);
 uint64_t ppt_cli_memory_available(const char **what);
 int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t nhw,
                          size_t at_once, ppt_err *err);
-/* The runtime `ppt predict` prints for t on hw at n cores with the default core model and
- * the spec's fork-join figures (base: mimic options; counted: --only, or NULL); for the
- * commands that want a runtime per point (ppt sweep --runtime). In cmd_predict.c. */
-struct ppt_sasmm_opts;
-int ppt_cli_predict_seconds(const ppt_trace *t, const ppt_hwspec *hw, const struct ppt_sasmm_opts *base,
-                            const uint8_t *counted, uint32_t n, double *seconds, ppt_err *err);
-/* The same runtime for a program model already built (ppt_progmodel_build_weighted,
- * shifted misses: `ppt extrapolate`), m built for n cores. */
-struct ppt_progmodel;
-int ppt_cli_progmodel_seconds(const ppt_hwspec *hw, const struct ppt_progmodel *m, uint32_t n,
-                              double *seconds, ppt_err *err);
 /* --interleave as text: the names of c->interleave joined by ',' ("rr,uniform"). */
 void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap);
 
