@@ -41,7 +41,7 @@ int ppt_cmd_calibrate(int argc, char **argv);
  * in its ppt_cli_spec and handles only its own options. */
 enum {
   PPT_OPT_HW = 1u << 0,          /* --hw SPEC; required by every command that takes it */
-  PPT_OPT_CORES = 1u << 1,       /* --cores LIST: core counts 1..4095, default 1,2,4,8,16 */
+  PPT_OPT_CORES = 1u << 1,       /* --cores LIST: ppt_sasmm_cores_parse's, default 1,2,4,8,16 */
   PPT_OPT_ONLY = 1u << 2,        /* --only PREFIXES: repeatable, the prefixes add up */
   PPT_OPT_INTERLEAVE = 1u << 3,  /* --interleave rr|uniform (default rr) */
   PPT_OPT_INTERLEAVES = 1u << 4, /* --interleave LIST: rr, uniform or both, in order */
@@ -165,8 +165,6 @@ int ppt_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(p
 /* Parses an unsigned integer option value; returns 0 on success. */
 int ppt_cli_parse_u64(const char *s, uint64_t *out);
 int ppt_cli_parse_double(const char *s, double *out);
-/* "1,2,4,8": up to max core counts in 1..4095. Returns 0 or -1. */
-int ppt_cli_parse_cores(const char *s, uint32_t *v, size_t max, size_t *n);
 /* "static", "static,C", "[monotonic:|nonmonotonic:]dynamic[,C]", "guided[,C]", "auto" to a
  * ppt_sched (with PPT_SCHED_NONMONOTONIC as clang compiles the pragma) and chunk. */
 int ppt_cli_parse_schedule(const char *s, int *sched, int64_t *chunk);

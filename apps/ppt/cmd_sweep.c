@@ -341,7 +341,7 @@ static json_object *point_json(const results *r, size_t s, uint32_t cores, const
   json_object *e = json_object_new_object(), *set = json_object_new_object(), *lv = json_object_new_array();
   json_object_object_add(e, "hw", json_object_new_string(r->specs[s].name));
   json_object_object_add(e, "hwspec", json_object_new_string(r->files[r->cfg[s].file]));
-  json_object_object_add(e, "cores", json_object_new_int((int)cores));
+  json_object_object_add(e, "n", json_object_new_int((int)cores));
   for (size_t k = 0; k < r->naxes; k++)
     json_object_object_add(set, r->axes[k].key, value_json(r->axes[k].vals[r->cfg[s].val[k]]));
   json_object_object_add(e, "set", set);

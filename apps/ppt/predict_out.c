@@ -19,7 +19,8 @@ static json_object *settings_json(const args *a, const spec_run *r) {
   json_object *set = json_object_new_object();
   json_object_object_add(set, "overlap", json_object_new_string(ppt_tc_overlap_name(pol->overlap)));
   json_object_object_add(set, "overlap_fraction", json_object_new_double(ppt_tc_policy_fraction(pol)));
-  json_object_object_add(set, "interleave", json_object_new_string(ppt_interleave_name(a->po.sasmm.interleave)));
+  json_object_object_add(set, "interleave",
+                         json_object_new_string(ppt_interleave_name(a->po.sasmm.interleave)));
   json_object_object_add(set, "seed", json_object_new_int64((int64_t)a->c.seed));
   json_object_object_add(set, "coherence", json_object_new_boolean(a->po.sasmm.coherence));
   json_object_object_add(set, "fork_cycles", json_object_new_double(ppt_predict_result_fork_cycles(r->res)));
@@ -148,7 +149,8 @@ static json_object *models_json(const args *a, const spec_run *r) {
     for (size_t i = 0; i < a->c.ncores; i++) {
       json_object *e = json_object_new_object();
       json_object_object_add(e, "n", json_object_new_int((int)ppt_predict_result_point(r->res, i)->n));
-      json_object_object_add(e, "runtime_s", json_object_new_double(ppt_predict_result_model_seconds(r->res, i, j)));
+      json_object_object_add(e, "runtime_s",
+                             json_object_new_double(ppt_predict_result_model_seconds(r->res, i, j)));
       json_object_array_add(ca, e);
     }
     json_object_object_add(me, "cores", ca);
@@ -160,8 +162,7 @@ static json_object *models_json(const args *a, const spec_run *r) {
 /* One spec's predictions: per core count, and per core model of --models. */
 static void add_run(json_object *o, const args *a, const spec_run *r) {
   json_object *arr = json_object_new_array();
-  for (size_t i = 0; i < a->c.ncores; i++)
-    json_object_array_add(arr, point_json(&r->hw, r->res, i));
+  for (size_t i = 0; i < a->c.ncores; i++) json_object_array_add(arr, point_json(&r->hw, r->res, i));
   json_object_object_add(o, "cores", arr);
   if (a->nmodels) json_object_object_add(o, "models", models_json(a, r));
 }
@@ -178,7 +179,8 @@ int ppt_predict_write_json(void *va, void *vr, ppt_err *err) {
       json_object *e = json_object_new_object();
       json_object_object_add(e, "hw", json_object_new_string(r->runs[s].hw.name));
       json_object_object_add(e, "hwspec", json_object_new_string(r->runs[s].file));
-      json_object_object_add(e, "fork_cycles", json_object_new_double(ppt_predict_result_fork_cycles(r->runs[s].res)));
+      json_object_object_add(e, "fork_cycles",
+                             json_object_new_double(ppt_predict_result_fork_cycles(r->runs[s].res)));
       add_run(e, a, &r->runs[s]);
       json_object_array_add(specs, e);
     }
@@ -197,7 +199,8 @@ static void write_models_table(const args *a, const spec_run *r) {
   printf("\n");
   for (size_t j = 0; j < a->nmodels; j++) {
     printf("%-28s", a->model_names[j]);
-    for (size_t i = 0; i < a->c.ncores; i++) printf(" %9.4f s", ppt_predict_result_model_seconds(r->res, i, j));
+    for (size_t i = 0; i < a->c.ncores; i++)
+      printf(" %9.4f s", ppt_predict_result_model_seconds(r->res, i, j));
     printf("\n");
   }
 }

@@ -32,8 +32,8 @@ static int simulate(const ppt_hwspec *hw, const ppt_node_config *cfg, const ppt_
   return rc;
 }
 
-static int alloc_result(const ppt_hwspec *hw, const ppt_predict_opts *o, size_t npts, ppt_predict_result **out,
-                        ppt_err *err) {
+static int alloc_result(const ppt_hwspec *hw, const ppt_predict_opts *o, size_t npts,
+                        ppt_predict_result **out, ppt_err *err) {
   ppt_predict_result *r = calloc(1, sizeof *r);
   if (r) {
     r->npts = npts;

@@ -36,8 +36,8 @@ static int site_rows(const ppt_progmodel *m, pred_point *pt) {
 }
 
 /* Region g's critical-path time into its site's row w. */
-static void add_site(ppt_predict_site *w, const ppt_thread_stats *best, double seconds, double wait, double mean,
-                     double fj) {
+static void add_site(ppt_predict_site *w, const ppt_thread_stats *best, double seconds, double wait,
+                     double mean, double fj) {
   fj = fj < mean ? fj : mean;
   /* Turns on a contended line are the thread running its contended work: compute. */
   double cm = best->compute_s + best->contention_s + best->memory_s, work = mean - fj;

@@ -73,8 +73,9 @@ static void compare(const ppt_predict_result *res, json_object *o, size_t nmodel
     json_object *c = json_object_array_get_idx(cores, i);
     ck_assert_int_eq(json_object_get_int(get(c, "n")), (int)pt->n);
     /* json-c writes a double with 17 significant digits: it reads back the same double */
-    ck_assert_msg(json_object_get_double(get(c, "runtime_s")) == pt->runtime_s, "%u cores: %.17g s, CLI %.17g s",
-                  pt->n, pt->runtime_s, json_object_get_double(get(c, "runtime_s")));
+    ck_assert_msg(json_object_get_double(get(c, "runtime_s")) == pt->runtime_s,
+                  "%u cores: %.17g s, CLI %.17g s", pt->n, pt->runtime_s,
+                  json_object_get_double(get(c, "runtime_s")));
     ck_assert_int_eq(json_object_get_int64(get(c, "nregions")), (int64_t)pt->nregions);
     ck_assert_uint_eq(json_object_array_length(get(c, "regions")), pt->nsites);
     ck_assert(pt->runtime_s > 0 && pt->nregions > 0 && pt->nsites > 0);
@@ -82,17 +83,19 @@ static void compare(const ppt_predict_result *res, json_object *o, size_t nmodel
     ck_assert(json_object_get_double(get(bd, "compute_s")) == pt->compute_s);
     ck_assert(json_object_get_double(get(bd, "memory_s")) == pt->memory_s);
     for (size_t j = 0; j < nmodels; j++) {
-      json_object *m = json_object_array_get_idx(get(json_object_array_get_idx(get(o, "models"), j), "cores"), i);
+      json_object *m =
+          json_object_array_get_idx(get(json_object_array_get_idx(get(o, "models"), j), "cores"), i);
       ck_assert(json_object_get_double(get(m, "runtime_s")) == ppt_predict_result_model_seconds(res, i, j));
     }
   }
 }
 
 START_TEST(same_as_cli) {
-  ck_assert_int_eq(e2e_sh(dir, "$PPT predict prog.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 1,2"
-                               " --no-stack-refs --models ports/miss/max --json > p.json"
-                               " && $PPT predict prog.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 2"
-                               " --no-stack-refs --fork-cycles 5000 --json > f.json"),
+  ck_assert_int_eq(e2e_sh(dir,
+                          "$PPT predict prog.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 1,2"
+                          " --no-stack-refs --models ports/miss/max --json > p.json"
+                          " && $PPT predict prog.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 2"
+                          " --no-stack-refs --fork-cycles 5000 --json > f.json"),
                    0);
   ppt_trace *t = e2e_open(dir, "prog.trace");
   ppt_hwspec hw;
@@ -116,7 +119,8 @@ START_TEST(same_as_cli) {
   /* one thread is not the two threads' speed, and the sites' runtimes add up */
   ck_assert(ppt_predict_result_point(res, 0)->runtime_s != ppt_predict_result_point(res, 1)->runtime_s);
   double sum = 0;
-  for (size_t j = 0; ppt_predict_result_site(res, 1, j); j++) sum += ppt_predict_result_site(res, 1, j)->runtime_s;
+  for (size_t j = 0; ppt_predict_result_site(res, 1, j); j++)
+    sum += ppt_predict_result_site(res, 1, j)->runtime_s;
   ck_assert_double_eq_tol(sum, ppt_predict_result_point(res, 1)->runtime_s, 1e-9 * sum);
   ck_assert_ptr_null(ppt_predict_result_point(res, 2));
   ck_assert(isnan(ppt_predict_result_model_seconds(res, 0, 1)));
@@ -130,7 +134,8 @@ START_TEST(same_as_cli) {
   ck_assert_msg(ppt_predict_run(t, &hw, &o, &res, &err) == 0, "%s", err.msg);
   json_object *f = load_json("f.json");
   compare(res, f, 0);
-  ck_assert(json_object_get_double(get(get(f, "settings"), "fork_cycles")) == ppt_predict_result_fork_cycles(res));
+  ck_assert(json_object_get_double(get(get(f, "settings"), "fork_cycles")) ==
+            ppt_predict_result_fork_cycles(res));
   ck_assert(ppt_predict_result_point(res, 0)->fork_cycles == 5000);
   ppt_predict_result_free(res);
   json_object_put(f);
