@@ -16,6 +16,7 @@
 
 #include "model.h"
 #include "ppt/io.h"
+#include "ppt/sasmm.h"
 
 #define MAX_CORES 64
 #define MAX_OPTS 16
@@ -82,23 +83,6 @@ static int parse_u64(const char *s, uint64_t *out) {
   if (errno || *end) return -1;
   *out = v;
   return 0;
-}
-
-static int parse_cores(const char *s, uint32_t *v, size_t *n) {
-  *n = 0;
-  while (*s) {
-    char *end;
-    errno = 0;
-    long c = strtol(s, &end, 10);
-    if (end == s || errno || c < 1 || c > 4095 || *n == MAX_CORES) return -1;
-    v[(*n)++] = (uint32_t)c;
-    if (*end == ',' && end[1])
-      end++;
-    else if (*end)
-      return -1;
-    s = end;
-  }
-  return *n ? 0 : -1;
 }
 
 /* 1, 2, 4, ... below the spec's cores, then the cores themselves. */
@@ -255,9 +239,9 @@ static int parse(cli *c, int argc, char **argv, int *done) {
     switch (ch) {
       case 'w': c->hwpath = optarg; break;
       case 'c':
-        if (parse_cores(optarg, c->cores, &c->ncores))
-          return usage_error(m, "--cores wants a list like 1,2,4 (each 1..4095, at most %d), not '%s'",
-                             MAX_CORES, optarg);
+        if (ppt_sasmm_cores_parse(optarg, c->cores, MAX_CORES, &c->ncores))
+          return usage_error(m, "--cores wants a list like 1,2,4 (each 1..%u, at most %d), not '%s'",
+                             PPT_SASMM_MAX_CORES, MAX_CORES, optarg);
         break;
       case 'v':
         if (ppt_tc_overlap_parse(optarg, &c->cfg.policy))

@@ -48,23 +48,6 @@ int ppt_cli_parse_double(const char *s, double *out) {
   return 0;
 }
 
-int ppt_cli_parse_cores(const char *s, uint32_t *v, size_t max, size_t *n) {
-  *n = 0;
-  while (*s) {
-    char *end;
-    errno = 0;
-    long c = strtol(s, &end, 10);
-    if (end == s || errno || c < 1 || c > 4095 || *n == max) return -1;
-    v[(*n)++] = (uint32_t)c;
-    if (*end == ',' && end[1])
-      end++;
-    else if (*end)
-      return -1;
-    s = end;
-  }
-  return *n ? 0 : -1;
-}
-
 int ppt_cli_parse_schedule(const char *s, int *sched, int64_t *chunk) {
   /* As the pragma says it: clang 14 compiles plain dynamic and guided as nonmonotonic
    * (libomp runs dynamic as static_steal then), and only monotonic: asks for the shared

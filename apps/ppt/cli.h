@@ -41,7 +41,7 @@ int ppt_cmd_calibrate(int argc, char **argv);
  * in its ppt_cli_spec and handles only its own options. */
 enum {
   PPT_OPT_HW = 1u << 0,          /* --hw SPEC; required by every command that takes it */
-  PPT_OPT_CORES = 1u << 1,       /* --cores LIST: core counts 1..4095, default 1,2,4,8,16 */
+  PPT_OPT_CORES = 1u << 1,       /* --cores LIST: ppt_sasmm_cores_parse's, default 1,2,4,8,16 */
   PPT_OPT_ONLY = 1u << 2,        /* --only PREFIXES: repeatable, the prefixes add up */
   PPT_OPT_INTERLEAVE = 1u << 3,  /* --interleave rr|uniform (default rr) */
   PPT_OPT_INTERLEAVES = 1u << 4, /* --interleave LIST: rr, uniform or both, in order */
@@ -159,17 +159,6 @@ int ppt_cli_open_sequential(const char *path, ppt_trace **out, ppt_err *err);
 uint64_t ppt_cli_memory_available(const char **what);
 int ppt_cli_check_memory(const ppt_cli_common *c, const ppt_trace *t, const ppt_hwspec *hw, size_t nhw,
                          size_t at_once, ppt_err *err);
-/* The runtime `ppt predict` prints for t on hw at n cores with the default core model and
- * the spec's fork-join figures (base: mimic options; counted: --only, or NULL); for the
- * commands that want a runtime per point (ppt sweep --runtime). In cmd_predict.c. */
-struct ppt_sasmm_opts;
-int ppt_cli_predict_seconds(const ppt_trace *t, const ppt_hwspec *hw, const struct ppt_sasmm_opts *base,
-                            const uint8_t *counted, uint32_t n, double *seconds, ppt_err *err);
-/* The same runtime for a program model already built (ppt_progmodel_build_weighted,
- * shifted misses: `ppt extrapolate`), m built for n cores. */
-struct ppt_progmodel;
-int ppt_cli_progmodel_seconds(const ppt_hwspec *hw, const struct ppt_progmodel *m, uint32_t n,
-                              double *seconds, ppt_err *err);
 /* --interleave as text: the names of c->interleave joined by ',' ("rr,uniform"). */
 void ppt_cli_interleave_text(const ppt_cli_common *c, char *buf, size_t cap);
 
@@ -182,8 +171,6 @@ int ppt_cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(p
 /* Parses an unsigned integer option value; returns 0 on success. */
 int ppt_cli_parse_u64(const char *s, uint64_t *out);
 int ppt_cli_parse_double(const char *s, double *out);
-/* "1,2,4,8": up to max core counts in 1..4095. Returns 0 or -1. */
-int ppt_cli_parse_cores(const char *s, uint32_t *v, size_t max, size_t *n);
 /* "static", "static,C", "[monotonic:|nonmonotonic:]dynamic[,C]", "guided[,C]", "auto" to a
  * ppt_sched (with PPT_SCHED_NONMONOTONIC as clang compiles the pragma) and chunk. */
 int ppt_cli_parse_schedule(const char *s, int *sched, int64_t *chunk);

@@ -10,6 +10,7 @@
 
 #include "cli.h"
 #include "ppt/cachesim.h"
+#include "ppt/sasmm.h"
 
 /* Codes of the shared options without a short form: above any char, so that they never
  * meet a command's own option codes. */
@@ -92,8 +93,9 @@ static int take_shared(const char *cmd, unsigned bits, int code, const char *s, 
   switch (code) {
     case OPT_HW: c->hw = s; return 0;
     case OPT_CORES:
-      if (ppt_cli_parse_cores(s, c->cores, PPT_CLI_MAX_CORES, &c->ncores))
-        return ppt_cli_usage(cmd, "--cores wants a list like 1,2,4 (1..4095), not '%s'", s);
+      if (ppt_sasmm_cores_parse(s, c->cores, PPT_CLI_MAX_CORES, &c->ncores))
+        return ppt_cli_usage(cmd, "--cores wants a list like 1,2,4 (1..%u), not '%s'", PPT_SASMM_MAX_CORES,
+                             s);
       return 0;
     case OPT_ONLY: return take_only(cmd, s, c);
     case OPT_INTERLEAVE: return take_interleave(cmd, s, bits & PPT_OPT_INTERLEAVES ? 2 : 1, c);

@@ -18,6 +18,7 @@
 #include "extrapolate.h"
 #include "ppt/extrap.h"
 #include "ppt/hwspec.h"
+#include "ppt/predict.h"
 #include "ppt/progmodel.h"
 #include "ppt/reuse.h"
 #include "ppt/sasmm.h"
@@ -501,7 +502,10 @@ static int runtime(const args *a, results *r, size_t c, ppt_err *err) {
   for (int j = 0; j < 3 && !rc; j++) {
     rc = ppt_progmodel_shift_misses(m, from, to[j], err);
     if (!rc && mt) rc = ppt_progmodel_shift_sites(m, bt, bx, err);
-    if (!rc) rc = ppt_cli_progmodel_seconds(&r->hw, m, pt->n, out[j], err);
+    ppt_predict_result *res = NULL;
+    if (!rc) rc = ppt_predict_run_progmodel(m, &r->hw, pt->n, NULL, &res, err);
+    if (!rc) *out[j] = ppt_predict_result_point(res, 0)->runtime_s;
+    ppt_predict_result_free(res);
   }
   free(mt);
   free(mx);

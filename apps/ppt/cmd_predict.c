@@ -1,7 +1,8 @@
 /* cmd_predict.c — `ppt predict`: multicore runtime of a program from its sequential
- * trace. For each core count: SASMM mimics the cores (ppt/sasmm.h), the program model
- * turns phases into fork-join regions of tasklists (ppt/progmodel.h), and the SimGrid
- * engine simulates them on a node of the hwspec (ppt/engine.h). */
+ * trace. Parses the options, runs ppt/predict.h's pipeline on each --hw spec (for each
+ * core count: SASMM mimics the cores, the program model turns phases into fork-join
+ * regions of tasklists, and the SimGrid engine simulates them) and prints the results
+ * (predict_out.c). */
 #include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,10 +12,9 @@
 
 #include "cli.h"
 #include "predict.h"
-#include "ppt/engine.h"
 #include "ppt/hwspec.h"
 #include "ppt/io.h"
-#include "ppt/progmodel.h"
+#include "ppt/predict.h"
 #include "ppt/trace.h"
 
 static void help(void) {
@@ -71,115 +71,36 @@ static void help(void) {
       ppt_tc_memory_name(def.memory), ppt_tc_loops_name(&def, lbuf, sizeof lbuf));
 }
 
-/* Largest runtime first; ties in source order, so that output does not depend on qsort. */
-static int by_runtime(const void *a, const void *b) {
-  const site_row *x = a, *y = b;
-  if (x->runtime_s != y->runtime_s) return x->runtime_s < y->runtime_s ? 1 : -1;
-  int c = strcmp(x->file, y->file);
-  if (c) return c;
-  if (x->line != y->line) return x->line < y->line ? -1 : 1;
-  return x->parallel - y->parallel;
-}
-
-/* One row per site of m, with its counts and rates; 0 or -1 (memory). */
-static int site_rows(const ppt_progmodel *m, point *pt) {
-  size_t ns = ppt_progmodel_nsites(m);
-  if (!(pt->rows = calloc(ns + 1, sizeof *pt->rows))) return -1;
-  pt->nrows = ns;
-  for (size_t i = 0; i < ns; i++) {
-    site_row *w = &pt->rows[i];
-    ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &w->info);
-    snprintf(w->function, sizeof w->function, "%s", w->info.function);
-    snprintf(w->file, sizeof w->file, "%s", w->info.file);
-    w->info.function = w->info.file = NULL;
-    w->line = w->info.line;
-    w->parallel = w->info.parallel;
-    w->instances = w->info.instances;
-  }
-  return 0;
-}
-
-/* Critical-path breakdown: in every region, the thread that finished last; and the
- * same per site (region g of the engine is phase g of the program model). fj_s: the
- * fork-join cost the engine charges in a region that forks (sim.c). */
-static int breakdown(const ppt_node_result *r, const ppt_progmodel *m, uint32_t n, double fj_s, point *pt,
-                     ppt_err *err) {
-  if (ppt_node_result_nregions(r) != ppt_progmodel_nregions(m))
-    return ppt_err_set(err, PPT_ERUN, "predict: %zu regions simulated, %zu modelled",
-                       ppt_node_result_nregions(r), ppt_progmodel_nregions(m));
-  if (site_rows(m, pt)) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  for (size_t g = 0; g < ppt_node_result_nregions(r); g++) {
-    ppt_region_stats rs;
-    ppt_region reg;
-    if (ppt_node_result_region(r, g, &rs) || ppt_program_region(ppt_progmodel_program(m), g, &reg)) continue;
-    ppt_thread_stats best = {0}, ts;
-    double busy_sum = 0;
-    uint32_t nt = rs.parallel ? rs.nthreads : 1;
-    for (uint32_t th = 0; th < nt && th < n; th++) {
-      if (ppt_node_result_thread(r, g, th, &ts)) continue;
-      busy_sum += ts.busy_s;
-      if (ts.busy_s >= best.busy_s) best = ts;
-    }
-    pt->compute_s += best.compute_s;
-    pt->ops_s += best.ops_s;
-    pt->memory_s += best.memory_s;
-    pt->contention_s += best.contention_s;
-    double wait = rs.seconds - busy_sum / nt;
-    wait = wait > 0 ? wait : 0; /* rounding can leave -1e-18 */
-    pt->wait_s += wait;
-    site_row *w = &pt->rows[ppt_progmodel_phase_site(m, g)];
-    double mean = busy_sum / nt, fj = reg.kind == PPT_REGION_FORK ? fj_s : 0;
-    fj = fj < mean ? fj : mean;
-    /* Turns on a contended line are the thread running its contended work: compute. */
-    double cm = best.compute_s + best.contention_s + best.memory_s, work = mean - fj;
-    w->runtime_s += rs.seconds;
-    w->compute_s += best.compute_s;
-    w->ops_s += best.ops_s;
-    for (int c = 0; c < PPT_TC_NCPU; c++) {
-      w->cpu_s[c] += best.cpu_s[c];
-      pt->cpu_s[c] += best.cpu_s[c];
-    }
-    w->memory_s += best.memory_s;
-    w->contention_s += best.contention_s;
-    w->imbalance_s += wait;
-    w->fork_join_s += fj;
-    w->seg_compute += cm > 0 ? work * (best.compute_s + best.contention_s) / cm : work;
-    w->seg_memory += cm > 0 ? work * best.memory_s / cm : 0;
-  }
-  qsort(pt->rows, pt->nrows, sizeof *pt->rows, by_runtime);
-  return 0;
-}
-
 /* One COMPUTE/MEMORY/OVERLAP[/LOOPS] item (OVERLAP partial:F is --overlap's partial,F,
  * since commas separate the items; LOOPS absent: base's) over policy base; 0 on success. */
-static int parse_model(const char *item, const ppt_tc_policy *base, model *out) {
+static int parse_model(const char *item, const ppt_tc_policy *base, ppt_tc_policy *pol) {
   char buf[64], *mem, *ov, *colon, *loops;
   if (snprintf(buf, sizeof buf, "%s", item) >= (int)sizeof buf) return -1;
-  snprintf(out->name, sizeof out->name, "%s", item);
   if (!(mem = strchr(buf, '/')) || !(ov = strchr(mem + 1, '/'))) return -1;
   *mem++ = 0;
   *ov++ = 0;
   if ((loops = strchr(ov, '/'))) *loops++ = 0;
   if ((colon = strchr(ov, ':'))) *colon = ',';
-  out->pol = *base;
-  if (ppt_tc_compute_parse(buf, &out->pol.compute) || ppt_tc_memory_parse(mem, &out->pol.memory) ||
-      ppt_tc_overlap_parse(ov, &out->pol) || (loops && ppt_tc_loops_parse(loops, &out->pol)))
+  *pol = *base;
+  if (ppt_tc_compute_parse(buf, &pol->compute) || ppt_tc_memory_parse(mem, &pol->memory) ||
+      ppt_tc_overlap_parse(ov, pol) || (loops && ppt_tc_loops_parse(loops, pol)))
     return -1;
   return 0;
 }
 
-/* Splits LIST at commas into models[0..*n); on a bad item, returns -1 with it in bad. */
-static int parse_models(const char *list, const ppt_tc_policy *base, model *models, size_t max, size_t *n,
-                        char *bad, size_t badsz) {
+/* Splits LIST at commas into a's models; on a bad item, returns -1 with it in bad. */
+static int parse_models(const char *list, args *a, char *bad, size_t badsz) {
+  size_t *n = &a->nmodels, max = PPT_PREDICT_MAX_MODELS;
   *n = 0;
   for (const char *p = list;; p++) {
     size_t len = strcspn(p, ",");
     char item[64];
     snprintf(item, sizeof item, "%.*s", (int)(len < sizeof item - 1 ? len : sizeof item - 1), p);
-    if (len >= sizeof item || *n == max || parse_model(item, base, &models[*n])) {
+    if (len >= sizeof item || *n == max || parse_model(item, &a->po.policy, &a->models[*n])) {
       snprintf(bad, badsz, "%.*s", (int)len, p);
       return -1;
     }
+    snprintf(a->model_names[*n], sizeof a->model_names[*n], "%s", item);
     (*n)++;
     p += len;
     if (!*p) return 0;
@@ -193,35 +114,33 @@ static int take(void *arg, int val, const char *value) {
   char bad[256];
   switch (val) {
     case 'v':
-      if (ppt_tc_overlap_parse(value, &a->cfg.policy))
+      if (ppt_tc_overlap_parse(value, &a->po.policy))
         return ppt_cli_usage("predict", "--overlap wants sum, max, partial,F or stall, not '%s'", value);
       return 0;
     case 'C':
-      if (ppt_tc_compute_parse(value, &a->cfg.policy.compute))
+      if (ppt_tc_compute_parse(value, &a->po.policy.compute))
         return ppt_cli_usage("predict", "--compute wants sum or ports, not '%s'", value);
       return 0;
     case 'M':
-      if (ppt_tc_memory_parse(value, &a->cfg.policy.memory))
+      if (ppt_tc_memory_parse(value, &a->po.policy.memory))
         return ppt_cli_usage("predict", "--memory wants amm, miss or pipe, not '%s'", value);
       return 0;
     case 'L':
-      if (ppt_tc_loops_parse(value, &a->cfg.policy))
+      if (ppt_tc_loops_parse(value, &a->po.policy))
         return ppt_cli_usage("predict", "--loops wants plain or a fraction in [0, 1], not '%s'", value);
       return 0;
-    case 's': return ppt_cli_take_schedule("predict", value, &a->so.sched, &a->so.chunk);
+    case 's': return ppt_cli_take_schedule("predict", value, &a->po.sasmm.sched, &a->po.sasmm.chunk);
     case 'f':
-      if (ppt_cli_parse_double(value, &a->fork_cycles) || a->fork_cycles < 0)
+      if (ppt_cli_parse_double(value, &a->po.fork_cycles) || a->po.fork_cycles < 0)
         return ppt_cli_usage("predict", "--fork-cycles wants a number >= 0, not '%s'", value);
-      a->fork_set = 1;
       return 0;
     case 'm':
-      if (parse_models(value, &a->cfg.policy, a->models, sizeof a->models / sizeof *a->models, &a->nmodels,
-                       bad, sizeof bad))
+      if (parse_models(value, a, bad, sizeof bad))
         return ppt_cli_usage("predict",
                              "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP[/LOOPS], e.g. %s)", bad,
                              "ports/miss/partial:0.25");
       return 0;
-    default: a->so.coherence = 1; return 0; /* --coherence */
+    default: a->po.sasmm.coherence = 1; return 0; /* --coherence */
   }
 }
 
@@ -244,94 +163,14 @@ static int parse_args(int argc, char **argv, void *va) {
                                     .help = help,
                                     .operand = "TRACE"};
   args *a = va;
-  ppt_sasmm_opts_default(&a->so);
-  ppt_node_config_default(&a->cfg);
+  ppt_predict_opts_default(&a->po);
   int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
-  a->so.interleave = a->c.interleave[0];
-  a->so.seed = a->c.seed;
+  a->po.sasmm.interleave = a->c.interleave[0];
+  a->po.sasmm.seed = a->c.seed;
   return rc;
 }
 
 /* ---------------------------------------------------------------- run */
-
-/* Runs m's program on a node configured by cfg. */
-static int simulate(const ppt_hwspec *hw, const ppt_node_config *cfg, const ppt_progmodel *m,
-                    ppt_node_result **res, ppt_err *err) {
-  ppt_node *node = NULL;
-  int rc = ppt_node_new(hw, cfg, &node, err);
-  if (!rc) rc = ppt_node_run(node, ppt_progmodel_program(m), res, err);
-  ppt_node_free(node);
-  return rc;
-}
-
-/* The program model of t on hw at n cores, run on the engine: so and cfg are the
- * options, completed here with the core count and the fork-join cost of a region. One
- * thread runs a parallel region serialised: no threads to wake or join, but libomp still
- * enters and leaves the region and sets up its loops (measured by ppt calibrate:
- * fork_join_serial_cycles; 540 ns against ~1060 ns on 2 threads on the validation host).
- * fork_cycles (--fork-cycles, else the spec's) is the multi-thread figure only. */
-static int run_model(const ppt_trace *t, const ppt_hwspec *hw, ppt_sasmm_opts *so, ppt_node_config *cfg,
-                     double fork_cycles, const uint8_t *counted, uint32_t n, ppt_progmodel **m,
-                     ppt_node_result **res, ppt_err *err) {
-  so->ncores = cfg->cores = n;
-  cfg->fork_cycles = n > 1 ? fork_cycles : hw->fork_join_serial_cycles;
-  int rc = ppt_progmodel_build(t, hw, so, &cfg->policy, counted, m, err);
-  return rc ? rc : simulate(hw, cfg, *m, res, err);
-}
-
-int ppt_cli_progmodel_seconds(const ppt_hwspec *hw, const ppt_progmodel *m, uint32_t n, double *seconds,
-                              ppt_err *err) {
-  ppt_node_config cfg;
-  ppt_node_config_default(&cfg);
-  cfg.cores = n;
-  cfg.fork_cycles = n > 1 ? hw->fork_join_cycles : hw->fork_join_serial_cycles;
-  ppt_node_result *res = NULL;
-  int rc = simulate(hw, &cfg, m, &res, err);
-  if (!rc) *seconds = ppt_node_result_seconds(res);
-  ppt_node_result_free(res);
-  return rc;
-}
-
-int ppt_cli_predict_seconds(const ppt_trace *t, const ppt_hwspec *hw, const ppt_sasmm_opts *base,
-                            const uint8_t *counted, uint32_t n, double *seconds, ppt_err *err) {
-  ppt_sasmm_opts so = *base;
-  so.ncores = n;
-  ppt_progmodel *m = NULL;
-  int rc = ppt_progmodel_build(t, hw, &so, NULL, counted, &m, err);
-  if (!rc) rc = ppt_cli_progmodel_seconds(hw, m, n, seconds, err);
-  ppt_progmodel_free(m);
-  return rc;
-}
-
-/* The prediction for core count i, and the other core models' runtimes from the same
- * cache simulation (only the tasklists change). */
-static int predict_point(const args *a, spec_run *r, const ppt_trace *t, const uint8_t *counted, size_t i,
-                         ppt_err *err) {
-  uint32_t n = a->c.cores[i];
-  ppt_sasmm_opts so = a->so;
-  ppt_node_config cfg = a->cfg;
-  ppt_progmodel *m = NULL;
-  ppt_node_result *res = NULL;
-  point *pt = &r->pts[i];
-  int rc = run_model(t, &r->hw, &so, &cfg, r->fork_cycles, counted, n, &m, &res, err);
-  if (!rc) {
-    pt->n = n;
-    pt->seconds = ppt_node_result_seconds(res);
-    pt->regions = ppt_progmodel_nregions(m);
-    pt->rates = *ppt_progmodel_hitrates(m);
-    rc = breakdown(res, m, n, (cfg.fork_cycles + cfg.join_cycles) / r->hw.clock_hz, pt, err);
-  }
-  for (size_t j = 0; j < a->nmodels && !rc; j++) {
-    ppt_node_result_free(res);
-    res = NULL;
-    cfg.policy = a->models[j].pol;
-    if (!(rc = ppt_progmodel_set_policy(m, &cfg.policy, err)) && !(rc = simulate(&r->hw, &cfg, m, &res, err)))
-      r->mrt[j * a->c.ncores + i] = ppt_node_result_seconds(res);
-  }
-  ppt_node_result_free(res);
-  ppt_progmodel_free(m);
-  return rc;
-}
 
 /* Loads spec r->file (with --set) and predicts every core count on it. */
 static int run_spec(const args *a, spec_run *r, const ppt_trace *t, const uint8_t *counted, ppt_err *err) {
@@ -339,18 +178,16 @@ static int run_spec(const args *a, spec_run *r, const ppt_trace *t, const uint8_
   if (!rc) rc = ppt_hwspec_has_timing(&r->hw, r->file, err);
   if (!rc) rc = ppt_cli_check_memory(&a->c, t, &r->hw, 1, 1, err);
   if (rc) return rc;
-  /* The fork-join cost of a region: --fork-cycles, else the spec's measured figure. */
-  r->fork_cycles = a->fork_set ? a->fork_cycles : r->hw.fork_join_cycles;
-  size_t nc = a->c.ncores;
-  r->pts = calloc(nc, sizeof *r->pts);
-  r->mrt = calloc(a->nmodels * nc + 1, sizeof *r->mrt);
-  if (!r->pts || !r->mrt) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  r->npts = nc;
-  ppt_cli_progress *prog = ppt_cli_progress_start("predicting", nc);
-  for (size_t i = 0; i < nc && !rc; i++) {
-    rc = predict_point(a, r, t, counted, i, err);
-    ppt_cli_progress_update(prog, i + 1);
-  }
+  ppt_predict_opts o = a->po;
+  o.models = a->models;
+  o.nmodels = a->nmodels;
+  o.cores = a->c.cores;
+  o.ncores = a->c.ncores;
+  o.counted = counted;
+  ppt_cli_progress *prog = ppt_cli_progress_start("predicting", a->c.ncores);
+  o.progress = ppt_cli_progress_cb;
+  o.progress_arg = prog;
+  rc = ppt_predict_run(t, &r->hw, &o, &r->res, err);
   ppt_cli_progress_end(prog);
   return rc;
 }
@@ -379,12 +216,7 @@ static int run(void *va, void *vr, ppt_err *err) {
 
 static void release(void *vr) {
   results *r = vr;
-  for (size_t s = 0; s < PPT_PREDICT_MAX_SPECS; s++) {
-    spec_run *run = &r->runs[s];
-    for (size_t i = 0; run->pts && i < run->npts; i++) free(run->pts[i].rows);
-    free(run->pts);
-    free(run->mrt);
-  }
+  for (size_t s = 0; s < PPT_PREDICT_MAX_SPECS; s++) ppt_predict_result_free(r->runs[s].res);
   free(r->files_text);
 }
 

@@ -155,7 +155,7 @@ static int take(void *arg, int val, const char *value) {
     case 'r': return ppt_cli_take_fraction("sasmm", "--sample", value, &a->rate);
     case 'S': {
       size_t n = 0;
-      if (ppt_cli_parse_cores(value, a->scale, 2, &n) || n != 2 || a->scale[0] >= a->scale[1])
+      if (ppt_sasmm_cores_parse(value, a->scale, 2, &n) || n != 2 || a->scale[0] >= a->scale[1])
         return ppt_cli_usage("sasmm", "--scale-from wants two core counts A,B with A < B, not '%s'", value);
       return 0;
     }

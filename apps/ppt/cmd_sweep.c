@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "ppt/io.h"
+#include "ppt/predict.h"
 #include "ppt/sweep.h"
 
 #define MAX_FILES 16
@@ -221,24 +222,46 @@ static double now(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* --runtime: ppt predict's runtime at every point whose spec has timing data. */
+/* The runtimes' bar, advanced by ppt_predict_run's core counts of spec `done_specs`. */
+typedef struct runtime_bar {
+  ppt_cli_progress *bar;
+  uint64_t before; /* points of the specs before */
+} runtime_bar;
+
+static void runtime_progress(uint64_t done, void *arg) {
+  runtime_bar *b = arg;
+  ppt_cli_progress_update(b->bar, b->before + done);
+}
+
+/* --runtime: ppt predict's runtime at every point whose spec has timing data (its
+ * default core model and the spec's fork-join figures). */
 static int runtimes(const args *a, results *r, ppt_err *err) {
   size_t n = a->c.ncores * r->nspecs;
   if (!(r->runtime = malloc(n * sizeof *r->runtime))) return ppt_err_set(err, PPT_ERUN, "out of memory");
-  ppt_cli_progress *bar = ppt_cli_progress_start("runtimes", n);
+  for (size_t i = 0; i < n; i++) r->runtime[i] = NAN;
+  runtime_bar bar = {ppt_cli_progress_start("runtimes", n), 0};
+  ppt_predict_opts o;
+  ppt_predict_opts_default(&o);
+  o.sasmm = a->base;
+  o.cores = a->c.cores;
+  o.ncores = a->c.ncores;
+  o.counted = r->counted;
+  o.progress = runtime_progress;
+  o.progress_arg = &bar;
   int rc = 0;
-  for (size_t s = 0; s < r->nspecs && !rc; s++) {
+  for (size_t s = 0; s < r->nspecs && !rc; s++, bar.before += a->c.ncores) {
     ppt_err skip;
-    int timed = !ppt_hwspec_has_timing(&r->specs[s], r->specs[s].name, &skip);
-    for (size_t c = 0; c < a->c.ncores && !rc; c++) {
-      double *x = &r->runtime[c * r->nspecs + s];
-      *x = NAN;
-      if (timed)
-        rc = ppt_cli_predict_seconds(r->t, &r->specs[s], &a->base, r->counted, a->c.cores[c], x, err);
-      ppt_cli_progress_update(bar, s * a->c.ncores + c + 1);
+    if (ppt_hwspec_has_timing(&r->specs[s], r->specs[s].name, &skip)) {
+      runtime_progress(a->c.ncores, &bar);
+      continue;
     }
+    ppt_predict_result *res = NULL;
+    rc = ppt_predict_run(r->t, &r->specs[s], &o, &res, err);
+    for (size_t c = 0; c < a->c.ncores && !rc; c++)
+      r->runtime[c * r->nspecs + s] = ppt_predict_result_point(res, c)->runtime_s;
+    ppt_predict_result_free(res);
   }
-  ppt_cli_progress_end(bar);
+  ppt_cli_progress_end(bar.bar);
   return rc;
 }
 
@@ -318,7 +341,7 @@ static json_object *point_json(const results *r, size_t s, uint32_t cores, const
   json_object *e = json_object_new_object(), *set = json_object_new_object(), *lv = json_object_new_array();
   json_object_object_add(e, "hw", json_object_new_string(r->specs[s].name));
   json_object_object_add(e, "hwspec", json_object_new_string(r->files[r->cfg[s].file]));
-  json_object_object_add(e, "cores", json_object_new_int((int)cores));
+  json_object_object_add(e, "n", json_object_new_int((int)cores));
   for (size_t k = 0; k < r->naxes; k++)
     json_object_object_add(set, r->axes[k].key, value_json(r->axes[k].vals[r->cfg[s].val[k]]));
   json_object_object_add(e, "set", set);

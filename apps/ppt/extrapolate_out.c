@@ -45,7 +45,7 @@ static json_object *traces_json(const args *a, const results *r) {
     json_object_object_add(o, "unmatched_refs_share", json_object_new_double(r->unmatched[i]));
     for (size_t c = 0; c < a->c.ncores; c++) {
       json_object *e = json_object_new_object(), *lv = json_object_new_array();
-      json_object_object_add(e, "cores", json_object_new_int((int)r->pt[c].n));
+      json_object_object_add(e, "n", json_object_new_int((int)r->pt[c].n));
       for (uint32_t k = 0; k < r->hw.nlevels; k++) {
         json_object *l = json_object_new_object();
         json_object_object_add(l, "name", json_object_new_string(r->hw.levels[k].name));
@@ -79,7 +79,7 @@ static json_object *model_json(const args *a, const results *r) {
   for (size_t c = 0; c < a->c.ncores && r->checked; c++)
     for (uint32_t k = 0; k < r->hw.nlevels; k++) {
       json_object *e = json_object_new_object();
-      json_object_object_add(e, "cores", json_object_new_int((int)r->pt[c].n));
+      json_object_object_add(e, "n", json_object_new_int((int)r->pt[c].n));
       json_object_object_add(e, "level", json_object_new_string(r->hw.levels[k].name));
       json_object_object_add(e, "error_points", json_object_new_double(r->pt[c].check_err[k]));
       json_object_array_add(loo, e);
@@ -104,7 +104,7 @@ static json_object *results_json(const args *a, const results *r) {
   json_object_object_add(o, "traces", traces_json(a, r));
   for (size_t c = 0; c < a->c.ncores; c++) {
     json_object *e = json_object_new_object(), *lv = json_object_new_array();
-    json_object_object_add(e, "cores", json_object_new_int((int)r->pt[c].n));
+    json_object_object_add(e, "n", json_object_new_int((int)r->pt[c].n));
     for (uint32_t k = 0; k < r->hw.nlevels; k++) json_object_array_add(lv, level_json(r, &r->pt[c], k));
     json_object_object_add(e, "levels", lv);
     json_object_object_add(e, "refs", json_object_new_double(r->pt[c].refs));

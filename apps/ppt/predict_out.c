@@ -15,14 +15,15 @@ static json_object *share(uint64_t part, uint64_t of) {
 }
 
 static json_object *settings_json(const args *a, const spec_run *r) {
-  const ppt_tc_policy *pol = &a->cfg.policy;
+  const ppt_tc_policy *pol = &a->po.policy;
   json_object *set = json_object_new_object();
   json_object_object_add(set, "overlap", json_object_new_string(ppt_tc_overlap_name(pol->overlap)));
   json_object_object_add(set, "overlap_fraction", json_object_new_double(ppt_tc_policy_fraction(pol)));
-  json_object_object_add(set, "interleave", json_object_new_string(ppt_interleave_name(a->so.interleave)));
+  json_object_object_add(set, "interleave",
+                         json_object_new_string(ppt_interleave_name(a->po.sasmm.interleave)));
   json_object_object_add(set, "seed", json_object_new_int64((int64_t)a->c.seed));
-  json_object_object_add(set, "coherence", json_object_new_boolean(a->so.coherence));
-  json_object_object_add(set, "fork_cycles", json_object_new_double(r->fork_cycles));
+  json_object_object_add(set, "coherence", json_object_new_boolean(a->po.sasmm.coherence));
+  json_object_object_add(set, "fork_cycles", json_object_new_double(ppt_predict_result_fork_cycles(r->res)));
   json_object_object_add(set, "compute", json_object_new_string(ppt_tc_compute_name(pol->compute)));
   json_object_object_add(set, "memory", json_object_new_string(ppt_tc_memory_name(pol->memory)));
   char lbuf[32];
@@ -87,10 +88,10 @@ static json_object *compute_json(double ops_s, const double cpu_s[PPT_TC_NCPU]) 
 }
 
 /* The sites, largest runtime first (docs/engine.md, "Regions in the output"). */
-static json_object *regions_json(const ppt_hwspec *hw, const point *pt) {
+static json_object *regions_json(const ppt_hwspec *hw, const ppt_predict_result *res, size_t p) {
   json_object *arr = json_object_new_array();
-  for (size_t i = 0; i < pt->nrows; i++) {
-    const site_row *w = &pt->rows[i];
+  for (size_t i = 0; i < ppt_predict_result_point(res, p)->nsites; i++) {
+    const ppt_predict_site *w = ppt_predict_result_site(res, p, i);
     json_object *o = json_object_new_object(), *lv = json_object_new_array();
     json_object_object_add(o, "function", json_object_new_string(w->function));
     json_object_object_add(o, "file", json_object_new_string(w->file));
@@ -119,23 +120,24 @@ static json_object *regions_json(const ppt_hwspec *hw, const point *pt) {
   return arr;
 }
 
-static json_object *point_json(const ppt_hwspec *hw, const point *pt, const point *first) {
+static json_object *point_json(const ppt_hwspec *hw, const ppt_predict_result *res, size_t p) {
+  const ppt_predict_point *pt = ppt_predict_result_point(res, p), *first = ppt_predict_result_point(res, 0);
   json_object *e = json_object_new_object(), *bd = json_object_new_object();
   const ppt_tracesim_result *q = &pt->rates;
   json_object_object_add(e, "n", json_object_new_int((int)pt->n));
-  json_object_object_add(e, "runtime_s", json_object_new_double(pt->seconds));
-  json_object_object_add(e, "speedup", json_object_new_double(first->seconds / pt->seconds));
-  json_object_object_add(e, "nregions", json_object_new_int64((int64_t)pt->regions));
+  json_object_object_add(e, "runtime_s", json_object_new_double(pt->runtime_s));
+  json_object_object_add(e, "speedup", json_object_new_double(first->runtime_s / pt->runtime_s));
+  json_object_object_add(e, "nregions", json_object_new_int64((int64_t)pt->nregions));
   json_object_object_add(e, "levels", levels_json(hw, q));
   json_object_object_add(e, "dram", dram_json(q));
   if (q->ntlb && q->counted_refs) json_object_object_add(e, "tlb", tlb_json(q));
   json_object_object_add(bd, "compute_s", json_object_new_double(pt->compute_s));
   json_object_object_add(bd, "compute", compute_json(pt->ops_s, pt->cpu_s));
   json_object_object_add(bd, "memory_s", json_object_new_double(pt->memory_s));
-  json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pt->wait_s));
+  json_object_object_add(bd, "imbalance_wait_s", json_object_new_double(pt->imbalance_wait_s));
   json_object_object_add(bd, "contention_s", json_object_new_double(pt->contention_s));
   json_object_object_add(e, "breakdown", bd);
-  json_object_object_add(e, "regions", regions_json(hw, pt));
+  json_object_object_add(e, "regions", regions_json(hw, res, p));
   return e;
 }
 
@@ -143,11 +145,12 @@ static json_object *models_json(const args *a, const spec_run *r) {
   json_object *ma = json_object_new_array();
   for (size_t j = 0; j < a->nmodels; j++) {
     json_object *me = json_object_new_object(), *ca = json_object_new_array();
-    json_object_object_add(me, "model", json_object_new_string(a->models[j].name));
+    json_object_object_add(me, "model", json_object_new_string(a->model_names[j]));
     for (size_t i = 0; i < a->c.ncores; i++) {
       json_object *e = json_object_new_object();
-      json_object_object_add(e, "n", json_object_new_int((int)r->pts[i].n));
-      json_object_object_add(e, "runtime_s", json_object_new_double(r->mrt[j * a->c.ncores + i]));
+      json_object_object_add(e, "n", json_object_new_int((int)ppt_predict_result_point(r->res, i)->n));
+      json_object_object_add(e, "runtime_s",
+                             json_object_new_double(ppt_predict_result_model_seconds(r->res, i, j)));
       json_object_array_add(ca, e);
     }
     json_object_object_add(me, "cores", ca);
@@ -159,8 +162,7 @@ static json_object *models_json(const args *a, const spec_run *r) {
 /* One spec's predictions: per core count, and per core model of --models. */
 static void add_run(json_object *o, const args *a, const spec_run *r) {
   json_object *arr = json_object_new_array();
-  for (size_t i = 0; i < a->c.ncores; i++)
-    json_object_array_add(arr, point_json(&r->hw, &r->pts[i], &r->pts[0]));
+  for (size_t i = 0; i < a->c.ncores; i++) json_object_array_add(arr, point_json(&r->hw, r->res, i));
   json_object_object_add(o, "cores", arr);
   if (a->nmodels) json_object_object_add(o, "models", models_json(a, r));
 }
@@ -177,7 +179,8 @@ int ppt_predict_write_json(void *va, void *vr, ppt_err *err) {
       json_object *e = json_object_new_object();
       json_object_object_add(e, "hw", json_object_new_string(r->runs[s].hw.name));
       json_object_object_add(e, "hwspec", json_object_new_string(r->runs[s].file));
-      json_object_object_add(e, "fork_cycles", json_object_new_double(r->runs[s].fork_cycles));
+      json_object_object_add(e, "fork_cycles",
+                             json_object_new_double(ppt_predict_result_fork_cycles(r->runs[s].res)));
       add_run(e, a, &r->runs[s]);
       json_object_array_add(specs, e);
     }
@@ -190,70 +193,73 @@ static void write_models_table(const args *a, const spec_run *r) {
   printf("\n%-28s", "core model (runtime)");
   for (size_t i = 0; i < a->c.ncores; i++) {
     char h[32];
-    snprintf(h, sizeof h, "%u cores", r->pts[i].n);
+    snprintf(h, sizeof h, "%u cores", ppt_predict_result_point(r->res, i)->n);
     printf(" %11s", h);
   }
   printf("\n");
   for (size_t j = 0; j < a->nmodels; j++) {
-    printf("%-28s", a->models[j].name);
-    for (size_t i = 0; i < a->c.ncores; i++) printf(" %9.4f s", r->mrt[j * a->c.ncores + i]);
+    printf("%-28s", a->model_names[j]);
+    for (size_t i = 0; i < a->c.ncores; i++)
+      printf(" %9.4f s", ppt_predict_result_model_seconds(r->res, i, j));
     printf("\n");
   }
 }
 
 /* Index of the largest core count. */
-static size_t largest(const point *pts, size_t np) {
+static size_t largest(const ppt_predict_result *res) {
   size_t b = 0;
-  for (size_t i = 1; i < np; i++)
-    if (pts[i].n > pts[b].n) b = i;
+  for (size_t i = 1; i < ppt_predict_result_npoints(res); i++)
+    if (ppt_predict_result_point(res, i)->n > ppt_predict_result_point(res, b)->n) b = i;
   return b;
 }
 
 /* The top regions (sites) at one core count, by runtime. */
-static void write_regions_table(const ppt_hwspec *hw, const point *pt) {
+static void write_regions_table(const ppt_hwspec *hw, const ppt_predict_result *res, size_t p) {
+  const ppt_predict_point *pt = ppt_predict_result_point(res, p);
   uint32_t last = hw->nlevels ? hw->nlevels - 1 : 0;
   printf("\ntop regions on %u cores %41s %7s %7s %7s\n", pt->n, "runtime", "share", hw->levels[0].name,
          hw->levels[last].name);
-  for (size_t i = 0; i < pt->nrows && i < 10; i++) {
-    const site_row *w = &pt->rows[i];
+  for (size_t i = 0; i < pt->nsites && i < 10; i++) {
+    const ppt_predict_site *w = ppt_predict_result_site(res, p, i);
     char where[300];
     const char *base = strrchr(w->file, '/');
     snprintf(where, sizeof where, "%s %s:%u (%s)", w->parallel ? "par" : "ser", base ? base + 1 : w->file,
              w->line, w->function);
     printf("%2zu %-50.50s %10.4g s %6.2f%% %6.2f%% %6.2f%%\n", i + 1, where, w->runtime_s,
-           pt->seconds > 0 ? 100 * w->runtime_s / pt->seconds : 0.0, 100 * w->info.hit_rate[0],
+           pt->runtime_s > 0 ? 100 * w->runtime_s / pt->runtime_s : 0.0, 100 * w->info.hit_rate[0],
            100 * w->info.hit_rate[last]);
   }
 }
 
 static void write_run(const args *a, const spec_run *r) {
-  const ppt_tc_policy *pol = &a->cfg.policy;
+  const ppt_tc_policy *pol = &a->po.policy;
   char lbuf[32];
   const ppt_hwspec *hw = &r->hw;
-  const point *pts = r->pts;
+  const ppt_predict_point *pts[PPT_CLI_MAX_CORES];
+  for (size_t i = 0; i < a->c.ncores; i++) pts[i] = ppt_predict_result_point(r->res, i);
   printf(
       "%s on %s (%s overlap %.2f, compute %s, memory %s, loops %s, interleave %s, seed %llu, fork-join %.0f "
       "cycles)\n",
       a->c.operand, hw->name, ppt_tc_overlap_name(pol->overlap), ppt_tc_policy_fraction(pol),
       ppt_tc_compute_name(pol->compute), ppt_tc_memory_name(pol->memory),
-      ppt_tc_loops_name(pol, lbuf, sizeof lbuf), ppt_interleave_name(a->so.interleave),
-      (unsigned long long)a->c.seed, r->fork_cycles);
+      ppt_tc_loops_name(pol, lbuf, sizeof lbuf), ppt_interleave_name(a->po.sasmm.interleave),
+      (unsigned long long)a->c.seed, ppt_predict_result_fork_cycles(r->res));
   printf("%6s %12s %8s", "cores", "runtime", "speedup");
   for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %7s", hw->levels[k].name);
   printf(" %10s %10s %10s\n", "compute", "memory", "imbalance");
   for (size_t i = 0; i < a->c.ncores; i++) {
-    printf("%6u %10.4f s %7.2fx", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
-    for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %6.2f%%", 100 * pts[i].rates.levels[k].ref_hit_rate);
-    printf(" %8.4f s %8.4f s %8.4f s\n", pts[i].compute_s, pts[i].memory_s, pts[i].wait_s);
+    printf("%6u %10.4f s %7.2fx", pts[i]->n, pts[i]->runtime_s, pts[0]->runtime_s / pts[i]->runtime_s);
+    for (uint32_t k = 0; k < hw->nlevels; k++) printf(" %6.2f%%", 100 * pts[i]->rates.levels[k].ref_hit_rate);
+    printf(" %8.4f s %8.4f s %8.4f s\n", pts[i]->compute_s, pts[i]->memory_s, pts[i]->imbalance_wait_s);
   }
   printf("(hit rates are global; compute/memory on the critical path; imbalance = barrier wait)\n");
   for (size_t i = 0; i < a->c.ncores; i++)
-    if (pts[i].contention_s > 0)
+    if (pts[i]->contention_s > 0)
       printf(
           "(%u cores: %.4f s on the critical path waiting for turns on contended lines, cache lines "
           "that several cores store into)\n",
-          pts[i].n, pts[i].contention_s);
-  write_regions_table(hw, &pts[largest(pts, a->c.ncores)]);
+          pts[i]->n, pts[i]->contention_s);
+  write_regions_table(hw, r->res, largest(r->res));
   if (a->nmodels) write_models_table(a, r);
 }
 
@@ -273,10 +279,11 @@ static void write_comparison(const args *a, const results *r) {
   for (size_t i = 0; i < a->c.ncores; i++) {
     printf("%10u", a->c.cores[i]);
     for (size_t s = 0; s < r->nruns; s++) {
-      const point *p = r->runs[s].pts;
+      const ppt_predict_point *p = ppt_predict_result_point(r->runs[s].res, i),
+                              *p0 = ppt_predict_result_point(r->runs[s].res, 0);
       uint32_t last = r->runs[s].hw.nlevels - 1;
-      printf(" | %9.4f s %7.2fx %7.2f%%", p[i].seconds, p[0].seconds / p[i].seconds,
-             100 * p[i].rates.levels[last].ref_hit_rate);
+      printf(" | %9.4f s %7.2fx %7.2f%%", p->runtime_s, p0->runtime_s / p->runtime_s,
+             100 * p->rates.levels[last].ref_hit_rate);
     }
     printf("\n");
   }
@@ -296,28 +303,29 @@ int ppt_predict_write_table(void *va, void *vr, ppt_err *err) {
 }
 
 /* Is row w the site `of`? */
-static int same_site(const site_row *w, const site_row *of) {
+static int same_site(const ppt_predict_site *w, const ppt_predict_site *of) {
   return w->line == of->line && w->parallel == of->parallel && !strcmp(w->file, of->file) &&
          !strcmp(w->function, of->function);
 }
 
 /* FILE-regions.png's data: per core count (a gnuplot data set), one row per top site of
  * the largest core count (up to 6) and "other", segments compute memory imbalance fork-join. */
-static void regions_data(FILE *d, const point *pts, size_t np) {
-  const point *top = &pts[largest(pts, np)];
-  size_t ntop = top->nrows < 6 ? top->nrows : 6;
+static void regions_data(FILE *d, const ppt_predict_result *res) {
+  size_t np = ppt_predict_result_npoints(res), itop = largest(res);
+  const ppt_predict_point *top = ppt_predict_result_point(res, itop);
+  size_t ntop = top->nsites < 6 ? top->nsites : 6;
   for (size_t i = 0; i < np; i++) {
     double seg[7][4] = {{0}};
-    for (size_t j = 0; j < pts[i].nrows; j++) {
-      const site_row *w = &pts[i].rows[j];
+    for (size_t j = 0; j < ppt_predict_result_point(res, i)->nsites; j++) {
+      const ppt_predict_site *w = ppt_predict_result_site(res, i, j);
       size_t t = 0;
-      while (t < ntop && !same_site(w, &top->rows[t])) t++;
+      while (t < ntop && !same_site(w, ppt_predict_result_site(res, itop, t))) t++;
       double add[4] = {w->seg_compute, w->seg_memory, w->imbalance_s, w->fork_join_s};
       for (int k = 0; k < 4; k++) seg[t][k] += add[k];
     }
     for (size_t t = 0; t <= ntop; t++) {
-      if (t == ntop && top->nrows <= ntop) break; /* no "other" */
-      const site_row *w = t < ntop ? &top->rows[t] : NULL;
+      if (t == ntop && top->nsites <= ntop) break; /* no "other" */
+      const ppt_predict_site *w = t < ntop ? ppt_predict_result_site(res, itop, t) : NULL;
       const char *base = w ? strrchr(w->file, '/') : NULL;
       char label[300];
       snprintf(label, sizeof label, "%s:%u%s", w ? (base ? base + 1 : w->file) : "other", w ? w->line : 0,
@@ -332,14 +340,15 @@ static void regions_data(FILE *d, const point *pts, size_t np) {
 }
 
 /* FILE-regions.png: stacked bars of the top regions, grouped by core count. */
-static int write_regions_plot(const char *path, const char *title, const point *pts, size_t np,
+static int write_regions_plot(const char *path, const char *title, const ppt_predict_result *res,
                               ppt_err *err) {
+  size_t np = ppt_predict_result_npoints(res);
   char png[4096], tmp[4200];
   ppt_cli_plot_sibling(path, "regions", png, sizeof png);
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", png, (long)getpid());
   FILE *d = fopen(tmp, "w");
   if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", png, strerror(errno));
-  regions_data(d, pts, np);
+  regions_data(d, res);
   if (ppt_cli_close_data(d, tmp, png, err)) return PPT_ERUN;
   size_t cap = 1024 + np * (2 * sizeof tmp + 256);
   char *sc = malloc(cap);
@@ -357,7 +366,7 @@ static int write_regions_plot(const char *path, const char *title, const point *
         sc + n, cap - (size_t)n,
         "%snewhistogram '%u cores' lt 1, '%s' index %zu using 2:xtic(1) %s, '' index %zu using 3 %s, "
         "'' index %zu using 4 %s, '' index %zu using 5 %s",
-        i ? ", " : "", pts[i].n, tmp, i, i ? "notitle" : "title 'compute'", i,
+        i ? ", " : "", ppt_predict_result_point(res, i)->n, tmp, i, i ? "notitle" : "title 'compute'", i,
         i ? "notitle" : "title 'memory'", i, i ? "notitle" : "title 'imbalance'", i,
         i ? "notitle" : "title 'fork-join'");
   snprintf(sc + n, cap - (size_t)n, "\n");
@@ -375,9 +384,11 @@ static int write_comparison_plot(const args *a, const results *r, ppt_err *err) 
   FILE *d = fopen(tmp, "w");
   if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", path, strerror(errno));
   for (size_t s = 0; s < r->nruns; s++) {
-    const point *p = r->runs[s].pts;
-    for (size_t i = 0; i < a->c.ncores; i++)
-      fprintf(d, "%u %.9g %.6g\n", p[i].n, p[i].seconds, p[0].seconds / p[i].seconds);
+    const ppt_predict_result *res = r->runs[s].res;
+    for (size_t i = 0; i < a->c.ncores; i++) {
+      const ppt_predict_point *p = ppt_predict_result_point(res, i), *p0 = ppt_predict_result_point(res, 0);
+      fprintf(d, "%u %.9g %.6g\n", p->n, p->runtime_s, p0->runtime_s / p->runtime_s);
+    }
     fprintf(d, "\n\n");
   }
   if (ppt_cli_close_data(d, tmp, path, err)) return PPT_ERUN;
@@ -414,7 +425,7 @@ int ppt_predict_write_plot(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   const results *r = vr;
   const char *path = a->c.plot, *title = a->c.operand;
-  const point *pts = r->runs[0].pts;
+  const ppt_predict_result *res = r->runs[0].res;
   size_t np = a->c.ncores;
   if (!path) return 0;
   if (r->nruns > 1) return write_comparison_plot(a, r, err);
@@ -422,8 +433,10 @@ int ppt_predict_write_plot(void *va, void *vr, ppt_err *err) {
   snprintf(tmp, sizeof tmp, "%s.tmpdat%ld", path, (long)getpid());
   FILE *d = fopen(tmp, "w");
   if (!d) return ppt_err_set(err, PPT_ERUN, "%s: cannot write plot data: %s", path, strerror(errno));
-  for (size_t i = 0; i < np; i++)
-    fprintf(d, "%u %.9g %.6g\n", pts[i].n, pts[i].seconds, pts[0].seconds / pts[i].seconds);
+  for (size_t i = 0; i < np; i++) {
+    const ppt_predict_point *p = ppt_predict_result_point(res, i), *p0 = ppt_predict_result_point(res, 0);
+    fprintf(d, "%u %.9g %.6g\n", p->n, p->runtime_s, p0->runtime_s / p->runtime_s);
+  }
   if (ppt_cli_close_data(d, tmp, path, err)) return PPT_ERUN;
   snprintf(script, sizeof script,
            "set xlabel 'cores'\nset logscale x 2\n"
@@ -434,5 +447,5 @@ int ppt_predict_write_plot(void *va, void *vr, ppt_err *err) {
            "title 'speedup', '' using 1:1 axes x1y2 with lines dt 2 title 'ideal speedup'\n",
            tmp);
   int rc = ppt_cli_gnuplot(path, tmp, script, "ppt predict", title, err);
-  return rc ? rc : write_regions_plot(path, title, pts, np, err);
+  return rc ? rc : write_regions_plot(path, title, res, err);
 }

@@ -21,6 +21,12 @@
 
 enum ppt_sasmm_split { PPT_SPLIT_ITERATIONS = 0, PPT_SPLIT_INSTANCES = 1 };
 
+/* Core c's private stack copy lives at addr | c << PPT_SASMM_CORE_SHIFT
+ * (ppt_sasmm_private_addr): the 12 bits above a user-space address hold the core, so at
+ * most PPT_SASMM_MAX_CORES cores can be mimicked (and --cores takes no more). */
+#define PPT_SASMM_CORE_SHIFT 52
+#define PPT_SASMM_MAX_CORES ((1u << (64 - PPT_SASMM_CORE_SHIFT)) - 1)
+
 /* What the mimic's two passes over a trace learn before any dealing, the same for every
  * core count: each worksharing-loop instance and the block that starts its iterations,
  * and the sequence of phases with each loop instance's iteration boundaries (kept while
@@ -60,6 +66,11 @@ typedef struct ppt_sasmm_opts {
 } ppt_sasmm_opts;
 
 void ppt_sasmm_opts_default(ppt_sasmm_opts *o);
+
+/* A list of core counts as the commands take it ("1,2,4,8"): up to max of them, each in
+ * 1..PPT_SASMM_MAX_CORES, into v[0..*n). 0, or -1 (empty, a trailing comma, a count
+ * out of range, more than max). */
+int ppt_sasmm_cores_parse(const char *s, uint32_t *v, size_t max, size_t *n);
 
 /* Receives the mimicked streams in batches. Block-entry records are passed along so
  * per-block analyses work; event records are not. `cores[i]` is the core of shared[i]. */
@@ -127,7 +138,7 @@ void ppt_sasmm_profiles_free(ppt_sasmm_profiles *p);
 
 /* Stack privatisation of SASMM §3.1 (see above). */
 static inline uint64_t ppt_sasmm_private_addr(uint64_t addr, uint32_t core) {
-  return core ? addr | ((uint64_t)core << 52) : addr;
+  return core ? addr | ((uint64_t)core << PPT_SASMM_CORE_SHIFT) : addr;
 }
 
 #endif

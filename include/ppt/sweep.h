@@ -46,7 +46,7 @@ typedef struct ppt_sweep_stats {
 } ppt_sweep_stats;
 
 /* Runs specs[0..nspecs) at every core count: out[c * nspecs + s] gets spec s at
- * o->cores[c] (as ppt_sweepsim_result: levels in both units, refs, counted refs). Errors:
+ * o->cores[c] (as cache_sweepsim_result: levels in both units, refs, counted refs). Errors:
  * PPT_EINPUT for an invalid spec or a corrupt trace, PPT_ERUN when out of memory. */
 int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, const ppt_sweep_opts *o,
                   ppt_tracesim_result *out, ppt_sweep_stats *stats, ppt_err *err);

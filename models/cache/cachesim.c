@@ -25,7 +25,7 @@
 typedef struct inst {
   uint64_t *ways; /* sets * assoc line numbers, each set MRU first */
   uint64_t set_mask;
-  uint32_t assoc, fold; /* fold: ppt_lruset_index's (random replacement: hashed sets) */
+  uint32_t assoc, fold; /* fold: cache_lruset_index's (random replacement: hashed sets) */
   uint32_t victims;     /* random replacement: a victim comes from this many least recent ways */
   int random;           /* PPT_HW_REPL_RANDOM: a miss in a full set evicts a drawn way */
   ppt_cachesim_counts c;
@@ -98,7 +98,7 @@ int ppt_cachesim_new(const ppt_hwspec *hw, uint32_t nthreads, ppt_cachesim **out
       c->random = lv->replacement == PPT_HW_REPL_RANDOM;
       c->victims = ppt_hwspec_victim_ways(lv);
       c->set_mask = sets - 1;
-      c->fold = ppt_lruset_fold(sets, c->random || lv->hashed_sets);
+      c->fold = cache_lruset_fold(sets, c->random || lv->hashed_sets);
       c->ways = malloc(sets * lv->assoc * sizeof(uint64_t));
       if (!c->ways) goto oom;
       for (uint64_t w = 0; w < sets * lv->assoc; w++) c->ways[w] = EMPTY;
@@ -124,7 +124,7 @@ oom:
 
 /* Removes `line` from instance c if present (back-invalidation). */
 static void invalidate(inst *c, uint64_t line) {
-  uint64_t *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
+  uint64_t *set = c->ways + cache_lruset_index(line, c->set_mask, c->fold) * c->assoc;
   uint32_t a = c->assoc;
   for (uint32_t i = 0; i < a && set[i] != EMPTY; i++) {
     if ((set[i] & LINE_MASK) != line) continue;
@@ -155,7 +155,7 @@ __attribute__((noinline, cold)) static void back_invalidate(ppt_cachesim *sim, u
 __attribute__((noinline)) static void write_back(ppt_cachesim *sim, inst **path, uint32_t k, uint64_t line) {
   for (; k < sim->nlevels; k++) {
     inst *c = path[k];
-    uint64_t *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
+    uint64_t *set = c->ways + cache_lruset_index(line, c->set_mask, c->fold) * c->assoc;
     uint32_t i = 0;
     while (i < c->assoc && (set[i] & LINE_MASK) != line) i++;
     if (i < c->assoc) {
@@ -179,10 +179,10 @@ static inline uint32_t access_line(ppt_cachesim *sim, inst **path, uint64_t line
     inst *c = path[k];
     c->c.accesses++;
     c->c.store_accesses += (unsigned)is_store;
-    uint64_t victim, *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
+    uint64_t victim, *set = c->ways + cache_lruset_index(line, c->set_mask, c->fold) * c->assoc;
     if (k == 0) first = set;
-    *way = ppt_lruset_touch_masked(set, c->assoc, line, c->random ? sim->rng : NULL, c->victims, &victim,
-                                   LINE_MASK);
+    *way = cache_lruset_touch_masked(set, c->assoc, line, c->random ? sim->rng : NULL, c->victims, &victim,
+                                     LINE_MASK);
     if (*way < c->assoc) break;
     c->c.misses++;
     c->c.store_misses += (unsigned)is_store;
@@ -284,7 +284,7 @@ int ppt_cachesim_contains(const ppt_cachesim *sim, uint32_t level, uint32_t i, u
   if (level >= sim->nlevels || i >= sim->ninst[level]) return -1;
   const inst *c = &sim->insts[level][i];
   uint64_t line = addr >> sim->line_bits;
-  const uint64_t *set = c->ways + ppt_lruset_index(line, c->set_mask, c->fold) * c->assoc;
+  const uint64_t *set = c->ways + cache_lruset_index(line, c->set_mask, c->fold) * c->assoc;
   for (uint32_t w = 0; w < c->assoc; w++)
     if ((set[w] & LINE_MASK) == line) return 1;
   return 0;

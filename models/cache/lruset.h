@@ -26,8 +26,8 @@
  * of the least recent ways a drawn victim comes from. mask: ~PPT_LRUSET_DIRTY where the
  * ways carry dirty bits (a hit keeps its bit, a fill comes in clean), ~0 otherwise (the
  * compiler drops it where it is a constant). */
-static inline uint32_t ppt_lruset_touch_masked(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng,
-                                               uint32_t victims, uint64_t *victim, uint64_t mask) {
+static inline uint32_t cache_lruset_touch_masked(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng,
+                                                 uint32_t victims, uint64_t *victim, uint64_t mask) {
   if ((set[0] & mask) == line) return 0; /* the common case: same line as last time in this set */
   /* Where the line sits decides hit or miss, and that is random in real traces, so the
    * search and the shift are written without data-dependent branches (cmov); a miss
@@ -49,15 +49,15 @@ static inline uint32_t ppt_lruset_touch_masked(uint64_t *set, uint32_t a, uint64
   return pos;
 }
 
-static inline uint32_t ppt_lruset_touch_at(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng,
-                                           uint32_t victims, uint64_t *victim) {
-  return ppt_lruset_touch_masked(set, a, line, rng, victims, victim, ~(uint64_t)0);
+static inline uint32_t cache_lruset_touch_at(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng,
+                                             uint32_t victims, uint64_t *victim) {
+  return cache_lruset_touch_masked(set, a, line, rng, victims, victim, ~(uint64_t)0);
 }
 
-/* ppt_lruset_touch_at as hit (1) or miss (0). */
-static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng, uint32_t victims,
-                                   uint64_t *victim) {
-  return ppt_lruset_touch_at(set, a, line, rng, victims, victim) < a;
+/* cache_lruset_touch_at as hit (1) or miss (0). */
+static inline int cache_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl_rng *rng, uint32_t victims,
+                                     uint64_t *victim) {
+  return cache_lruset_touch_at(set, a, line, rng, victims, victim) < a;
 }
 
 /* The set of `line` in a level of mask + 1 sets: its low bits (modulo placement), or
@@ -66,15 +66,15 @@ static inline int ppt_lruset_touch(uint64_t *set, uint32_t a, uint64_t line, gsl
  * level whose placement and replacement the calibration cannot see (a hashed slice
  * index, other tenants): it places by the hash, so that power-of-two strides spread
  * over its sets as SDCM's random placement assumes, rather than folding onto a few. */
-static inline uint64_t ppt_lruset_index(uint64_t line, uint64_t mask, uint32_t fold) {
+static inline uint64_t cache_lruset_index(uint64_t line, uint64_t mask, uint32_t fold) {
   if (!fold) return line & mask;
   uint64_t h = line;
   for (uint64_t x = line >> fold; x; x >>= fold) h ^= x;
   return h & mask;
 }
 
-/* fold for ppt_lruset_index: log2(sets) for a hashed level, 0 for modulo. */
-static inline uint32_t ppt_lruset_fold(uint64_t sets, int hashed) {
+/* fold for cache_lruset_index: log2(sets) for a hashed level, 0 for modulo. */
+static inline uint32_t cache_lruset_fold(uint64_t sets, int hashed) {
   uint32_t b = 0;
   while (hashed && ((uint64_t)1 << b) < sets) b++;
   return b;

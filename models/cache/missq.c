@@ -10,15 +10,15 @@ typedef struct missq_thread {
   uint32_t next, n; /* slot the next miss goes to; misses remembered (<= window) */
 } missq_thread;
 
-struct ppt_missq {
+struct cache_missq {
   uint64_t mask;
   uint32_t nthreads;
   missq_thread *t;
 };
 
-ppt_missq *ppt_missq_new(uint32_t nthreads, uint64_t sets) {
+cache_missq *cache_missq_new(uint32_t nthreads, uint64_t sets) {
   if (nthreads == 0 || sets == 0 || (sets & (sets - 1))) return NULL;
-  ppt_missq *q = malloc(sizeof *q);
+  cache_missq *q = malloc(sizeof *q);
   if (!q) return NULL;
   q->t = calloc(nthreads, sizeof *q->t);
   if (!q->t) {
@@ -30,7 +30,7 @@ ppt_missq *ppt_missq_new(uint32_t nthreads, uint64_t sets) {
   return q;
 }
 
-int ppt_missq_push(ppt_missq *q, uint32_t thread, uint64_t line) {
+int cache_missq_push(cache_missq *q, uint32_t thread, uint64_t line) {
   missq_thread *t = &q->t[thread];
   uint64_t set = line & q->mask;
   uint32_t same = 0;
@@ -41,7 +41,7 @@ int ppt_missq_push(ppt_missq *q, uint32_t thread, uint64_t line) {
   return same >= PPT_MISSQ_BUNCH;
 }
 
-void ppt_missq_free(ppt_missq *q) {
+void cache_missq_free(cache_missq *q) {
   if (!q) return;
   free(q->t);
   free(q);

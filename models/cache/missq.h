@@ -21,14 +21,14 @@
 #define PPT_MISSQ_WINDOW 8 /* misses remembered per thread */
 #define PPT_MISSQ_BUNCH 4  /* of those, in the same set: bunched */
 
-typedef struct ppt_missq ppt_missq;
+typedef struct cache_missq cache_missq;
 
 /* nthreads >= 1; sets: the first level's set count (a power of two). NULL when out of
  * memory or sets is not a power of two. */
-ppt_missq *ppt_missq_new(uint32_t nthreads, uint64_t sets);
+cache_missq *cache_missq_new(uint32_t nthreads, uint64_t sets);
 /* Thread `thread` missed the first level on line number `line` (address >> line bits).
  * Returns 1 when the miss is bunched, and remembers it. */
-int ppt_missq_push(ppt_missq *q, uint32_t thread, uint64_t line);
-void ppt_missq_free(ppt_missq *q);
+int cache_missq_push(cache_missq *q, uint32_t thread, uint64_t line);
+void cache_missq_free(cache_missq *q);
 
 #endif

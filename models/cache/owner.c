@@ -9,14 +9,14 @@ typedef struct entry {
   uint32_t writer; /* thread + 1; 0: no owner */
 } entry;
 
-struct ppt_owner {
+struct cache_owner {
   uint64_t mask;
   entry *e;
 };
 
-ppt_owner *ppt_owner_new(uint32_t bits) {
+cache_owner *cache_owner_new(uint32_t bits) {
   if (bits < 1 || bits > 30) return NULL;
-  ppt_owner *o = malloc(sizeof *o);
+  cache_owner *o = malloc(sizeof *o);
   if (!o) return NULL;
   o->e = calloc((size_t)1 << bits, sizeof *o->e);
   if (!o->e) {
@@ -27,13 +27,13 @@ ppt_owner *ppt_owner_new(uint32_t bits) {
   return o;
 }
 
-void ppt_owner_store(ppt_owner *o, uint64_t line, uint32_t thread) {
+void cache_owner_store(cache_owner *o, uint64_t line, uint32_t thread) {
   entry *e = &o->e[line & o->mask];
   e->line = line;
   e->writer = thread + 1;
 }
 
-int ppt_owner_take(ppt_owner *o, uint64_t line, uint32_t thread, uint32_t *writer) {
+int cache_owner_take(cache_owner *o, uint64_t line, uint32_t thread, uint32_t *writer) {
   entry *e = &o->e[line & o->mask];
   if (e->writer == 0 || e->line != line || e->writer == thread + 1) return 0;
   *writer = e->writer - 1;
@@ -41,7 +41,7 @@ int ppt_owner_take(ppt_owner *o, uint64_t line, uint32_t thread, uint32_t *write
   return 1;
 }
 
-void ppt_owner_free(ppt_owner *o) {
+void cache_owner_free(cache_owner *o) {
   if (!o) return;
   free(o->e);
   free(o);

@@ -15,15 +15,15 @@
 
 #include <stdint.h>
 
-typedef struct ppt_owner ppt_owner;
+typedef struct cache_owner cache_owner;
 
 /* 2^bits entries (1 <= bits <= 30); NULL when out of memory or bits is out of range. */
-ppt_owner *ppt_owner_new(uint32_t bits);
+cache_owner *cache_owner_new(uint32_t bits);
 /* `thread` stored into `line`: it is now the line's owner. */
-void ppt_owner_store(ppt_owner *o, uint64_t line, uint32_t thread);
+void cache_owner_store(cache_owner *o, uint64_t line, uint32_t thread);
 /* `thread` touches `line`. Returns 1 and sets *writer when another thread owns it (the
  * line is then shared, owned by nobody); 0 when nobody or `thread` itself does. */
-int ppt_owner_take(ppt_owner *o, uint64_t line, uint32_t thread, uint32_t *writer);
-void ppt_owner_free(ppt_owner *o);
+int cache_owner_take(cache_owner *o, uint64_t line, uint32_t thread, uint32_t *writer);
+void cache_owner_free(cache_owner *o);
 
 #endif

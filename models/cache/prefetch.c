@@ -22,15 +22,15 @@ typedef struct thread_pf {
   uint32_t bb, k; /* current block and the index of its next reference */
 } thread_pf;
 
-struct ppt_prefetch {
+struct cache_prefetch {
   uint32_t nthreads, line_bits, page_shift;
   uint64_t clock;
   thread_pf *th;
 };
 
-ppt_prefetch *ppt_prefetch_new(uint32_t nthreads, uint32_t line_bits) {
+cache_prefetch *cache_prefetch_new(uint32_t nthreads, uint32_t line_bits) {
   if (nthreads == 0) nthreads = 1;
-  ppt_prefetch *p = calloc(1, sizeof *p);
+  cache_prefetch *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->nthreads = nthreads;
   p->line_bits = line_bits;
@@ -45,14 +45,14 @@ ppt_prefetch *ppt_prefetch_new(uint32_t nthreads, uint32_t line_bits) {
   return p;
 }
 
-void ppt_prefetch_block(ppt_prefetch *p, uint32_t thread, uint32_t bb) {
+void cache_prefetch_block(cache_prefetch *p, uint32_t thread, uint32_t bb) {
   thread_pf *t = &p->th[thread % p->nthreads];
   t->bb = bb;
   t->k = 0;
 }
 
 /* Trains the site's entry on every access; 1 if the line is the one its stride predicted. */
-static int stride_covers(const ppt_prefetch *p, thread_pf *t, uint64_t line) {
+static int stride_covers(const cache_prefetch *p, thread_pf *t, uint64_t line) {
   if (t->bb == 0) return 0; /* no block entries: no sites */
   uint64_t key = ((uint64_t)t->bb << 16 | (t->k & 0xFFFFu)) + 1;
   t->k++;
@@ -73,7 +73,7 @@ static int stride_covers(const ppt_prefetch *p, thread_pf *t, uint64_t line) {
   return covered;
 }
 
-static int stream_covers(ppt_prefetch *p, thread_pf *t, uint64_t line) {
+static int stream_covers(cache_prefetch *p, thread_pf *t, uint64_t line) {
   uint64_t page = line >> p->page_shift;
   stream *lru = &t->st[0];
   p->clock++;
@@ -93,7 +93,7 @@ static int stream_covers(ppt_prefetch *p, thread_pf *t, uint64_t line) {
   return 0;
 }
 
-int ppt_prefetch_access(ppt_prefetch *p, uint32_t thread, uint64_t addr, int l1_miss) {
+int cache_prefetch_access(cache_prefetch *p, uint32_t thread, uint64_t addr, int l1_miss) {
   thread_pf *t = &p->th[thread % p->nthreads];
   uint64_t line = addr >> p->line_bits;
   int by_stride = stride_covers(p, t, line);
@@ -103,7 +103,7 @@ int ppt_prefetch_access(ppt_prefetch *p, uint32_t thread, uint64_t addr, int l1_
   return by_stride || by_stream;
 }
 
-void ppt_prefetch_free(ppt_prefetch *p) {
+void cache_prefetch_free(cache_prefetch *p) {
   if (!p) return;
   free(p->th);
   free(p);

@@ -34,16 +34,16 @@
 #define PPT_PF_SITES 256   /* stride-prefetcher entries per thread (Intel: 256) */
 #define PPT_PF_PAGE_BITS 12
 
-typedef struct ppt_prefetch ppt_prefetch;
+typedef struct cache_prefetch cache_prefetch;
 
 /* A model for `nthreads` threads (>= 1) with `line_bits`-bit cache lines; NULL when out
  * of memory. */
-ppt_prefetch *ppt_prefetch_new(uint32_t nthreads, uint32_t line_bits);
+cache_prefetch *cache_prefetch_new(uint32_t nthreads, uint32_t line_bits);
 /* Thread `thread` entered block `bb`: its next references are sites (bb, 0), (bb, 1), ... */
-void ppt_prefetch_block(ppt_prefetch *p, uint32_t thread, uint32_t bb);
+void cache_prefetch_block(cache_prefetch *p, uint32_t thread, uint32_t bb);
 /* Thread `thread` accessed byte address `addr`; l1_miss: the first level missed. Returns
  * 1 if a prefetcher had covered the access (only meaningful for a miss), else 0. */
-int ppt_prefetch_access(ppt_prefetch *p, uint32_t thread, uint64_t addr, int l1_miss);
-void ppt_prefetch_free(ppt_prefetch *p);
+int cache_prefetch_access(cache_prefetch *p, uint32_t thread, uint64_t addr, int l1_miss);
+void cache_prefetch_free(cache_prefetch *p);
 
 #endif

@@ -30,16 +30,16 @@ typedef struct job {
 } job;
 
 static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, size_t n) {
-  ppt_sweepsim_access_batch(arg, r, cores, n);
+  cache_sweepsim_access_batch(arg, r, cores, n);
 }
 
 static void on_dropped(void *arg, uint32_t core, uint64_t refs, uint64_t loads, uint64_t stores) {
   (void)core;
-  ppt_sweepsim_count_dropped(arg, refs, loads, stores);
+  cache_sweepsim_count_dropped(arg, refs, loads, stores);
 }
 
 static int droppable(const void *arg, const ppt_trace_rec *r) {
-  return ppt_sweepsim_droppable(arg, r);
+  return cache_sweepsim_droppable(arg, r);
 }
 
 /* The plan, and for a sampled sweep the sieve made in the same pass (sasmm/sieve.h), or
@@ -54,24 +54,23 @@ static int make_plan(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs,
   if (o->no_sieve || o->sample_sets <= 1 || b->split != PPT_SPLIT_ITERATIONS ||
       b->interleave != PPT_INTERLEAVE_RR || b->quantum > 1)
     return ppt_sasmm_plan_new(t, plan, err);
-  ppt_sweepsim *probe;
-  int rc =
-      ppt_sweepsim_new(specs, nspecs, 1, o->counted, ppt_trace_nbbs(t), o->sample_sets, b->seed, &probe, err);
+  cache_sweepsim *probe;
+  int rc = cache_sweepsim_new(specs, nspecs, 1, o->counted, ppt_trace_nbbs(t), o->sample_sets, b->seed,
+                              &probe, err);
   if (rc) return rc;
-  if (ppt_sweepsim_fallbacks(probe))
+  if (cache_sweepsim_fallbacks(probe))
     rc = ppt_sasmm_plan_new(t, plan, err);
   else
-    rc =
-        ppt_sasmm_plan_sieve(t, droppable, probe, o->counted,
-                             o->sieve_max_bytes ? o->sieve_max_bytes : (uint64_t)512 << 20, plan, sieve, err);
-  ppt_sweepsim_free(probe);
+    rc = sasmm_plan_sieve(t, droppable, probe, o->counted,
+                          o->sieve_max_bytes ? o->sieve_max_bytes : (uint64_t)512 << 20, plan, sieve, err);
+  cache_sweepsim_free(probe);
   return rc;
 }
 
 static int run_task(const job *j, task *tk) {
-  ppt_sweepsim *s;
-  int rc = ppt_sweepsim_new(j->specs, j->nspecs, tk->ncores, j->o->counted, ppt_trace_nbbs(j->t),
-                            j->o->sample_sets, j->o->base.seed, &s, &tk->err);
+  cache_sweepsim *s;
+  int rc = cache_sweepsim_new(j->specs, j->nspecs, tk->ncores, j->o->counted, ppt_trace_nbbs(j->t),
+                              j->o->sample_sets, j->o->base.seed, &s, &tk->err);
   if (rc) return rc;
   ppt_sasmm_opts so = j->o->base;
   so.ncores = tk->ncores;
@@ -80,11 +79,11 @@ static int run_task(const job *j, task *tk) {
   so.private_only = so.shared_only = 0;
   ppt_sasmm_sink sink = {.shared = on_shared, .dropped = on_dropped, .arg = s};
   if (!(rc = ppt_sasmm_mimic(j->t, &so, &sink, NULL, &tk->err))) {
-    for (size_t i = 0; i < j->nspecs; i++) ppt_sweepsim_result(s, i, tk->ncores, &tk->out[i]);
-    tk->nodes = ppt_sweepsim_nodes(s);
-    tk->fallbacks = ppt_sweepsim_fallbacks(s);
+    for (size_t i = 0; i < j->nspecs; i++) cache_sweepsim_result(s, i, tk->ncores, &tk->out[i]);
+    tk->nodes = cache_sweepsim_nodes(s);
+    tk->fallbacks = cache_sweepsim_fallbacks(s);
   }
-  ppt_sweepsim_free(s);
+  cache_sweepsim_free(s);
   return rc;
 }
 
@@ -116,7 +115,7 @@ int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, co
   j.plan = o->base.plan ? o->base.plan : plan;
   j.sieve = sieve;
   if (!(j.tasks = calloc(o->ncores, sizeof *j.tasks))) {
-    ppt_sieve_free(sieve);
+    sasmm_sieve_free(sieve);
     ppt_sasmm_plan_free(plan);
     return ppt_err_set(err, PPT_ERUN, "sweep: out of memory");
   }
@@ -125,7 +124,7 @@ int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, co
   size_t *order = malloc(o->ncores * sizeof *order);
   if (!order) {
     free(j.tasks);
-    ppt_sieve_free(sieve);
+    sasmm_sieve_free(sieve);
     ppt_sasmm_plan_free(plan);
     return ppt_err_set(err, PPT_ERUN, "sweep: out of memory");
   }
@@ -158,14 +157,14 @@ int ppt_sweep_run(const ppt_trace *t, const ppt_hwspec *specs, size_t nspecs, co
   }
   if (sieve) {
     st.sieved = 1;
-    st.sieve_kept = ppt_sieve_size(sieve);
-    st.sieve_records = ppt_sieve_stream_records(sieve);
+    st.sieve_kept = sasmm_sieve_size(sieve);
+    st.sieve_records = sasmm_sieve_stream_records(sieve);
   }
   if (stats) *stats = st;
   free(th);
   free(order);
   free(j.tasks);
-  ppt_sieve_free(sieve);
+  sasmm_sieve_free(sieve);
   ppt_sasmm_plan_free(plan);
   return rc;
 }

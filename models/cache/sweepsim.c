@@ -25,7 +25,7 @@ typedef struct node {
   ppt_hw_level lv;
   uint64_t *ways; /* instance i's set s at ways + (i * sets + s) * assoc */
   uint64_t sets, set_mask;
-  uint32_t fold;    /* ppt_lruset_index's: hashed sets for random replacement */
+  uint32_t fold;    /* cache_lruset_index's: hashed sets for random replacement */
   uint32_t victims; /* random replacement: ways a victim is drawn from (ppt_hwspec_victim_ways) */
   uint32_t assoc, shared_by;
   gsl_rng *rng; /* random replacement's victims (seeded as ppt_cachesim's); NULL: LRU */
@@ -36,14 +36,14 @@ typedef struct node {
   uint64_t line_refs; /* first levels: line accesses of every reference, counted or not */
   /* First levels under set sampling: the counted line accesses and references of every
    * reference, sampled or not (the exact denominators of the rates; see
-   * ppt_sweepsim_result). */
+   * cache_sweepsim_result). */
   uint64_t all_acc, all_racc;
   /* First levels private to each thread: the line of each thread's last access (see
-   * ppt_sweepsim_access); NULL otherwise. */
+   * cache_sweepsim_access); NULL otherwise. */
   uint64_t *last;
 } node;
 
-struct ppt_sweepsim {
+struct cache_sweepsim {
   node *nodes;
   size_t nnodes;
   uint32_t *tops; /* first-level nodes */
@@ -63,7 +63,7 @@ struct ppt_sweepsim {
   uint32_t sample, sample_shift;
   uint64_t sample_mask;
   unsigned char *sel;
-  uint32_t min_line_bits; /* the narrowest first level's line (ppt_sweepsim_droppable) */
+  uint32_t min_line_bits; /* the narrowest first level's line (cache_sweepsim_droppable) */
 };
 
 /* Whether the tree reproduces spec exactly (see sweepsim.h). */
@@ -90,7 +90,7 @@ static int same_geometry(const ppt_hw_level *a, const ppt_hw_level *b) {
 static int node_init(node *nd, uint32_t nthreads, uint64_t seed) {
   nd->sets = ppt_hwspec_sets(&nd->lv);
   nd->set_mask = nd->sets - 1;
-  nd->fold = ppt_lruset_fold(nd->sets, nd->lv.replacement == PPT_HW_REPL_RANDOM || nd->lv.hashed_sets);
+  nd->fold = cache_lruset_fold(nd->sets, nd->lv.replacement == PPT_HW_REPL_RANDOM || nd->lv.hashed_sets);
   nd->assoc = nd->lv.assoc;
   nd->victims = ppt_hwspec_victim_ways(&nd->lv);
   nd->shared_by = nd->lv.shared_by;
@@ -121,7 +121,7 @@ static int push(uint32_t **v, size_t *n, uint32_t x) {
 }
 
 /* The node for level k of hw under `parent` (made if new). Returns its index or NONE. */
-static uint32_t find_or_add(ppt_sweepsim *s, const ppt_hwspec *hw, uint32_t k, uint32_t parent,
+static uint32_t find_or_add(cache_sweepsim *s, const ppt_hwspec *hw, uint32_t k, uint32_t parent,
                             uint32_t nthreads, uint64_t seed, ppt_err *err) {
   const uint32_t *cand = parent == NONE ? s->tops : s->nodes[parent].kids;
   size_t ncand = parent == NONE ? s->ntops : s->nodes[parent].nkids;
@@ -154,7 +154,7 @@ oom:
  * exactly the misses of the chosen sets of level k that map to it. The chosen residues
  * are a seeded random subset (gsl_ran_choose), not a fixed stride, so that an access
  * pattern with a power-of-two stride does not fall entirely in or out of the sample. */
-static int sample_init(ppt_sweepsim *s, uint32_t sample, uint64_t seed, ppt_err *err) {
+static int sample_init(cache_sweepsim *s, uint32_t sample, uint64_t seed, ppt_err *err) {
   s->sample = sample ? sample : 1;
   if (s->sample == 1 || !s->nnodes) return 0;
   if (s->sample & (s->sample - 1))
@@ -204,15 +204,15 @@ static int sample_init(ppt_sweepsim *s, uint32_t sample, uint64_t seed, ppt_err 
   return 0;
 }
 
-int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const unsigned char *counted,
-                     uint32_t nbbs, uint32_t sample, uint64_t seed, ppt_sweepsim **out, ppt_err *err) {
-  ppt_sweepsim *s = calloc(1, sizeof *s);
+int cache_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const unsigned char *counted,
+                       uint32_t nbbs, uint32_t sample, uint64_t seed, cache_sweepsim **out, ppt_err *err) {
+  cache_sweepsim *s = calloc(1, sizeof *s);
   if (!s || !(s->path = malloc((n ? n : 1) * PPT_HW_MAX_LEVELS * sizeof *s->path)) ||
       !(s->nlevels = calloc(n ? n : 1, sizeof *s->nlevels)) ||
       !(s->names = calloc(n ? n : 1, sizeof *s->names)) ||
       !(s->whole = calloc(n ? n : 1, sizeof *s->whole)) ||
       !(s->wholes = calloc(n ? n : 1, sizeof *s->wholes))) {
-    ppt_sweepsim_free(s);
+    cache_sweepsim_free(s);
     return ppt_err_set(err, PPT_ERUN, "sweep: out of memory");
   }
   s->nspecs = n;
@@ -240,7 +240,7 @@ int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const
   }
   if (!rc) rc = sample_init(s, sample, seed, err);
   if (rc) {
-    ppt_sweepsim_free(s);
+    cache_sweepsim_free(s);
     return rc;
   }
   *out = s;
@@ -249,15 +249,15 @@ int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const
 
 /* Line accesses `lines` (n >= 1) of one reference reach node ni: the ones it misses go on
  * to each level under it. */
-static void visit(ppt_sweepsim *s, uint32_t ni, uint32_t thread, const uint64_t *lines, uint32_t n,
+static void visit(cache_sweepsim *s, uint32_t ni, uint32_t thread, const uint64_t *lines, uint32_t n,
                   int count) {
   node *nd = &s->nodes[ni];
   uint64_t missed[MAX_LINES], victim;
   uint64_t *inst = nd->ways + (uint64_t)(thread / nd->shared_by) * nd->sets * nd->assoc;
   uint32_t nm = 0;
   for (uint32_t i = 0; i < n; i++)
-    if (!ppt_lruset_touch(inst + ppt_lruset_index(lines[i], nd->set_mask, nd->fold) * nd->assoc, nd->assoc,
-                          lines[i], nd->rng, nd->victims, &victim))
+    if (!cache_lruset_touch(inst + cache_lruset_index(lines[i], nd->set_mask, nd->fold) * nd->assoc,
+                            nd->assoc, lines[i], nd->rng, nd->victims, &victim))
       missed[nm++] = lines[i];
   if (count) {
     nd->acc += n;
@@ -268,7 +268,7 @@ static void visit(ppt_sweepsim *s, uint32_t ni, uint32_t thread, const uint64_t 
   for (size_t c = 0; nm && c < nd->nkids; c++) visit(s, nd->kids[c], thread, missed, nm, count);
 }
 
-static inline void access_one(ppt_sweepsim *s, uint32_t thread, const ppt_trace_rec *rec) {
+static inline void access_one(cache_sweepsim *s, uint32_t thread, const ppt_trace_rec *rec) {
   for (size_t i = 0; i < s->nwholes; i++) ppt_tracesim_tally_access(s->wholes[i], thread, rec);
   if (rec->kind != PPT_REC_LOAD && rec->kind != PPT_REC_STORE) return;
   int store = rec->kind == PPT_REC_STORE;
@@ -333,8 +333,8 @@ static inline void access_one(ppt_sweepsim *s, uint32_t thread, const ppt_trace_
   }
 }
 
-void ppt_sweepsim_access_batch(ppt_sweepsim *s, const ppt_trace_rec *recs, const uint32_t *threads,
-                               size_t n) {
+void cache_sweepsim_access_batch(cache_sweepsim *s, const ppt_trace_rec *recs, const uint32_t *threads,
+                                 size_t n) {
   for (size_t i = 0; i < n; i++) access_one(s, threads[i], &recs[i]);
 }
 
@@ -342,7 +342,7 @@ static double rate(uint64_t misses, uint64_t of) {
   return of ? 1.0 - (double)misses / (double)of : NAN;
 }
 
-void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_tracesim_result *out) {
+void cache_sweepsim_result(const cache_sweepsim *s, size_t i, uint32_t threads, ppt_tracesim_result *out) {
   if (s->whole[i]) {
     ppt_tracesim_tally_result(s->whole[i], threads, out);
     return;
@@ -378,11 +378,11 @@ void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_
   }
 }
 
-int ppt_sweepsim_sampled(const ppt_sweepsim *s, uint64_t addr) {
+int cache_sweepsim_sampled(const cache_sweepsim *s, uint64_t addr) {
   return !s->sel || s->sel[(addr >> s->sample_shift) & s->sample_mask];
 }
 
-int ppt_sweepsim_droppable(const ppt_sweepsim *s, const ppt_trace_rec *r) {
+int cache_sweepsim_droppable(const cache_sweepsim *s, const ppt_trace_rec *r) {
   if (!s->sel || s->nwholes || (r->kind != PPT_REC_LOAD && r->kind != PPT_REC_STORE)) return 0;
   uint64_t a = r->addr, end = a + (r->size ? r->size - 1u : 0u);
   /* one line of the narrowest first level: one line of every level, and end's sample
@@ -392,7 +392,7 @@ int ppt_sweepsim_droppable(const ppt_sweepsim *s, const ppt_trace_rec *r) {
 }
 
 /* What access_one counts for a reference of one line in no sampled set, times refs. */
-void ppt_sweepsim_count_dropped(ppt_sweepsim *s, uint64_t refs, uint64_t loads, uint64_t stores) {
+void cache_sweepsim_count_dropped(cache_sweepsim *s, uint64_t refs, uint64_t loads, uint64_t stores) {
   uint64_t counted = loads + stores;
   s->refs += refs;
   s->counted_refs += counted;
@@ -406,15 +406,15 @@ void ppt_sweepsim_count_dropped(ppt_sweepsim *s, uint64_t refs, uint64_t loads, 
   }
 }
 
-size_t ppt_sweepsim_nodes(const ppt_sweepsim *s) {
+size_t cache_sweepsim_nodes(const cache_sweepsim *s) {
   return s->nnodes;
 }
 
-size_t ppt_sweepsim_fallbacks(const ppt_sweepsim *s) {
+size_t cache_sweepsim_fallbacks(const cache_sweepsim *s) {
   return s->nwholes;
 }
 
-void ppt_sweepsim_free(ppt_sweepsim *s) {
+void cache_sweepsim_free(cache_sweepsim *s) {
   if (!s) return;
   for (size_t i = 0; i < s->nnodes; i++) node_free(&s->nodes[i]);
   for (size_t i = 0; s->whole && i < s->nspecs; i++) ppt_tracesim_tally_free(s->whole[i]);

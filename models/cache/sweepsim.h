@@ -26,7 +26,7 @@
 #include "ppt/trace.h"
 #include "ppt/tracesim.h"
 
-typedef struct ppt_sweepsim ppt_sweepsim;
+typedef struct cache_sweepsim cache_sweepsim;
 
 /* Simulators for specs[0..n) (each valid) with `nthreads` threads; counted and seed as in
  * ppt_tracesim_tally_new (counted must outlive the sweepsim).
@@ -40,29 +40,30 @@ typedef struct ppt_sweepsim ppt_sweepsim;
  * spread between sets (docs/sweep.md gives it measured). PPT_EINPUT when a level has
  * fewer than `sample` sets above the widest line. Specs simulated whole stay exact.
  * sample 0 or 1: every set (exact). */
-int ppt_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const unsigned char *counted,
-                     uint32_t nbbs, uint32_t sample, uint64_t seed, ppt_sweepsim **out, ppt_err *err);
+int cache_sweepsim_new(const ppt_hwspec *specs, size_t n, uint32_t nthreads, const unsigned char *counted,
+                       uint32_t nbbs, uint32_t sample, uint64_t seed, cache_sweepsim **out, ppt_err *err);
 /* Records recs[0..n) in order, record i of thread threads[i] (the mimic's shared stream):
  * loads and stores are simulated, others ignored. */
-void ppt_sweepsim_access_batch(ppt_sweepsim *s, const ppt_trace_rec *recs, const uint32_t *threads, size_t n);
+void cache_sweepsim_access_batch(cache_sweepsim *s, const ppt_trace_rec *recs, const uint32_t *threads,
+                                 size_t n);
 /* Spec i's counts: nlevels, levels (accesses, misses and rates in both units), refs,
  * line_refs, counted refs, loads and stores; the other fields 0. */
-void ppt_sweepsim_result(const ppt_sweepsim *s, size_t i, uint32_t threads, ppt_tracesim_result *out);
+void cache_sweepsim_result(const cache_sweepsim *s, size_t i, uint32_t threads, ppt_tracesim_result *out);
 /* Whether the line holding byte addr is in the sampled sets (always, without sampling). */
-int ppt_sweepsim_sampled(const ppt_sweepsim *s, uint64_t addr);
+int cache_sweepsim_sampled(const cache_sweepsim *s, uint64_t addr);
 /* The sieve of a sampled sweep (docs/sweep.md, "The sieve"): 1 when reference r would
- * only be counted, never simulated, by ppt_sweepsim_access_batch: a load or store that
+ * only be counted, never simulated, by cache_sweepsim_access_batch: a load or store that
  * lies in one line of every first level and in no sampled set, with no spec simulated
  * whole. Such references can be dropped from the stream before the mimic deals it and
- * counted in bulk with ppt_sweepsim_count_dropped, with the same results. Depends only on
+ * counted in bulk with cache_sweepsim_count_dropped, with the same results. Depends only on
  * the specs, the sample and the seed, not on the thread count. */
-int ppt_sweepsim_droppable(const ppt_sweepsim *s, const ppt_trace_rec *r);
+int cache_sweepsim_droppable(const cache_sweepsim *s, const ppt_trace_rec *r);
 /* Counts `refs` dropped references (droppable ones) of which `loads` and `stores` were
- * counted (ppt_sweepsim_new's `counted`) exactly as access_batch would have counted them. */
-void ppt_sweepsim_count_dropped(ppt_sweepsim *s, uint64_t refs, uint64_t loads, uint64_t stores);
+ * counted (cache_sweepsim_new's `counted`) exactly as access_batch would have counted them. */
+void cache_sweepsim_count_dropped(cache_sweepsim *s, uint64_t refs, uint64_t loads, uint64_t stores);
 /* Distinct level simulations (tree nodes) and specs simulated whole (fallbacks). */
-size_t ppt_sweepsim_nodes(const ppt_sweepsim *s);
-size_t ppt_sweepsim_fallbacks(const ppt_sweepsim *s);
-void ppt_sweepsim_free(ppt_sweepsim *s);
+size_t cache_sweepsim_nodes(const cache_sweepsim *s);
+size_t cache_sweepsim_fallbacks(const cache_sweepsim *s);
+void cache_sweepsim_free(cache_sweepsim *s);
 
 #endif

@@ -78,11 +78,11 @@ typedef struct ppt_tracesim_tally {
   uint32_t nslots;
   const uint32_t *slot_of;
   counters base;                /* the sum of every take */
-  ppt_prefetch *pf;             /* which first-level misses the prefetchers cover */
-  ppt_missq *mq;                /* each thread's recent first-level miss sets */
+  cache_prefetch *pf;           /* which first-level misses the prefetchers cover */
+  cache_missq *mq;              /* each thread's recent first-level miss sets */
   /* own (cache/owner.h) is NULL with one thread; first_shared is the first level with
    * shared_by > 1 (nlevels: none, memory). */
-  ppt_owner *own;
+  cache_owner *own;
   uint32_t first_shared;
   /* The data TLB: a second simulator whose "lines" are pages (NULL: the spec has no
    * TLB). An address goes in shifted right by tlb_shift, so that its page number is
@@ -203,9 +203,9 @@ static int owner_transfer(run *r, uint32_t thread, uint64_t a, uint32_t dref, in
   uint64_t line = a >> r->line_bits;
   uint32_t w;
   int t = 0;
-  if (dref >= r->first_shared && ppt_owner_take(r->own, line, thread, &w))
+  if (dref >= r->first_shared && cache_owner_take(r->own, line, thread, &w))
     for (uint32_t k = 0; k < r->first_shared && !t; k++) t = ppt_cachesim_contains(r->sim, k, w, a) == 1;
-  if (store) ppt_owner_store(r->own, line, thread);
+  if (store) cache_owner_store(r->own, line, thread);
   return t;
 }
 
@@ -250,7 +250,7 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
   if (r->tlb) tlb_lookup(r, c, thread, a, count);
   /* The prefetchers see every access, counted or not; so does the queue of miss sets,
    * with the reference's first line (the one its first-level miss is for, mostly). */
-  int covered = ppt_prefetch_access(r->pf, thread, a, dref > 0);
+  int covered = cache_prefetch_access(r->pf, thread, a, dref > 0);
   r->last_covered = covered;
   /* An access no prefetcher covered finds its line in the most recent demand ways of its
    * set only (hwspec demand_size): from deeper in the set the next level serves it. The
@@ -263,7 +263,7 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
     }
     dref++;
   }
-  int bunched = dref > 0 && ppt_missq_push(r->mq, thread, a >> r->line_bits);
+  int bunched = dref > 0 && cache_missq_push(r->mq, thread, a >> r->line_bits);
   int transfer = r->own ? owner_transfer(r, thread, a, dref, store) : 0;
   if (count) {
     c->served[dref]++;
@@ -507,9 +507,9 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
     while ((1u << r->line_bits) < hw->levels[0].line) r->line_bits++;
     /* hw passed ppt_hwspec_validate in ppt_cachesim_new: a power-of-two set count. */
     uint64_t sets = hw->levels[0].size / ((uint64_t)hw->levels[0].assoc * hw->levels[0].line);
-    if (!(r->pf = ppt_prefetch_new(nthreads ? nthreads : 1, r->line_bits)) ||
-        !(r->mq = ppt_missq_new(nthreads ? nthreads : 1, sets)) ||
-        (nthreads > 1 && !(r->own = ppt_owner_new(OWNER_BITS))))
+    if (!(r->pf = cache_prefetch_new(nthreads ? nthreads : 1, r->line_bits)) ||
+        !(r->mq = cache_missq_new(nthreads ? nthreads : 1, sets)) ||
+        (nthreads > 1 && !(r->own = cache_owner_new(OWNER_BITS))))
       rc = ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
     r->first_shared = r->nlevels;
     for (uint32_t k = r->nlevels; k-- > 0;)
@@ -534,7 +534,7 @@ int ppt_tracesim_tally_new(const ppt_hwspec *hw, uint32_t nthreads, const unsign
 
 int ppt_tracesim_tally_access(ppt_tracesim_tally *t, uint32_t thread, const ppt_trace_rec *rec) {
   if (rec->kind == PPT_REC_LOAD || rec->kind == PPT_REC_STORE) return (int)simulate(t, thread, rec);
-  if (rec->kind == PPT_REC_BB) ppt_prefetch_block(t->pf, thread, rec->bb);
+  if (rec->kind == PPT_REC_BB) cache_prefetch_block(t->pf, thread, rec->bb);
   return -1;
 }
 
@@ -591,9 +591,9 @@ void ppt_tracesim_tally_take_slot(ppt_tracesim_tally *t, uint32_t thread, uint32
 
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   if (!t) return;
-  ppt_prefetch_free(t->pf);
-  ppt_missq_free(t->mq);
-  ppt_owner_free(t->own);
+  cache_prefetch_free(t->pf);
+  cache_missq_free(t->mq);
+  cache_owner_free(t->own);
   free(t->th);
   free(t->tlb_last);
   free(t->pte_recent);

@@ -15,7 +15,7 @@ typedef struct entry {
   uint32_t loop;     /* two runs in a row had the same length: a counted loop */
 } entry;
 
-struct ppt_bpred {
+struct progmodel_bpred {
   uint32_t nthreads, nbbs;
   uint32_t *cur; /* [thread]: current block */
   /* [thread]: the level that served the last load of the current block's instance, and
@@ -24,9 +24,9 @@ struct ppt_bpred {
   entry *tab;    /* [thread * (nbbs + 1) + block] */
 };
 
-ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs) {
+progmodel_bpred *progmodel_bpred_new(uint32_t nthreads, uint32_t nbbs) {
   if (nthreads == 0) nthreads = 1;
-  ppt_bpred *p = calloc(1, sizeof *p);
+  progmodel_bpred *p = calloc(1, sizeof *p);
   if (!p) return NULL;
   p->nthreads = nthreads;
   p->nbbs = nbbs;
@@ -35,7 +35,7 @@ ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs) {
   p->load = malloc(nthreads);
   p->left = malloc(nthreads);
   if (!p->cur || !p->tab || !p->load || !p->left) {
-    ppt_bpred_free(p);
+    progmodel_bpred_free(p);
     return NULL;
   }
   memset(p->load, -1, nthreads);
@@ -43,7 +43,7 @@ ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs) {
   return p;
 }
 
-int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged) {
+int progmodel_bpred_enter(progmodel_bpred *p, uint32_t thread, uint32_t bb, int judged) {
   if (thread >= p->nthreads || bb == 0 || bb > p->nbbs) return 0;
   uint32_t prev = p->cur[thread];
   p->cur[thread] = bb;
@@ -75,19 +75,19 @@ int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged) {
   return missed;
 }
 
-uint32_t ppt_bpred_current(const ppt_bpred *p, uint32_t thread) {
+uint32_t progmodel_bpred_current(const progmodel_bpred *p, uint32_t thread) {
   return thread < p->nthreads ? p->cur[thread] : 0;
 }
 
-void ppt_bpred_load(ppt_bpred *p, uint32_t thread, int level) {
+void progmodel_bpred_load(progmodel_bpred *p, uint32_t thread, int level) {
   if (thread < p->nthreads && level >= 0) p->load[thread] = (int8_t)(level > 127 ? 127 : level);
 }
 
-int ppt_bpred_waited(const ppt_bpred *p, uint32_t thread) {
+int progmodel_bpred_waited(const progmodel_bpred *p, uint32_t thread) {
   return thread < p->nthreads ? p->left[thread] : -1;
 }
 
-void ppt_bpred_free(ppt_bpred *p) {
+void progmodel_bpred_free(progmodel_bpred *p) {
   if (!p) return;
   free(p->load);
   free(p->left);

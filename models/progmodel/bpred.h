@@ -22,10 +22,10 @@
 
 #include <stdint.h>
 
-typedef struct ppt_bpred ppt_bpred;
+typedef struct progmodel_bpred progmodel_bpred;
 
 /* A predictor for `nthreads` threads over blocks 1..nbbs; NULL when out of memory. */
-ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs);
+progmodel_bpred *progmodel_bpred_new(uint32_t nthreads, uint32_t nbbs);
 /* Thread `thread` entered block bb; `judged`: the thread's previous block ends in a
  * branch (ppt-cc's PPT_OP_BRANCH > 0). Returns PPT_BPRED_MISS if the predictor had
  * guessed another block, PPT_BPRED_LOOP_MISS when that miss was a self-looping block's
@@ -33,17 +33,17 @@ ppt_bpred *ppt_bpred_new(uint32_t nthreads, uint32_t nbbs);
  * its condition on the induction variable), else 0 (also for the thread's first block
  * and blocks out of range). */
 enum { PPT_BPRED_MISS = 1, PPT_BPRED_LOOP_MISS = 2 };
-int ppt_bpred_enter(ppt_bpred *p, uint32_t thread, uint32_t bb, int judged);
+int progmodel_bpred_enter(progmodel_bpred *p, uint32_t thread, uint32_t bb, int judged);
 /* A branch on data resolves when the load it tests returns, so a mispredicted one
  * costs that load's latency before the flush (docs/engine.md, "Overlap"). The model
- * takes the test to be on the block's last load: ppt_bpred_load tells which cache level
+ * takes the test to be on the block's last load: progmodel_bpred_load tells which cache level
  * (0 = first, nlevels = memory) served a load of the thread's current block, and after
- * ppt_bpred_enter, ppt_bpred_waited gives the level of the last load of the block the
+ * progmodel_bpred_enter, progmodel_bpred_waited gives the level of the last load of the block the
  * thread left (-1: that instance loaded nothing). */
-void ppt_bpred_load(ppt_bpred *p, uint32_t thread, int level);
-int ppt_bpred_waited(const ppt_bpred *p, uint32_t thread);
+void progmodel_bpred_load(progmodel_bpred *p, uint32_t thread, int level);
+int progmodel_bpred_waited(const progmodel_bpred *p, uint32_t thread);
 /* The block thread `thread` is in (0: none yet). */
-uint32_t ppt_bpred_current(const ppt_bpred *p, uint32_t thread);
-void ppt_bpred_free(ppt_bpred *p);
+uint32_t progmodel_bpred_current(const progmodel_bpred *p, uint32_t thread);
+void progmodel_bpred_free(progmodel_bpred *p);
 
 #endif

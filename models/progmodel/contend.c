@@ -13,15 +13,15 @@ typedef struct entry {
   uint32_t core;  /* the core that made it */
 } entry;
 
-struct ppt_contend {
+struct progmodel_contend {
   entry *tab;
   uint64_t mask, window;
   uint32_t phase;
 };
 
-ppt_contend *ppt_contend_new(uint32_t bits, uint64_t window) {
+progmodel_contend *progmodel_contend_new(uint32_t bits, uint64_t window) {
   if (bits < 1 || bits > 30) return NULL;
-  ppt_contend *c = malloc(sizeof *c);
+  progmodel_contend *c = malloc(sizeof *c);
   if (!c) return NULL;
   c->mask = ((uint64_t)1 << bits) - 1;
   c->window = window;
@@ -34,13 +34,13 @@ ppt_contend *ppt_contend_new(uint32_t bits, uint64_t window) {
   return c;
 }
 
-void ppt_contend_next_phase(ppt_contend *c) {
+void progmodel_contend_next_phase(progmodel_contend *c) {
   /* After 2^32 phases the numbers come round; an entry left from 2^32 phases ago could
    * then pass for the current phase's once, which costs at most one store's count. */
   if (++c->phase == 0) c->phase = 1;
 }
 
-int ppt_contend_store(ppt_contend *c, uint64_t line, uint32_t core, uint64_t pos) {
+int progmodel_contend_store(progmodel_contend *c, uint64_t line, uint32_t core, uint64_t pos) {
   /* Lines of one page differ in their low bits: the low bits index, spreading a
    * contiguous footprint over the table. */
   entry *e = &c->tab[line & c->mask];
@@ -49,7 +49,7 @@ int ppt_contend_store(ppt_contend *c, uint64_t line, uint32_t core, uint64_t pos
   return contended;
 }
 
-void ppt_contend_free(ppt_contend *c) {
+void progmodel_contend_free(progmodel_contend *c) {
   if (!c) return;
   free(c->tab);
   free(c);

@@ -21,17 +21,17 @@
 
 #include <stdint.h>
 
-typedef struct ppt_contend ppt_contend;
+typedef struct progmodel_contend progmodel_contend;
 
 /* 2^bits entries (1 <= bits <= 30); NULL when out of memory or bits is out of range. */
-ppt_contend *ppt_contend_new(uint32_t bits, uint64_t window);
+progmodel_contend *progmodel_contend_new(uint32_t bits, uint64_t window);
 /* A new phase begins: every line's last store is now from an earlier phase. O(1). */
-void ppt_contend_next_phase(ppt_contend *c);
+void progmodel_contend_next_phase(progmodel_contend *c);
 /* `core` stores into `line` at position `pos` of the interleaved stream (positions
  * count every reference and never decrease): returns 1 when the line's last store came
  * from another core in this phase at most `window` positions before, else 0; the core
  * is then the line's last writer. */
-int ppt_contend_store(ppt_contend *c, uint64_t line, uint32_t core, uint64_t pos);
-void ppt_contend_free(ppt_contend *c);
+int progmodel_contend_store(progmodel_contend *c, uint64_t line, uint32_t core, uint64_t pos);
+void progmodel_contend_free(progmodel_contend *c);
 
 #endif

@@ -86,7 +86,7 @@ static void count_store(ppt_progmodel *m, uint32_t core, const ppt_trace_rec *r)
   counts *c = &m->cur[core];
   const double w = m->w_refs[r->bb];
   c->stores += w;
-  if (ppt_contend_store(m->ct, r->addr >> m->line_bits, core, m->pos)) c->contended += w;
+  if (progmodel_contend_store(m->ct, r->addr >> m->line_bits, core, m->pos)) c->contended += w;
 }
 
 /* Core `core` entered block bb. The predictor sees every block (in the interleaved
@@ -94,14 +94,14 @@ static void count_store(ppt_progmodel *m, uint32_t core, const ppt_trace_rec *r)
  * block whose branch it was, when that block is counted, and a branch on data also
  * waits for the load it tests (bpred.h), by the level that served it. */
 static void judge_branch(ppt_progmodel *m, uint32_t core, uint32_t bb) {
-  uint32_t prev = ppt_bpred_current(m->bp, core);
-  int miss = ppt_bpred_enter(m->bp, core, bb, m->branchy[prev]);
+  uint32_t prev = progmodel_bpred_current(m->bp, core);
+  int miss = progmodel_bpred_enter(m->bp, core, bb, m->branchy[prev]);
   if (!miss || (m->counted && !m->counted[prev])) return;
   counts *c = &m->cur[core];
   c->mispredicts[miss == PPT_BPRED_LOOP_MISS] += m->w_inst[prev];
   if (miss == PPT_BPRED_LOOP_MISS && m->slot_of[prev])
     progmodel_seg_of(m, core, m->slot_of[prev])->exits += m->w_inst[prev];
-  int waited = ppt_bpred_waited(m->bp, core);
+  int waited = progmodel_bpred_waited(m->bp, core);
   if (miss == PPT_BPRED_MISS && waited > 0 && waited <= PPT_HW_MAX_LEVELS)
     c->miss_waits[waited] += m->w_inst[prev];
 }
@@ -113,7 +113,7 @@ static void on_shared(void *arg, const ppt_trace_rec *r, const uint32_t *cores, 
     if (r[i].kind == PPT_REC_BB) judge_branch(m, cores[i], r[i].bb);
     /* A load a prefetcher covered was on its way: a branch on it waits as on a hit. */
     if (r[i].kind == PPT_REC_LOAD)
-      ppt_bpred_load(m->bp, cores[i], ppt_tracesim_tally_prefetched(m->tally) ? 0 : served);
+      progmodel_bpred_load(m->bp, cores[i], ppt_tracesim_tally_prefetched(m->tally) ? 0 : served);
     /* The clock and the table only serve contended lines (NULL ct: not counted). */
     if (!m->ct || r[i].kind == PPT_REC_BB) continue;
     m->pos++;
@@ -235,7 +235,7 @@ static int take_phase(ppt_progmodel *m, ppt_region_kind kind, int keep, uint32_t
 static void on_phase_end(void *arg, ppt_region_kind kind) {
   ppt_progmodel *m = arg;
   if (m->failed) return;
-  if (m->ct) ppt_contend_next_phase(m->ct);
+  if (m->ct) progmodel_contend_next_phase(m->ct);
   int empty = 1;
   for (uint32_t c = 0; c < m->ncores && empty; c++)
     empty = m->cur[c].refs == 0 && m->cur[c].ops[PPT_HW_IALU] == 0;
@@ -473,7 +473,7 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
   for (int k = 0; k < NCOMPUTE; k++)
     got &= (m->extra[k] = calloc((size_t)nbbs + 1, sizeof *m->extra[k])) != NULL;
   got &= (m->core = calloc((size_t)nbbs + 1, sizeof *m->core)) != NULL;
-  m->bp = ppt_bpred_new(o->ncores, nbbs);
+  m->bp = progmodel_bpred_new(o->ncores, nbbs);
   /* Contended lines (progmodel/contend.h): a store that finds its line stored into by
    * another core less than a transfer ago (coherence_cycles; a core issues at most one
    * reference a cycle, so the interleaved stream advances at most ncores positions a
@@ -482,7 +482,7 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
    * priced (engine/node.c). */
   while ((1u << m->line_bits) < hw->levels[0].line) m->line_bits++;
   if (o->ncores > 1 && hw->coherence_cycles > 0 && hw->contention_factor > 0)
-    got &= (m->ct = ppt_contend_new(18, (uint64_t)ceil(o->ncores * hw->coherence_cycles))) != NULL;
+    got &= (m->ct = progmodel_contend_new(18, (uint64_t)ceil(o->ncores * hw->coherence_cycles))) != NULL;
   m->branchy = calloc((size_t)nbbs + 1, 1);
   m->lead = calloc((size_t)nbbs + 1, sizeof *m->lead);
   m->run_bb = calloc(o->ncores, sizeof *m->run_bb);
@@ -597,8 +597,8 @@ void ppt_progmodel_free(ppt_progmodel *m) {
   free(m->sh);
   for (int k = 0; k < NCOMPUTE; k++) free(m->extra[k]);
   free(m->core);
-  ppt_bpred_free(m->bp);
-  ppt_contend_free(m->ct);
+  progmodel_bpred_free(m->bp);
+  progmodel_contend_free(m->ct);
   free(m->branchy);
   free(m->lead);
   free(m->run_bb);

@@ -160,8 +160,8 @@ struct ppt_progmodel {
    * each core touched (seg_hit[core * nloops + i], seg_n[core] of them). */
   loop_seg *seg_acc;
   uint32_t *seg_hit, *seg_n;
-  ppt_bpred *bp;   /* each core's branch predictor, over its block sequence */
-  ppt_contend *ct; /* the last writer of each line in the phase (NULL on one core) */
+  progmodel_bpred *bp;   /* each core's branch predictor, over its block sequence */
+  progmodel_contend *ct; /* the last writer of each line in the phase (NULL on one core) */
   uint32_t line_bits;
   uint64_t pos;     /* references of the interleaved stream so far (contended lines' clock) */
   uint8_t *branchy; /* per block id: it ends in a branch (the predictor judges its exits) */

@@ -5,6 +5,7 @@
  * core, interleaved into the shared stream. Neither pass depends on the core count: a
  * plan (plan.c) makes both once and keeps pass 2's steps, and every mimic given the plan
  * only deals and streams. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,8 +49,8 @@ static inline void emit(outbuf *o, uint32_t c, const ppt_trace_rec *r, int share
 typedef struct mimic {
   const ppt_trace *t;
   const ppt_sasmm_opts *o;
-  ppt_chunkmap map;
-  ppt_rreader **rd;
+  sasmm_chunkmap map;
+  sasmm_rreader **rd;
   int *active;
   outbuf out;
   gsl_rng *rng;
@@ -90,7 +91,7 @@ static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *er
   uint32_t n = m->o->ncores;
   int nact = 0;
   for (uint32_t c = 0; c < n; c++) {
-    if (ppt_rreader_reset(m->rd[c], m->cr[c], m->ncr[c], c, privatise, quota, n))
+    if (sasmm_rreader_reset(m->rd[c], m->cr[c], m->ncr[c], c, privatise, quota, n))
       return ppt_err_set(err, PPT_ERUN, "out of memory");
     if (m->ncr[c]) m->active[nact++] = (int)c;
     m->ncr[c] = 0;
@@ -113,9 +114,9 @@ static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *er
  * that follows them). */
 /* Core c's next record into its head (1), or none left (0). */
 static int head_next(mimic *m, uint32_t c, ppt_err *err) {
-  int rc = ppt_rreader_next(m->rd[c], &m->head[c], err);
+  int rc = sasmm_rreader_next(m->rd[c], &m->head[c], err);
   if (rc < 0) return err->status ? -(int)err->status : -1;
-  m->hkey[c] = ppt_rreader_key(m->rd[c]);
+  m->hkey[c] = sasmm_rreader_key(m->rd[c]);
   return rc;
 }
 
@@ -158,7 +159,7 @@ static int interleave_phase(mimic *m, int nact, ppt_err *err) {
     for (int k = 0; k < nact; k++) {
       uint32_t c = (uint32_t)m->active[k];
       int rc;
-      while ((rc = ppt_rreader_next(m->rd[c], &rec, err)) == 1) emit(&m->out, c, &rec, 0);
+      while ((rc = sasmm_rreader_next(m->rd[c], &rec, err)) == 1) emit(&m->out, c, &rec, 0);
       if (rc < 0) return err->status ? (int)err->status : 1;
     }
     return 0;
@@ -173,7 +174,7 @@ static int interleave_phase(mimic *m, int nact, ppt_err *err) {
     uint32_t c = (uint32_t)m->active[k];
     int rc;
     uint64_t blocks = 0;
-    while ((rc = ppt_rreader_next(m->rd[c], &rec, err)) == 1) {
+    while ((rc = sasmm_rreader_next(m->rd[c], &rec, err)) == 1) {
       emit(&m->out, c, &rec, 1);
       /* A turn is one reference, or with a quantum Q > 1, Q block entries: the coarse
        * time slices of a scheduler that runs one thread at a time (Valgrind's). */
@@ -298,17 +299,34 @@ static int replay(mimic *m, const ppt_sasmm_plan *p, ppt_err *err) {
   return rc;
 }
 
+int ppt_sasmm_cores_parse(const char *s, uint32_t *v, size_t max, size_t *n) {
+  *n = 0;
+  while (*s) {
+    char *end;
+    errno = 0;
+    long c = strtol(s, &end, 10);
+    if (end == s || errno || c < 1 || c > (long)PPT_SASMM_MAX_CORES || *n == max) return -1;
+    v[(*n)++] = (uint32_t)c;
+    if (*end == ',' && end[1])
+      end++;
+    else if (*end)
+      return -1;
+    s = end;
+  }
+  return *n ? 0 : -1;
+}
+
 int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm_sink *sink,
                     ppt_sasmm_stats *stats, ppt_err *err) {
-  if (o->ncores < 1 || o->ncores > 4095)
-    return ppt_err_set(err, PPT_EINPUT, "cores must be 1..4095, not %u", o->ncores);
+  if (o->ncores < 1 || o->ncores > PPT_SASMM_MAX_CORES)
+    return ppt_err_set(err, PPT_EINPUT, "cores must be 1..%u, not %u", PPT_SASMM_MAX_CORES, o->ncores);
   if (ppt_trace_nthreads(t) < 1) return ppt_err_set(err, PPT_EINPUT, "%s: empty trace", ppt_trace_path(t));
   ppt_sasmm_stats st_local;
   mimic m = {.t = t, .o = o, .st = stats ? stats : &st_local};
   memset(m.st, 0, sizeof *m.st);
   uint32_t n = o->ncores, nbbs = ppt_trace_nbbs(t);
   loops L = {0};
-  int rc = ppt_chunkmap_init(&m.map, t, 0, err);
+  int rc = sasmm_chunkmap_init(&m.map, t, 0, err);
   if (rc) return rc;
   m.rd = calloc(n, sizeof *m.rd);
   m.active = calloc(n, sizeof *m.active);
@@ -331,13 +349,13 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
    * (sieve.h): the plan's ranges, whole iterations, one reference a round-robin turn. */
   m.sieved = o->sieve && o->plan && o->plan->steps && !o->plan->dropped && o->split == PPT_SPLIT_ITERATIONS &&
              o->interleave == PPT_INTERLEAVE_RR && o->quantum <= 1 && !o->private_only &&
-             ppt_sieve_trace(o->sieve) == t;
+             sasmm_sieve_trace(o->sieve) == t;
   if (m.sieved && (!(m.head = malloc(n * sizeof *m.head)) || !(m.hkey = malloc(n * sizeof *m.hkey)))) {
     rc = ppt_err_set(err, PPT_ERUN, "out of memory");
     goto out;
   }
   for (uint32_t c = 0; c < n; c++)
-    if (!(m.rd[c] = m.sieved ? ppt_rreader_new_sieved(&m.map, o->sieve) : ppt_rreader_new(&m.map))) {
+    if (!(m.rd[c] = m.sieved ? sasmm_rreader_new_sieved(&m.map, o->sieve) : sasmm_rreader_new(&m.map))) {
       rc = ppt_err_set(err, PPT_ERUN, "out of memory");
       goto out;
     }
@@ -345,25 +363,25 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
     rc = ppt_err_set(err, PPT_EINPUT, "%s: mimic: the plan is of another trace", ppt_trace_path(t));
     goto out;
   }
-  if (!o->plan && (rc = ppt_sasmm_find_markers(t, &L, err))) goto out;
+  if (!o->plan && (rc = sasmm_find_markers(t, &L, err))) goto out;
   m.L = o->plan ? &o->plan->L : &L;
   /* A plan's recorded steps save walking the trace again (the per-instance split needs
    * the walk's block counts). */
   if (o->plan && o->plan->steps && !o->plan->dropped && o->split == PPT_SPLIT_ITERATIONS)
     rc = replay(&m, o->plan, err);
   else
-    rc = ppt_sasmm_walk(t, m.L, &mimic_ops, &m, NULL, err);
+    rc = sasmm_walk(t, m.L, &mimic_ops, &m, NULL, err);
   if (rc) goto out;
   for (uint32_t c = 0; c < n; c++) flush_priv(&m.out, c);
   flush_shared(&m.out);
   for (uint32_t c = 0; m.sieved && sink->dropped && c < n; c++) {
     uint64_t refs, loads, stores;
-    ppt_rreader_dropped(m.rd[c], &refs, &loads, &stores);
+    sasmm_rreader_dropped(m.rd[c], &refs, &loads, &stores);
     sink->dropped(sink->arg, c, refs, loads, stores);
   }
 out:
   if (m.rd)
-    for (uint32_t c = 0; c < n; c++) ppt_rreader_free(m.rd[c]);
+    for (uint32_t c = 0; c < n; c++) sasmm_rreader_free(m.rd[c]);
   if (m.cr)
     for (uint32_t c = 0; c < n; c++) free(m.cr[c]);
   free(m.rd);
@@ -378,6 +396,6 @@ out:
   free(m.hkey);
   gsl_rng_free(m.rng);
   free(L.v);
-  ppt_chunkmap_free(&m.map);
+  sasmm_chunkmap_free(&m.map);
   return rc;
 }

@@ -1,10 +1,10 @@
 /* passes.c — SASMM's passes over a trace before any dealing (passes.h).
  *
- * Pass 1 (ppt_sasmm_find_markers) finds, for every worksharing-loop instance, the block
+ * Pass 1 (sasmm_find_markers) finds, for every worksharing-loop instance, the block
  * that starts each iteration: the loop's iteration count comes from the recorded libomp
  * bounds, and the block entered exactly that many times inside the instance, earliest
  * first, is the loop body's first block. This survives any optimisation level, unlike
- * block names. Pass 2 (ppt_sasmm_walk) walks the trace again, cutting it into phases. */
+ * block names. Pass 2 (sasmm_walk) walks the trace again, cutting it into phases. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,7 +30,7 @@ static int push_loop(loops *l, loop_info li) {
 
 /* Pass 1. Nested worksharing loops belong to the iteration of the outer one; loops
  * outside parallel regions run on one thread anyway and are left serial. */
-int ppt_sasmm_find_markers(const ppt_trace *t, loops *out, ppt_err *err) {
+int sasmm_find_markers(const ppt_trace *t, loops *out, ppt_err *err) {
   uint32_t nbbs = ppt_trace_nbbs(t);
   uint64_t *count = calloc((size_t)nbbs + 1, sizeof *count), *first = calloc((size_t)nbbs + 1, sizeof *first);
   uint32_t *touched = malloc(((size_t)nbbs + 1) * sizeof *touched);
@@ -108,7 +108,7 @@ out:
   return rc;
 }
 
-int ppt_sasmm_feed_init(feed *f, const ppt_trace *t, const loops *L, ppt_sieve *sv) {
+int sasmm_feed_init(feed *f, const ppt_trace *t, const loops *L, ppt_sieve *sv) {
   *f = (feed){.sv = sv, .marker = calloc((size_t)ppt_trace_nbbs(t) + 1, 1)};
   if (!f->marker) return -1;
   size_t cap = 0;
@@ -129,7 +129,7 @@ int ppt_sasmm_feed_init(feed *f, const ppt_trace *t, const loops *L, ppt_sieve *
   return 0;
 }
 
-void ppt_sasmm_feed_free(feed *f) {
+void sasmm_feed_free(feed *f) {
   free(f->marker);
   free(f->cuts);
 }
@@ -140,13 +140,12 @@ static inline int feed_rec(feed *f, uint64_t pos, const ppt_trace_rec *x) {
   f->after_event = x->kind == PPT_REC_EVENT;
   while (f->ci < f->ncuts && f->cuts[f->ci] < pos) f->ci++;
   forced |= f->ci < f->ncuts && f->cuts[f->ci] == pos;
-  int rc = ppt_sieve_add(f->sv, pos, x, forced);
+  int rc = sasmm_sieve_add(f->sv, pos, x, forced);
   f->over = rc > 0;
   return rc < 0;
 }
 
-int ppt_sasmm_walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *arg, feed *f,
-                   ppt_err *err) {
+int sasmm_walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *arg, feed *f, ppt_err *err) {
   ppt_trace_cursor *c;
   int rc = ppt_trace_cursor_open(t, 0, &c, err);
   if (rc) return rc;

@@ -1,7 +1,7 @@
 /* passes.h — SASMM's two passes over a trace before any dealing (internal to the sasmm
  * module): pass 1 finds every worksharing-loop instance and the block that starts its
- * iterations (ppt_sasmm_find_markers), pass 2 cuts the trace into phases and hands each
- * step to its caller (ppt_sasmm_walk): the mimic streams them (mimic.c), a plan records
+ * iterations (sasmm_find_markers), pass 2 cuts the trace into phases and hands each
+ * step to its caller (sasmm_walk): the mimic streams them (mimic.c), a plan records
  * them (plan.c), and a sampled sweep's sieve is fed in the same pass (sieve.h). */
 #ifndef PPT_SASMM_PASSES_H
 #define PPT_SASMM_PASSES_H
@@ -75,12 +75,12 @@ typedef struct feed {
 } feed;
 
 /* Pass 1. */
-int ppt_sasmm_find_markers(const ppt_trace *t, loops *out, ppt_err *err);
+int sasmm_find_markers(const ppt_trace *t, loops *out, ppt_err *err);
 /* f's marks from pass 1's loops (-1 when out of memory); feed_free releases them. */
-int ppt_sasmm_feed_init(feed *f, const ppt_trace *t, const loops *L, ppt_sieve *sv);
-void ppt_sasmm_feed_free(feed *f);
+int sasmm_feed_init(feed *f, const ppt_trace *t, const loops *L, ppt_sieve *sv);
+void sasmm_feed_free(feed *f);
 /* Pass 2: cut the trace into phases in order and hand each to ops (and each record to
  * f's sieve, when f is not NULL). */
-int ppt_sasmm_walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *arg, feed *f, ppt_err *err);
+int sasmm_walk(const ppt_trace *t, const loops *L, const step_ops *ops, void *arg, feed *f, ppt_err *err);
 
 #endif

@@ -65,11 +65,11 @@ static int plan_make(const ppt_trace *t, ppt_sieve *sv, int *over, ppt_sasmm_pla
   if (!p) return ppt_err_set(err, PPT_ERUN, "out of memory");
   p->t = t;
   feed f = {0};
-  int rc = ppt_sasmm_find_markers(t, &p->L, err);
-  if (!rc && sv && ppt_sasmm_feed_init(&f, t, &p->L, sv)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
-  if (!rc) rc = ppt_sasmm_walk(t, &p->L, &plan_ops, p, sv ? &f : NULL, err);
+  int rc = sasmm_find_markers(t, &p->L, err);
+  if (!rc && sv && sasmm_feed_init(&f, t, &p->L, sv)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  if (!rc) rc = sasmm_walk(t, &p->L, &plan_ops, p, sv ? &f : NULL, err);
   if (over) *over = f.over;
-  ppt_sasmm_feed_free(&f);
+  sasmm_feed_free(&f);
   if (rc) {
     ppt_sasmm_plan_free(p);
     return rc;
@@ -82,15 +82,15 @@ int ppt_sasmm_plan_new(const ppt_trace *t, ppt_sasmm_plan **out, ppt_err *err) {
   return plan_make(t, NULL, NULL, out, err);
 }
 
-int ppt_sasmm_plan_sieve(const ppt_trace *t, ppt_sieve_drop_fn drop, const void *arg, const uint8_t *counted,
-                         uint64_t max_bytes, ppt_sasmm_plan **plan, ppt_sieve **sieve, ppt_err *err) {
+int sasmm_plan_sieve(const ppt_trace *t, sasmm_sieve_drop_fn drop, const void *arg, const uint8_t *counted,
+                     uint64_t max_bytes, ppt_sasmm_plan **plan, ppt_sieve **sieve, ppt_err *err) {
   *plan = NULL;
   *sieve = NULL;
-  ppt_sieve *sv = ppt_sieve_new(t, drop, arg, counted, max_bytes);
+  ppt_sieve *sv = sasmm_sieve_new(t, drop, arg, counted, max_bytes);
   if (!sv) return ppt_err_set(err, PPT_ERUN, "out of memory");
   int over = 0, rc = plan_make(t, sv, &over, plan, err);
   if (rc || over || !(*plan)->steps || (*plan)->dropped) { /* no use: the sweep streams */
-    ppt_sieve_free(sv);
+    sasmm_sieve_free(sv);
     return rc;
   }
   *sieve = sv;

@@ -7,7 +7,7 @@
 #include "ppt/sasmm.h"
 #include "sasmm/sieve.h"
 
-int ppt_chunkmap_init(ppt_chunkmap *m, const ppt_trace *t, uint32_t thread, ppt_err *err) {
+int sasmm_chunkmap_init(sasmm_chunkmap *m, const ppt_trace *t, uint32_t thread, ppt_err *err) {
   m->t = t;
   m->thread = thread;
   m->slots = NULL;
@@ -21,7 +21,7 @@ int ppt_chunkmap_init(ppt_chunkmap *m, const ppt_trace *t, uint32_t thread, ppt_
   return 0;
 }
 
-void ppt_chunkmap_free(ppt_chunkmap *m) {
+void sasmm_chunkmap_free(sasmm_chunkmap *m) {
   for (size_t i = 0; i < m->nslots; i++) ppt_trace_batch_free(m->slots[i].b);
   free(m->slots);
   m->slots = NULL;
@@ -32,7 +32,7 @@ void ppt_chunkmap_free(ppt_chunkmap *m) {
 
 /* A slot holding chunk k decoded, for one more reader: the one that holds it already,
  * else an idle one (decoded again), else a new one. Returns its index, SIZE_MAX on error. */
-static size_t slot_acquire(ppt_chunkmap *m, size_t k, ppt_err *err) {
+static size_t slot_acquire(sasmm_chunkmap *m, size_t k, ppt_err *err) {
   size_t idle = SIZE_MAX;
   for (size_t i = 0; i < m->nslots; i++) {
     if (m->slots[i].chunk == k) {
@@ -67,12 +67,12 @@ static size_t slot_acquire(ppt_chunkmap *m, size_t k, ppt_err *err) {
   return idle;
 }
 
-static void slot_release(ppt_chunkmap *m, size_t i) {
+static void slot_release(sasmm_chunkmap *m, size_t i) {
   if (i < m->nslots && m->slots[i].refs) m->slots[i].refs--;
 }
 
-struct ppt_rreader {
-  ppt_chunkmap *m;
+struct sasmm_rreader {
+  sasmm_chunkmap *m;
   size_t slot;  /* the map's slot this reader reads (SIZE_MAX: none) */
   size_t chunk; /* its chunk (SIZE_MAX: none) */
   const ppt_trace_rec *recs;
@@ -90,7 +90,7 @@ struct ppt_rreader {
   ppt_trace_rec mc[64];
   uint32_t mc_n, mc_k;
   const ppt_trace_bb *mc_bb;
-  /* Sieve mode (ppt_rreader_new_sieved): the kept records, the next one's index, the
+  /* Sieve mode (sasmm_rreader_new_sieved): the kept records, the next one's index, the
    * ordinal of the next reference, the run still to add to it (after the stack
    * references of the block last returned), the last record's key, dropped totals. */
   const ppt_sieve *sv;
@@ -99,8 +99,8 @@ struct ppt_rreader {
   uint64_t drop_refs, drop_loads, drop_stores;
 };
 
-ppt_rreader *ppt_rreader_new(ppt_chunkmap *m) {
-  ppt_rreader *r = calloc(1, sizeof *r);
+sasmm_rreader *sasmm_rreader_new(sasmm_chunkmap *m) {
+  sasmm_rreader *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->m = m;
   r->slot = r->chunk = SIZE_MAX;
@@ -108,24 +108,24 @@ ppt_rreader *ppt_rreader_new(ppt_chunkmap *m) {
   return r;
 }
 
-ppt_rreader *ppt_rreader_new_sieved(ppt_chunkmap *m, const ppt_sieve *sv) {
-  ppt_rreader *r = ppt_rreader_new(m);
+sasmm_rreader *sasmm_rreader_new_sieved(sasmm_chunkmap *m, const ppt_sieve *sv) {
+  sasmm_rreader *r = sasmm_rreader_new(m);
   if (r) r->sv = sv;
   return r;
 }
 
-uint64_t ppt_rreader_key(const ppt_rreader *r) {
+uint64_t sasmm_rreader_key(const sasmm_rreader *r) {
   return r->key;
 }
 
-void ppt_rreader_dropped(const ppt_rreader *r, uint64_t *refs, uint64_t *loads, uint64_t *stores) {
+void sasmm_rreader_dropped(const sasmm_rreader *r, uint64_t *refs, uint64_t *loads, uint64_t *stores) {
   *refs = r->drop_refs;
   *loads = r->drop_loads;
   *stores = r->drop_stores;
 }
 
 /* Readers are freed before their map. */
-void ppt_rreader_free(ppt_rreader *r) {
+void sasmm_rreader_free(sasmm_rreader *r) {
   if (!r) return;
   if (r->slot != SIZE_MAX) slot_release(r->m, r->slot);
   free(r->ranges);
@@ -133,8 +133,8 @@ void ppt_rreader_free(ppt_rreader *r) {
   free(r);
 }
 
-int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core, int privatise,
-                      const uint32_t *quota, uint32_t ncores) {
+int sasmm_rreader_reset(sasmm_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core,
+                        int privatise, const uint32_t *quota, uint32_t ncores) {
   if (nranges > r->cap) {
     ppt_range *n = realloc(r->ranges, nranges * sizeof *n);
     if (!n) return -1;
@@ -152,7 +152,7 @@ int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, u
   r->keep = core == 0;
   r->mc_n = r->mc_k = 0;
   r->ord = r->pending = r->key = 0;
-  if (r->sv) r->si = nranges ? ppt_sieve_find(r->sv, ranges[0].s) : 0;
+  if (r->sv) r->si = nranges ? sasmm_sieve_find(r->sv, ranges[0].s) : 0;
   if (quota) {
     if (!r->seen && !(r->seen = calloc((size_t)r->nbbs + 1, sizeof *r->seen))) return -1;
     memset(r->seen, 0, ((size_t)r->nbbs + 1) * sizeof *r->seen);
@@ -161,7 +161,7 @@ int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, u
 }
 
 /* Finds the chunk holding record index pos (chunks are sorted by first record). */
-static size_t chunk_of(const ppt_chunkmap *m, uint64_t pos) {
+static size_t chunk_of(const sasmm_chunkmap *m, uint64_t pos) {
   size_t lo = 0, hi = m->n;
   while (hi - lo > 1) {
     size_t mid = (lo + hi) / 2;
@@ -174,7 +174,7 @@ static size_t chunk_of(const ppt_chunkmap *m, uint64_t pos) {
 }
 
 /* The next stack reference of the block instance r returned last (1), or none (0). */
-static int next_stack_ref(ppt_rreader *r, ppt_trace_rec *out) {
+static int next_stack_ref(sasmm_rreader *r, ppt_trace_rec *out) {
   if (r->mc_k >= r->mc_n) return 0;
   uint32_t k = r->mc_k++, n = (uint32_t)(sizeof r->mc / sizeof *r->mc);
   if (k % n == 0) { /* refill the window of records: blocks may have thousands */
@@ -194,7 +194,7 @@ static int next_stack_ref(ppt_rreader *r, ppt_trace_rec *out) {
 
 /* A kept record (of kind BB or a reference) becomes the reader's output: private stack
  * addresses, and a block's machine-level stack references to follow. */
-static void take(ppt_rreader *r, ppt_trace_rec *rec) {
+static void take(sasmm_rreader *r, ppt_trace_rec *rec) {
   if (r->privatise && rec->kind != PPT_REC_BB && (rec->flags & PPT_REC_STACK))
     rec->addr = ppt_sasmm_private_addr(rec->addr, r->core);
   if (rec->kind == PPT_REC_BB && ppt_trace_stack_refs(r->m->t)) {
@@ -205,9 +205,9 @@ static void take(ppt_rreader *r, ppt_trace_rec *rec) {
   }
 }
 
-/* ppt_rreader_next over the sieve's kept records. */
-static int next_sieved(ppt_rreader *r, ppt_trace_rec *out) {
-  size_t n = ppt_sieve_size(r->sv);
+/* sasmm_rreader_next over the sieve's kept records. */
+static int next_sieved(sasmm_rreader *r, ppt_trace_rec *out) {
+  size_t n = sasmm_sieve_size(r->sv);
   if (next_stack_ref(r, out)) {
     r->key = r->ord++;
     return 1;
@@ -215,9 +215,9 @@ static int next_sieved(ppt_rreader *r, ppt_trace_rec *out) {
   r->ord += r->pending; /* the run after the block last returned, after its stack refs */
   r->pending = 0;
   while (r->ri < r->nr) {
-    const ppt_sieve_rec *x = r->si < n ? ppt_sieve_at(r->sv, r->si) : NULL;
+    const sasmm_sieve_rec *x = r->si < n ? sasmm_sieve_at(r->sv, r->si) : NULL;
     if (!x || x->pos >= r->ranges[r->ri].e) {
-      if (++r->ri < r->nr) r->si = ppt_sieve_find(r->sv, r->ranges[r->ri].s);
+      if (++r->ri < r->nr) r->si = sasmm_sieve_find(r->sv, r->ranges[r->ri].s);
       continue;
     }
     r->si++;
@@ -238,8 +238,8 @@ static int next_sieved(ppt_rreader *r, ppt_trace_rec *out) {
   return 0;
 }
 
-int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err) {
-  ppt_chunkmap *m = r->m;
+int sasmm_rreader_next(sasmm_rreader *r, ppt_trace_rec *out, ppt_err *err) {
+  sasmm_chunkmap *m = r->m;
   if (r->sv) return next_sieved(r, out);
   if (next_stack_ref(r, out)) return 1;
   for (;;) {

@@ -26,42 +26,42 @@ typedef struct ppt_chunkslot {
  * decoded chunks its readers share: N mimicked cores reading one chunk (a small trace,
  * or cores working near each other) hold one decoded copy, not N (docs/sasmm.md,
  * "Memory"). Slots are never more than the distinct chunks in use at once. */
-typedef struct ppt_chunkmap {
+typedef struct sasmm_chunkmap {
   const ppt_trace *t;
   uint32_t thread;
   size_t n;
   uint64_t *first;
   ppt_chunkslot *slots;
   size_t nslots;
-} ppt_chunkmap;
+} sasmm_chunkmap;
 
-int ppt_chunkmap_init(ppt_chunkmap *m, const ppt_trace *t, uint32_t thread, ppt_err *err);
-void ppt_chunkmap_free(ppt_chunkmap *m);
+int sasmm_chunkmap_init(sasmm_chunkmap *m, const ppt_trace *t, uint32_t thread, ppt_err *err);
+void sasmm_chunkmap_free(sasmm_chunkmap *m);
 
-typedef struct ppt_rreader ppt_rreader;
+typedef struct sasmm_rreader sasmm_rreader;
 
-ppt_rreader *ppt_rreader_new(ppt_chunkmap *m);
+sasmm_rreader *sasmm_rreader_new(sasmm_chunkmap *m);
 struct ppt_sieve;
 /* A reader of the sieve's kept records (sasmm/sieve.h) instead of m's chunks; ranges as
  * before (each starts and ends at a kept record), without the per-instance split. The
- * references dropped from the ranges it read are counted (ppt_rreader_dropped) and
- * each record it returns has an ordinal (ppt_rreader_key). */
-ppt_rreader *ppt_rreader_new_sieved(ppt_chunkmap *m, const struct ppt_sieve *sv);
+ * references dropped from the ranges it read are counted (sasmm_rreader_dropped) and
+ * each record it returns has an ordinal (sasmm_rreader_key). */
+sasmm_rreader *sasmm_rreader_new_sieved(sasmm_chunkmap *m, const struct ppt_sieve *sv);
 /* The record last returned: the number of references (dropped ones included) before it
  * in the current ranges; a block entry has the ordinal of the reference after it.
  * Readers without a sieve: 0. */
-uint64_t ppt_rreader_key(const ppt_rreader *r);
+uint64_t sasmm_rreader_key(const sasmm_rreader *r);
 /* References dropped from every range read since the reader was made, and the counted
  * loads and stores among them. */
-void ppt_rreader_dropped(const ppt_rreader *r, uint64_t *refs, uint64_t *loads, uint64_t *stores);
-void ppt_rreader_free(ppt_rreader *r);
+void sasmm_rreader_dropped(const sasmm_rreader *r, uint64_t *refs, uint64_t *loads, uint64_t *stores);
+void sasmm_rreader_free(sasmm_rreader *r);
 /* Starts over on ranges (copied). core/privatise: stack references get core's private
  * address. quota/ncores: when quota != NULL, only instance j of block b with
  * j / quota[b] == core (clamped to ncores-1) is kept; references before the first block
  * entry go to core 0. */
-int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core, int privatise,
-                      const uint32_t *quota, uint32_t ncores);
+int sasmm_rreader_reset(sasmm_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core,
+                        int privatise, const uint32_t *quota, uint32_t ncores);
 /* 1: *out filled; 0: end; -1: error (err set). Event records are skipped. */
-int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err);
+int sasmm_rreader_next(sasmm_rreader *r, ppt_trace_rec *out, ppt_err *err);
 
 #endif

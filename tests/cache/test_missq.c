@@ -18,7 +18,7 @@ START_TEST(matches_brute_force) {
   gsl_rng_set(r, 5);
   /* few sets, so that bunching happens by chance as well as by pattern */
   const uint64_t sets = 4;
-  ppt_missq *q = ppt_missq_new(THREADS, sets);
+  cache_missq *q = cache_missq_new(THREADS, sets);
   ck_assert_ptr_nonnull(q);
   uint64_t *hist[THREADS];
   size_t nh[THREADS] = {0};
@@ -33,35 +33,35 @@ START_TEST(matches_brute_force) {
       same += (hist[t][j] % sets) == (line % sets);
     hist[t][nh[t]++] = line;
     int want = same >= PPT_MISSQ_BUNCH;
-    ck_assert_int_eq(ppt_missq_push(q, t, line), want);
+    ck_assert_int_eq(cache_missq_push(q, t, line), want);
     bunched += (size_t)want;
   }
   /* both answers occur, so the comparison above tested something */
   ck_assert_uint_gt(bunched, N / 20);
   ck_assert_uint_lt(bunched, N - N / 20);
   for (int t = 0; t < THREADS; t++) free(hist[t]);
-  ppt_missq_free(q);
+  cache_missq_free(q);
   gsl_rng_free(r);
 }
 END_TEST
 
 START_TEST(walks_by_hand) {
   /* 64 sets of 64 B lines (32 KiB, 8-way): rows of 4 KiB are 64 lines apart */
-  ppt_missq *q = ppt_missq_new(2, 64);
+  cache_missq *q = cache_missq_new(2, 64);
   int col = 0, row = 0;
-  for (uint64_t i = 0; i < 512; i++) col += ppt_missq_push(q, 0, 1000 + i * 64);
+  for (uint64_t i = 0; i < 512; i++) col += cache_missq_push(q, 0, 1000 + i * 64);
   ck_assert_int_eq(col, 512 - PPT_MISSQ_BUNCH);
-  for (uint64_t i = 0; i < 512; i++) row += ppt_missq_push(q, 1, 5000 + i);
+  for (uint64_t i = 0; i < 512; i++) row += cache_missq_push(q, 1, 5000 + i);
   ck_assert_int_eq(row, 0);
   /* rows of 2 KiB: two sets in turn, still bunched once each holds 4 of the last 8 */
-  ppt_missq_free(q);
-  q = ppt_missq_new(1, 64);
+  cache_missq_free(q);
+  q = cache_missq_new(1, 64);
   col = 0;
-  for (uint64_t i = 0; i < 100; i++) col += ppt_missq_push(q, 0, i * 32);
+  for (uint64_t i = 0; i < 100; i++) col += cache_missq_push(q, 0, i * 32);
   ck_assert_int_eq(col, 100 - 2 * PPT_MISSQ_BUNCH);
-  ppt_missq_free(q);
-  ck_assert_ptr_null(ppt_missq_new(1, 48)); /* not a power of two */
-  ck_assert_ptr_null(ppt_missq_new(0, 64));
+  cache_missq_free(q);
+  ck_assert_ptr_null(cache_missq_new(1, 48)); /* not a power of two */
+  ck_assert_ptr_null(cache_missq_new(0, 64));
 }
 END_TEST
 

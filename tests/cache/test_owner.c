@@ -11,7 +11,7 @@
 
 START_TEST(matches_brute_force) {
   enum { BITS = 10, LINES = 1 << BITS, THREADS = 4, N = 50000 };
-  ppt_owner *o = ppt_owner_new(BITS);
+  cache_owner *o = cache_owner_new(BITS);
   ck_assert_ptr_nonnull(o);
   int owner[LINES]; /* -1: nobody */
   for (int i = 0; i < LINES; i++) owner[i] = -1;
@@ -24,7 +24,7 @@ START_TEST(matches_brute_force) {
     int store = gsl_rng_uniform(r) < 0.3;
     uint32_t w = 99;
     int want = owner[line] >= 0 && owner[line] != (int)t;
-    int got = ppt_owner_take(o, line, t, &w);
+    int got = cache_owner_take(o, line, t, &w);
     ck_assert_int_eq(got, want);
     if (want) {
       ck_assert_uint_eq(w, (uint32_t)owner[line]);
@@ -32,29 +32,29 @@ START_TEST(matches_brute_force) {
       taken++;
     }
     if (store) {
-      ppt_owner_store(o, line, t);
+      cache_owner_store(o, line, t);
       owner[line] = (int)t;
     }
   }
   ck_assert_uint_gt(taken, N / 20);
   gsl_rng_free(r);
-  ppt_owner_free(o);
+  cache_owner_free(o);
 }
 END_TEST
 
 START_TEST(collisions_forget) {
-  ppt_owner *o = ppt_owner_new(4); /* 16 entries: lines 3 and 19 share one */
+  cache_owner *o = cache_owner_new(4); /* 16 entries: lines 3 and 19 share one */
   uint32_t w;
-  ppt_owner_store(o, 3, 0);
-  ck_assert_int_eq(ppt_owner_take(o, 3, 0, &w), 0); /* its own line */
-  ppt_owner_store(o, 19, 1);                        /* takes line 3's entry */
-  ck_assert_int_eq(ppt_owner_take(o, 3, 2, &w), 0); /* forgotten: ordinary miss */
-  ck_assert_int_eq(ppt_owner_take(o, 19, 2, &w), 1);
+  cache_owner_store(o, 3, 0);
+  ck_assert_int_eq(cache_owner_take(o, 3, 0, &w), 0); /* its own line */
+  cache_owner_store(o, 19, 1);                        /* takes line 3's entry */
+  ck_assert_int_eq(cache_owner_take(o, 3, 2, &w), 0); /* forgotten: ordinary miss */
+  ck_assert_int_eq(cache_owner_take(o, 19, 2, &w), 1);
   ck_assert_uint_eq(w, 1);
-  ck_assert_int_eq(ppt_owner_take(o, 19, 0, &w), 0); /* shared now: nobody owns it */
-  ppt_owner_free(o);
-  ck_assert_ptr_null(ppt_owner_new(0));
-  ck_assert_ptr_null(ppt_owner_new(31));
+  ck_assert_int_eq(cache_owner_take(o, 19, 0, &w), 0); /* shared now: nobody owns it */
+  cache_owner_free(o);
+  ck_assert_ptr_null(cache_owner_new(0));
+  ck_assert_ptr_null(cache_owner_new(31));
 }
 END_TEST
 

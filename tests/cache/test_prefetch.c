@@ -12,35 +12,36 @@ enum { LB = 6 }; /* 64-byte lines */
 /* A row sweep: every line of 4 pages missing in order. Each page's first miss starts a
  * stream (not covered), the other 63 continue it. */
 START_TEST(stream_sweep_is_covered_but_first_of_each_page) {
-  ppt_prefetch *p = ppt_prefetch_new(1, LB);
+  cache_prefetch *p = cache_prefetch_new(1, LB);
   ck_assert_ptr_nonnull(p);
   int covered = 0;
-  for (uint64_t a = 0x100000; a < 0x100000 + 4 * 4096; a += 64) covered += ppt_prefetch_access(p, 0, a, 1);
+  for (uint64_t a = 0x100000; a < 0x100000 + 4 * 4096; a += 64) covered += cache_prefetch_access(p, 0, a, 1);
   ck_assert_int_eq(covered, 4 * 63);
-  ppt_prefetch_free(p);
+  cache_prefetch_free(p);
 }
 END_TEST
 
 /* Descending sweeps are streams too; a line two lines on is within reach. */
 START_TEST(stream_descending_and_skip_one) {
-  ppt_prefetch *p = ppt_prefetch_new(1, LB);
+  cache_prefetch *p = cache_prefetch_new(1, LB);
   int covered = 0;
-  for (int64_t a = 0x200000 + 4096 - 64; a >= 0x200000; a -= 128) covered += ppt_prefetch_access(p, 0, (uint64_t)a, 1);
+  for (int64_t a = 0x200000 + 4096 - 64; a >= 0x200000; a -= 128)
+    covered += cache_prefetch_access(p, 0, (uint64_t)a, 1);
   ck_assert_int_eq(covered, 31); /* 32 misses, every other line, one page */
-  ppt_prefetch_free(p);
+  cache_prefetch_free(p);
 }
 END_TEST
 
 /* Hits train nothing in the stream table: a sweep whose lines all hit is never
  * "covered", and neither is a miss on the very line a stream last missed. */
 START_TEST(hits_and_repeats_are_not_covered) {
-  ppt_prefetch *p = ppt_prefetch_new(1, LB);
+  cache_prefetch *p = cache_prefetch_new(1, LB);
   int covered = 0;
-  for (uint64_t a = 0; a < 4096; a += 64) covered += ppt_prefetch_access(p, 0, 0x300000 + a, 0);
+  for (uint64_t a = 0; a < 4096; a += 64) covered += cache_prefetch_access(p, 0, 0x300000 + a, 0);
   ck_assert_int_eq(covered, 0);
-  ck_assert_int_eq(ppt_prefetch_access(p, 0, 0x400000, 1), 0);
-  ck_assert_int_eq(ppt_prefetch_access(p, 0, 0x400000, 1), 0);
-  ppt_prefetch_free(p);
+  ck_assert_int_eq(cache_prefetch_access(p, 0, 0x400000, 1), 0);
+  ck_assert_int_eq(cache_prefetch_access(p, 0, 0x400000, 1), 0);
+  cache_prefetch_free(p);
 }
 END_TEST
 
@@ -50,51 +51,51 @@ END_TEST
  * row 3 is covered; in every later page row 0 crosses (not covered) and rows 1..3 are.
  * The stream table never covers (16 lines apart). 8 pages = 32 rows: 1 + 7 * 3 = 22. */
 START_TEST(site_stride_within_page) {
-  ppt_prefetch *p = ppt_prefetch_new(1, LB);
+  cache_prefetch *p = cache_prefetch_new(1, LB);
   int covered = 0;
   for (int r = 0; r < 32; r++) {
-    ppt_prefetch_block(p, 0, 7);
-    covered += ppt_prefetch_access(p, 0, 0x800000 + (uint64_t)r * 1024, 1);
+    cache_prefetch_block(p, 0, 7);
+    covered += cache_prefetch_access(p, 0, 0x800000 + (uint64_t)r * 1024, 1);
   }
   ck_assert_int_eq(covered, 22);
-  ppt_prefetch_free(p);
+  cache_prefetch_free(p);
 }
 END_TEST
 
 /* A column walk with a page-sized stride (adi's 512 doubles per row) is never covered;
  * neither is the same walk without block entries (no sites known). */
 START_TEST(page_stride_and_no_sites_not_covered) {
-  ppt_prefetch *p = ppt_prefetch_new(1, LB);
+  cache_prefetch *p = cache_prefetch_new(1, LB);
   int covered = 0;
   for (int r = 0; r < 64; r++) {
-    ppt_prefetch_block(p, 0, 3);
-    covered += ppt_prefetch_access(p, 0, 0x900000 + (uint64_t)r * 4096, 1);
+    cache_prefetch_block(p, 0, 3);
+    covered += cache_prefetch_access(p, 0, 0x900000 + (uint64_t)r * 4096, 1);
   }
   ck_assert_int_eq(covered, 0);
-  ppt_prefetch *q = ppt_prefetch_new(1, LB);
-  for (int r = 0; r < 32; r++) covered += ppt_prefetch_access(q, 0, 0xA00000 + (uint64_t)r * 1024, 1);
+  cache_prefetch *q = cache_prefetch_new(1, LB);
+  for (int r = 0; r < 32; r++) covered += cache_prefetch_access(q, 0, 0xA00000 + (uint64_t)r * 1024, 1);
   ck_assert_int_eq(covered, 0);
-  ppt_prefetch_free(p);
-  ppt_prefetch_free(q);
+  cache_prefetch_free(p);
+  cache_prefetch_free(q);
 }
 END_TEST
 
 /* Two sites of one block keep their own strides (k-th reference after the entry), and
  * threads have their own tables: thread 1's walk does not train thread 0's. */
 START_TEST(sites_and_threads_are_separate) {
-  ppt_prefetch *p = ppt_prefetch_new(2, LB);
+  cache_prefetch *p = cache_prefetch_new(2, LB);
   int c0 = 0, c1 = 0;
   for (int r = 0; r < 4; r++) { /* one page for each site: only row 3 is covered */
-    ppt_prefetch_block(p, 0, 9);
-    c0 += ppt_prefetch_access(p, 0, 0xB00000 + (uint64_t)r * 1024, 1);
-    c1 += ppt_prefetch_access(p, 0, 0xC00000 + (uint64_t)r * 512, 1);
+    cache_prefetch_block(p, 0, 9);
+    c0 += cache_prefetch_access(p, 0, 0xB00000 + (uint64_t)r * 1024, 1);
+    c1 += cache_prefetch_access(p, 0, 0xC00000 + (uint64_t)r * 512, 1);
   }
   ck_assert_int_eq(c0, 1);
   ck_assert_int_eq(c1, 1);
   /* Thread 1 walks on from there: its table is empty, so the row is not covered. */
-  ppt_prefetch_block(p, 1, 9);
-  ck_assert_int_eq(ppt_prefetch_access(p, 1, 0xB00000 + 4 * 1024, 1), 0);
-  ppt_prefetch_free(p);
+  cache_prefetch_block(p, 1, 9);
+  ck_assert_int_eq(cache_prefetch_access(p, 1, 0xB00000 + 4 * 1024, 1), 0);
+  cache_prefetch_free(p);
 }
 END_TEST
 
@@ -103,12 +104,13 @@ END_TEST
  * first line. */
 START_TEST(stream_table_capacity) {
   for (int nstreams = PPT_STREAMS; nstreams <= PPT_STREAMS + 1; nstreams++) {
-    ppt_prefetch *p = ppt_prefetch_new(1, LB);
+    cache_prefetch *p = cache_prefetch_new(1, LB);
     int covered = 0;
     for (int l = 0; l < 8; l++)
-      for (int s = 0; s < nstreams; s++) covered += ppt_prefetch_access(p, 0, 0x1000000 + (uint64_t)s * 8192 + (uint64_t)l * 64, 1);
+      for (int s = 0; s < nstreams; s++)
+        covered += cache_prefetch_access(p, 0, 0x1000000 + (uint64_t)s * 8192 + (uint64_t)l * 64, 1);
     ck_assert_int_eq(covered, nstreams == PPT_STREAMS ? PPT_STREAMS * 7 : 0);
-    ppt_prefetch_free(p);
+    cache_prefetch_free(p);
   }
 }
 END_TEST

@@ -78,8 +78,8 @@ static double simulate(const stream *s, uint64_t assoc, uint64_t blocks, unsigne
   gsl_rng_set(rng, seed);
   uint64_t hits = 0, victim;
   for (size_t t = 0; t < s->n; t++)
-    hits += (uint64_t)ppt_lruset_touch(ways + (s->line[t] % sets) * assoc, (uint32_t)assoc, s->line[t], rng,
-                                       (uint32_t)assoc, &victim);
+    hits += (uint64_t)cache_lruset_touch(ways + (s->line[t] % sets) * assoc, (uint32_t)assoc, s->line[t], rng,
+                                         (uint32_t)assoc, &victim);
   gsl_rng_free(rng);
   free(ways);
   return (double)hits / (double)s->n;

@@ -61,26 +61,26 @@ START_TEST(sampled_equals_exact_on_sampled_sets) {
   stream(r, th, NRECS);
   static const uint32_t ks[] = {2, 4, 16};
   for (size_t ki = 0; ki < sizeof ks / sizeof *ks; ki++) {
-    ppt_sweepsim *sampled, *exact;
+    cache_sweepsim *sampled, *exact;
     ppt_err err;
-    ck_assert_msg(ppt_sweepsim_new(specs, 2, NTHREADS, NULL, 0, ks[ki], 7, &sampled, &err) == 0, "%s",
+    ck_assert_msg(cache_sweepsim_new(specs, 2, NTHREADS, NULL, 0, ks[ki], 7, &sampled, &err) == 0, "%s",
                   err.msg);
-    ck_assert_msg(ppt_sweepsim_new(specs, 2, NTHREADS, NULL, 0, 1, 7, &exact, &err) == 0, "%s", err.msg);
+    ck_assert_msg(cache_sweepsim_new(specs, 2, NTHREADS, NULL, 0, 1, 7, &exact, &err) == 0, "%s", err.msg);
     size_t nk = 0;
     for (size_t i = 0; i < NRECS; i++)
-      if (ppt_sweepsim_sampled(sampled, r[i].addr)) {
+      if (cache_sweepsim_sampled(sampled, r[i].addr)) {
         kept[nk] = r[i];
         kth[nk++] = th[i];
       }
     /* about 1/K of the references, and not all or none */
     ck_assert_uint_gt(nk * ks[ki] * 2, NRECS / 2);
     ck_assert_uint_lt(nk, NRECS);
-    ppt_sweepsim_access_batch(sampled, r, th, NRECS);
-    ppt_sweepsim_access_batch(exact, kept, kth, nk);
+    cache_sweepsim_access_batch(sampled, r, th, NRECS);
+    cache_sweepsim_access_batch(exact, kept, kth, nk);
     for (size_t s = 0; s < 2; s++) {
       ppt_tracesim_result a, b;
-      ppt_sweepsim_result(sampled, s, NTHREADS, &a);
-      ppt_sweepsim_result(exact, s, NTHREADS, &b);
+      cache_sweepsim_result(sampled, s, NTHREADS, &a);
+      cache_sweepsim_result(exact, s, NTHREADS, &b);
       ck_assert_uint_eq(a.refs, NRECS);
       /* the first level's accesses are every reference's, not estimated */
       ck_assert_uint_eq(a.levels[0].accesses, NRECS);
@@ -93,8 +93,8 @@ START_TEST(sampled_equals_exact_on_sampled_sets) {
         ck_assert_double_eq_tol(a.levels[k].hit_rate, 1.0 - (double)a.levels[k].misses / NRECS, 1e-12);
       }
     }
-    ppt_sweepsim_free(sampled);
-    ppt_sweepsim_free(exact);
+    cache_sweepsim_free(sampled);
+    cache_sweepsim_free(exact);
   }
   free(r);
   free(kept);
@@ -106,23 +106,23 @@ END_TEST
 START_TEST(sampling_refusals) {
   ppt_hwspec hw;
   spec(&hw, 4096); /* L1: 16 sets of 64 B */
-  ppt_sweepsim *s;
+  cache_sweepsim *s;
   ppt_err err;
-  ck_assert_int_eq(ppt_sweepsim_new(&hw, 1, 2, NULL, 0, 3, 1, &s, &err), PPT_EINPUT);
+  ck_assert_int_eq(cache_sweepsim_new(&hw, 1, 2, NULL, 0, 3, 1, &s, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "power of two"));
-  ck_assert_int_eq(ppt_sweepsim_new(&hw, 1, 2, NULL, 0, 32, 1, &s, &err), PPT_EINPUT);
+  ck_assert_int_eq(cache_sweepsim_new(&hw, 1, 2, NULL, 0, 32, 1, &s, &err), PPT_EINPUT);
   ck_assert_ptr_nonnull(strstr(err.msg, "at most 16"));
-  ck_assert_int_eq(ppt_sweepsim_new(&hw, 1, 2, NULL, 0, 16, 1, &s, &err), 0);
-  ppt_sweepsim_free(s);
+  ck_assert_int_eq(cache_sweepsim_new(&hw, 1, 2, NULL, 0, 16, 1, &s, &err), 0);
+  cache_sweepsim_free(s);
   /* Specs with other line sizes in one sweep: the sampled bits sit above the widest
    * line (128 B), where the 64 B spec's 4 KiB L1 has only 3 of its 4 set bits left. */
   ppt_hwspec two[2] = {hw, hw};
   two[1].levels[0].line = two[1].levels[1].line = 128;
   two[1].levels[0].size = 8192; /* 16 sets of 128 B: 4 bits above 128 B */
-  ck_assert_int_eq(ppt_sweepsim_new(two, 2, 2, NULL, 0, 16, 1, &s, &err), PPT_EINPUT);
+  ck_assert_int_eq(cache_sweepsim_new(two, 2, 2, NULL, 0, 16, 1, &s, &err), PPT_EINPUT);
   ck_assert_msg(strstr(err.msg, "at most 8"), "%s", err.msg);
-  ck_assert_int_eq(ppt_sweepsim_new(two, 2, 2, NULL, 0, 8, 1, &s, &err), 0);
-  ppt_sweepsim_free(s);
+  ck_assert_int_eq(cache_sweepsim_new(two, 2, 2, NULL, 0, 8, 1, &s, &err), 0);
+  cache_sweepsim_free(s);
 }
 END_TEST
 

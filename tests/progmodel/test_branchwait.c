@@ -1,5 +1,5 @@
 /* test_branchwait.c — a mispredicted branch on data waits for the load it tests
- * (progmodel.c judge_branch and branch_waits, bpred.h ppt_bpred_waited).
+ * (progmodel.c judge_branch and branch_waits, bpred.h progmodel_bpred_waited).
  *
  * Two loops branch on the same random bits, key[i] + a byte loaded through a shuffled
  * index; the byte is always 0, so both take the same way every trip and the predictor

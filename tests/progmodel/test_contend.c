@@ -30,7 +30,7 @@
 
 START_TEST(table_matches_brute_force) {
   enum { LINES = 64, CORES = 4, WINDOW = 7 };
-  ppt_contend *c = ppt_contend_new(10, WINDOW);
+  progmodel_contend *c = progmodel_contend_new(10, WINDOW);
   ck_assert_ptr_nonnull(c);
   gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(rng, 12345);
@@ -40,7 +40,7 @@ START_TEST(table_matches_brute_force) {
   uint64_t hits = 0;
   for (int i = 0; i < 200000; i++) {
     if (gsl_rng_uniform_int(rng, 1000) == 0) {
-      ppt_contend_next_phase(c);
+      progmodel_contend_next_phase(c);
       phase++;
     }
     pos += 1 + gsl_rng_uniform_int(rng, 4);
@@ -48,7 +48,7 @@ START_TEST(table_matches_brute_force) {
     uint32_t core = (uint32_t)gsl_rng_uniform_int(rng, CORES);
     size_t j = line - 1000;
     int want = seen[j] && last_phase[j] == phase && last_core[j] != core && pos - last_pos[j] <= WINDOW;
-    ck_assert_int_eq(ppt_contend_store(c, line, core, pos), want);
+    ck_assert_int_eq(progmodel_contend_store(c, line, core, pos), want);
     hits += (uint64_t)want;
     seen[j] = 1;
     last_pos[j] = pos;
@@ -59,36 +59,36 @@ START_TEST(table_matches_brute_force) {
   ck_assert_uint_gt(hits, 1000);
   ck_assert_uint_lt(hits, 199000);
   gsl_rng_free(rng);
-  ppt_contend_free(c);
+  progmodel_contend_free(c);
 }
 END_TEST
 
 START_TEST(table_forgets_on_collision) {
-  ppt_contend *c = ppt_contend_new(4, 100);
+  progmodel_contend *c = progmodel_contend_new(4, 100);
   ck_assert_ptr_nonnull(c);
-  ck_assert_int_eq(ppt_contend_store(c, 5, 0, 1), 0);
-  ck_assert_int_eq(ppt_contend_store(c, 5, 1, 2), 1);
-  ck_assert_int_eq(ppt_contend_store(c, 5 + 16, 0, 3), 0); /* same entry: line 5 is forgotten */
-  ck_assert_int_eq(ppt_contend_store(c, 5, 1, 4), 0);
-  ck_assert_int_eq(ppt_contend_store(c, 5, 0, 5), 1);
-  ck_assert_ptr_null(ppt_contend_new(0, 1));
-  ck_assert_ptr_null(ppt_contend_new(31, 1));
-  ppt_contend_free(c);
-  ppt_contend_free(NULL);
+  ck_assert_int_eq(progmodel_contend_store(c, 5, 0, 1), 0);
+  ck_assert_int_eq(progmodel_contend_store(c, 5, 1, 2), 1);
+  ck_assert_int_eq(progmodel_contend_store(c, 5 + 16, 0, 3), 0); /* same entry: line 5 is forgotten */
+  ck_assert_int_eq(progmodel_contend_store(c, 5, 1, 4), 0);
+  ck_assert_int_eq(progmodel_contend_store(c, 5, 0, 5), 1);
+  ck_assert_ptr_null(progmodel_contend_new(0, 1));
+  ck_assert_ptr_null(progmodel_contend_new(31, 1));
+  progmodel_contend_free(c);
+  progmodel_contend_free(NULL);
 }
 END_TEST
 
 START_TEST(table_phase_and_window) {
-  ppt_contend *c = ppt_contend_new(8, 10);
+  progmodel_contend *c = progmodel_contend_new(8, 10);
   ck_assert_ptr_nonnull(c);
-  ck_assert_int_eq(ppt_contend_store(c, 7, 0, 100), 0);
-  ck_assert_int_eq(ppt_contend_store(c, 7, 0, 101), 0); /* its own line: no turns */
-  ck_assert_int_eq(ppt_contend_store(c, 7, 1, 111), 1); /* 10 positions after: still moving */
-  ck_assert_int_eq(ppt_contend_store(c, 7, 0, 122), 0); /* 11 after: it had arrived */
-  ck_assert_int_eq(ppt_contend_store(c, 7, 1, 123), 1);
-  ppt_contend_next_phase(c);
-  ck_assert_int_eq(ppt_contend_store(c, 7, 0, 124), 0); /* a barrier between: one move */
-  ppt_contend_free(c);
+  ck_assert_int_eq(progmodel_contend_store(c, 7, 0, 100), 0);
+  ck_assert_int_eq(progmodel_contend_store(c, 7, 0, 101), 0); /* its own line: no turns */
+  ck_assert_int_eq(progmodel_contend_store(c, 7, 1, 111), 1); /* 10 positions after: still moving */
+  ck_assert_int_eq(progmodel_contend_store(c, 7, 0, 122), 0); /* 11 after: it had arrived */
+  ck_assert_int_eq(progmodel_contend_store(c, 7, 1, 123), 1);
+  progmodel_contend_next_phase(c);
+  ck_assert_int_eq(progmodel_contend_store(c, 7, 0, 124), 0); /* a barrier between: one move */
+  progmodel_contend_free(c);
 }
 END_TEST
 

@@ -10,11 +10,11 @@
  * then to block 2 (the exit, which jumps back to the loop: a new instance). Every miss
  * is block 1's, a self-looping block's: PPT_BPRED_LOOP_MISS (block 2's branch always
  * goes to 1 and is never missed after its first sighting). */
-static int run_loops(ppt_bpred *p, const int *trips, int nloops) {
+static int run_loops(progmodel_bpred *p, const int *trips, int nloops) {
   int missed = 0, m;
   for (int l = 0; l < nloops; l++) {
     for (int i = 0; i <= trips[l]; i++) {
-      m = ppt_bpred_enter(p, 0, i < trips[l] ? 1 : 2, 1);
+      m = progmodel_bpred_enter(p, 0, i < trips[l] ? 1 : 2, 1);
       ck_assert(m == 0 || m == PPT_BPRED_LOOP_MISS);
       missed += m != 0;
     }
@@ -27,11 +27,11 @@ static int run_loops(ppt_bpred *p, const int *trips, int nloops) {
  * first 1 -> 1; the first sighting of 2 -> 1 only trains, and it is always right after):
  * 10 loops, 10 misses. The loop part never confirms (no two runs alike). */
 START_TEST(varying_trip_counts_miss_each_exit) {
-  ppt_bpred *p = ppt_bpred_new(1, 4);
+  progmodel_bpred *p = progmodel_bpred_new(1, 4);
   ck_assert_ptr_nonnull(p);
   const int trips[] = {5, 7, 9, 11, 13, 15, 17, 19, 21, 23};
   ck_assert_int_eq(run_loops(p, trips, 10), 10);
-  ppt_bpred_free(p);
+  progmodel_bpred_free(p);
 }
 END_TEST
 
@@ -42,25 +42,25 @@ END_TEST
  * prediction was made before that, so it is missed too; from loop 4 on the exit is
  * called: 3 misses in 20 loops. */
 START_TEST(constant_trip_count_is_learnt) {
-  ppt_bpred *p = ppt_bpred_new(1, 4);
+  progmodel_bpred *p = progmodel_bpred_new(1, 4);
   int trips[20];
   for (int i = 0; i < 20; i++) trips[i] = 8;
   ck_assert_int_eq(run_loops(p, trips, 20), 3);
-  ppt_bpred_free(p);
+  progmodel_bpred_free(p);
 }
 END_TEST
 
 /* Blocks that end without a branch (a return) are not judged; threads are separate. */
 START_TEST(unjudged_and_threads) {
-  ppt_bpred *p = ppt_bpred_new(2, 8);
+  progmodel_bpred *p = progmodel_bpred_new(2, 8);
   int missed = 0;
-  for (int i = 0; i < 100; i++) missed += ppt_bpred_enter(p, 0, (uint32_t)(1 + i % 7), 0);
+  for (int i = 0; i < 100; i++) missed += progmodel_bpred_enter(p, 0, (uint32_t)(1 + i % 7), 0);
   ck_assert_int_eq(missed, 0);
-  ck_assert_uint_eq(ppt_bpred_current(p, 0), 1 + 99 % 7);
-  ck_assert_uint_eq(ppt_bpred_current(p, 1), 0);
-  ck_assert_int_eq(ppt_bpred_enter(p, 1, 9, 1), 0); /* out of range: ignored */
-  ck_assert_int_eq(ppt_bpred_enter(p, 5, 1, 1), 0); /* no such thread */
-  ppt_bpred_free(p);
+  ck_assert_uint_eq(progmodel_bpred_current(p, 0), 1 + 99 % 7);
+  ck_assert_uint_eq(progmodel_bpred_current(p, 1), 0);
+  ck_assert_int_eq(progmodel_bpred_enter(p, 1, 9, 1), 0); /* out of range: ignored */
+  ck_assert_int_eq(progmodel_bpred_enter(p, 5, 1, 1), 0); /* no such thread */
+  progmodel_bpred_free(p);
 }
 END_TEST
 
@@ -69,19 +69,19 @@ END_TEST
  * the bounds are wide (the exact figure depends on the seed's run lengths) but exclude
  * both a perfect predictor and one that always misses. */
 START_TEST(random_branch_missed_half_the_time) {
-  ppt_bpred *p = ppt_bpred_new(1, 4);
+  progmodel_bpred *p = progmodel_bpred_new(1, 4);
   gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
   gsl_rng_set(r, 42);
   int missed = 0;
   for (int i = 0; i < 20000; i++) {
-    ppt_bpred_enter(p, 0, 1, 1);
-    int m = ppt_bpred_enter(p, 0, gsl_rng_uniform(r) < 0.5 ? 2 : 3, 1);
+    progmodel_bpred_enter(p, 0, 1, 1);
+    int m = progmodel_bpred_enter(p, 0, gsl_rng_uniform(r) < 0.5 ? 2 : 3, 1);
     ck_assert(m == 0 || m == PPT_BPRED_MISS); /* a branch on data, not a loop's */
     missed += m != 0;
   }
   ck_assert_msg(missed > 8000 && missed < 12000, "missed %d of 20000", missed);
   gsl_rng_free(r);
-  ppt_bpred_free(p);
+  progmodel_bpred_free(p);
 }
 END_TEST
 

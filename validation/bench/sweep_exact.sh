@@ -36,7 +36,7 @@ for k in "${kernels[@]}"; do
       for c in ${cores//,/ }; do
         want=$(jq -c --argjson c "$c" '.cores[] | select(.n == $c) | [.levels[] | .accesses, .misses]' "$work/one.json")
         got=$(jq -c --argjson c "$c" --arg l1 "$l1" --arg l2 "$l2" \
-          '.points[] | select(.cores == $c and .set["L1.size"] == ($l1 | sub("K$"; "") | tonumber * 1024)
+          '.points[] | select(.n == $c and .set["L1.size"] == ($l1 | sub("K$"; "") | tonumber * 1024)
              and .set["L2.size"] == ($l2 | sub("K$"; "") | tonumber * 1024)) | [.levels[] | .accesses, .misses]' \
           "$work/sweep.json")
         n=$((n + 1))

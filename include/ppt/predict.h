@@ -1,0 +1,108 @@
+/* ppt/predict.h — a program's runtime on N cores from its sequential trace: the whole
+ * pipeline of `ppt predict` as one call (docs/engine.md).
+ *
+ * For each core count n: SASMM mimics n cores (ppt/sasmm.h), the program model turns the
+ * phases into fork-join regions of tasklists with the simulated hit rates
+ * (ppt/progmodel.h), and the SimGrid engine runs them on a node of the hwspec
+ * (ppt/engine.h). The result holds, per core count, the runtime, its critical-path
+ * breakdown, the run's hit rates and one row per site (docs/design.md, "Regions");
+ * `ppt predict`, `ppt sweep --runtime` and `ppt extrapolate` print it. */
+#ifndef PPT_PREDICT_H
+#define PPT_PREDICT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ppt/err.h"
+#include "ppt/hwspec.h"
+#include "ppt/progmodel.h"
+#include "ppt/sasmm.h"
+#include "ppt/tasklist.h"
+#include "ppt/trace.h"
+#include "ppt/tracesim.h"
+
+typedef struct ppt_predict_opts {
+  ppt_sasmm_opts sasmm; /* mimicking and simulation; ncores is set to each core count */
+  ppt_tc_policy policy; /* the core model the tasklists are built for and the engine runs */
+  /* More core models priced on the same cache simulation (only the tasklists are
+   * remade, ppt_progmodel_set_policy): nmodels of them, NULL when 0. */
+  const ppt_tc_policy *models;
+  size_t nmodels;
+  /* Fork and join of a parallel region, cycles per thread, when it runs on more than one
+   * thread; < 0: the spec's fork_join_cycles. One thread always pays the spec's
+   * fork_join_serial_cycles (ppt_predict_fork_cycles). */
+  double fork_cycles;
+  const uint32_t *cores; /* core counts, ncores of them (each >= 1); 0: the spec's cores */
+  size_t ncores;
+  const uint8_t *counted; /* the blocks the model counts (ppt_progmodel_build); NULL: all */
+  void (*progress)(uint64_t done, void *arg); /* after each core count, or NULL */
+  void *progress_arg;
+} ppt_predict_opts;
+
+/* ppt_sasmm_opts_default, ppt_tc_policy_default, the spec's fork-join cost, no other
+ * core models, the spec's core count, every block counted. */
+void ppt_predict_opts_default(ppt_predict_opts *o);
+
+/* The fork-join cost, cycles per thread, that a parallel region on n threads pays under
+ * o on hw. One thread runs a parallel region serialised: no threads to wake or join, but
+ * libomp still enters and leaves the region and sets up its loops (ppt calibrate's
+ * fork_join_serial_cycles); more threads pay o->fork_cycles, else fork_join_cycles. */
+double ppt_predict_fork_cycles(const ppt_hwspec *hw, const ppt_predict_opts *o, uint32_t n);
+
+typedef struct ppt_predict_result ppt_predict_result;
+
+/* A site of the program model summed over its phases at one core count: the engine's
+ * seconds and breakdown of its regions (the critical thread's), its counts and rates. */
+typedef struct ppt_predict_site {
+  char function[128], file[256];
+  uint32_t line;
+  int parallel;
+  uint64_t instances;
+  double runtime_s, compute_s, memory_s, imbalance_s, fork_join_s;
+  double contention_s;              /* turns on contended lines beyond the thread's own work */
+  double ops_s, cpu_s[PPT_TC_NCPU]; /* compute_s's parts (ppt_thread_stats) */
+  /* The threads' mean busy time less the fork-join, split in the critical thread's ratio
+   * of compute (with contention) to memory: a stacked bar that adds up to the region. */
+  double seg_compute, seg_memory;
+  ppt_progmodel_site_info info; /* counts and rates; its function and file are NULL (copied above) */
+} ppt_predict_site;
+
+/* One core count: the runtime and its critical-path breakdown (per region, the thread
+ * that finished last; imbalance_wait_s: the barrier wait of the threads' mean). */
+typedef struct ppt_predict_point {
+  uint32_t n;
+  double runtime_s;
+  double compute_s, memory_s, imbalance_wait_s, contention_s;
+  double ops_s, cpu_s[PPT_TC_NCPU]; /* compute_s's parts */
+  double fork_cycles;               /* per thread of a region that forks (ppt_predict_fork_cycles) */
+  size_t nregions;                  /* regions the engine ran */
+  ppt_tracesim_result rates;        /* the whole run's, from the simulation */
+  size_t nsites;                    /* ppt_predict_result_site; 0 when not known per site */
+} ppt_predict_point;
+
+/* Predicts t's runtime on hw (with timing data: ppt_hwspec_has_timing) at each core
+ * count of o (NULL: defaults). t, hw and o->counted are only read during the call.
+ * Errors: PPT_EINPUT (a spec without timing, bad options, a program the engine rejects),
+ * PPT_ERUN (memory, the simulation failed); *res is NULL then. */
+int ppt_predict_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_opts *o,
+                    ppt_predict_result **res, ppt_err *err);
+/* The same for one program model m already built for n cores with o->policy (e.g.
+ * ppt_progmodel_build_weighted with its misses shifted: `ppt extrapolate`); o's sasmm,
+ * cores and counted are not used. o->models reprice m's tasklists, so m changes; sites
+ * are known when m's phases are the program's regions one for one (not weighted). */
+int ppt_predict_run_progmodel(ppt_progmodel *m, const ppt_hwspec *hw, uint32_t n, const ppt_predict_opts *o,
+                              ppt_predict_result **res, ppt_err *err);
+
+size_t ppt_predict_result_npoints(const ppt_predict_result *r);
+/* Core count i, in o->cores' order; NULL when out of range. */
+const ppt_predict_point *ppt_predict_result_point(const ppt_predict_result *r, size_t i);
+/* Site j at core count i, sorted by runtime_s, largest first (ties in source order);
+ * NULL when out of range. */
+const ppt_predict_site *ppt_predict_result_site(const ppt_predict_result *r, size_t i, size_t j);
+/* The runtime at core count i under o->models[j]; NaN when out of range. */
+double ppt_predict_result_model_seconds(const ppt_predict_result *r, size_t i, size_t j);
+/* The fork-join cycles per thread of a region on more than one thread. */
+double ppt_predict_result_fork_cycles(const ppt_predict_result *r);
+void ppt_predict_result_free(ppt_predict_result *r);
+
+#endif
