@@ -184,7 +184,7 @@ static int run_spec(const args *a, spec_run *r, const ppt_trace *t, const uint8_
   o.cores = a->c.cores;
   o.ncores = a->c.ncores;
   o.counted = counted;
-  ppt_cli_progress *prog = ppt_cli_progress_start("predicting", a->c.ncores);
+  ppt_cli_progress *prog = ppt_cli_progress_start("predicting", a->c.ncores * PPT_PREDICT_PROGRESS_UNIT);
   o.progress = ppt_cli_progress_cb;
   o.progress_arg = prog;
   rc = ppt_predict_run(t, &r->hw, &o, &r->res, err);

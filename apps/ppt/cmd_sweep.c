@@ -230,7 +230,7 @@ typedef struct runtime_bar {
 
 static void runtime_progress(uint64_t done, void *arg) {
   runtime_bar *b = arg;
-  ppt_cli_progress_update(b->bar, b->before + done);
+  ppt_cli_progress_update(b->bar, b->before + done / PPT_PREDICT_PROGRESS_UNIT);
 }
 
 /* --runtime: ppt predict's runtime at every point whose spec has timing data (its
@@ -252,7 +252,7 @@ static int runtimes(const args *a, results *r, ppt_err *err) {
   for (size_t s = 0; s < r->nspecs && !rc; s++, bar.before += a->c.ncores) {
     ppt_err skip;
     if (ppt_hwspec_has_timing(&r->specs[s], r->specs[s].name, &skip)) {
-      runtime_progress(a->c.ncores, &bar);
+      runtime_progress(a->c.ncores * PPT_PREDICT_PROGRESS_UNIT, &bar);
       continue;
     }
     ppt_predict_result *res = NULL;

@@ -35,9 +35,14 @@ typedef struct ppt_predict_opts {
   const uint32_t *cores; /* core counts, ncores of them (each >= 1); 0: the spec's cores */
   size_t ncores;
   const uint8_t *counted; /* the blocks the model counts (ppt_progmodel_build); NULL: all */
-  void (*progress)(uint64_t done, void *arg); /* after each core count, or NULL */
+  /* Now and then during the run, done in PPT_PREDICT_PROGRESS_UNIT per core count
+   * (PPT_PREDICT_PROGRESS_UNIT * ncores at the end; the part of a core count is the
+   * share of the trace's records its simulation has streamed), or NULL. */
+  void (*progress)(uint64_t done, void *arg);
   void *progress_arg;
 } ppt_predict_opts;
+
+#define PPT_PREDICT_PROGRESS_UNIT 1000u
 
 /* ppt_sasmm_opts_default, ppt_tc_policy_default, the spec's fork-join cost, no other
  * core models, the spec's core count, every block counted. */

@@ -63,6 +63,10 @@ typedef struct ppt_sasmm_opts {
                                  this trace and plan); the dropped references reach the sink's
                                  `dropped`. Used with the plan's steps, the iteration split and
                                  round-robin turns of one reference; otherwise ignored. */
+  /* Called now and then with the records handed to the sink so far (the shared stream's,
+   * or the private streams' for a sink without one): a progress bar's pace; NULL: none. */
+  void (*progress)(uint64_t done, void *arg);
+  void *progress_arg;
 } ppt_sasmm_opts;
 
 void ppt_sasmm_opts_default(ppt_sasmm_opts *o);

@@ -104,6 +104,21 @@ static int finish(int rc, ppt_predict_result *r, ppt_predict_result **res) {
   return rc;
 }
 
+/* The mimic's progress within core count i (records streamed of about `per`) as the
+ * caller's (PPT_PREDICT_PROGRESS_UNIT per core count). */
+typedef struct point_progress {
+  const ppt_predict_opts *o;
+  uint64_t before, per;
+} point_progress;
+
+static void on_records(uint64_t done, void *arg) {
+  const point_progress *p = arg;
+  uint64_t part = p->per ? done * PPT_PREDICT_PROGRESS_UNIT / p->per : 0;
+  /* a replicated region streams more than the trace holds: the core count is not done yet */
+  if (part >= PPT_PREDICT_PROGRESS_UNIT) part = PPT_PREDICT_PROGRESS_UNIT - 1;
+  p->o->progress(p->before + part, p->o->progress_arg);
+}
+
 int ppt_predict_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_opts *o,
                     ppt_predict_result **res, ppt_err *err) {
   ppt_predict_opts def;
@@ -119,11 +134,16 @@ int ppt_predict_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_
   for (size_t i = 0; i < nc && !rc; i++) {
     ppt_sasmm_opts so = o->sasmm;
     so.ncores = cores[i];
+    point_progress pp = {o, i * PPT_PREDICT_PROGRESS_UNIT, ppt_trace_nrecs(t, UINT32_MAX)};
+    if (o->progress) {
+      so.progress = on_records;
+      so.progress_arg = &pp;
+    }
     ppt_progmodel *m = NULL;
     rc = ppt_progmodel_build(t, hw, &so, &o->policy, o->counted, &m, err);
     if (!rc) rc = predict_point(m, hw, cores[i], o, 1, r, i, err);
     ppt_progmodel_free(m);
-    if (o->progress) o->progress(i + 1, o->progress_arg);
+    if (o->progress) o->progress((i + 1) * PPT_PREDICT_PROGRESS_UNIT, o->progress_arg);
   }
   return finish(rc, r, res);
 }

@@ -24,14 +24,30 @@ typedef struct outbuf {
   ppt_trace_rec shared[OUTB];
   uint32_t cores[OUTB];
   size_t nshared;
+  const ppt_sasmm_opts *opts; /* its progress callback */
+  uint64_t handed, next_report;
 } outbuf;
 
+/* The records handed on so far, to opts->progress about every million. */
+static void report(outbuf *o, size_t n) {
+  o->handed += n;
+  if (!o->opts || !o->opts->progress || o->handed < o->next_report) return;
+  o->next_report = o->handed + (1u << 20);
+  o->opts->progress(o->handed, o->opts->progress_arg);
+}
+
 static void flush_priv(outbuf *o, uint32_t c) {
-  if (o->npriv[c] && o->sink->priv) o->sink->priv(o->sink->arg, c, o->priv + (size_t)c * OUTB, o->npriv[c]);
+  if (o->npriv[c] && o->sink->priv) {
+    o->sink->priv(o->sink->arg, c, o->priv + (size_t)c * OUTB, o->npriv[c]);
+    if (!o->sink->shared) report(o, o->npriv[c]);
+  }
   o->npriv[c] = 0;
 }
 static void flush_shared(outbuf *o) {
-  if (o->nshared && o->sink->shared) o->sink->shared(o->sink->arg, o->shared, o->cores, o->nshared);
+  if (o->nshared && o->sink->shared) {
+    o->sink->shared(o->sink->arg, o->shared, o->cores, o->nshared);
+    report(o, o->nshared);
+  }
   o->nshared = 0;
 }
 static inline void emit(outbuf *o, uint32_t c, const ppt_trace_rec *r, int shared) {
@@ -336,6 +352,7 @@ int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm
   m.quota = calloc((size_t)nbbs + 1, sizeof *m.quota);
   m.out.sink = sink;
   m.out.ncores = n;
+  m.out.opts = o;
   m.out.priv = malloc((size_t)n * OUTB * sizeof *m.out.priv);
   m.out.npriv = calloc(n, sizeof *m.out.npriv);
   m.rng = gsl_rng_alloc(gsl_rng_mt19937);
