@@ -90,6 +90,19 @@ static void compare(const ppt_predict_result *res, json_object *o, size_t nmodel
   }
 }
 
+typedef struct progress_log {
+  uint64_t last, calls;
+  int backwards, ends_seen; /* ends_seen: calls at a whole core count */
+} progress_log;
+
+static void on_progress(uint64_t done, void *arg) {
+  progress_log *l = arg;
+  l->backwards |= done < l->last;
+  l->ends_seen += done > 0 && done % PPT_PREDICT_PROGRESS_UNIT == 0;
+  l->last = done;
+  l->calls++;
+}
+
 START_TEST(same_as_cli) {
   ck_assert_int_eq(e2e_sh(dir,
                           "$PPT predict prog.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 1,2"
@@ -126,6 +139,20 @@ START_TEST(same_as_cli) {
   ck_assert(isnan(ppt_predict_result_model_seconds(res, 0, 1)));
   ppt_predict_result_free(res);
   json_object_put(p);
+
+  /* progress: never backwards, a whole unit per core count at its end */
+  ppt_predict_opts_default(&o);
+  o.cores = cores;
+  o.ncores = 2;
+  progress_log log = {0};
+  o.progress = on_progress;
+  o.progress_arg = &log;
+  ck_assert_msg(ppt_predict_run(t, &hw, &o, &res, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq(log.backwards, 0);
+  ck_assert_uint_ge(log.calls, 2);
+  ck_assert_uint_eq(log.last, 2 * PPT_PREDICT_PROGRESS_UNIT);
+  ck_assert_int_eq(log.ends_seen, 2);
+  ppt_predict_result_free(res);
 
   ppt_predict_opts_default(&o);
   o.cores = &cores[1];
