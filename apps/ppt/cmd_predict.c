@@ -61,6 +61,8 @@ static void help(void) {
       "                        or partial:F; LOOPS: F or plain, else --loops'), e.g.\n"
       "                        ports/miss/partial:0.25,sum/amm/max/0.5; one\n"
       "                        cache simulation per core count serves them all\n"
+      "  --regions N           the N regions that take longest at each core count, a table\n"
+      "                        each (default 10; 0: none); --json holds every region\n"
       "  --plot FILE.png       runtime and speedup against cores (gnuplot), and FILE-regions.png:\n"
       "                        per core count, a stacked bar per top region (6, then 'other'):\n"
       "                        compute and memory (the threads' mean busy time, split in the\n"
@@ -140,6 +142,10 @@ static int take(void *arg, int val, const char *value) {
                              "--models: bad item '%s' (want COMPUTE/MEMORY/OVERLAP[/LOOPS], e.g. %s)", bad,
                              "ports/miss/partial:0.25");
       return 0;
+    case 'r':
+      if (ppt_cli_parse_u64(value, &a->top_regions))
+        return ppt_cli_usage("predict", "--regions wants a count, not '%s'", value);
+      return 0;
     default: a->po.sasmm.coherence = 1; return 0; /* --coherence */
   }
 }
@@ -153,6 +159,7 @@ static int parse_args(int argc, char **argv, void *va) {
                                       {"models", required_argument, 0, 'm'},
                                       {"coherence", no_argument, 0, 'K'},
                                       {"loops", required_argument, 0, 'L'},
+                                      {"regions", required_argument, 0, 'r'},
                                       {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "predict",
                                     .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_CORES | PPT_OPT_INTERLEAVE |
@@ -164,6 +171,7 @@ static int parse_args(int argc, char **argv, void *va) {
                                     .operand = "TRACE"};
   args *a = va;
   ppt_predict_opts_default(&a->po);
+  a->top_regions = 10;
   int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
   a->po.sasmm.interleave = a->c.interleave[0];
   a->po.sasmm.seed = a->c.seed;

@@ -19,6 +19,7 @@ typedef struct args {
   char model_names[PPT_PREDICT_MAX_MODELS][64]; /* --models, each as given */
   ppt_tc_policy models[PPT_PREDICT_MAX_MODELS];
   size_t nmodels;
+  uint64_t top_regions; /* --regions: rows of each core count's table of regions */
 } args;
 
 /* The predictions on one spec of --hw. */

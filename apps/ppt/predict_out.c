@@ -93,7 +93,9 @@ static json_object *regions_json(const ppt_hwspec *hw, const ppt_predict_result 
   for (size_t i = 0; i < ppt_predict_result_point(res, p)->nsites; i++) {
     const ppt_predict_site *w = ppt_predict_result_site(res, p, i);
     json_object *o = json_object_new_object(), *lv = json_object_new_array();
+    char fn[sizeof w->function];
     json_object_object_add(o, "function", json_object_new_string(w->function));
+    json_object_object_add(o, "function_short", json_object_new_string(ppt_trace_func_short(w->function, fn, sizeof fn)));
     json_object_object_add(o, "file", json_object_new_string(w->file));
     json_object_object_add(o, "line", json_object_new_int64(w->line));
     json_object_object_add(o, "kind", json_object_new_string(w->parallel ? "parallel" : "serial"));
@@ -213,21 +215,23 @@ static size_t largest(const ppt_predict_result *res) {
   return b;
 }
 
-/* The top regions (sites) at one core count, by runtime. */
-static void write_regions_table(const ppt_hwspec *hw, const ppt_predict_result *res, size_t p) {
+/* The top regions (sites) at one core count, by runtime: where (its file's base name and
+ * line), then the numbers, then the function's short name (ppt_trace_func_short), whole
+ * whatever its length (--json has the full name). */
+static void write_regions_table(const ppt_hwspec *hw, const ppt_predict_result *res, size_t p, uint64_t top) {
   const ppt_predict_point *pt = ppt_predict_result_point(res, p);
   uint32_t last = hw->nlevels ? hw->nlevels - 1 : 0;
-  printf("\ntop regions on %u cores %41s %7s %7s %7s\n", pt->n, "runtime", "share", hw->levels[0].name,
-         hw->levels[last].name);
-  for (size_t i = 0; i < pt->nsites && i < 10; i++) {
+  if (!top || !pt->nsites) return;
+  printf("\ntop regions on %u cores\n%3s %-3s %-28s %12s %7s %7s %7s  %s\n", pt->n, "", "", "source", "runtime",
+         "share", hw->levels[0].name, hw->levels[last].name, "function");
+  for (size_t i = 0; i < pt->nsites && i < top; i++) {
     const ppt_predict_site *w = ppt_predict_result_site(res, p, i);
-    char where[300];
+    char where[300], fn[sizeof w->function];
     const char *base = strrchr(w->file, '/');
-    snprintf(where, sizeof where, "%s %s:%u (%s)", w->parallel ? "par" : "ser", base ? base + 1 : w->file,
-             w->line, w->function);
-    printf("%2zu %-50.50s %10.4g s %6.2f%% %6.2f%% %6.2f%%\n", i + 1, where, w->runtime_s,
-           pt->runtime_s > 0 ? 100 * w->runtime_s / pt->runtime_s : 0.0, 100 * w->info.hit_rate[0],
-           100 * w->info.hit_rate[last]);
+    snprintf(where, sizeof where, "%s:%u", base ? base + 1 : w->file, w->line);
+    printf("%2zu. %-3s %-28s %10.4g s %6.2f%% %6.2f%% %6.2f%%  %s\n", i + 1, w->parallel ? "par" : "ser", where,
+           w->runtime_s, pt->runtime_s > 0 ? 100 * w->runtime_s / pt->runtime_s : 0.0, 100 * w->info.hit_rate[0],
+           100 * w->info.hit_rate[last], ppt_trace_func_short(w->function, fn, sizeof fn));
   }
 }
 
@@ -259,7 +263,7 @@ static void write_run(const args *a, const spec_run *r) {
           "(%u cores: %.4f s on the critical path waiting for turns on contended lines, cache lines "
           "that several cores store into)\n",
           pts[i]->n, pts[i]->contention_s);
-  write_regions_table(hw, r->res, largest(r->res));
+  for (size_t i = 0; i < a->c.ncores; i++) write_regions_table(hw, r->res, i, a->top_regions);
   if (a->nmodels) write_models_table(a, r);
 }
 

@@ -59,7 +59,7 @@ typedef struct ppt_predict_result ppt_predict_result;
 /* A site of the program model summed over its phases at one core count: the engine's
  * seconds and breakdown of its regions (the critical thread's), its counts and rates. */
 typedef struct ppt_predict_site {
-  char function[128], file[256];
+  char function[1024], file[512]; /* the function's full (demangled) name */
   uint32_t line;
   int parallel;
   uint64_t instances;

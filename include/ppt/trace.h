@@ -368,6 +368,12 @@ int ppt_trace_cursor_set_ahead(ppt_trace_cursor *c, int on);
  * any block; PPT_ERUN when out of memory. */
 int ppt_trace_select(const ppt_trace *t, const char *const *sels, size_t n, uint8_t **out, uint8_t *missed,
                      ppt_err *err);
+/* The short form of a function name as the block table shows it, into out (n bytes):
+ * a demangled C++ name without its return type and argument list (`axpy<double>` for
+ * `void axpy<double>(std::vector<double>&, double)`, `ns::S::operator()` for
+ * `ns::S::operator()(int) const`); any other name as it is. Returns out. */
+char *ppt_trace_func_short(const char *name, char *out, size_t n);
+
 /* The same table, without the check that every selector matches (empty or malformed
  * selectors match nothing); NULL when out of memory. */
 uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *sels, size_t n);

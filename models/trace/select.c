@@ -143,3 +143,37 @@ uint8_t *ppt_trace_blocks_of_functions(const ppt_trace *t, const char *const *se
   for (size_t p = 0; c && p < n; p++) mark(t, sels[p], c);
   return c;
 }
+
+/* Where an operator's name ends, if the name has "operator" at p (`operator()`,
+ * `operator<<`, `operator new`): its own brackets are not the argument list's. */
+static const char *operator_end(const char *p) {
+  if (strncmp(p, "operator", 8) != 0) return NULL;
+  p += 8;
+  if (p[0] == '(' && p[1] == ')') return p + 2;
+  if (p[0] == '[' && p[1] == ']') return p + 2;
+  while (*p && *p != '(') p++;
+  return p;
+}
+
+char *ppt_trace_func_short(const char *name, char *out, size_t n) {
+  if (!n) return out;
+  const char *start = name, *args = NULL;
+  int depth = 0;
+  for (const char *p = name; *p && !args; p++) {
+    const char *op = (p == name || p[-1] == ' ' || p[-1] == ':') ? operator_end(p) : NULL;
+    if (op) {
+      p = op - 1;
+      continue;
+    }
+    if (*p == '<') depth++;
+    else if (*p == '>' && depth > 0) depth--;
+    else if (*p == ' ' && depth == 0) start = p + 1; /* a return type before it */
+    else if (*p == '(' && depth == 0) args = p;
+  }
+  if (!args) start = name; /* not a demangled function: the name itself */
+  size_t len = args ? (size_t)(args - start) : strlen(start);
+  if (len >= n) len = n - 1;
+  memcpy(out, start, len);
+  out[len] = '\0';
+  return out;
+}

@@ -136,6 +136,21 @@ START_TEST(cxx_base_names) {
 }
 END_TEST
 
+START_TEST(short_names) {
+  char b[64];
+  ck_assert_str_eq(ppt_trace_func_short("void axpy<double>(std::vector<double, std::allocator<double> >&, double)",
+                                        b, sizeof b),
+                   "axpy<double>");
+  ck_assert_str_eq(ppt_trace_func_short("ns::S::operator()(int) const", b, sizeof b), "ns::S::operator()");
+  ck_assert_str_eq(ppt_trace_func_short("bool operator<<T>(T const&, T const&)", b, sizeof b), "operator<<T>");
+  ck_assert_str_eq(ppt_trace_func_short("std::vector<int, std::allocator<int> > make(int)", b, sizeof b), "make");
+  ck_assert_str_eq(ppt_trace_func_short("main::$_0::operator()() const", b, sizeof b), "main::$_0::operator()");
+  ck_assert_str_eq(ppt_trace_func_short("kernel_2mm", b, sizeof b), "kernel_2mm");
+  ck_assert_str_eq(ppt_trace_func_short(".omp_outlined..3", b, sizeof b), ".omp_outlined..3");
+  ck_assert_str_eq(ppt_trace_func_short("kern(double*, int)", b, 3), "ke");
+}
+END_TEST
+
 START_TEST(inlined_functions) {
   ck_assert_uint_eq(select_mask("main"), B(1) | B(9) | B(10));
   ck_assert_uint_eq(select_mask("kernel_inl"), B(9) | B(10));
@@ -185,6 +200,7 @@ int main(void) {
   tcase_add_test(tc, files_tell_outlined_bodies_apart);
   tcase_add_test(tc, line_ranges);
   tcase_add_test(tc, cxx_base_names);
+  tcase_add_test(tc, short_names);
   tcase_add_test(tc, inlined_functions);
   tcase_add_test(tc, no_match_is_bad_input);
   suite_add_tcase(s, tc);
