@@ -228,3 +228,22 @@ void ppt_trace_writer_abort(ppt_trace_writer *w) {
   ppt_own_free(w->path);
   ppt_own_free(w);
 }
+
+int ppt_trace_writer_reset(ppt_trace_writer *w) {
+  pthread_mutex_lock(&w->lock);
+  w->end = PPT_TRACE_HEADER_SIZE;
+  w->nchunks = 0;
+  w->threads_used = 0;
+  __atomic_store_n(&w->forkjoin, 0, __ATOMIC_RELAXED);
+  int rc = ftruncate(w->fd, (off_t)PPT_TRACE_HEADER_SIZE);
+  pthread_mutex_unlock(&w->lock);
+  return rc;
+}
+
+void ppt_trace_enc_reset(ppt_trace_enc *e) {
+  e->pos = e->buf;
+  e->nrecs = e->nrefs = e->nother = 0;
+  e->bb = e->k = e->start_bb = e->start_k = 0;
+  e->seq = 0;
+  memset(e->sites, 0, sizeof e->sites);
+}

@@ -23,6 +23,9 @@ uint32_t ppt_trace_writer_new_thread(ppt_trace_writer *w);
 int ppt_trace_writer_close(ppt_trace_writer *w, const unsigned char *bbtab, uint32_t bbtab_size);
 /* Closes and deletes an unfinished trace. */
 void ppt_trace_writer_abort(ppt_trace_writer *w);
+/* Forgets every chunk written so far (the file back to its header): a trace that starts
+ * over. No encoder may flush meanwhile (the caller holds them still). Returns 0 or -1. */
+int ppt_trace_writer_reset(ppt_trace_writer *w);
 
 /* Per-thread encoder. Fields are public to this module only so the hot path inlines. */
 typedef struct ppt_trace_enc {
@@ -46,6 +49,8 @@ ppt_trace_enc *ppt_trace_enc_new(ppt_trace_writer *w);
 /* Compresses and appends the pending records as one chunk (no-op when empty). */
 int ppt_trace_enc_flush(ppt_trace_enc *e);
 void ppt_trace_enc_free(ppt_trace_enc *e);
+/* The encoder as new: its pending records and its place in its thread's stream gone. */
+void ppt_trace_enc_reset(ppt_trace_enc *e);
 
 /* Room kept free at the end of a chunk: the largest record (an event) is 52 bytes. */
 #define PPT_TRACE_ENC_SLACK 64u

@@ -220,6 +220,47 @@ START_TEST(roi_and_only_of_inlined_functions) {
 }
 END_TEST
 
+/* sweep is called inside parallel regions only (an orphaned worksharing loop): the regions
+ * that call it are the unit. The first region does not (dropped), the next two do (2 x
+ * 1000 loads and stores of x), with 10 loads and stores of y after each (the first
+ * between them, inside; the second after the last, outside), then a region that does
+ * not (outside). */
+static const char *k_orphan =
+    "volatile double x[1000], y[1000];\n"
+    "__attribute__((noinline)) void sweep(int n) {\n"
+    "#pragma omp for schedule(static)\n"
+    "  for (int i = 0; i < n; i++) x[i] = x[i] + 1.0;\n"
+    "}\n"
+    "int main(void) {\n"
+    "#pragma omp parallel for\n"
+    "  for (int i = 0; i < 1000; i++) y[i] = i;\n"
+    "  for (int r = 0; r < 2; r++) {\n"
+    "#pragma omp parallel\n"
+    "    sweep(1000);\n"
+    "    for (int i = 0; i < 10; i++) y[i] += 1.0;\n"
+    "  }\n"
+    "#pragma omp parallel for\n"
+    "  for (int i = 0; i < 1000; i++) y[i] = y[i] * 2.0;\n"
+    "  return x[0] == 2.0 ? 0 : 1;\n"
+    "}\n";
+
+START_TEST(roi_function_called_in_regions) {
+  const char *d = e2e_dir("e2e_roi_orphan");
+  e2e_write(d, "f.c", k_orphan);
+  ck_assert_int_eq(e2e_sh(d, "$PPTCC -O1 -fopenmp f.c -o f"), 0);
+  for (int threads = 1; threads <= 2; threads++) {
+    char opts[64];
+    snprintf(opts, sizeof opts, "-t %d --roi sweep", threads);
+    uint64_t l, s, regions;
+    trace_counts(d, opts, &l, &s, &regions);
+    ck_assert_uint_eq(regions, 2);
+    ck_assert_uint_ge(l, 2000 + 10);
+    ck_assert_uint_le(l, 2000 + 10 + 2 * (uint64_t)threads); /* + *gtid per thread and region */
+    ck_assert_uint_eq(s, 2000 + 10);
+  }
+}
+END_TEST
+
 int main(void) {
   Suite *s = suite_create("e2e_roi_func");
   TCase *tc = tcase_create("core");
@@ -228,6 +269,7 @@ int main(void) {
   tcase_add_test(tc, roi_function_errors);
   tcase_add_test(tc, roi_function_cxx_demangled);
   tcase_add_test(tc, roi_and_only_of_inlined_functions);
+  tcase_add_test(tc, roi_function_called_in_regions);
   suite_add_tcase(s, tc);
   return ppt_test_run(s);
 }

@@ -82,6 +82,9 @@ static struct {
   int roi_inlined;   /* the active region began in code inlined from FUNCTION */
   int roi_tentative; /* ... in a block that begins in other code (rt_roi_inside) */
   int roi_returning; /* the active call's outermost frame ran its return block */
+  int roi_spec;      /* a parallel region before FUNCTION ever ran is being recorded in case
+                        FUNCTION is called inside it (ppt_rt_roi_join) */
+  _Atomic int roi_par_hit; /* a thread ran a block of FUNCTION in the current region */
   uintptr_t roi_sp;
   uint64_t roi_cut_off;
 } rt = {.lock = PTHREAD_MUTEX_INITIALIZER, .status_fd = -1};
@@ -216,8 +219,15 @@ static int rt_roi_inside(unsigned char kind, uintptr_t sp, int fork) {
 
 /* id: the block entered, 0 for a parallel region's fork. */
 static void rt_roi_at(uint32_t id, uintptr_t sp) {
-  if (atomic_load_explicit(&rt.par_depth, memory_order_relaxed) > 0) return;
   unsigned char kind = id && id <= rt.nguards ? rt.roi_kind[id] : 0;
+  if (atomic_load_explicit(&rt.par_depth, memory_order_relaxed) > 0) {
+    /* a call inside a parallel region (an orphaned worksharing loop's function): the
+     * region is the unit (ppt_rt_roi_join) */
+    if ((kind & (PPT_RT_ROI_OWN | PPT_RT_ROI_INLINED | PPT_RT_ROI_ALSO)) &&
+        !atomic_load_explicit(&rt.roi_par_hit, memory_order_relaxed))
+      atomic_store_explicit(&rt.roi_par_hit, 1, memory_order_relaxed);
+    return;
+  }
   if (rt.roi_active) {
     if (rt_roi_inside(kind, sp, id == 0)) { /* still inside FUNCTION */
       if (kind & (PPT_BB_FUNC_ENTRY | PPT_RT_ROI_INLINED)) rt.roi_tentative = 0;
@@ -251,9 +261,50 @@ void ppt_rt_roi_mute(int mute) {
   atomic_store_explicit(&rt_rec, !mute, memory_order_relaxed);
 }
 
+/* FUNCTION never ran and the parallel region just joined did not call it either: what it
+ * recorded is dropped, the trace starts over as it was at the start (empty), and recording
+ * stops again. Serial code: no thread is recording. */
+static void rt_roi_restart(void) {
+  pthread_mutex_lock(&rt.lock);
+  if (rt.w && !rt.finished) {
+    for (rt_thread *t = rt.threads; t; t = t->next)
+      if (t->enc) ppt_trace_enc_reset(t->enc);
+    if (ppt_trace_writer_reset(rt.w) && !rt.err) rt.err = errno ? errno : EIO;
+  }
+  pthread_mutex_unlock(&rt.lock);
+  atomic_store_explicit(&rt_rec, 0, memory_order_relaxed);
+}
+
+/* Calls of FUNCTION inside parallel regions (an orphaned worksharing loop, a solver's
+ * kernel called from a region's body): recording is one switch for the process, so the
+ * unit is the region. Until FUNCTION first runs, each region is recorded in case it
+ * calls it and dropped at its join if it did not (rt_roi_restart); a region that did
+ * call it counts as a call that returns at the join (later code is inside the region of
+ * interest only up to the last such return, as between serial calls). */
+void ppt_rt_roi_join(void) {
+  if (!rt.roi_kind || atomic_load_explicit(&rt.par_depth, memory_order_relaxed) > 0) return;
+  int hit = atomic_exchange(&rt.roi_par_hit, 0);
+  if (rt.roi_spec) {
+    rt.roi_spec = 0;
+    if (!hit) {
+      rt_roi_restart();
+      return;
+    }
+    rt.roi_entered = 1;
+  }
+  if (hit && !rt.roi_active) rt_roi_cut();
+}
+
 int ppt_rt_roi_fork(uintptr_t sp, const char *psource) {
   if (!rt.roi_kind) return 0;
   rt_roi_at(0, sp);
+  if (!atomic_load_explicit(&rt.par_depth, memory_order_relaxed)) {
+    atomic_store_explicit(&rt.roi_par_hit, 0, memory_order_relaxed);
+    if (!rt.roi_active && !rt.roi_entered) {
+      rt.roi_spec = 1;
+      atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
+    }
+  }
   return rt.roi_active && rt.roi_tentative && sp == rt.roi_sp &&
          !atomic_load_explicit(&rt.par_depth, memory_order_relaxed) && !rt_psource_is(psource, rt.roi_func);
 }

@@ -28,6 +28,9 @@ unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nb
 int ppt_rt_roi_fork(uintptr_t sp, const char *psource);
 /* Stops (1) and restarts (0) recording around such a region. */
 void ppt_rt_roi_mute(int mute);
+/* ppt trace --roi FUNCTION: the outermost parallel region just joined (rt.c says what a
+ * region that called FUNCTION does to the region of interest). */
+void ppt_rt_roi_join(void);
 
 /* The calling thread's stack, the one holding sp: [*lo, *lo + *size), as
  * pthread_getattr_np gives it but without taking memory from the program's heap

@@ -99,6 +99,7 @@ void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
   __real___kmpc_fork_call(loc, 1, (kmpc_micro)ppt_fork_trampoline, &pack);
   ppt_rt_event(PPT_EV_PAR_END, NULL, 0);
   if (mute) ppt_rt_roi_mute(0);
+  ppt_rt_roi_join();
   if (argv != local) ppt_own_free(argv);
 }
 
