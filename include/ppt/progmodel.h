@@ -107,8 +107,9 @@ size_t ppt_progmodel_nregions(const ppt_progmodel *m);
 #define PPT_PROGMODEL_ALL_CORES UINT32_MAX
 
 typedef struct ppt_progmodel_site_info {
-  /* of the site's first block ("" unknown; the function: the innermost one its code was
-   * inlined from, if any); valid while the trace is open */
+  /* where the site's references mostly are: the block that holds most of them, else its
+   * first block ("" unknown; the function: the innermost one its code was inlined from,
+   * if any); valid while the trace is open */
   const char *function, *file;
   uint32_t line;               /* 0: unknown */
   uint32_t bb;                 /* the block (0: the phase entered no counted block) */

@@ -628,10 +628,29 @@ uint32_t ppt_progmodel_phase_site(const ppt_progmodel *m, size_t phase) {
   return phase < m->nph ? m->ph[phase].site : UINT32_MAX;
 }
 
+/* The block that holds most of a site's counted references (the lowest id of equals), or
+ * its first block when it counted none: what the site is named after. A serial site that
+ * begins in a static constructor or an iostream header but spends its time in a matrix
+ * generation loop is that loop. */
+static uint32_t busiest_block(const site *s) {
+  uint32_t best = s->bb;
+  double most = 0;
+  for (size_t e = 0; e < u64map_cap(&s->blocks); e++) {
+    uint64_t b = s->blocks.ents[e].key;
+    double n = s->blocks.ents[e].val.d;
+    if (b == U64MAP_EMPTY) continue;
+    if (n > most || (n == most && n > 0 && b < best)) {
+      most = n;
+      best = (uint32_t)b;
+    }
+  }
+  return best;
+}
+
 int ppt_progmodel_site(const ppt_progmodel *m, size_t i, uint32_t core, ppt_progmodel_site_info *out) {
   if (i >= m->nsites || (core != PPT_PROGMODEL_ALL_CORES && core >= m->ncores)) return PPT_EINPUT;
   const site *s = &m->sites[i];
-  const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, s->bb);
+  const ppt_trace_bb *bb = ppt_trace_bb_get(m->t, busiest_block(s));
   memset(out, 0, sizeof *out);
   /* the function whose source the site's file:line is: for inlined code the innermost
    * function it came from (a kernel inlined into main is named as the kernel) */

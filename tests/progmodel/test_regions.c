@@ -223,6 +223,28 @@ static const char *k_skew =
     "  return 0;\n"
     "}\n";
 
+/* A serial stretch that begins in a small function and spends its time in a loop of
+ * another (line 6): named after the loop. */
+static const char *k_named =
+    "#include <stdio.h>\n"
+    "double a[1 << 15];\n"
+    "volatile int flag;\n"
+    "__attribute__((noinline)) void setup(void) { flag = 1; }\n"
+    "__attribute__((noinline)) void generate(void) {\n"
+    "  for (int i = 0; i < (1 << 15); i++) a[i] = i * 0.5;\n"
+    "}\n"
+    "int main(void) {\n"
+    "  double s = 0;\n"
+    "#pragma omp parallel for reduction(+ : s)\n"
+    "  for (int i = 0; i < 1024; i++) s += a[i];\n"
+    "  setup();\n"
+    "  generate();\n"
+    "#pragma omp parallel for reduction(+ : s)\n"
+    "  for (int i = 0; i < (1 << 15); i++) s += a[i];\n"
+    "  printf(\"%g\\n\", s);\n"
+    "  return 0;\n"
+    "}\n";
+
 static void load_host(ppt_hwspec *hw) {
   const char *src = getenv("PPT_SOURCE_DIR");
   ck_assert_ptr_nonnull(src);
@@ -295,6 +317,29 @@ static ppt_trace *trace_two(const char *d) {
   ppt_trace *t = e2e_open(d, "two.trace");
   return t;
 }
+
+START_TEST(sites_named_where_their_references_are) {
+  const char *d = e2e_dir("progmodel_named");
+  e2e_write(d, "named.c", k_named);
+  ck_assert_int_eq(
+      e2e_sh(d, "$PPTCC -O1 -fopenmp named.c -o named && $PPT trace -o n.trace -- ./named >/dev/null 2>&1"), 0);
+  ppt_trace *t = e2e_open(d, "n.trace");
+  ppt_hwspec hw;
+  load_host(&hw);
+  ppt_progmodel *m = model(t, &hw, 2);
+  ppt_progmodel_site_info busiest = {0};
+  for (size_t i = 0; i < ppt_progmodel_nsites(m); i++) {
+    ppt_progmodel_site_info x;
+    ck_assert_int_eq(ppt_progmodel_site(m, i, PPT_PROGMODEL_ALL_CORES, &x), 0);
+    if (!x.parallel && x.counted_refs > busiest.counted_refs) busiest = x;
+  }
+  ck_assert_uint_ge(busiest.counted_refs, 1 << 15);
+  ck_assert_str_eq(busiest.function, "generate");
+  ck_assert_uint_eq(busiest.line, 6);
+  ppt_progmodel_free(m);
+  ppt_trace_close(t);
+}
+END_TEST
 
 START_TEST(two_regions) {
   const char *d = e2e_dir("progmodel_two");
@@ -672,6 +717,7 @@ int main(void) {
   tcase_set_timeout(tc, 240);
   tcase_add_test(tc, takes_sum_to_totals);
   tcase_add_test(tc, slots_split_takes);
+  tcase_add_test(tc, sites_named_where_their_references_are);
   tcase_add_test(tc, two_regions);
   tcase_add_test(tc, core_imbalance);
   tcase_add_test(tc, weights_and_shift);
