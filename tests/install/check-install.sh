@@ -51,5 +51,5 @@ C
 "$pfx/bin/ppt" trace -o roi.trace -- ./roi >/dev/null 2>&1
 test "$("$pfx/bin/ppt" info --no-stack-refs --json roi.trace | sed -n 's/^ *"stores":\([0-9]*\),$/\1/p')" = 50
 # ppt calibrate's OpenMP region probe sits next to ppt, where calibrate looks for it.
-"$pfx/bin/ppt-ompcost" --trials 2 --min-s 0.0005 | grep -q '"fork_join_serial_s"'
+grep -q '"fork_join_serial_s"' <<<"$("$pfx/bin/ppt-ompcost" --trials 2 --min-s 0.0005)"
 echo "install check passed"
