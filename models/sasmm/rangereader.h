@@ -14,6 +14,13 @@ typedef struct ppt_range {
   uint64_t s, e;
 } ppt_range;
 
+/* Heap addresses [lo, hi) that are private to the executing core from record index pos
+ * on: blocks allocated inside a parallel region (PPT_EV_ALLOC). A region's segments are
+ * sorted by lo and disjoint. */
+typedef struct ppt_privseg {
+  uint64_t lo, hi, pos;
+} ppt_privseg;
+
 /* A decoded chunk the readers of one map share (refs: readers on it; 0: idle, reusable). */
 typedef struct ppt_chunkslot {
   size_t chunk; /* index among the thread's chunks; SIZE_MAX: none */
@@ -61,6 +68,15 @@ void ppt_rreader_free(ppt_rreader *r);
  * entry go to core 0. */
 int ppt_rreader_reset(ppt_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core, int privatise,
                       const uint32_t *quota, uint32_t ncores);
+/* While privatising (ppt_rreader_reset), references at record index p to an address
+ * of seg[k] with p >= seg[k].pos get the core's private address too, as the stack's.
+ * seg (not copied; NULL: none) stays valid until the next call or reset. */
+void ppt_rreader_set_private(ppt_rreader *r, const ppt_privseg *seg, size_t nseg);
+/* The record indices of block entries number nth[0] < nth[1] < ... < nth[k-1] (from 0)
+ * among the records [s, e) of m's stream, into pos[] (e where there are fewer). 0, or
+ * -1 with err set. */
+int ppt_chunkmap_find_blocks(ppt_chunkmap *m, uint64_t s, uint64_t e, const uint64_t *nth, size_t k,
+                             uint64_t *pos, ppt_err *err);
 /* 1: *out filled; 0: end; -1: error (err set). Event records are skipped. */
 int ppt_rreader_next(ppt_rreader *r, ppt_trace_rec *out, ppt_err *err);
 
