@@ -77,9 +77,9 @@ typedef struct ppt_tracesim_tally {
   counters *th;
   uint32_t nslots;
   const uint32_t *slot_of;
-  counters base;                /* the sum of every take */
-  ppt_prefetch *pf;             /* which first-level misses the prefetchers cover */
-  ppt_missq *mq;                /* each thread's recent first-level miss sets */
+  counters base;    /* the sum of every take */
+  ppt_prefetch *pf; /* which first-level misses the prefetchers cover */
+  ppt_missq *mq;    /* each thread's recent first-level miss sets */
   /* own (cache/owner.h) is NULL with one thread; first_shared is the first level with
    * shared_by > 1 (nlevels: none, memory). */
   ppt_owner *own;
@@ -422,6 +422,7 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
   }
   r->progress = o->progress;
   r->progress_arg = o->progress_arg;
+  ppt_tracesim_tally_coherence(r, o->coherence);
   stream *s = calloc(nthreads ? nthreads : 1, sizeof *s);
   uint32_t *active = calloc(nthreads ? nthreads : 1, sizeof *active);
   if (!s || !active) {
