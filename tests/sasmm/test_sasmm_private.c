@@ -263,14 +263,19 @@ static void write_synthetic(const char *path) {
   free(raw);
 }
 
-START_TEST(events_round_trip) {
-  const char *d = e2e_dir("sasmm_private_unit");
+/* The synthetic trace, written into a scratch folder of its own and opened (e2e_open:
+ * no machine-level stack references). */
+static ppt_trace *synthetic(const char *name) {
+  const char *d = e2e_dir(name);
   char path[512];
   snprintf(path, sizeof path, "%s/s.trace", d);
   write_synthetic(path);
-  ppt_trace *t;
+  return e2e_open(d, "s.trace");
+}
+
+START_TEST(events_round_trip) {
+  ppt_trace *t = synthetic("sasmm_private_unit");
   ppt_err err;
-  ck_assert_int_eq(ppt_trace_open(path, &t, &err), 0);
   ppt_trace_cursor *c;
   ck_assert_int_eq(ppt_trace_cursor_open(t, 0, &c, &err), 0);
   const ppt_trace_rec *r;
@@ -309,14 +314,8 @@ static void keep_addrs(void *arg, uint32_t core, const ppt_trace_rec *r, size_t 
 }
 
 START_TEST(private_from_allocation) {
-  const char *d = e2e_dir("sasmm_private_mimic");
-  char path[512];
-  snprintf(path, sizeof path, "%s/s.trace", d);
-  write_synthetic(path);
-  ppt_trace *t;
+  ppt_trace *t = synthetic("sasmm_private_mimic");
   ppt_err err;
-  ck_assert_int_eq(ppt_trace_open(path, &t, &err), 0);
-  ppt_trace_set_stack_refs(t, 0);
   ppt_sasmm_opts o;
   ppt_sasmm_opts_default(&o);
   o.ncores = 2;
