@@ -12,7 +12,7 @@
 static void help(void) {
   printf(
       "usage: ppt cachesim TRACE --hw SPEC [--interleave rr|uniform] [--seed S]\n"
-      "                    [--only SEL[,SEL...]] [--json]\n\n"
+      "                    [--only SEL[,SEL...]] [--coherence] [--json]\n\n"
       "Simulates every load and store of TRACE on the cache hierarchy of SPEC (a hwspec, see\n"
       "'ppt hwspec') with exact set-associative LRU, and prints per level the accesses, misses,\n"
       "global hit rate (1 - misses at every level up to this one / all accesses) and local hit\n"
@@ -25,7 +25,10 @@ static void help(void) {
       "                       one reference of each thread in turn; 'uniform', each reference\n"
       "                       from a thread drawn at random\n"
       "  --seed S             seed of the 'uniform' interleaving and of random-replacement\n"
-      "                       levels' victims (default 1)\n" PPT_CLI_ONLY_HELP PPT_CLI_NOSTACK_HELP
+      "                       levels' victims (default 1)\n"
+      "  --coherence          write-invalidate coherence: a thread's store drops the line from\n"
+      "                       the other threads' caches (default off, as Cachegrind)\n" PPT_CLI_ONLY_HELP
+          PPT_CLI_NOSTACK_HELP
       "  --json               machine-readable output on stdout\n"
       "  -h, --help\n\n"
       "Counts are in line accesses (an access touching two cache lines counts twice, the unit\n"
@@ -115,8 +118,18 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   return 0;
 }
 
+static int take(void *arg, int val, const char *value) {
+  (void)val;
+  (void)value;
+  ((args *)arg)->o.coherence = 1; /* --coherence, the only option of its own */
+  return 0;
+}
+
 static int parse_args(int argc, char **argv, void *va) {
+  static const struct option own[] = {{"coherence", no_argument, 0, 'K'}, {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "cachesim",
+                                    .own = own,
+                                    .take = take,
                                     .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_INTERLEAVE | PPT_OPT_SEED |
                                               PPT_OPT_ONLY | PPT_OPT_JSON | PPT_OPT_NOSTACK,
                                     .help = help,
@@ -124,8 +137,11 @@ static int parse_args(int argc, char **argv, void *va) {
   args *a = va;
   int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
   if (rc) return rc;
-  a->o = (ppt_tracesim_opts){
-      .interleave = a->c.interleave[0], .seed = a->c.seed, .only = a->c.only, .nonly = a->c.nonly};
+  a->o = (ppt_tracesim_opts){.interleave = a->c.interleave[0],
+                             .seed = a->c.seed,
+                             .only = a->c.only,
+                             .nonly = a->c.nonly,
+                             .coherence = a->o.coherence};
   return 0;
 }
 

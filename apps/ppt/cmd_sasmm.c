@@ -39,6 +39,9 @@ static void help(void) {
       "  --sample R             sampled mode: fraction of block instances (default 0.01)\n"
       "  --quantum Q            interleave Q block instances per turn instead of one reference\n"
       "                         (e.g. 100000, like Valgrind's scheduler, to compare with Cachegrind)\n"
+      "  --coherence            with --model sim: write-invalidate coherence (a core's store\n"
+      "                         drops the line from the other cores' caches), as 'ppt cachesim\n"
+      "                         --coherence' and 'ppt predict --coherence'\n"
       "  --seed S               seed for uniform interleaving, sampling and random-replacement\n"
       "                         victims (default 1)\n" PPT_CLI_ONLY_HELP
       "  --scale-from A,B       with --model sdcm: mimic A and B cores (and the counts below B)\n"
@@ -153,6 +156,7 @@ static int take(void *arg, int val, const char *value) {
         return ppt_cli_usage("sasmm", "--model wants sim or sdcm, not '%s'", value);
       return 0;
     case 'r': return ppt_cli_take_fraction("sasmm", "--sample", value, &a->rate);
+    case 'K': a->base.coherence = 1; return 0;
     case 'S': {
       size_t n = 0;
       if (ppt_sasmm_cores_parse(value, a->scale, 2, &n) || n != 2 || a->scale[0] >= a->scale[1])
@@ -170,6 +174,7 @@ static int parse_args(int argc, char **argv, void *va) {
                                       {"sample", required_argument, 0, 'r'},
                                       {"model", required_argument, 0, 'M'},
                                       {"quantum", required_argument, 0, 'Q'},
+                                      {"coherence", no_argument, 0, 'K'},
                                       {"threads", required_argument, 0, 't'},
                                       {"scale-from", required_argument, 0, 'S'},
                                       {"profiles", required_argument, 0, 'o'}, /* its name for -o */
@@ -344,6 +349,20 @@ static int hit_rates(const args *a, results *r, ppt_err *err) {
   return 0;
 }
 
+/* Regions that split their work by thread number were divided among the cores rather
+ * than run whole on each (docs/sasmm.md, "Hand-split regions"): said once, on stderr. */
+static void divided_notice(const args *a, const results *r) {
+  for (size_t i = 0; i < r->ntasks; i++) {
+    uint64_t n = r->tasks[i].prof.stats.divided_phases;
+    if (!n || r->tasks[i].n < 2) continue;
+    fprintf(stderr,
+            "ppt sasmm: %s: %llu parallel phase%s without a worksharing loop ask%s for the thread number: "
+            "divided among the cores in contiguous shares (docs/sasmm.md, \"Hand-split regions\")\n",
+            a->c.operand, (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "s" : "");
+    return;
+  }
+}
+
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
@@ -368,6 +387,7 @@ static int run(void *va, void *vr, ppt_err *err) {
   if (!(rc = make_tasks(a, r, err))) rc = run_tasks(a, r, err);
   if (!rc && !a->model_sim) rc = scale_tasks(a, r, err);
   if (!rc) rc = hit_rates(a, r, err);
+  if (!rc) divided_notice(a, r);
   return rc;
 }
 
@@ -430,6 +450,7 @@ static json_object *task_json(const args *a, const ppt_hwspec *hw, const task *t
   json_object_object_add(e, "n", json_object_new_int((int)tk->n));
   json_object_object_add(e, "interleave", json_object_new_string(ppt_interleave_name(tk->il)));
   json_object_object_add(e, "iterations", json_object_new_int64((int64_t)tk->prof.stats.iterations));
+  json_object_object_add(e, "divided_phases", json_object_new_int64((int64_t)tk->prof.stats.divided_phases));
   if (!a->model_sim) { /* Wu & Yeung §4.1.1 and §5.1-5.2, in bytes (null: unknown / none) */
     double line = hw->levels[0].line;
     json_object_object_add(e, "predicted", json_object_new_boolean(tk->predicted));

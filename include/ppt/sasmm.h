@@ -97,6 +97,9 @@ typedef struct ppt_sasmm_stats {
   uint64_t phases, serial_phases, replicated_phases, loop_phases;
   uint64_t loops_without_marker; /* loops split by reference count (no iteration block found) */
   uint64_t iterations;
+  /* parallel phases of regions that divide their work by thread number, dealt to the
+   * cores in contiguous shares (docs/sasmm.md, "Hand-split regions") */
+  uint64_t divided_phases;
 } ppt_sasmm_stats;
 
 int ppt_sasmm_mimic(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_sasmm_sink *sink,

@@ -74,6 +74,15 @@ enum ppt_event_type {
    * which ppt trace overrode: v = {largest request, number of requests}. At most one, at
    * the end of thread 0's stream; absent when the program asked for nothing. */
   PPT_EV_THREADS_ASKED = 5,
+  /* A block the program allocated inside a parallel region (malloc, calloc, realloc,
+   * aligned_alloc, posix_memalign, memalign, operator new), outside single and master
+   * constructs: v = {address, size}. It belongs to the executing thread (docs/sasmm.md,
+   * "Private and shared references"). */
+  PPT_EV_ALLOC = 6,
+  /* The thread asked, for the first time in this parallel region, for its number
+   * (v = {PPT_TEAM_THREAD_NUM}, omp_get_thread_num) or for the team's size
+   * (v = {PPT_TEAM_NUM_THREADS}, omp_get_num_threads). */
+  PPT_EV_TEAM_QUERY = 7,
   PPT_EV_NTYPES
 };
 /* Schedules in PPT_EV_LOOP_BEGIN (libomp's sched_type values would leak ABI; these don't).
@@ -91,6 +100,9 @@ enum ppt_sched {
   PPT_SCHED_NONMONOTONIC = 0x100,
   PPT_SCHED_KIND_MASK = 0xff
 };
+
+/* What PPT_EV_TEAM_QUERY asked for. */
+enum ppt_team_query { PPT_TEAM_THREAD_NUM = 0, PPT_TEAM_NUM_THREADS = 1 };
 
 typedef struct ppt_trace_event {
   uint32_t type; /* ppt_event_type */

@@ -43,6 +43,7 @@ typedef struct ppt_tracesim_opts {
   /* Called now and then with the number of references simulated so far; may be NULL. */
   void (*progress)(uint64_t done, void *arg);
   void *progress_arg;
+  int coherence; /* write-invalidate coherence (ppt_cachesim_set_coherence); 0: none */
 } ppt_tracesim_opts;
 
 typedef struct ppt_tracesim_level {
@@ -141,7 +142,8 @@ void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on);
  * stream goes through an exact simulation of hw (private levels per core, shared levels
  * shared), so set conflicts, which SDCM's random-placement assumption cannot see, are
  * counted. Rates are per reference (Cachegrind's unit). `counted` as in
- * ppt_sasmm_measure; stats (may be NULL) gets the mimic's statistics. */
+ * ppt_sasmm_measure; stats (may be NULL) gets the mimic's statistics; o->coherence turns
+ * on write-invalidate coherence. */
 struct ppt_sasmm_opts;
 struct ppt_sasmm_stats;
 int ppt_tracesim_sasmm(const ppt_trace *t, const struct ppt_sasmm_opts *o, const ppt_hwspec *hw,

@@ -126,6 +126,7 @@ int ppt_tracesim_sasmm(const ppt_trace *t, const ppt_sasmm_opts *o, const ppt_hw
   ppt_tracesim_tally *tally;
   int rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), o->seed, &tally, err);
   if (rc) return rc;
+  ppt_tracesim_tally_coherence(tally, o->coherence);
   ppt_sasmm_opts so = *o;
   so.private_only = so.shared_only = 0;
   ppt_sasmm_sink sink = {.shared = on_sim, .arg = tally};

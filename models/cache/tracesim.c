@@ -422,6 +422,7 @@ int ppt_tracesim_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_tracesi
   }
   r->progress = o->progress;
   r->progress_arg = o->progress_arg;
+  ppt_tracesim_tally_coherence(r, o->coherence);
   stream *s = calloc(nthreads ? nthreads : 1, sizeof *s);
   uint32_t *active = calloc(nthreads ? nthreads : 1, sizeof *active);
   if (!s || !active) {

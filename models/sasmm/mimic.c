@@ -81,6 +81,8 @@ typedef struct mimic {
   int sieved;             /* the readers read o->sieve (interleave_keyed) */
   ppt_trace_rec *head;    /* sieved: per core, its next record, of ordinal hkey */
   uint64_t *hkey;
+  size_t nforks;          /* regions forked so far: the current one is L->reg[nforks - 1] */
+  const region_info *reg; /* the current region (NULL: none known) */
 } mimic;
 
 static int add_range(mimic *m, uint32_t c, uint64_t s, uint64_t e) {
@@ -109,6 +111,11 @@ static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *er
   for (uint32_t c = 0; c < n; c++) {
     if (sasmm_rreader_reset(m->rd[c], m->cr[c], m->ncr[c], c, privatise, quota, n))
       return ppt_err_set(err, PPT_ERUN, "out of memory");
+    /* the blocks the region's thread allocated: each core its own, as the stack */
+    if (privatise && m->reg)
+      sasmm_rreader_set_private(m->rd[c], m->L->seg + m->reg->s0, m->reg->ns);
+    else
+      sasmm_rreader_set_private(m->rd[c], NULL, 0);
     if (m->ncr[c]) m->active[nact++] = (int)c;
     m->ncr[c] = 0;
   }
@@ -268,8 +275,34 @@ out:
   return rc;
 }
 
+/* A region that divides its work by thread number (ppt_region_hand_split): its records
+ * [s, e) in n contiguous shares of its block instances, share c to core c, as
+ * `chunk = n / nthreads; for (i = tid * chunk; ...)` deals them. A share starts at a
+ * block entry (with a sieve: at the first kept record from there on). */
+static int phase_divided(mimic *m, uint64_t s, uint64_t e, ppt_err *err) {
+  uint32_t n = m->o->ncores;
+  uint64_t *nth = malloc(2 * (size_t)n * sizeof *nth), *cut = nth + n, blocks = m->reg->blocks;
+  if (!nth) return ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (uint32_t c = 1; c < n; c++) nth[c - 1] = (uint64_t)((double)blocks * c / n);
+  int rc = sasmm_chunkmap_find_blocks(&m->map, s, e, nth, n - 1, cut + 1, err);
+  cut[0] = s;
+  for (uint32_t c = 1; c < n && m->sieved; c++) {
+    size_t i = sasmm_sieve_find(m->o->sieve, cut[c]);
+    uint64_t p = i < sasmm_sieve_size(m->o->sieve) ? sasmm_sieve_at(m->o->sieve, i)->pos : e;
+    cut[c] = p < e ? p : e;
+  }
+  for (uint32_t c = 0; c < n && !rc; c++)
+    if (add_range(m, c, cut[c], c + 1 < n ? cut[c + 1] : e)) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  free(nth);
+  if (rc) return rc;
+  m->st->divided_phases++;
+  return run_phase(m, 1, NULL, err);
+}
+
 static int phase_plain(mimic *m, uint64_t s, uint64_t e, int parallel, ppt_err *err) {
   if (s >= e) return 0;
+  if (parallel && m->o->ncores > 1 && m->reg && ppt_region_hand_split(m->reg))
+    return phase_divided(m, s, e, err);
   uint32_t n = parallel ? m->o->ncores : 1;
   for (uint32_t c = 0; c < n; c++)
     if (add_range(m, c, s, e)) return ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -286,8 +319,15 @@ static int mimic_plain(void *arg, uint64_t s, uint64_t e, int parallel, ppt_err 
   return phase_plain(arg, s, e, parallel, err);
 }
 
+/* A parallel region begins: the walk's k-th fork is pass 1's region k. */
+static void begin_region(mimic *m) {
+  m->forked = 0;
+  m->reg = m->nforks < m->L->nreg ? &m->L->reg[m->nforks] : NULL;
+  m->nforks++;
+}
+
 static void mimic_fork(void *arg) {
-  ((mimic *)arg)->forked = 0;
+  begin_region(arg);
 }
 
 static int mimic_loop(void *arg, size_t li, const uint64_t *b, uint64_t nb, const uint64_t *bcount,
@@ -308,7 +348,7 @@ static int replay(mimic *m, const ppt_sasmm_plan *p, ppt_err *err) {
     if (st->kind == STEP_PLAIN)
       rc = phase_plain(m, st->s, st->e, st->parallel, err);
     else if (st->kind == STEP_FORK)
-      m->forked = 0;
+      begin_region(m);
     else
       rc = run_loop(m, &p->L.v[st->loop], p->bnd + st->b0, st->nb, err);
   }
@@ -412,7 +452,7 @@ out:
   free(m.head);
   free(m.hkey);
   gsl_rng_free(m.rng);
-  free(L.v);
+  ppt_sasmm_loops_free(&L);
   sasmm_chunkmap_free(&m.map);
   return rc;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "ppt/sasmm.h"
+#include "sasmm/rangereader.h"
 #include "sasmm/sieve.h"
 
 typedef struct loop_info {
@@ -21,10 +22,35 @@ typedef struct loop_info {
   uint64_t marker_count;
 } loop_info;
 
+/* A parallel region as pass 1 saw it (outermost regions only; nested ones are part of
+ * theirs). Blocks the thread allocated inside it are private to each mimicked core
+ * (seg[s0, s0 + ns) of its loops: sasmm_privseg, rangereader.h); a region whose thread
+ * asked for its number and that has no worksharing loop divides its work by hand and
+ * is dealt to the cores in contiguous shares of its block instances (mimic.c). */
+typedef struct region_info {
+  uint64_t begin, end; /* record indices of PAR_BEGIN and PAR_END */
+  uint64_t blocks;     /* block instances in between */
+  unsigned asked;      /* bit PPT_TEAM_THREAD_NUM, bit PPT_TEAM_NUM_THREADS: PPT_EV_TEAM_QUERY seen */
+  int has_loop;        /* a worksharing loop ran inside */
+  size_t s0, ns;
+} region_info;
+
 typedef struct loops {
   loop_info *v;
   size_t n, cap;
+  region_info *reg; /* in fork order: the walk's k-th fork is reg[k] */
+  size_t nreg, capreg;
+  sasmm_privseg *seg;
+  size_t nseg, capseg;
 } loops;
+
+/* Whether region r is divided by hand: the thread asked for its number, and no
+ * worksharing loop deals its work. */
+static inline int ppt_region_hand_split(const region_info *r) {
+  return (r->asked & (1u << PPT_TEAM_THREAD_NUM)) && !r->has_loop;
+}
+/* Releases what pass 1 allocated into L. */
+void ppt_sasmm_loops_free(loops *L);
 
 /* One step of pass 2 (walk), as the plan records it: a plain phase, a parallel region's
  * fork, or a worksharing-loop instance with its iteration boundaries (bnd[b0, b0+nb)). */

@@ -99,7 +99,7 @@ int sasmm_plan_sieve(const ppt_trace *t, sasmm_sieve_drop_fn drop, const void *a
 
 void ppt_sasmm_plan_free(ppt_sasmm_plan *p) {
   if (!p) return;
-  free(p->L.v);
+  ppt_sasmm_loops_free(&p->L);
   free(p->steps);
   free(p->bnd);
   free(p);

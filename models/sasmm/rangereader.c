@@ -84,7 +84,9 @@ struct sasmm_rreader {
   const uint32_t *quota;
   uint32_t *seen; /* per block: instances met so far (per-instance split) */
   uint32_t nbbs;
-  int keep; /* current block instance belongs to this core */
+  int keep;               /* current block instance belongs to this core */
+  const sasmm_privseg *seg; /* private heap blocks (sasmm_rreader_set_private) */
+  size_t nseg;
   /* The machine-level stack references of the block instance last returned, still to
    * return (ppt_trace_set_stack_refs): the file has no records for them. */
   ppt_trace_rec mc[64];
@@ -160,6 +162,24 @@ int sasmm_rreader_reset(sasmm_rreader *r, const ppt_range *ranges, size_t nrange
   return 0;
 }
 
+void sasmm_rreader_set_private(sasmm_rreader *r, const sasmm_privseg *seg, size_t nseg) {
+  r->seg = nseg ? seg : NULL;
+  r->nseg = nseg;
+}
+
+/* Whether a reference at record index pos to addr is to a private heap block. */
+static int private_heap(const sasmm_rreader *r, uint64_t addr, uint64_t pos) {
+  size_t lo = 0, hi = r->nseg;
+  while (lo < hi) { /* the last segment with seg.lo <= addr */
+    size_t mid = (lo + hi) / 2;
+    if (r->seg[mid].lo <= addr)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo > 0 && addr < r->seg[lo - 1].hi && pos >= r->seg[lo - 1].pos;
+}
+
 /* Finds the chunk holding record index pos (chunks are sorted by first record). */
 static size_t chunk_of(const sasmm_chunkmap *m, uint64_t pos) {
   size_t lo = 0, hi = m->n;
@@ -171,6 +191,26 @@ static size_t chunk_of(const sasmm_chunkmap *m, uint64_t pos) {
       hi = mid;
   }
   return lo;
+}
+
+int sasmm_chunkmap_find_blocks(sasmm_chunkmap *m, uint64_t s, uint64_t e, const uint64_t *nth, size_t k,
+                             uint64_t *pos, ppt_err *err) {
+  size_t j = 0;
+  uint64_t seen = 0;
+  for (size_t ck = s < e ? chunk_of(m, s) : m->n; ck < m->n && m->first[ck] < e && j < k; ck++) {
+    size_t sl = slot_acquire(m, ck, err);
+    if (sl == SIZE_MAX) return -1;
+    const ppt_trace_rec *recs = m->slots[sl].recs;
+    uint64_t p = s > m->first[ck] ? s : m->first[ck], stop = e < m->first[ck + 1] ? e : m->first[ck + 1];
+    for (; p < stop && j < k; p++) {
+      if (recs[p - m->first[ck]].kind != PPT_REC_BB) continue;
+      while (j < k && nth[j] == seen) pos[j++] = p; /* equal targets: the same entry */
+      seen++;
+    }
+    slot_release(m, sl);
+  }
+  for (; j < k; j++) pos[j] = e;
+  return 0;
 }
 
 /* The next stack reference of the block instance r returned last (1), or none (0). */
@@ -194,8 +234,9 @@ static int next_stack_ref(sasmm_rreader *r, ppt_trace_rec *out) {
 
 /* A kept record (of kind BB or a reference) becomes the reader's output: private stack
  * addresses, and a block's machine-level stack references to follow. */
-static void take(sasmm_rreader *r, ppt_trace_rec *rec) {
-  if (r->privatise && rec->kind != PPT_REC_BB && (rec->flags & PPT_REC_STACK))
+static void take(sasmm_rreader *r, ppt_trace_rec *rec, uint64_t pos) {
+  if (r->privatise && rec->kind != PPT_REC_BB &&
+      ((rec->flags & PPT_REC_STACK) || (r->nseg && private_heap(r, rec->addr, pos))))
     rec->addr = ppt_sasmm_private_addr(rec->addr, r->core);
   if (rec->kind == PPT_REC_BB && ppt_trace_stack_refs(r->m->t)) {
     const ppt_trace_bb *bb = ppt_trace_bb_get(r->m->t, rec->bb);
@@ -232,7 +273,7 @@ static int next_sieved(sasmm_rreader *r, ppt_trace_rec *out) {
     r->ord += x->r.kind != PPT_REC_BB;
     r->pending = x->run;
     *out = x->r;
-    take(r, out);
+    take(r, out, x->pos);
     return 1;
   }
   return 0;
@@ -271,7 +312,7 @@ int sasmm_rreader_next(sasmm_rreader *r, ppt_trace_rec *out, ppt_err *err) {
       }
       if (!r->keep) continue;
     }
-    take(r, &rec);
+    take(r, &rec, r->pos - 1);
     *out = rec;
     return 1;
   }

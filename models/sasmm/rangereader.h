@@ -14,6 +14,13 @@ typedef struct ppt_range {
   uint64_t s, e;
 } ppt_range;
 
+/* Heap addresses [lo, hi) that are private to the executing core from record index pos
+ * on: blocks allocated inside a parallel region (PPT_EV_ALLOC). A region's segments are
+ * sorted by lo and disjoint. */
+typedef struct sasmm_privseg {
+  uint64_t lo, hi, pos;
+} sasmm_privseg;
+
 /* A decoded chunk the readers of one map share (refs: readers on it; 0: idle, reusable). */
 typedef struct ppt_chunkslot {
   size_t chunk; /* index among the thread's chunks; SIZE_MAX: none */
@@ -59,8 +66,17 @@ void sasmm_rreader_free(sasmm_rreader *r);
  * address. quota/ncores: when quota != NULL, only instance j of block b with
  * j / quota[b] == core (clamped to ncores-1) is kept; references before the first block
  * entry go to core 0. */
-int sasmm_rreader_reset(sasmm_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core,
-                        int privatise, const uint32_t *quota, uint32_t ncores);
+int sasmm_rreader_reset(sasmm_rreader *r, const ppt_range *ranges, size_t nranges, uint32_t core, int privatise,
+                      const uint32_t *quota, uint32_t ncores);
+/* While privatising (sasmm_rreader_reset), references at record index p to an address
+ * of seg[k] with p >= seg[k].pos get the core's private address too, as the stack's.
+ * seg (not copied; NULL: none) stays valid until the next call or reset. */
+void sasmm_rreader_set_private(sasmm_rreader *r, const sasmm_privseg *seg, size_t nseg);
+/* The record indices of block entries number nth[0] < nth[1] < ... < nth[k-1] (from 0)
+ * among the records [s, e) of m's stream, into pos[] (e where there are fewer). 0, or
+ * -1 with err set. */
+int sasmm_chunkmap_find_blocks(sasmm_chunkmap *m, uint64_t s, uint64_t e, const uint64_t *nth, size_t k,
+                             uint64_t *pos, ppt_err *err);
 /* 1: *out filled; 0: end; -1: error (err set). Event records are skipped. */
 int sasmm_rreader_next(sasmm_rreader *r, ppt_trace_rec *out, ppt_err *err);
 

@@ -69,8 +69,9 @@ static struct {
    * requests (0: not tracing, requests pass through); the largest request and how many. */
   int team;
   _Atomic int64_t asked_max, asked_n;
-  _Atomic int par_depth; /* parallel regions under way (PPT_EV_PAR_BEGIN .. _END) */
-  int roi_depth;         /* PPT_ROI_BEGIN nesting; changed in serial code only */
+  _Atomic int par_depth;    /* parallel regions under way (PPT_EV_PAR_BEGIN .. _END) */
+  _Atomic uint64_t regions; /* PPT_EV_PAR_BEGIN so far: tells one region from the next */
+  int roi_depth;            /* PPT_ROI_BEGIN nesting; changed in serial code only */
   _Atomic int roi_warned;
   /* ppt trace --roi FUNCTION (PPT_TRACE_ROI), tracked in serial code only: per block id,
    * FUNCTION's entry flag (NULL: no such region); whether a call is under way and the
@@ -496,10 +497,36 @@ void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
 }
 
 void ppt_rt_event(unsigned type, const int64_t *v, unsigned n) {
+  if (type == PPT_EV_PAR_BEGIN) atomic_fetch_add(&rt.regions, 1);
   if (type == PPT_EV_PAR_BEGIN) atomic_fetch_add(&rt.par_depth, 1);
   if (type == PPT_EV_PAR_END) atomic_fetch_sub(&rt.par_depth, 1);
   ppt_trace_enc *e = rt_enc();
   if (e && atomic_load_explicit(&rt_rec, memory_order_relaxed)) ppt_trace_enc_event(e, type, v, n);
+}
+
+/* Per thread: inside how many single or master constructs it runs (what one thread
+ * allocates there is the team's, not its own), and the region (rt.regions) in which it
+ * last asked for its number and for the team's size. */
+static __thread int tls_solo __attribute__((tls_model("initial-exec")));
+static __thread uint64_t tls_asked[2] __attribute__((tls_model("initial-exec")));
+
+void ppt_rt_solo(int delta) {
+  tls_solo += delta;
+}
+
+void ppt_rt_heap_block(const void *p, size_t n) {
+  if (!p || atomic_load_explicit(&rt.par_depth, memory_order_relaxed) <= 0 || tls_solo > 0) return;
+  int64_t v[2] = {(int64_t)(uintptr_t)p, (int64_t)n};
+  ppt_rt_event(PPT_EV_ALLOC, v, 2);
+}
+
+void ppt_rt_team_query(int what) {
+  if (what < 0 || what > 1 || atomic_load_explicit(&rt.par_depth, memory_order_relaxed) <= 0) return;
+  uint64_t region = atomic_load_explicit(&rt.regions, memory_order_relaxed);
+  if (tls_asked[what] == region) return; /* once per region: programs ask in inner loops */
+  tls_asked[what] = region;
+  int64_t v[1] = {what};
+  ppt_rt_event(PPT_EV_TEAM_QUERY, v, 1);
 }
 
 int ppt_rt_threads_request(int n) {

@@ -11,12 +11,12 @@ int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size);
 
 /* ppt trace --roi FUNCTION: per block id 0..nguards, PPT_RT_ROI_OWN and the
  * PPT_BB_FUNC_ENTRY and PPT_BB_RETURN flags on the blocks of FUNCTION (its name in the
- * table, or the function part of a demangled C++ name: trace/names.h), PPT_RT_ROI_INLINED on the blocks whose first located
- * instruction is code inlined from FUNCTION into another function, PPT_RT_ROI_ALSO on
- * those that hold such code further on (the start of an inlined call, after the end of
- * other code), and PPT_RT_ROI_NOLINE on every block without a source line (which
- * neither starts nor ends an inlined region); *nblocks: FUNCTION's blocks, inlined ones
- * included (0: no such function). NULL when out of memory (rt_table.c). */
+ * table, or the function part of a demangled C++ name: trace/names.h), PPT_RT_ROI_INLINED on the blocks whose
+ * first located instruction is code inlined from FUNCTION into another function, PPT_RT_ROI_ALSO on those
+ * that hold such code further on (the start of an inlined call, after the end of other code), and
+ * PPT_RT_ROI_NOLINE on every block without a source line (which neither starts nor ends an inlined region);
+ * *nblocks: FUNCTION's blocks, inlined ones included (0: no such function). NULL when out of memory
+ * (rt_table.c). */
 enum { PPT_RT_ROI_INLINED = 0x10, PPT_RT_ROI_NOLINE = 0x20, PPT_RT_ROI_ALSO = 0x40, PPT_RT_ROI_OWN = 0x80 };
 unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nblocks);
 
@@ -49,6 +49,17 @@ void ppt_rt_event(unsigned type, const int64_t *v, unsigned n);
  * num_threads clause): while tracing, the one ppt trace was told (PPT_TRACE_THREADS),
  * with the request noted for the trace's PPT_EV_THREADS_ASKED event; otherwise n. */
 int ppt_rt_threads_request(int n);
+
+/* A block of n bytes at p the program allocated (rt_heap.c, rt_new.c): recorded as
+ * PPT_EV_ALLOC when the calling thread is inside a parallel region and not inside a
+ * single or master construct (ppt_rt_solo); nothing otherwise, or when p is NULL. */
+void ppt_rt_heap_block(const void *p, size_t n);
+/* The calling thread enters (+1) or leaves (-1) a single or master construct. */
+void ppt_rt_solo(int delta);
+/* The program asked for its thread number (what = PPT_TEAM_THREAD_NUM) or the team's
+ * size (PPT_TEAM_NUM_THREADS): recorded as PPT_EV_TEAM_QUERY the first time in each
+ * parallel region on each thread, outside regions not at all. */
+void ppt_rt_team_query(int what);
 
 /* PPT_ROI_BEGIN / PPT_ROI_END of include/ppt/roi.h. */
 void ppt_roi_begin(void);

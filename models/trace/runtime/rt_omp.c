@@ -200,3 +200,36 @@ void __real___kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n);
 void __wrap___kmpc_push_num_threads(ident_t *loc, int32_t gtid, int32_t n) {
   __real___kmpc_push_num_threads(loc, gtid, ppt_rt_threads_request(n));
 }
+
+/* ---- what the program asks of its team ----
+ * A region that divides its work by hand (chunk = n / omp_get_num_threads(), from
+ * omp_get_thread_num() * chunk on) runs all of it on the one thread of a sequential
+ * trace; the event lets the mimic divide it again (docs/sasmm.md, "Hand-split regions"). */
+int __real_omp_get_thread_num(void);
+int __wrap_omp_get_thread_num(void) {
+  ppt_rt_team_query(PPT_TEAM_THREAD_NUM);
+  return __real_omp_get_thread_num();
+}
+
+int __real_omp_get_num_threads(void);
+int __wrap_omp_get_num_threads(void) {
+  ppt_rt_team_query(PPT_TEAM_NUM_THREADS);
+  return __real_omp_get_num_threads();
+}
+
+/* single and master: one thread runs the construct for the team, so what it allocates
+ * there is shared, not that thread's own (ppt_rt_heap_block). */
+#define PPT_SOLO(kind)                                        \
+  int32_t __real___kmpc_##kind(ident_t *loc, int32_t gtid);   \
+  int32_t __wrap___kmpc_##kind(ident_t *loc, int32_t gtid) {  \
+    int32_t r = __real___kmpc_##kind(loc, gtid);              \
+    if (r) ppt_rt_solo(1);                                    \
+    return r;                                                 \
+  }                                                           \
+  void __real___kmpc_end_##kind(ident_t *loc, int32_t gtid);  \
+  void __wrap___kmpc_end_##kind(ident_t *loc, int32_t gtid) { \
+    ppt_rt_solo(-1);                                          \
+    __real___kmpc_end_##kind(loc, gtid);                      \
+  }
+PPT_SOLO(single)
+PPT_SOLO(master)
