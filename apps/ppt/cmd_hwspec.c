@@ -104,7 +104,7 @@ static void write_ops(const ppt_hwspec *hw) {
 
 static int write_table(void *va, void *vr, ppt_err *err) {
   if (((const args *)va)->list) {
-    hwspec_list_write_table(&((const results *)vr)->lib);
+    ppt_hwspec_write_list_table(&((const results *)vr)->lib);
     return 0;
   }
   const char *path = ((const args *)va)->c.operand, *timing_missing = ((const results *)vr)->missing;
@@ -184,7 +184,7 @@ static int write_table(void *va, void *vr, ppt_err *err) {
 }
 
 static int write_json(void *va, void *vr, ppt_err *err) {
-  if (((const args *)va)->list) return hwspec_list_write_json(&((const results *)vr)->lib, err);
+  if (((const args *)va)->list) return ppt_hwspec_write_list_json(&((const results *)vr)->lib, err);
   const char *path = ((const args *)va)->c.operand, *timing_missing = ((const results *)vr)->missing;
   const ppt_hwspec *hw = &((const results *)vr)->hw;
   json_object *root = json_object_new_object(), *spec = ppt_hwspec_to_json_object(hw);
@@ -243,13 +243,13 @@ static int parse_args(int argc, char **argv, void *va) {
 }
 
 static void release(void *vr) {
-  hwspec_list_free(&((results *)vr)->lib);
+  ppt_cli_hwspecs_free(&((results *)vr)->lib);
 }
 
 static int run(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   results *r = vr;
-  if (a->list) return hwspec_list_load(a->c.operand, &r->lib, err);
+  if (a->list) return ppt_cli_hwspecs_load(a->c.operand, &r->lib, err);
   int rc = ppt_hwspec_load(a->c.operand, &r->hw, err);
   if (rc) return rc;
   /* has_timing names the first missing figure in its message, after "no timing data: " */

@@ -19,7 +19,7 @@ static int is_dir(const char *p) {
   return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-int hwspec_list_default_dir(char *buf, size_t cap, ppt_err *err) {
+int ppt_cli_hwspecs_default_dir(char *buf, size_t cap, ppt_err *err) {
   /* An installed ppt lists the specs installed with it, not those of a source tree
    * that may have moved on (or be gone). */
   char exe[PATH_MAX];
@@ -80,7 +80,7 @@ static int add_row(hwspec_lib *lib, size_t *cap, const char *file, ppt_err *err)
   return ppt_hwspec_load(path, row->hw, err);
 }
 
-int hwspec_list_load(const char *dir, hwspec_lib *lib, ppt_err *err) {
+int ppt_cli_hwspecs_load(const char *dir, hwspec_lib *lib, ppt_err *err) {
   memset(lib, 0, sizeof *lib);
   int rc = 0;
   if (dir) {
@@ -88,7 +88,7 @@ int hwspec_list_load(const char *dir, hwspec_lib *lib, ppt_err *err) {
     snprintf(lib->dir, sizeof lib->dir, "%s", dir);
     /* a folder given as "DIR/" names its files DIR/FILE, not DIR//FILE */
     for (size_t n = strlen(lib->dir); n > 1 && lib->dir[n - 1] == '/'; n--) lib->dir[n - 1] = '\0';
-  } else if ((rc = hwspec_list_default_dir(lib->dir, sizeof lib->dir, err))) {
+  } else if ((rc = ppt_cli_hwspecs_default_dir(lib->dir, sizeof lib->dir, err))) {
     return rc;
   }
   DIR *d = opendir(lib->dir);
@@ -105,7 +105,7 @@ int hwspec_list_load(const char *dir, hwspec_lib *lib, ppt_err *err) {
   return rc;
 }
 
-void hwspec_list_free(hwspec_lib *lib) {
+void ppt_cli_hwspecs_free(hwspec_lib *lib) {
   for (size_t i = 0; i < lib->n; i++) free(lib->rows[i].hw);
   free(lib->rows);
   lib->rows = NULL;
@@ -134,7 +134,7 @@ static void fmt_level(char *buf, size_t cap, const ppt_hwspec *hw, uint32_t k) {
   snprintf(buf, cap, "%s/%u%s", sz, lv->shared_by, skipped ? "+" : "");
 }
 
-void hwspec_list_write_table(const hwspec_lib *lib) {
+void ppt_hwspec_write_list_table(const hwspec_lib *lib) {
   printf("%-28s %4s %-7s %5s %5s %-9s %-9s %-11s %9s\n", "name", "year", "isa", "cores", "GHz", "L1", "L2",
          "L3", "DRAM GB/s");
   for (size_t i = 0; i < lib->n; i++) {
@@ -194,7 +194,7 @@ static json_object *row_json(const hwspec_row *row) {
   return o;
 }
 
-int hwspec_list_write_json(const hwspec_lib *lib, ppt_err *err) {
+int ppt_hwspec_write_list_json(const hwspec_lib *lib, ppt_err *err) {
   json_object *root = json_object_new_object(), *specs = json_object_new_array();
   if (!root || !specs) {
     json_object_put(root);

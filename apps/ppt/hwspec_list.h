@@ -19,15 +19,15 @@ typedef struct hwspec_lib {
   hwspec_row *rows; /* sorted by vendor, then year (unknown last), then name */
 } hwspec_lib;
 
-/* Loads every *.json of dir (NULL: the shipped folder, hwspec_list_default_dir); the
+/* Loads every *.json of dir (NULL: the shipped folder, ppt_cli_hwspecs_default_dir); the
  * first spec that does not parse fails the whole listing with its own message, since a
  * library is only useful when every sheet in it holds. */
-int hwspec_list_load(const char *dir, hwspec_lib *lib, ppt_err *err);
+int ppt_cli_hwspecs_load(const char *dir, hwspec_lib *lib, ppt_err *err);
 /* The shipped folder: share/ppt/hwspecs beside an installed binary, else the source
  * tree's hwspecs/ (PPT_HWSPECS_SOURCE_DIR). 0, or PPT_EINPUT when neither exists. */
-int hwspec_list_default_dir(char *buf, size_t cap, ppt_err *err);
-void hwspec_list_write_table(const hwspec_lib *lib);
-int hwspec_list_write_json(const hwspec_lib *lib, ppt_err *err);
-void hwspec_list_free(hwspec_lib *lib);
+int ppt_cli_hwspecs_default_dir(char *buf, size_t cap, ppt_err *err);
+void ppt_hwspec_write_list_table(const hwspec_lib *lib);
+int ppt_hwspec_write_list_json(const hwspec_lib *lib, ppt_err *err);
+void ppt_cli_hwspecs_free(hwspec_lib *lib);
 
 #endif

@@ -111,6 +111,19 @@ typedef struct shift {
   double gain_prefetched[PPT_HW_MAX_LEVELS + 1], gain_bunched[PPT_HW_MAX_LEVELS + 1];
 } shift;
 
+/* What problem-size scaling does to the shares derived from a site's counters, as hooks
+ * the base model calls where set (NULL: the counters' own shares): shift.c sets them with
+ * every shift it applies, so the base model needs nothing of the scaling built on it.
+ * site: counters c's local rates, shares and write-backs in o moved (c->racc[0] > 0;
+ * pool: the same site summed over its cores, c itself for the run; s NULL for the run);
+ * tlb: the shares share[0..ntlb] of the references whose translation TLB level k held
+ * (ntlb: a page walk) moved. */
+typedef struct progmodel_hooks {
+  void (*site)(const ppt_progmodel *m, const site *s, const site_counts *c, const site_counts *pool,
+               shares *o);
+  void (*tlb)(const ppt_progmodel *m, double *share);
+} progmodel_hooks;
+
 struct ppt_progmodel {
   uint32_t ncores, nlevels;
   phase *ph;
@@ -171,6 +184,7 @@ struct ppt_progmodel {
   double *w_inst, *w_refs;
   int weighted; /* built with weights: phases may stand for several regions (copies) */
   shift sh_now; /* the moved miss ratios (ppt_progmodel_shift_misses, _shift_tlb) */
+  progmodel_hooks hooks; /* shift.c's, for sh_now */
   /* The current phase's counted references per block id, every core, and the ids it
    * touched (take_phase adds them to the phase's site). */
   double *phase_refs;
@@ -191,15 +205,6 @@ double progmodel_window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb,
 /* The run-wide shares, then every site's on every core (into a new m->sh); -1 when out
  * of memory (progmodel.c). */
 int progmodel_derive_all(ppt_progmodel *m);
-/* Site or run counters c's local rates, shares and write-backs in o moved as m->sh_now
- * says (c->racc[0] > 0); pool: the same site summed over its cores (c itself for the
- * run), whose misses move by the run's ratio (or to the site's own target: s, NULL for
- * the run) and whose gains c takes its share of. */
-void progmodel_shift_site(const ppt_progmodel *m, const site *s, const site_counts *c,
-                          const site_counts *pool, shares *o);
-/* The shares share[0..ntlb] of the references whose translation TLB level k held (ntlb:
- * a page walk) moved as m->sh_now says. */
-void progmodel_shift_tlb_shares(const ppt_progmodel *m, double *share);
 
 /* The counters of a take into c (progmodel.c). */
 void progmodel_add_take(site_counts *c, const ppt_tracesim_result *r);

@@ -32,7 +32,7 @@ static double tlb_cycles_per_ref(const ppt_progmodel *m, const site_counts *c) {
   if (!ntlb || !c->counted_refs) return 0.0;
   double share[PPT_HW_MAX_TLB + 1], refs = (double)c->counted_refs;
   for (uint32_t k = 0; k <= ntlb; k++) share[k] = (double)c->tlb_served[k] / refs;
-  if (m->sh_now.tlb_on) progmodel_shift_tlb_shares(m, share);
+  if (m->hooks.tlb) m->hooks.tlb(m, share);
   double cost = 0, pen = 0;
   for (uint32_t k = 1; k <= ntlb && k <= hw->ntlb; k++) {
     double miss = hw->tlb[k - 1].miss_cycles;
@@ -85,7 +85,7 @@ static void derive(const ppt_progmodel *m, const site *st, const site_counts *c,
   for (uint32_t k = 0; k <= m->nlevels; k++) all += (double)c->served[k];
   for (uint32_t k = 1; k <= m->nlevels && all > 0; k++) o->writeback[k] = (double)c->writebacks[k] / all;
   if (fb && all == 0) memcpy(o->writeback, fb->writeback, sizeof o->writeback);
-  if (m->sh_now.on && c->racc[0]) progmodel_shift_site(m, st, c, pool, o);
+  if (m->hooks.site && c->racc[0]) m->hooks.site(m, st, c, pool, o);
   o->tlb_cycles = fb && !c->counted_refs ? fb->tlb_cycles : tlb_cycles_per_ref(m, c);
 }
 

@@ -116,16 +116,19 @@ static void shift_shares(const ppt_progmodel *m, const site_counts *c, const dou
   }
 }
 
-void progmodel_shift_site(const ppt_progmodel *m, const site *st, const site_counts *c,
-                          const site_counts *pool, shares *o) {
+/* progmodel_hooks.site: c's local rates, shares and write-backs moved as m->sh_now says;
+ * pool's misses move by the run's ratio (or to the site's own target) and c takes its
+ * share of the gains. */
+static void shift_site(const ppt_progmodel *m, const site *st, const site_counts *c, const site_counts *pool,
+                       shares *o) {
   double g[PPT_HW_MAX_LEVELS];
   shift_local(m, st, c, pool, o->local, g);
   shift_shares(m, c, g, o);
 }
 
-/* Level k's global miss ratio is the share served beyond it; moved as the caches' are,
- * kept falling outwards. */
-void progmodel_shift_tlb_shares(const ppt_progmodel *m, double *share) {
+/* progmodel_hooks.tlb: level k's global miss ratio is the share served beyond it; moved
+ * as the caches' are, kept falling outwards. */
+static void shift_tlb_shares(const ppt_progmodel *m, double *share) {
   uint32_t ntlb = m->rates.ntlb;
   double above = 1.0, g[PPT_HW_MAX_TLB], beyond = 0;
   for (uint32_t k = ntlb; k-- > 0;) g[k] = (beyond += share[k + 1]);
@@ -137,16 +140,23 @@ void progmodel_shift_tlb_shares(const ppt_progmodel *m, double *share) {
   if (ntlb) share[ntlb] = g[ntlb - 1];
 }
 
+/* s as m's moved miss ratios, with the hooks that apply them to the shares. */
+static void set_shift(ppt_progmodel *m, const shift *s) {
+  m->sh_now = *s;
+  m->hooks.site = s->on ? shift_site : NULL;
+  m->hooks.tlb = s->tlb_on ? shift_tlb_shares : NULL;
+}
+
 /* Takes `next` as the moved miss ratios and remakes the shares and tasklists; on failure
  * m keeps what it had. */
 static int apply_shift(ppt_progmodel *m, const shift *next, ppt_err *err) {
   shift was = m->sh_now;
-  m->sh_now = *next;
+  set_shift(m, next);
   ppt_tc_policy pol = m->policy;
   int rc = progmodel_derive_all(m) ? ppt_err_set(err, PPT_ERUN, "out of memory") : 0;
   if (!rc) rc = ppt_progmodel_set_policy(m, &pol, err);
   if (rc) { /* back to the shares m had */
-    m->sh_now = was;
+    set_shift(m, &was);
     if (progmodel_derive_all(m)) m->failed = 1;
   }
   return rc;
