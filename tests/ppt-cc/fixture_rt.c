@@ -9,6 +9,22 @@
 
 extern const struct ppt_bbdesc __start_ppt_bbtab[], __stop_ppt_bbtab[];
 
+/* ppt-cc links with -Wl,--wrap for the allocation functions the real runtime wraps
+ * (models/trace/runtime/rt_heap.c), this file's own calls included: a stand-in runtime
+ * provides the wrappers too, passing straight through. */
+void *__real_malloc(size_t n);
+void *__real_calloc(size_t k, size_t n);
+void *__real_realloc(void *p, size_t n);
+void *__wrap_malloc(size_t n) {
+  return __real_malloc(n);
+}
+void *__wrap_calloc(size_t k, size_t n) {
+  return __real_calloc(k, n);
+}
+void *__wrap_realloc(void *p, size_t n) {
+  return __real_realloc(p, n);
+}
+
 static uint32_t *guards_lo, *guards_hi;
 static unsigned long block_hits;
 
