@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "engine_internal.h"
+#include "ppt/cpu.h"
 
 typedef struct sim_ctx {
   const ppt_node *node;

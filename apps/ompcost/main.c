@@ -7,7 +7,7 @@
  * as slow in any process linked with it, even one that never calls it (measured: ~600 ns
  * per serialised region here, 1080-1400 ns with -lsimgrid). The programs ppt predicts
  * are plain executables, so their regions cost what this process measures. The kernel
- * and the timing loop are calibrate's own (models/calib/calib_omp.c, calib_time.c),
+ * and the timing loop are calibrate's own (models/calib/parallel/calib_omp.c, calib_time.c),
  * compiled into this program. Output: one JSON object on stdout. */
 #include <errno.h>
 #include <getopt.h>

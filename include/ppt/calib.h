@@ -343,7 +343,7 @@ double ppt_calib_writeback_cost(double read, double triad);
 /* The socket's DRAM bandwidth in bytes per second (the hwspec's dram.bandwidth_gbs before
  * rounding): every core's read stream, or every core's triad traffic (4 bytes per byte of
  * a: b, c and a's read for ownership in, a back) where that is more; *from_triad (may be
- * NULL) says which (models/calib/calib_spec_dram.c). */
+ * NULL) says which (models/calib/spec/calib_spec_dram.c). */
 double ppt_calib_socket_bw(const ppt_calib_result *r, int *from_triad);
 
 /* One spec from n runs' specs (`ppt calibrate --repeat`): every figure the median of the

@@ -268,32 +268,10 @@ static inline double ppt_hwspec_dram_wb_cost(const ppt_hwspec *hw, int core) {
   if (core) return hw->dram_wb_given & 1u ? hw->dram_core_wb_cost : 0.0;
   return hw->dram_wb_given & 2u ? hw->dram_wb_cost : 1.0;
 }
-/* The FP window (hwspec.fp_window, models/hwspec/hwspec_window.c): cycles per execution
- * of a block whose executions each run a chain of dependent FP ops, path[c] of them of
- * class c (PPT_HW_FADD, FMUL, FDIV, FSQRT), the block holding ops[c] FP ops of class c:
- * T = (P + W(T))·F / (S + F), P the chain's latency, F the FP ops, S the window and W
- * the chain's ops' waits for their pipes at T; at least (P + W(T)) / fp_chains where the
- * spec gives fp_chains. 0 when the spec has no window or the block no chain. */
-double ppt_hwspec_window_cycles(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
-                                const double ops[PPT_HW_NOPCLASS]);
-/* The same relation read backwards: the window S with which such a block takes t
- * cycles (what `ppt calibrate` writes from the chains it times); 0 when undefined. */
-double ppt_hwspec_window_size(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
-                              const double ops[PPT_HW_NOPCLASS], double t);
-/* The chains in flight E = (P + W(t)) / t with which such a block takes t cycles (what
- * `ppt calibrate` writes as fp_chains from short chains); 0 when undefined. */
-double ppt_hwspec_window_chains(const ppt_hwspec *hw, const double path[PPT_HW_NOPCLASS],
-                                const double ops[PPT_HW_NOPCLASS], double t);
 /* Relative compute speed of core `core` (hwspec.core_speed; 1 past the list). */
 static inline double ppt_hwspec_core_speed(const ppt_hwspec *hw, uint32_t core) {
   return core < hw->nspeeds && hw->core_speed[core] > 0 ? hw->core_speed[core] : 1.0;
 }
-/* Compute speed of thread `thread` of a region of `nthreads` threads
- * (models/hwspec/hwspec_speed.c): core `thread`'s when the region has at least as many
- * threads as core_speed lists; with fewer, for every thread the mean over the listed
- * cores its first thread may start on (the OS chooses; OpenMP places the others on the
- * next cores) of the slowest thread's time: one thread gets the harmonic mean. */
-double ppt_hwspec_thread_speed(const ppt_hwspec *hw, uint32_t thread, uint32_t nthreads);
 /* Compute speed of each busy core when `busy` cores compute at once (hwspec.busy_speed;
  * 1 without the list, the last entry past it). */
 static inline double ppt_hwspec_busy_speed(const ppt_hwspec *hw, uint32_t busy) {

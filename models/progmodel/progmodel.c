@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu/block_cycles.h"
 #include "ppt/program.h"
 #include "ppt/tasklist.h"
 #include "ppt/tracesim.h"
@@ -509,8 +510,8 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
     add_block(&one, bb, 1.0);
     /* The slowest of the loop-carried recurrences (through registers, through memory)
      * and the in-block chain's window bound. */
-    double reg = progmodel_chain_cycles(hw, bb), carried = fmax(reg, progmodel_mem_chain_cycles(hw, bb));
-    double chain = fmax(carried, progmodel_window_cycles(hw, bb, one.ops));
+    double reg = cpu_chain_cycles(hw, bb), carried = fmax(reg, cpu_mem_chain_cycles(hw, bb));
+    double chain = fmax(carried, cpu_window_cycles(hw, bb, one.ops));
     /* The block on the host's core as llvm-mca models it (ppt-cc, apps/ppt-cc/mca.h):
      * pipes shared between classes, the scheduler's reach over chains. A bound the
      * ports model cannot see (falseshare's hash: 4.81 cycles a trip against 3.7). */

@@ -193,15 +193,6 @@ struct ppt_progmodel {
   int failed;
 };
 
-/* Cycles per execution of block bb bounded by its loop-carried recurrence through
- * registers, through memory (ppt_trace_bb.mem_chain), and by its longest FP chain
- * through the core's window (ops: the block's ops by class); 0 where the block has none
- * or the spec does not say (block_cycles.c). */
-double progmodel_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb);
-double progmodel_mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb);
-double progmodel_window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb,
-                               const double ops[PPT_HW_NOPCLASS]);
-
 /* The run-wide shares, then every site's on every core (into a new m->sh); -1 when out
  * of memory (progmodel.c). */
 int progmodel_derive_all(ppt_progmodel *m);

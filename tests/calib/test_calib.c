@@ -26,6 +26,7 @@
 #include "fake_sysfs.h"
 #include "ppt/cachesim.h"
 #include "ppt/calib.h"
+#include "ppt/cpu.h"
 #include "ppt/hwspec.h"
 #include "ppt/io.h"
 

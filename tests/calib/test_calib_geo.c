@@ -1,5 +1,5 @@
 /* test_calib_geo.c — where `ppt calibrate` gets the cache geometry and topology from
- * (models/calib/calib_cpuid.c, calib_geo.c, calib_discover.c).
+ * (models/calib/geometry/calib_cpuid.c, calib_geo.c, calib_discover.c).
  *
  * Oracles, none of them the code under test:
  *  - CPUID register values recorded on real CPUs, decoded here by hand from the field

@@ -1,4 +1,4 @@
-/* test_calib_tlb.c — the data-TLB probe of `ppt calibrate` (models/calib/calib_tlb.c).
+/* test_calib_tlb.c — the data-TLB probe of `ppt calibrate` (models/calib/memory/calib_tlb.c).
  *
  * Oracles: CPUID register values of known CPUs with the TLBs their vendors document
  *  - AMD Zen 3 (EPYC 7003, family 19h; the values this validation host returns):

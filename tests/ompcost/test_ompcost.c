@@ -1,5 +1,5 @@
 /* test_ompcost.c — ppt-ompcost (apps/ompcost), the OpenMP region probe, and the side of
- * `ppt calibrate` that runs it (models/calib/calib_ompcost.c).
+ * `ppt calibrate` that runs it (models/calib/parallel/calib_ompcost.c).
  *
  * Oracles: the probe's output read here with json-c directly (not through the runner);
  * the CPUs this process may run on (sched_getaffinity), which libomp's default thread

@@ -1,7 +1,7 @@
 /* test_memchain.c — loop-carried recurrences through memory (ppt_trace_bb.mem_chain,
- * block_cycles.c progmodel_mem_chain_cycles): a loop that loads and stores one loop-invariant address,
- * the stored value depending on the loaded one, runs at best one trip round that cycle
- * per iteration: the load at the load-to-use latency (store-to-load forwarding), then the
+ * cpu_mem_chain_cycles in models/cpu/block_cycles.c): a loop that loads and stores one
+ * loop-invariant address, the stored value depending on the loaded one, runs at best one
+ * trip round that cycle per iteration: the load at the load-to-use latency (store-to-load forwarding), then the
  * cycle's ops at their latencies.
  *
  *  - memchain_recorded: ppt-cc records the cycle of `*c += x[i] & 0xff` (c volatile: one

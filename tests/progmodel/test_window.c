@@ -1,5 +1,5 @@
-/* test_window.c — the FP window bound of the program model (block_cycles.c progmodel_window_cycles,
- * docs/engine.md "Chains inside a block"): a block whose executions each run a long
+/* test_window.c — the FP window bound of the program model (cpu_window_cycles in
+ * models/cpu/block_cycles.c, docs/engine.md "Chains inside a block"): a block whose executions each run a long
  * chain of dependent FP ops, over independent elements, takes P · F / (S + F) cycles per
  * execution when the core holds S FP ops waiting (hwspec fp_window), P the chain's
  * latency and F the block's FP ops, P stretched by the ops' waits for their pipes.

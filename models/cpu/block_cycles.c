@@ -1,17 +1,18 @@
-/* models/progmodel/block_cycles.c — what bounds one block's execution besides its
+/* models/cpu/block_cycles.c — what bounds one block's execution besides its
  * ops' throughput: recurrences through registers and through memory, and the FP
  * window over long in-block chains (progmodel.c charges what they add beyond the
  * block's issue time, per compute model). */
 #include <math.h>
 
-#include "progmodel/progmodel_impl.h"
+#include "cpu/block_cycles.h"
+#include "ppt/cpu.h"
 
 /* Cycles of one trip round a block's loop-carried recurrence: its adds at the FP add
  * latency, its multiplies at the multiply's, its divides and roots at the divide's. A
  * block that does not say which of its FP ops are multiplies (older traces) takes the
  * slower latency for all of them. Lane moves on the cycle (adi's forward sweeps, which
  * carry p[j-1] and q[j-1] as one SLP pair: unpckhpd, unpcklpd round divpd) add theirs. */
-double progmodel_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
+double cpu_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   double fp = bb->ops[PPT_OP_CHAIN_FP], add = hw->ops[PPT_HW_FADD].latency,
          mul = hw->ops[PPT_HW_FMUL].latency;
   int muls = ppt_trace_bb_chain_muls(bb);
@@ -30,7 +31,7 @@ double progmodel_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
  * 4.27 + 1, and `ppt calibrate` reads 6.35 + 1 on an Intel Xeon guest), then the cycle's
  * ops at their latencies (adi's p[j] = -c / (a * p[j-1] + b): a multiply, an add and a
  * divide). 0 for a block without one. */
-double progmodel_mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
+double cpu_mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) {
   unsigned loads, ialu, fadd, fmul;
   if (!ppt_trace_bb_mem_chain(bb, &loads, &ialu, &fadd, &fmul)) return 0;
   double fwd = hw->store_forward_cycles > 0 ? hw->store_forward_cycles : hw->ops[PPT_HW_LOADST].latency;
@@ -52,8 +53,7 @@ double progmodel_mem_chain_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb) 
  * those the block's other divides cannot account for (nbody's pair: 2 on the path, 2 in
  * the block, 1 a root), and those take the root's latency (23.5 cycles on the
  * validation host against the divide's 13.1). */
-double progmodel_window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb,
-                               const double ops[PPT_HW_NOPCLASS]) {
+double cpu_window_cycles(const ppt_hwspec *hw, const ppt_trace_bb *bb, const double ops[PPT_HW_NOPCLASS]) {
   unsigned adds, muls, divs;
   if (!(hw->fp_window > 0) || !ppt_trace_bb_path(bb, &adds, &muls, &divs)) return 0;
   unsigned all = bb->ops[PPT_OP_FDIV], roots = ppt_trace_bb_sqrts(bb);

@@ -3,7 +3,8 @@
  * data of a store to the same address still on its way to the cache.
  *
  * The kernel is the recurrence through memory that the program model prices with this
- * figure (block_cycles.c progmodel_mem_chain_cycles; falseshare's `*c += f(x)` on a volatile slot):
+ * figure (cpu_mem_chain_cycles in models/cpu/block_cycles.c; falseshare's `*c += f(x)` on
+ * a volatile slot):
  * each trip loads one 8-byte word, adds the trip count and stores it back, so the next
  * trip's load takes its data from this trip's store. A trip then takes the forwarding
  * latency plus one integer add; timed against the add chain (calib_measure_vs) it reads

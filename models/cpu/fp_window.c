@@ -1,4 +1,4 @@
-/* hwspec_window.c — what hwspec.fp_window means: the time per execution of a block whose
+/* models/cpu/fp_window.c — what hwspec.fp_window means: the time per execution of a block whose
  * executions each run a chain of dependent FP ops (docs/engine.md, "Chains inside a
  * block"). One definition for the two sides that must agree: `ppt calibrate` reads S
  * back from the chains it times (ppt_hwspec_window_size), the program model prices a
@@ -20,7 +20,7 @@
  * each bind in part, the waits are what the plain bound misses. */
 #include <math.h>
 
-#include "ppt/hwspec.h"
+#include "ppt/cpu.h"
 
 /* The FP classes that sit in the FP scheduler and may lie on a chain. */
 static const int fp_class[] = {PPT_HW_FADD, PPT_HW_FMUL, PPT_HW_FDIV, PPT_HW_FSQRT};

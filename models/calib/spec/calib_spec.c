@@ -12,6 +12,7 @@
 
 #include "calib/calib_run.h"
 #include "hwspec/hwspec_limits.h"
+#include "ppt/cpu.h"
 
 /* Three significant digits: measurements are not more precise, and the spec reads
  * better. */

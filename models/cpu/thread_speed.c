@@ -1,4 +1,4 @@
-/* hwspec_speed.c — the compute speed a region's thread gets from the spec's per-core
+/* models/cpu/thread_speed.c — the compute speed a region's thread gets from the spec's per-core
  * speeds (hwspec.core_speed), given how many threads the region has.
  *
  * Why not simply core t for thread t: the program does not choose where its first
@@ -12,7 +12,7 @@
  * 1.13-1.19 times slower at 2 threads than their 1-thread time halved against ~1.0
  * predicted with every one-thread run on core 0 (validation/results/zen5-s28/): a
  * one-thread run is not always on the slower CPU. */
-#include "ppt/hwspec.h"
+#include "ppt/cpu.h"
 
 /* Thread t's speed in a region of n threads: core t's (ppt_hwspec_core_speed) when the
  * region has at least as many threads as the spec lists speeds (or lists none); with
