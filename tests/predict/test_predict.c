@@ -170,6 +170,19 @@ START_TEST(same_as_cli) {
 }
 END_TEST
 
+/* The table of top regions: one per core count, --regions rows at most each, none with 0;
+ * each row ends with its function's short name. */
+START_TEST(regions_table_per_core_count) {
+  const char *base = "$PPT predict prog.trace --hw $PPT_SOURCE_DIR/hwspecs/host.json --cores 1,2";
+  ck_assert_int_eq(e2e_sh(dir, "%s --regions 1 > r1.txt && %s --regions 0 > r0.txt", base, base), 0);
+  ck_assert_int_eq(e2e_sh(dir, "test $(grep -c '^top regions on' r1.txt) = 2 && grep -q '^top regions on 1 cores' r1.txt"
+                               " && grep -q '^top regions on 2 cores' r1.txt && test $(grep -c '^ 1\\. ' r1.txt) = 2"
+                               " && ! grep -q '^ 2\\. ' r1.txt && ! grep -q '^top regions' r0.txt"),
+                   0);
+  ck_assert_int_eq(e2e_sh(dir, "%s --regions x >/dev/null 2>err.txt", base), 2);
+}
+END_TEST
+
 START_TEST(fork_rule_and_refusal) {
   ppt_hwspec hw;
   load_hw("host.json", &hw);
@@ -198,6 +211,7 @@ static Suite *suite(void) {
   tcase_add_unchecked_fixture(tc, setup, NULL);
   tcase_set_timeout(tc, 300);
   tcase_add_test(tc, same_as_cli);
+  tcase_add_test(tc, regions_table_per_core_count);
   tcase_add_test(tc, fork_rule_and_refusal);
   suite_add_tcase(s, tc);
   return s;
