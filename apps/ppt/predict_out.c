@@ -130,6 +130,7 @@ static json_object *point_json(const ppt_hwspec *hw, const ppt_predict_result *r
   json_object_object_add(e, "runtime_s", json_object_new_double(pt->runtime_s));
   json_object_object_add(e, "speedup", json_object_new_double(first->runtime_s / pt->runtime_s));
   json_object_object_add(e, "nregions", json_object_new_int64((int64_t)pt->nregions));
+  json_object_object_add(e, "divided_phases", json_object_new_int64((int64_t)pt->divided_phases));
   json_object_object_add(e, "levels", levels_json(hw, q));
   json_object_object_add(e, "dram", dram_json(q));
   if (q->ntlb && q->counted_refs) json_object_object_add(e, "tlb", tlb_json(q));
@@ -263,6 +264,11 @@ static void write_run(const args *a, const spec_run *r) {
           "(%u cores: %.4f s on the critical path waiting for turns on contended lines, cache lines "
           "that several cores store into)\n",
           pts[i]->n, pts[i]->contention_s);
+  for (size_t i = 0; i < a->c.ncores; i++)
+    if (pts[i]->divided_phases)
+      printf("(%u cores: %llu phases of regions that split their work by thread number were divided "
+             "among the cores in contiguous shares, docs/sasmm.md)\n",
+             pts[i]->n, (unsigned long long)pts[i]->divided_phases);
   for (size_t i = 0; i < a->c.ncores; i++) write_regions_table(hw, r->res, i, a->top_regions);
   if (a->nmodels) write_models_table(a, r);
 }

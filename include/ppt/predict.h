@@ -83,6 +83,8 @@ typedef struct ppt_predict_point {
   size_t nregions;                  /* regions the engine ran */
   ppt_tracesim_result rates;        /* the whole run's, from the simulation */
   size_t nsites;                    /* ppt_predict_result_site; 0 when not known per site */
+  uint64_t divided_phases;          /* phases of regions split by thread number that the mimic
+                                       divided among the cores (ppt_sasmm_stats) */
 } ppt_predict_point;
 
 /* Predicts t's runtime on hw (with timing data: ppt_hwspec_has_timing) at each core

@@ -98,6 +98,9 @@ void ppt_progmodel_free(ppt_progmodel *m);
 const ppt_program *ppt_progmodel_program(const ppt_progmodel *m);
 /* Hit rates of the mimicked streams (per level, in references). */
 const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m);
+/* What the mimic did building m (ppt/sasmm.h: phases, regions split by thread number
+ * and divided among the cores, ...); zero for a model not built from a trace. */
+const ppt_sasmm_stats *ppt_progmodel_mimic_stats(const ppt_progmodel *m);
 /* Phases kept = regions of the program: region i of ppt_progmodel_program (and of the
  * engine's result) is phase i. */
 size_t ppt_progmodel_nregions(const ppt_progmodel *m);

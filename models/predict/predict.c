@@ -69,6 +69,7 @@ static int predict_point(ppt_progmodel *m, const ppt_hwspec *hw, uint32_t n, con
     pt->pub.runtime_s = ppt_node_result_seconds(res);
     pt->pub.fork_cycles = cfg.fork_cycles;
     pt->pub.rates = *ppt_progmodel_hitrates(m);
+    pt->pub.divided_phases = ppt_progmodel_mimic_stats(m)->divided_phases;
     rc = pred_breakdown(res, m, n, (cfg.fork_cycles + cfg.join_cycles) / hw->clock_hz, sites, pt, err);
   }
   for (size_t j = 0; j < o->nmodels && !rc; j++) {

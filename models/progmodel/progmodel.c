@@ -549,7 +549,7 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
     ppt_sasmm_opts so = *o;
     so.private_only = so.shared_only = 0;
     ppt_sasmm_sink sink = {.priv = on_priv, .shared = on_shared, .phase_end = on_phase_end, .arg = m};
-    rc = ppt_sasmm_mimic(t, &so, &sink, NULL, err);
+    rc = ppt_sasmm_mimic(t, &so, &sink, &m->mimic_stats, err);
   }
   if (!rc && m->failed) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
   if (!rc) {
@@ -614,6 +614,10 @@ void ppt_progmodel_free(ppt_progmodel *m) {
 const ppt_program *ppt_progmodel_program(const ppt_progmodel *m) {
   return m->prog;
 }
+const ppt_sasmm_stats *ppt_progmodel_mimic_stats(const ppt_progmodel *m) {
+  return &m->mimic_stats;
+}
+
 const ppt_tracesim_result *ppt_progmodel_hitrates(const ppt_progmodel *m) {
   return &m->rates;
 }

@@ -126,6 +126,7 @@ typedef struct progmodel_hooks {
 
 struct ppt_progmodel {
   uint32_t ncores, nlevels;
+  ppt_sasmm_stats mimic_stats; /* the mimic's account of the build (ppt_progmodel_mimic_stats) */
   phase *ph;
   size_t nph, cap;
   counts *cur; /* counters of the phase being streamed */

@@ -220,6 +220,13 @@ START_TEST(hand_split_divided) {
                   (unsigned long long)br);
   }
   ppt_trace_close(seq);
+  /* ppt predict divides them too, and says so (one line, and divided_phases in --json) */
+  ck_assert_int_eq(e2e_sh(d, "$PPT predict prog1.trace --hw \"$PPT_SOURCE_DIR/hwspecs/host.json\" --cores 1,2"
+                             " --regions 0 > p.txt && grep -q '^(2 cores: 6 phases of regions that split' p.txt"
+                             " && ! grep -q '^(1 cores' p.txt && $PPT predict prog1.trace --json --cores 2"
+                             " --hw \"$PPT_SOURCE_DIR/hwspecs/host.json\" | jq -e '.cores[0].divided_phases == 6'"
+                             " >/dev/null"),
+                   0);
 }
 END_TEST
 
