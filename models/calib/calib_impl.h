@@ -8,7 +8,9 @@
  * calib_sysfs.c reads the cache geometry, calib_tlb.c the data TLB's (CPUID) and times
  * its misses, calib_size.c finds the effective capacity of a level smaller than sysfs
  * says, and calib.c puts it all together (calib_spec.c writes the hwspec and its
- * citations; calib_run.h is what the two share; include/ppt/calib.h). */
+ * citations; calib_run.h is what the two share; include/ppt/calib.h). Each file sits in
+ * the folder of its kind of measurement (geometry/, memory/, core/, parallel/, spec/;
+ * docs/calibrate.md, "Layout"); this header stays at the top, one section per file. */
 #ifndef PPT_CALIB_IMPL_H
 #define PPT_CALIB_IMPL_H
 
