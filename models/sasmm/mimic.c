@@ -112,7 +112,7 @@ static int run_phase(mimic *m, int privatise, const uint32_t *quota, ppt_err *er
     if (sasmm_rreader_reset(m->rd[c], m->cr[c], m->ncr[c], c, privatise, quota, n))
       return ppt_err_set(err, PPT_ERUN, "out of memory");
     /* the blocks the region's thread allocated: each core its own, as the stack */
-    if (privatise && m->reg)
+    if (privatise && m->reg && m->reg->ns)
       sasmm_rreader_set_private(m->rd[c], m->L->seg + m->reg->s0, m->reg->ns);
     else
       sasmm_rreader_set_private(m->rd[c], NULL, 0);
