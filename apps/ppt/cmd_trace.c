@@ -237,15 +237,15 @@ static int verify(ppt_trace *t, uint64_t *mcstack, ppt_err *err) {
   ppt_trace_batch *b = ppt_trace_batch_new();
   if (!b) return ppt_err_set(err, PPT_ERUN, "out of memory");
   ppt_trace_batch_set_raw(b, 1); /* the file's records: the stack references added on reading cannot fail */
-  int rc = 0;
+  int rc = 0, stack = ppt_trace_stack_refs(t);
   *mcstack = 0;
   for (size_t i = 0, n = ppt_trace_nchunks(t); i < n && !rc && !g_signal; i++) {
     const ppt_trace_rec *recs;
     size_t nrecs;
     rc = ppt_trace_chunk_decode(t, i, b, &recs, &nrecs, err);
     /* each block instance's machine-level stack references, as reading adds them */
-    for (size_t k = 0; !rc && k < nrecs; k++)
-      if (recs[k].kind == PPT_REC_BB && ppt_trace_stack_refs(t)) {
+    for (size_t k = 0; !rc && stack && k < nrecs; k++)
+      if (recs[k].kind == PPT_REC_BB) {
         const ppt_trace_bb *bb = ppt_trace_bb_get(t, recs[k].bb);
         if (bb) *mcstack += (uint64_t)bb->stack_loads + bb->stack_stores;
       }

@@ -30,6 +30,9 @@
 #include "trace/codec.h"
 #include "trace/ownheap.h"
 
+#include "trace/runtime/rt.h"
+#include "trace/writer.h"
+
 /* In ppt's sanitizer build the runtime is checked inside every program the tests trace
  * (models/trace/CMakeLists.txt): heap and stack errors are what is looked for, so the
  * programs' own allocations are kept out of LeakSanitizer's report (test programs exit
@@ -40,8 +43,6 @@
 #else
 #define rt_lsan_off() ((void)0)
 #endif
-#include "trace/runtime/rt.h"
-#include "trace/writer.h"
 
 typedef struct rt_thread {
   ppt_trace_enc *enc; /* NULL: this thread does not trace */
@@ -85,6 +86,7 @@ static struct {
   int roi_returning; /* the active call's outermost frame ran its return block */
   int roi_spec;      /* a parallel region before FUNCTION ever ran is being recorded in case
                         FUNCTION is called inside it (ppt_rt_roi_join) */
+  int roi_muted;     /* recording stopped for a region forked by other code (ppt_rt_roi_fork) */
   _Atomic int roi_par_hit; /* a thread ran a block of FUNCTION in the current region */
   uintptr_t roi_sp;
   uint64_t roi_cut_off;
@@ -258,10 +260,6 @@ static int rt_psource_is(const char *psource, const char *func) {
   return strlen(func) == n && strncmp(f, func, n) == 0;
 }
 
-void ppt_rt_roi_mute(int mute) {
-  atomic_store_explicit(&rt_rec, !mute, memory_order_relaxed);
-}
-
 /* FUNCTION never ran and the parallel region just joined did not call it either: what it
  * recorded is dropped, the trace starts over as it was at the start (empty), and recording
  * stops again. Serial code: no thread is recording. */
@@ -284,6 +282,10 @@ static void rt_roi_restart(void) {
  * interest only up to the last such return, as between serial calls). */
 void ppt_rt_roi_join(void) {
   if (!rt.roi_kind || atomic_load_explicit(&rt.par_depth, memory_order_relaxed) > 0) return;
+  if (rt.roi_muted) {
+    rt.roi_muted = 0;
+    atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
+  }
   int hit = atomic_exchange(&rt.roi_par_hit, 0);
   if (rt.roi_spec) {
     rt.roi_spec = 0;
@@ -296,18 +298,19 @@ void ppt_rt_roi_join(void) {
   if (hit && !rt.roi_active) rt_roi_cut();
 }
 
-int ppt_rt_roi_fork(uintptr_t sp, const char *psource) {
-  if (!rt.roi_kind) return 0;
+void ppt_rt_roi_fork(uintptr_t sp, const char *psource) {
+  if (!rt.roi_kind) return;
   rt_roi_at(0, sp);
-  if (!atomic_load_explicit(&rt.par_depth, memory_order_relaxed)) {
-    atomic_store_explicit(&rt.roi_par_hit, 0, memory_order_relaxed);
-    if (!rt.roi_active && !rt.roi_entered) {
-      rt.roi_spec = 1;
-      atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
-    }
+  if (atomic_load_explicit(&rt.par_depth, memory_order_relaxed)) return;
+  atomic_store_explicit(&rt.roi_par_hit, 0, memory_order_relaxed);
+  if (!rt.roi_active && !rt.roi_entered) {
+    rt.roi_spec = 1;
+    atomic_store_explicit(&rt_rec, 1, memory_order_relaxed);
+  } else if (rt.roi_active && rt.roi_tentative && sp == rt.roi_sp && !rt_psource_is(psource, rt.roi_func)) {
+    /* forked by the other code the tentative block began with: not FUNCTION's region */
+    rt.roi_muted = 1;
+    atomic_store_explicit(&rt_rec, 0, memory_order_relaxed);
   }
-  return rt.roi_active && rt.roi_tentative && sp == rt.roi_sp &&
-         !atomic_load_explicit(&rt.par_depth, memory_order_relaxed) && !rt_psource_is(psource, rt.roi_func);
 }
 
 /* At exit (rt.lock held), when FUNCTION's last call returned and a cut followed it: the
@@ -497,8 +500,10 @@ void __sanitizer_cov_trace_pc_guard(uint32_t *guard) {
 }
 
 void ppt_rt_event(unsigned type, const int64_t *v, unsigned n) {
-  if (type == PPT_EV_PAR_BEGIN) atomic_fetch_add(&rt.regions, 1);
-  if (type == PPT_EV_PAR_BEGIN) atomic_fetch_add(&rt.par_depth, 1);
+  if (type == PPT_EV_PAR_BEGIN) {
+    atomic_fetch_add(&rt.regions, 1);
+    atomic_fetch_add(&rt.par_depth, 1);
+  }
   if (type == PPT_EV_PAR_END) atomic_fetch_sub(&rt.par_depth, 1);
   ppt_trace_enc *e = rt_enc();
   if (e && atomic_load_explicit(&rt_rec, memory_order_relaxed)) ppt_trace_enc_event(e, type, v, n);

@@ -23,11 +23,9 @@ unsigned char *ppt_rt_roi_kinds(uint32_t nguards, const char *func, uint32_t *nb
 /* ppt trace --roi FUNCTION: a parallel region is forked by code whose stack pointer is
  * sp (a return of FUNCTION may be followed by a fork before any block) in the function
  * the source position psource names (libomp's ident_t: ";file;function;line;col;;", or
- * NULL). Returns 1 when the region is to be left out: it was forked by other code in
- * the block that starts an inlined call of FUNCTION (rt.c). */
-int ppt_rt_roi_fork(uintptr_t sp, const char *psource);
-/* Stops (1) and restarts (0) recording around such a region. */
-void ppt_rt_roi_mute(int mute);
+ * NULL). A region forked by other code in the block that starts an inlined call of
+ * FUNCTION is left out, recording stopped until its join (rt.c). */
+void ppt_rt_roi_fork(uintptr_t sp, const char *psource);
 /* ppt trace --roi FUNCTION: the outermost parallel region just joined (rt.c says what a
  * region that called FUNCTION does to the region of interest). */
 void ppt_rt_roi_join(void);

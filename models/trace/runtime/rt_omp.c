@@ -93,12 +93,10 @@ void __wrap___kmpc_fork_call(ident_t *loc, int32_t argc, kmpc_micro fn, ...) {
   va_end(ap);
   fork_pack pack = {fn, argc, argv};
   /* the caller's stack pointer, as rt.c's rt_caller_sp sees it in a block callback */
-  int mute = ppt_rt_roi_fork((uintptr_t)__builtin_frame_address(0) + 16, loc ? loc->psource : NULL);
-  if (mute) ppt_rt_roi_mute(1);
+  ppt_rt_roi_fork((uintptr_t)__builtin_frame_address(0) + 16, loc ? loc->psource : NULL);
   ppt_rt_event(PPT_EV_PAR_BEGIN, NULL, 0);
   __real___kmpc_fork_call(loc, 1, (kmpc_micro)ppt_fork_trampoline, &pack);
   ppt_rt_event(PPT_EV_PAR_END, NULL, 0);
-  if (mute) ppt_rt_roi_mute(0);
   ppt_rt_roi_join();
   if (argv != local) ppt_own_free(argv);
 }
