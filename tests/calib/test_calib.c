@@ -46,6 +46,52 @@ static void calibrate_once(void) {
 
 static int cited(const ppt_hwspec *hw, const char *path);
 
+/* A property of the host's timings: "" when it holds for r, else why not. */
+typedef void (*host_check)(const ppt_calib_result *r, char *why, size_t len);
+
+/* check on the suite's calibration, and where it fails there, on up to two fresh ones:
+ * a quick calibration on a shared 2-vCPU guest reads an occasional stage while the
+ * other vCPU is taken (a CI run once read L2 at 11 GB/s per thread, L3 at 13; another
+ * L1 at 15.6 cycles where it reads 7.0), and a property of the machine holds on some
+ * undisturbed measurement of it. A model or code fault fails all three. */
+static int holds_remeasured(host_check check, char *why, size_t len) {
+  check(&g_res, why, len);
+  for (int again = 0; again < 2 && why[0]; again++) {
+    ppt_calib_config cfg;
+    ppt_calib_config_default(&cfg);
+    cfg.quick = 1;
+    cfg.seed = 7 + (uint64_t)again + 1;
+    ppt_calib_result *fresh = calloc(1, sizeof *fresh);
+    ppt_err err;
+    ck_assert(fresh != NULL);
+    ck_assert_msg(ppt_calib_run(&cfg, "test-host", "2000-01-01", fresh, &err) == 0, "%s", err.msg);
+    fprintf(stderr, "%s; measured again\n", why);
+    check(fresh, why, len);
+    free(fresh);
+  }
+  return why[0] == 0;
+}
+
+/* Every x86/Arm core of the last 15 years: L1 load-to-use 2-8 cycles. */
+static void l1_latency_sane(const ppt_calib_result *r, char *why, size_t len) {
+  double c = r->hw.levels[0].latency_cycles;
+  why[0] = 0;
+  if (!(c >= 2 && c <= 8)) snprintf(why, len, "L1 latency %g cycles", c);
+}
+
+/* Per thread, so that a shared level or DRAM read by several threads compares fairly
+ * with a private level read by one; 10 % of slack, because a scalar sum can be nearly
+ * compute-bound in L1 and L2 alike (166 vs 174 GB/s measured once on a loaded Zen 5
+ * guest), so that the two read within noise of each other. */
+static void bandwidth_ordered(const ppt_calib_result *r, char *why, size_t len) {
+  why[0] = 0;
+  for (uint32_t k = 1; k <= r->hw.nlevels && !why[0]; k++) {
+    double up = r->bw_bytes_per_s[k - 1] / r->bw_threads[k - 1];
+    double here = r->bw_bytes_per_s[k] / r->bw_threads[k];
+    if (!(here < 1.1 * up)) snprintf(why, len, "level %u: %g B/s per thread after %g", k, here, up);
+  }
+}
+
 /* The citation text stored under exactly `key` ("" when none). */
 static const char *cite_text(const ppt_hwspec *hw, const char *key) {
   for (uint32_t i = 0; i < hw->nsources; i++)
@@ -149,11 +195,12 @@ START_TEST(latency_grows_outwards) {
                     r->hw.levels[k].name, ns, r->lat_near_ns[k]);
     if (r->lat_near_ns[k] > 0 && k + 1 == n) ck_assert_int_eq(r->near[k], 1);
   }
-  /* Every x86/Arm core of the last 15 years: L1 load-to-use 2-8 cycles, DRAM > 30 ns.
-   * (Unoptimised kernels keep the pointer on the stack and time store forwarding too.) */
-  if (r->optimised)
-    ck_assert_msg(r->hw.levels[0].latency_cycles >= 2 && r->hw.levels[0].latency_cycles <= 8,
-                  "L1 latency %g cycles", r->hw.levels[0].latency_cycles);
+  /* L1 2-8 cycles, DRAM > 30 ns. (Unoptimised kernels keep the pointer on the stack and
+   * time store forwarding too.) */
+  if (r->optimised) {
+    char why[160];
+    ck_assert_msg(holds_remeasured(l1_latency_sane, why, sizeof why), "%s", why);
+  }
   ck_assert_msg(r->lat_ns[n] > 30, "DRAM %g ns", r->lat_ns[n]);
 }
 END_TEST
@@ -177,15 +224,8 @@ START_TEST(bandwidth_falls_outwards) {
   return;
 #endif
 #endif
-  /* Per thread, so that a shared level or DRAM read by several threads compares fairly
-   * with a private level read by one; 10 % of slack, because a scalar sum can be nearly
-   * compute-bound in L1 and L2 alike (166 vs 174 GB/s measured once on a loaded Zen 5
-   * guest), so that the two read within noise of each other. */
-  for (uint32_t k = 1; k <= n; k++) {
-    double up = r->bw_bytes_per_s[k - 1] / r->bw_threads[k - 1];
-    double here = r->bw_bytes_per_s[k] / r->bw_threads[k];
-    ck_assert_msg(here < 1.1 * up, "level %u: %g B/s per thread after %g", k, here, up);
-  }
+  char why[160];
+  ck_assert_msg(holds_remeasured(bandwidth_ordered, why, sizeof why), "%s", why);
   ck_assert_msg(r->bw_bytes_per_s[n] < r->bw_bytes_per_s[1], "DRAM %g, L2 %g B/s", r->bw_bytes_per_s[n],
                 r->bw_bytes_per_s[1]);
   ck_assert_uint_ge(r->bw_threads[n], 1);
