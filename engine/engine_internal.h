@@ -46,6 +46,7 @@ typedef struct eng_demand {
   double cpu_by[PPT_TC_NCPU];   /* of Tc, the CPU items by kind */
   ppt_tc_loops loops;           /* the chain-bound loops' chains and memory (ppt_tc_stats.loops) */
   double mem_alone;             /* Tm alone on the node */
+  double chased;                /* of it, the chased loads' waits (ppt_tc_stats.chased_cycles) */
   double mem_private;           /* Tm minus the streaming time of shared levels (contention-free) */
   double mem_wait;              /* of mem_private, the latency the core waits out (STALL policy) */
   double bytes[PPT_TC_MAX_MEM]; /* bytes streamed from each shared level; 0 for private */

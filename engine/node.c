@@ -101,6 +101,7 @@ static int demand_of_tasklist(const ppt_node *node, const ppt_tasklist *tl, eng_
   memcpy(d->cpu_by, st.cpu_by, sizeof d->cpu_by);
   d->loops = st.loops;
   d->mem_alone = st.memory_cycles;
+  d->chased = st.chased_cycles;
   double streamed = 0;
   for (uint32_t k = 0; k <= node->hw.nlevels; k++) {
     if (!eng_level_shared(node, k)) continue;

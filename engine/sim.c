@@ -133,9 +133,11 @@ static void core_main(int argc, char **argv) {
        * socket's cap; natively 22.1 ms, priced 27.9 ms with the policy over the
        * contended time, 20.3 ms over the time alone (docs/engine.md). */
       double alone = s->policy->overlap == PPT_OVERLAP_SUM ? tm : fmin(tm, d->mem_alone);
-      double t =
-          fmax(tm, ppt_tc_policy_loop_cycles(s->policy, d->compute / sp, ppt_tc_hide_cycles(d->cpu_by) / sp,
-                                             alone, fmax(0.0, alone - d->mem_wait), &lp));
+      /* The chased loads' waits overlap nothing (ppt_time_compute): the core waits them out. */
+      double chased = fmin(d->chased, alone);
+      double t = fmax(tm, chased + ppt_tc_policy_loop_cycles(s->policy, d->compute / sp,
+                                                             ppt_tc_hide_cycles(d->cpu_by) / sp, alone - chased,
+                                                             fmax(0.0, alone - d->mem_wait), &lp));
       /* The share of t that went into the turns is not run again. */
       double busy = te + fmax(ts, (R->kind == PPT_REGION_FORK ? s->overhead : 0.0) + (1.0 - share) * t);
       s->out->turns[slot] = fmax(0.0, te - share * t);

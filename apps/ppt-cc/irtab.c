@@ -5,7 +5,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
 #include <llvm-c/Analysis.h>
 #include <llvm-c/BitReader.h>
 #include <llvm-c/BitWriter.h>
@@ -13,6 +12,7 @@
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 
+#include "chase.h"
 #include "dbgloc.h"
 #include "mcrefs.h"
 #include "opmix.h"
@@ -39,7 +39,7 @@ typedef struct bbent {
   uint32_t line, flags;
   uint16_t ops[PPT_BBDESC_NOPS];
   uint16_t stack_loads, stack_stores; /* machine-level stack references (mcrefs.h) */
-  uint32_t mem_chain;                 /* a recurrence through memory (ppt_trace_bb.mem_chain) */
+  uint32_t mem_chain, chase;          /* ppt_trace_bb's: a recurrence through memory, chased loads */
   uint16_t cycles;                    /* llvm-mca cycles x PCC_MCA_SCALE (mca.h), 0: unknown */
   LLVMValueRef inl_str;               /* the inlining chain (dbgloc.h), NULL when none */
   const char *inl_name;               /* the same string, for the log */
@@ -253,7 +253,7 @@ static uint32_t path_flags(unsigned adds, unsigned muls, unsigned divs) {
 }
 
 static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRef fname,
-                      const char *fname_s, int parallel, ppt_err *err) {
+                      const char *fname_s, int parallel, const pcc_chase *chase, ppt_err *err) {
   LLVMValueRef guard_call = NULL;
   uint16_t ops[PPT_BBDESC_NOPS] = {0};
   ops[PPT_OP_VWIDTH] = 1;
@@ -320,6 +320,7 @@ static int scan_block(ctx *x, LLVMValueRef fn, LLVMBasicBlockRef bb, LLVMValueRe
              ext_flags(pcc_opmix_sqrts(bb), chain_muls) | path_flags(padd, pmul, pdiv);
   memcpy(e->ops, ops, sizeof ops);
   e->mem_chain = pcc_opmix_mem_recurrence(bb);
+  e->chase = pcc_chase_block(chase, bb);
   x->n++;
   return 0;
 }
@@ -341,9 +342,13 @@ static int scan_module(ctx *x, pcc_irtab_stats *st, ppt_err *err) {
     free(cname);
     if (!fname)
       return oom(x, err);
-    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb; bb = LLVMGetNextBasicBlock(bb))
-      if (scan_block(x, fn, bb, fname, fname_s, parallel, err))
-        return err->status;
+    pcc_chase *chase = pcc_chase_new(fn);
+    int rc = chase ? 0 : oom(x, err);
+    for (LLVMBasicBlockRef bb = LLVMGetFirstBasicBlock(fn); bb && !rc; bb = LLVMGetNextBasicBlock(bb))
+      rc = scan_block(x, fn, bb, fname, fname_s, parallel, chase, err) ? (int)err->status : 0;
+    pcc_chase_free(chase);
+    if (rc)
+      return rc;
     st->nfunctions += x->n > before;
     if (parallel)
       st->nparallel += x->n - before;
@@ -498,13 +503,12 @@ static LLVMValueRef table_global(ctx *x, LLVMTypeRef t, LLVMValueRef *vals, size
   return g;
 }
 
-/* The entries of one block in the ppt_bbmrc section: its memory recurrence and its
- * core cycles, each when it has one (bbdesc.h; the magic says which). */
+/* One block's ppt_bbmrc entries: recurrence, cycles, chased loads, those it has (bbdesc.h). */
 static size_t mrc_entries(ctx *x, const bbent *e, LLVMValueRef *vals) {
   LLVMTypeRef i32 = LLVMInt32TypeInContext(x->c);
-  const uint32_t what[2][2] = {{PPT_BBMRC_MAGIC, e->mem_chain}, {PPT_BBCYC_MAGIC, e->cycles}};
+  const uint32_t what[3][2] = {{PPT_BBMRC_MAGIC, e->mem_chain}, {PPT_BBCYC_MAGIC, e->cycles}, {PPT_BBCHS_MAGIC, e->chase}};
   size_t k = 0;
-  for (int w = 0; w < 2; w++) {
+  for (int w = 0; w < 3; w++) {
     if (!what[w][1]) continue;
     LLVMValueRef v[3] = {LLVMConstPointerCast(e->guard, x->i32p), LLVMConstInt(i32, what[w][0], 0),
                          LLVMConstInt(i32, what[w][1], 0)};
@@ -523,9 +527,9 @@ static size_t inl_entries(ctx *x, const bbent *e, LLVMValueRef *vals) {
   return 1;
 }
 
-/* A side section of the table (entries keyed by guard, bbdesc.h), an array per comdat
- * group like the descriptors: each block's entries (at most 2) from `entries`. vals: room
- * for 2 x->n; the arrays go to out (one per group that has entries); their count. */
+/* A side section of the table (entries keyed by guard, bbdesc.h), an array per comdat group like
+ * the descriptors: each block's entries (at most 3) from `entries`. vals: room for 3 x->n; the
+ * arrays go to out (one per group that has entries); their count. */
 static size_t emit_side(ctx *x, LLVMTypeRef t, const char *name, const char *section,
                         size_t (*entries)(ctx *, const bbent *, LLVMValueRef *), LLVMValueRef *vals,
                         LLVMValueRef *out) {
@@ -563,7 +567,7 @@ static int emit_tables(ctx *x, ppt_err *err) {
                        "ppt-cc: %s: the target's data layout does not match struct ppt_bbdesc "
                        "(only 64-bit targets like the host are supported)",
                        x->src);
-  LLVMValueRef *vals = malloc((x->n ? 2 * x->n : 1) * sizeof *vals);
+  LLVMValueRef *vals = malloc((x->n ? 3 * x->n : 1) * sizeof *vals);
   /* Each group's descriptors, and its side sections' entries when it has any. */
   LLVMValueRef *tables = malloc((x->ngroups ? 3 * x->ngroups : 3) * sizeof *tables);
   if (!vals || !tables) {
@@ -602,7 +606,7 @@ static void log_table(ctx *x, FILE *log) {
             (unsigned long long)e->index, e->func_name, e->file_name, e->line, e->flags);
     for (int k = 0; k < PPT_OP_COUNT; k++)
       fprintf(log, "%s%u", k ? "," : "", e->ops[k]);
-    fprintf(log, " stack=%u,%u mem_chain=%#x cycles=%.4g", e->stack_loads, e->stack_stores, e->mem_chain, e->cycles / (double)PCC_MCA_SCALE);
+    fprintf(log, " stack=%u,%u mem_chain=%#x cycles=%.4g chase=%#x", e->stack_loads, e->stack_stores, e->mem_chain, e->cycles / (double)PCC_MCA_SCALE, e->chase);
     pcc_dbgloc_print_chain(log, e->inl_name);
     fputc('\n', log);
   }

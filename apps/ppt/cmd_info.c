@@ -138,6 +138,13 @@ static json_object *blocks_json(const results *r) {
     json_object_object_add(e, "stack_stores", json_object_new_int64(bb->stack_stores));
     /* llvm-mca's cycles per instance on the build host's core (ppt-cc); 0: unknown */
     json_object_object_add(e, "core_cycles", json_object_new_double(bb->core_cycles16 / 16.0));
+    /* loads that wait for loads (ppt-cc, apps/ppt-cc/chase.h): the share of the block's
+     * loads whose address depends on a loop-carried chain through memory, and how many
+     * independent chains its loop runs (0 and 0: none) */
+    unsigned chains;
+    double chased = ppt_trace_bb_chase(bb, &chains);
+    json_object_object_add(e, "chased_loads", json_object_new_double(chased));
+    json_object_object_add(e, "chains", json_object_new_int64(chased > 0 ? chains : 0));
     /* the functions the block's code was inlined from, innermost first, each with the
      * call site it was inlined at */
     json_object *inl = json_object_new_array();
@@ -247,9 +254,10 @@ static int write_table(void *va, void *vr, ppt_err *err) {
   else
     printf("\ntop blocks by references\n");
   /* stack: the machine code's stack loads/stores per instance, part of refs; cycles:
-   * llvm-mca's per instance on the build host's core (ppt-cc; "-": unknown) */
-  printf("  %6s %12s %12s %4s %6s %9s %7s  %s\n", "id", "refs", "instances", "vec", "widest", "stack",
-         "cycles", "function (file:line)");
+   * llvm-mca's per instance on the build host's core (ppt-cc; "-": unknown); chased: the
+   * share of its loads that wait for a loop-carried chain of loads, and the chains */
+  printf("  %6s %12s %12s %4s %6s %9s %7s %8s  %s\n", "id", "refs", "instances", "vec", "widest", "stack",
+         "cycles", "chased", "function (file:line)");
   for (size_t i = 0; i < r->nb; i++) {
     const row *b = &r->blocks[i];
     char w[8] = "-";
@@ -260,8 +268,12 @@ static int write_table(void *va, void *vr, ppt_err *err) {
       snprintf(st, sizeof st, "%u/%u", bb->stack_loads, bb->stack_stores);
     char cy[16] = "-";
     if (bb->core_cycles16) snprintf(cy, sizeof cy, "%.4g", bb->core_cycles16 / 16.0);
-    printf("  %6u %12llu %12llu %4u %6s %9s %7s  %s (%s:%u)", b->id, (unsigned long long)b->refs,
-           (unsigned long long)b->count, bb->ops[PPT_OP_VWIDTH], w, st, cy, b->name, b->file, b->line);
+    char ch[24] = "-";
+    unsigned chains;
+    double chased = ppt_trace_bb_chase(bb, &chains);
+    if (chased > 0) snprintf(ch, sizeof ch, "%.0f%%x%u", 100 * chased, chains);
+    printf("  %6u %12llu %12llu %4u %6s %9s %7s %8s  %s (%s:%u)", b->id, (unsigned long long)b->refs,
+           (unsigned long long)b->count, bb->ops[PPT_OP_VWIDTH], w, st, cy, ch, b->name, b->file, b->line);
     /* code inlined into the function: each function it came from, innermost first */
     for (uint32_t k = 0; k < bb->ninl; k++)
       printf(" in %s (inlined at %s:%u)", bb->inl[k].func, bb->inl[k].file, bb->inl[k].line);

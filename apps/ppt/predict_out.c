@@ -31,9 +31,16 @@ static json_object *settings_json(const args *a, const spec_run *r) {
   return set;
 }
 
+/* Of the references level k served, the share of loads that wait for loads
+ * (ppt_tracesim_result.chased); null when it served none. */
+static json_object *chased_share(const ppt_tracesim_result *q, uint32_t k) {
+  if (!q->served[k]) return NULL;
+  return json_object_new_double((double)q->chased[k] / PPT_TRACESIM_CHASE_UNIT / (double)q->served[k]);
+}
+
 /* Per level: hit rates, and of the references the level served, the shares the
- * prefetcher model covered, whose first-level miss queued on one set (ppt/missq.h) and
- * that came from another core's cache. */
+ * prefetcher model covered, whose first-level miss queued on one set (ppt/missq.h),
+ * that came from another core's cache, and that wait for loads (any level). */
 static json_object *levels_json(const ppt_hwspec *hw, const ppt_tracesim_result *q) {
   json_object *lv = json_object_new_array();
   for (uint32_t k = 0; k < q->nlevels; k++) {
@@ -41,6 +48,7 @@ static json_object *levels_json(const ppt_hwspec *hw, const ppt_tracesim_result 
     json_object_object_add(l, "name", json_object_new_string(hw->levels[k].name));
     json_object_object_add(l, "hit_rate", ppt_cli_json_rate(q->levels[k].ref_hit_rate));
     json_object_object_add(l, "local_hit_rate", ppt_cli_json_rate(q->levels[k].ref_local_hit_rate));
+    json_object_object_add(l, "chased", chased_share(q, k));
     if (k > 0) {
       json_object_object_add(l, "prefetched", share(q->prefetched[k], q->served[k]));
       json_object_object_add(l, "same_set", share(q->same_set[k], q->served[k]));
@@ -58,6 +66,7 @@ static json_object *dram_json(const ppt_tracesim_result *q) {
   json_object_object_add(dr, "prefetched", share(q->prefetched[d], q->served[d]));
   json_object_object_add(dr, "same_set", share(q->same_set[d], q->served[d]));
   json_object_object_add(dr, "transfers", share(q->transfers[d], q->served[d]));
+  json_object_object_add(dr, "chased", chased_share(q, d));
   return dr;
 }
 

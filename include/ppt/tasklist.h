@@ -54,6 +54,13 @@ typedef struct ppt_mem_access {
    * k's (misses in flight and prefetchers overlap them as any other); without it they
    * are priced like the rest. All 0 (the default): none. */
   double transfers[PPT_HW_MAX_LEVELS + 1];
+  /* MISS and PIPE memory models: per memory level k (the first too), the fraction of the
+   * accesses served there that are loads waiting for loads (a loop-carried chain through
+   * memory, ppt_trace_bb.chase: pointer chasing, searches), and that fraction over the
+   * chains in flight (chased_wait <= chased). Their latency overlaps only across
+   * independent chains: each waits lat x chased_wait / chased per access instead of
+   * lat / mlp, hits in the first level included (load to use). All 0 (the default): none. */
+  double chased[PPT_HW_MAX_LEVELS + 1], chased_wait[PPT_HW_MAX_LEVELS + 1];
   /* Cycles of the loop-carried chain (recurrence) that the loop making these accesses
    * runs at (a part of the tasklist's compute): the loads of its later iterations issue
    * while the chain runs (their addresses do not wait for it), so the loop's chain and
@@ -285,6 +292,9 @@ typedef struct ppt_tc_stats {
    * these overlap (ppt_tc_loops). */
   ppt_tc_loops loops;
   double memory_cycles;                            /* Tm: Σ levels (latency + bw) + alloc */
+  /* Of Tm, the waits of loads that wait for loads (ppt_mem_access.chased) outside
+   * chain-bound loops: the core's next step needs their value, so no compute overlaps them. */
+  double chased_cycles;
   double transfer_cycles;                          /* of Tm, the transfers: Σ levels bw_cycles */
   double alloc_cycles;
   double overlap_cycles;  /* hidden by overlap: Tc + Tm − cycles (ppt_tc_policy_cycles) */

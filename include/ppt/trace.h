@@ -169,6 +169,10 @@ typedef struct ppt_trace_bb {
    * The program model takes them as a bound on compute for specs of that host
    * (hwspec block_cycles). */
   uint32_t core_cycles16;
+  /* Loads that wait for loads (ppt_trace_bb_chase): of the block's loads, those whose
+   * address depends on a loop-carried chain through memory, and the chains of its loop
+   * (ppt-cc, apps/ppt-cc/chase.h); 0 when none, and in older traces. */
+  uint32_t chase;
   /* Where the block's code was inlined from (its first located instruction's debug
    * location, ppt-cc): inl[0] is the innermost function, the one file:line name, each
    * inlined into the next, the last into func. The block belongs to every function on
@@ -218,6 +222,28 @@ static inline int ppt_trace_bb_mem_chain(const ppt_trace_bb *bb, unsigned *loads
   *fadd = (c >> 16) & 0xFFu;
   *fmul = (c >> 24) & 0xFFu;
   return *loads > 0;
+}
+
+/* ppt_trace_bb.chase: byte 0 the block's chased loads, byte 1 its loads (both scaled
+ * down together past 255), byte 2 the independent chains of its loop (saturated at 255,
+ * at least 1 where a load is chased). */
+static inline uint32_t ppt_chase_pack(unsigned chased, unsigned loads, unsigned chains) {
+  if (chased == 0 || loads == 0) return 0;
+  if (chased > loads) chased = loads;
+  if (loads > 255u) {
+    chased = (unsigned)(((unsigned long long)chased * 255u + loads - 1) / loads);
+    loads = 255u;
+  }
+  chains = chains < 1u ? 1u : chains > 255u ? 255u : chains;
+  return chased | loads << 8 | chains << 16;
+}
+
+/* The share of the block's loads that are chased (0: none) and their chains (*chains, 1
+ * at least). */
+static inline double ppt_trace_bb_chase(const ppt_trace_bb *bb, unsigned *chains) {
+  unsigned chased = bb->chase & 0xFFu, loads = (bb->chase >> 8) & 0xFFu, n = (bb->chase >> 16) & 0xFFu;
+  *chains = n ? n : 1u;
+  return chased && loads ? (double)chased / loads : 0.0;
 }
 
 /* Of the block's recurrence through memory, the divides and roots (0 when none). */

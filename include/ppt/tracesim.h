@@ -74,6 +74,11 @@ typedef struct ppt_tracesim_result {
   /* Of `served` beyond the first level, the references whose first-level miss queued on
    * one set behind the thread's earlier misses (models/cache/missq.h), and of those the stores. */
   uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
+  /* Of `served` (every level, the first too), the loads that wait for loads, in
+   * 1/PPT_TRACESIM_CHASE_UNIT of a reference: each load of a block adds its block's
+   * chased share (ppt_trace_bb_chase) to chased, and that share over the chains of its
+   * loop to chased_wait (ppt_tracesim_tally_chase; 0 without the table). */
+  uint64_t chased[PPT_HW_MAX_LEVELS + 1], chased_wait[PPT_HW_MAX_LEVELS + 1];
   /* Of `served`, the cache-to-cache transfers (models/cache/owner.h): references that missed
    * every private level on a line another thread had stored last and still held. */
   uint64_t transfers[PPT_HW_MAX_LEVELS + 1];
@@ -137,6 +142,12 @@ void ppt_tracesim_tally_take_slot(ppt_tracesim_tally *t, uint32_t thread, uint32
 void ppt_tracesim_tally_free(ppt_tracesim_tally *t);
 /* Write-invalidate coherence in the tally's simulation (ppt_cachesim_set_coherence). */
 void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on);
+/* The unit of ppt_tracesim_result.chased and chased_wait: a reference's 1/256. */
+#define PPT_TRACESIM_CHASE_UNIT 256u
+/* Counts the loads that wait for loads of the blocks of t's table (ppt_trace_bb.chase;
+ * nothing for a trace without them); trace's blocks must be the ones the tally was made
+ * for. Only before the first access; PPT_ERUN when out of memory. */
+int ppt_tracesim_tally_chase(ppt_tracesim_tally *t, const ppt_trace *trace, ppt_err *err);
 
 /* The alternative to SDCM for SASMM (ppt/sasmm.h): the mimicked cores' interleaved
  * stream goes through an exact simulation of hw (private levels per core, shared levels

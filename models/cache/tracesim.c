@@ -12,7 +12,6 @@
 #include "cache/prefetch.h"
 
 #include <gsl/gsl_rng.h>
-#include <json-c/json.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,6 +55,8 @@ typedef struct counters {
   /* Of `served`, the references whose first-level miss queued on one set (cache/missq.h),
    * and of those the stores. */
   uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
+  /* Loads that wait for loads, in 1/PPT_TRACESIM_CHASE_UNIT (ppt_tracesim_result.chased). */
+  uint64_t chased[PPT_HW_MAX_LEVELS + 1], chased_wait[PPT_HW_MAX_LEVELS + 1];
   /* Cache-to-cache transfers (cache/owner.h): counted references served at level k whose
    * line another thread had stored and still held in its private levels. */
   uint64_t transfers[PPT_HW_MAX_LEVELS + 1];
@@ -69,6 +70,9 @@ typedef struct ppt_tracesim_tally {
   ppt_cachesim *sim;
   uint32_t nlevels, line_bits, nbbs, nthreads;
   const unsigned char *counted; /* [nbbs + 1]: block counted? NULL: count everything */
+  /* [nbbs + 1]: each block's chased share and that share over its chains, in
+   * 1/PPT_TRACESIM_CHASE_UNIT (NULL: no block has chased loads). */
+  uint16_t (*chase)[2];
   uint64_t refs;                /* references simulated, all threads (for progress) */
   /* [thread * nslots + slot]: since the last take. A thread's counters are split into
    * nslots slots by the block of each reference (slot_of[bb]; NULL: one slot, 0), so
@@ -271,6 +275,10 @@ static uint32_t simulate(run *r, uint32_t thread, const ppt_trace_rec *rec) {
     c->prefetched[dref] += (unsigned)covered;
     c->same_set[dref] += (unsigned)bunched;
     c->same_set_stores[dref] += (unsigned)(bunched & store);
+    if (r->chase && !store && rec->bb <= r->nbbs) {
+      c->chased[dref] += r->chase[rec->bb][0];
+      c->chased_wait[dref] += r->chase[rec->bb][1];
+    }
     c->transfers[dref] += (unsigned)transfer;
     tally(c->racc, c->rmiss, r->nlevels, dref);
     c->counted_refs++;
@@ -373,6 +381,8 @@ static void fill_result(const run *r, const counters *c, uint32_t threads, ppt_t
   memcpy(out->writebacks, c->writebacks, sizeof out->writebacks);
   memcpy(out->same_set, c->same_set, sizeof out->same_set);
   memcpy(out->same_set_stores, c->same_set_stores, sizeof out->same_set_stores);
+  memcpy(out->chased, c->chased, sizeof out->chased);
+  memcpy(out->chased_wait, c->chased_wait, sizeof out->chased_wait);
   memcpy(out->transfers, c->transfers, sizeof out->transfers);
   out->ntlb = r->ntlb;
   memcpy(out->tlb_served, c->tlb_served, sizeof out->tlb_served);
@@ -595,6 +605,7 @@ void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   cache_prefetch_free(t->pf);
   cache_missq_free(t->mq);
   cache_owner_free(t->own);
+  free(t->chase);
   free(t->th);
   free(t->tlb_last);
   free(t->pte_recent);
@@ -604,83 +615,21 @@ void ppt_tracesim_tally_free(ppt_tracesim_tally *t) {
   free(t);
 }
 
-static int add_u64(json_object *o, const char *key, uint64_t v) {
-  json_object *x = json_object_new_uint64(v);
-  if (!x || json_object_object_add(o, key, x)) {
-    json_object_put(x);
-    return -1;
-  }
-  return 0;
-}
-
-/* {"into": level, "lines": n}, or NULL when out of memory. */
-static json_object *writeback_obj(const char *into, uint64_t lines) {
-  json_object *e = json_object_new_object(), *name = json_object_new_string(into);
-  if (!e || !name || json_object_object_add(e, "into", name)) {
-    json_object_put(name);
-    json_object_put(e);
-    return NULL;
-  }
-  if (add_u64(e, "lines", lines)) {
-    json_object_put(e);
-    return NULL;
-  }
-  return e;
-}
-
-json_object *ppt_tracesim_json(const ppt_tracesim_result *r) {
-  ppt_cache_level_counts lines[PPT_HW_MAX_LEVELS], refs[PPT_HW_MAX_LEVELS];
-  for (uint32_t k = 0; k < r->nlevels; k++) {
-    const ppt_tracesim_level *lv = &r->levels[k];
-    lines[k] = (ppt_cache_level_counts){lv->name, lv->accesses, lv->misses};
-    refs[k] = (ppt_cache_level_counts){lv->name, lv->ref_accesses, lv->ref_misses};
-  }
-  json_object *root = ppt_cache_levels_json(lines, r->nlevels);
-  json_object *rl = ppt_cache_levels_json(refs, r->nlevels), *rla = NULL;
-  /* take the array out of the second {"levels": [...]} wrapper */
-  int bad = !root || !rl || !json_object_object_get_ex(rl, "levels", &rla) ||
-            json_object_object_add(root, "ref_levels", json_object_get(rla));
-  json_object_put(rl);
-  if (!bad && r->ntlb) {
-    /* Lookups reaching TLB level j: those not held above it; misses: not held up to j. */
-    ppt_cache_level_counts tl[PPT_HW_MAX_TLB];
-    uint64_t reach = 0;
-    for (uint32_t j = 0; j <= r->ntlb; j++) reach += r->tlb_served[j];
-    for (uint32_t j = 0; j < r->ntlb; j++) {
-      tl[j] = (ppt_cache_level_counts){r->tlb_names[j], reach, reach - r->tlb_served[j]};
-      reach -= r->tlb_served[j];
-    }
-    json_object *tj = ppt_cache_levels_json(tl, r->ntlb), *tja = NULL;
-    bad = !tj || !json_object_object_get_ex(tj, "levels", &tja) ||
-          json_object_object_add(root, "tlb_levels", json_object_get(tja)) ||
-          add_u64(root, "page_walks", r->tlb_served[r->ntlb]) ||
-          add_u64(root, "page_walks_near", r->tlb_near);
-    json_object_put(tj);
-  }
-  /* Dirty lines written back into each level below the first, and into DRAM. */
-  json_object *wb = bad ? NULL : json_object_new_array();
-  if (!bad && (!wb || json_object_object_add(root, "writebacks", wb))) {
-    json_object_put(wb);
-    bad = 1;
-  }
-  for (uint32_t k = 1; k <= r->nlevels && !bad; k++) {
-    json_object *e = writeback_obj(k < r->nlevels ? r->levels[k].name : "DRAM", r->writebacks[k]);
-    if (!e || json_object_array_add(wb, e)) {
-      json_object_put(e);
-      bad = 1;
-    }
-  }
-  bad = bad || add_u64(root, "threads", r->threads) || add_u64(root, "refs", r->refs) ||
-        add_u64(root, "line_refs", r->line_refs) || add_u64(root, "counted_refs", r->counted_refs) ||
-        add_u64(root, "counted_loads", r->counted_loads) ||
-        add_u64(root, "counted_stores", r->counted_stores);
-  if (bad) {
-    json_object_put(root);
-    return NULL;
-  }
-  return root;
-}
-
 void ppt_tracesim_tally_coherence(ppt_tracesim_tally *t, int on) {
   ppt_cachesim_set_coherence(t->sim, on);
+}
+
+int ppt_tracesim_tally_chase(ppt_tracesim_tally *t, const ppt_trace *trace, ppt_err *err) {
+  if (t->refs) return ppt_err_set(err, PPT_EINPUT, "tracesim: the chased loads are set before the first access");
+  uint32_t nb = ppt_trace_nbbs(trace) < t->nbbs ? ppt_trace_nbbs(trace) : t->nbbs;
+  for (uint32_t b = 1; b <= nb; b++) {
+    unsigned chains;
+    double q = ppt_trace_bb_chase(ppt_trace_bb_get(trace, b), &chains);
+    if (!(q > 0)) continue;
+    if (!t->chase && !(t->chase = calloc((size_t)t->nbbs + 1, sizeof *t->chase)))
+      return ppt_err_set(err, PPT_ERUN, "tracesim: out of memory");
+    t->chase[b][0] = (uint16_t)lround(q * PPT_TRACESIM_CHASE_UNIT);
+    t->chase[b][1] = (uint16_t)lround(q / chains * PPT_TRACESIM_CHASE_UNIT);
+  }
+  return 0;
 }

@@ -210,6 +210,11 @@ static int check_mem(const ppt_tasklist *tl, const ppt_mem_access *m, ppt_err *e
     if (!(m->transfers[k] >= 0 && m->transfers[k] <= 1))
       return ppt_err_set(err, PPT_EINPUT, "tasklist: transfer fraction %g of level %d is not in [0, 1]",
                          m->transfers[k], k);
+    if (!(m->chased[k] >= 0 && m->chased[k] <= 1 && m->chased_wait[k] >= 0 &&
+          m->chased_wait[k] <= m->chased[k] + 1e-12))
+      return ppt_err_set(err, PPT_EINPUT,
+                         "tasklist: chased fraction %g (waiting %g) of level %d is not in [0, 1] (waiting <= it)",
+                         m->chased[k], m->chased_wait[k], k);
     double bl = m->same_set_loads[k], bs = m->same_set_stores[k];
     if (!(bl >= 0 && bs >= 0 && bl + bs <= 1 + 1e-12))
       return ppt_err_set(err, PPT_EINPUT,

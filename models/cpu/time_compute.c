@@ -18,7 +18,12 @@
  * (line-fill buffers), so the latency term of Eq. 4 is divided by mlp (AMM has none:
  * mlp absent = 1, AMM exactly); the bandwidth term is not, bandwidth being shared.
  *
- * Overlap: T = Tc + Tm − f · min(Tc, Tm) with f from the policy. */
+ * Loads that wait for loads (a pointer chase, a search: ppt_mem_access.chased) have as
+ * many misses in flight as their loop has independent chains, and the core waits them
+ * out: the next step's address, and the compute on it, need the value.
+ *
+ * Overlap: T = Tc + Tm − f · min(Tc, Tm) with f from the policy, Tm without the chased
+ * loads' waits, which add to T whole. */
 #include <math.h>
 #include <string.h>
 
@@ -127,13 +132,19 @@ static double level_cycles(const ppt_tc_stats *st, uint32_t L, double *xfer) {
   return t;
 }
 
+/* Of an access served at level k, the latency share its chased loads wait: each chain's
+ * misses one after the other, chains in flight at most mlp (ppt_mem_access.chased). */
+static double chased_wait(const tc_ctx *c, const ppt_mem_access *m, uint32_t k) {
+  return fmax(m->chased_wait[k], m->chased[k] / c->mlp);
+}
+
 /* One memory item (AMM Eq. 4–5) with local hit rates h[0..nlevels-1]. */
 static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc_stats *st) {
   uint32_t L = c->hw->nlevels;
   double n = m->accesses, s = m->bytes_per_access;
   double b = m->block_bytes / m->bytes_per_access;
-  double lam = 0, beta = 0, reach = 1.0, before_xfer = 0,
-         before = m->under_cycles > 0 ? level_cycles(st, L, &before_xfer) : 0.0;
+  double lam = 0, beta = 0, reach = 1.0, before_xfer = 0, before = level_cycles(st, L, &before_xfer),
+         chased = 0;
   double pipe_wait[PPT_TC_MAX_MEM] = {0}, pipe_xfer[PPT_TC_MAX_MEM] = {0}, pipe_bytes[PPT_TC_MAX_MEM] = {0},
          pipe_fill[PPT_TC_MAX_MEM] = {0};
   for (uint32_t k = 0; k <= L; k++) {
@@ -164,6 +175,10 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
          * the hwspec's mlp_same_set, loads and stores apart. */
         double bl = m->same_set_loads[k], bs = m->same_set_stores[k];
         double per_miss = (1.0 - bl - bs) / c->mlp + bl / c->mlp_set_load + bs / c->mlp_set_store;
+        /* Loads that wait for loads (ppt_mem_access.chased) issue one chain step at a
+         * time: as many of their misses are in flight as the loop has independent
+         * chains, at most mlp; the others overlap as before. */
+        per_miss = chased_wait(c, m, k) + (1.0 - m->chased[k]) * per_miss;
         /* A cache-to-cache transfer is a miss whose latency is coherence_cycles (the line
          * comes from another core's cache), overlapped like the others but never hidden
          * by a prefetcher: each holds a miss buffer for the whole snoop, so mlp of them
@@ -182,6 +197,7 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
          * fills; absent, the same: 0 for the core, 1 for the socket). */
         double transfer = fmax(own * bk, moved * line / c->lv[k].all),
                waiting = w * n * (wait * (1.0 - x) * c->lv[k].lat * per_miss + x * c->coherence / c->mlp);
+        chased += w * n * wait * (1.0 - x) * c->lv[k].lat * chased_wait(c, m, k);
         if (c->memory == PPT_MEMORY_PIPE) {
           pipe_wait[k] = waiting;
           pipe_xfer[k] = transfer;
@@ -195,6 +211,13 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
         }
         beta += w * bk + m->writeback[k] * bk;
       }
+      /* A chased load that hits the first level still waits its load-to-use latency
+       * before the next step's address is known. */
+      if (k == 0) {
+        double hit = w * n * chased_wait(c, m, 0) * c->lv[0].lat;
+        ls->latency_cycles += hit;
+        chased += hit;
+      }
       lam += k > 0 ? w * wait * c->lv[k].lat : 0.0;
       continue;
     }
@@ -207,6 +230,12 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
     beta += w * bk;
   }
   if (c->memory == PPT_MEMORY_PIPE) pipe_levels(st, L, pipe_wait, pipe_xfer, pipe_bytes, pipe_fill);
+  /* The chased waits of the item, as far as its memory cycles hold them (a transfer
+   * bound may hide them); a chain-bound loop's are its own (st->loops). */
+  if (!(m->under_cycles > 0)) {
+    double xfer;
+    st->chased_cycles += fmin(chased, level_cycles(st, L, &xfer) - before);
+  }
   /* A chain-bound loop's accesses: its chain and its own memory time overlap each other
    * by the policy's loop_fraction, and not the rest (ppt_tc_policy_loop_cycles). */
   if (m->under_cycles > 0) {
@@ -377,8 +406,9 @@ int ppt_time_compute(const ppt_hwspec *hw, const ppt_tasklist *tl, const ppt_tc_
     out->beta_avg = c.beta_sum / out->mem_accesses;
   }
   double tc = out->compute_cycles, tm = out->memory_cycles;
-  out->cycles = ppt_tc_policy_loop_cycles(policy, tc, ppt_tc_hide_cycles(out->cpu_by), tm,
-                                          out->transfer_cycles, &out->loops);
+  out->cycles = out->chased_cycles + ppt_tc_policy_loop_cycles(policy, tc, ppt_tc_hide_cycles(out->cpu_by),
+                                                               tm - out->chased_cycles, out->transfer_cycles,
+                                                               &out->loops);
   out->overlap_cycles = tc + tm - out->cycles;
   out->stall_cycles = out->cycles - tc;
   out->seconds = out->cycles / hw->clock_hz;

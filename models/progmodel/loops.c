@@ -66,6 +66,8 @@ static int add_mem_item(const ppt_progmodel *m, ppt_tasklist *tl, double refs, d
   memcpy(ma.same_set_loads, sh->same_set_loads, sizeof ma.same_set_loads);
   memcpy(ma.same_set_stores, sh->same_set_stores, sizeof ma.same_set_stores);
   memcpy(ma.transfers, sh->transfers, sizeof ma.transfers);
+  memcpy(ma.chased, sh->chased, sizeof ma.chased);
+  memcpy(ma.chased_wait, sh->chased_wait, sizeof ma.chased_wait);
   return ppt_tasklist_add_hitrates(tl, &ma, m->nlevels, sh->local, err);
 }
 

@@ -186,6 +186,8 @@ void progmodel_add_take(site_counts *c, const ppt_tracesim_result *r) {
     c->transfers[k] += r->transfers[k];
     c->same_set[k] += r->same_set[k];
     c->same_set_stores[k] += r->same_set_stores[k];
+    c->chased[k] += r->chased[k];
+    c->chased_wait[k] += r->chased_wait[k];
   }
   for (uint32_t j = 0; j <= r->ntlb; j++) c->tlb_served[j] += r->tlb_served[j];
   c->tlb_near += r->tlb_near;
@@ -544,6 +546,7 @@ int ppt_progmodel_build_weighted(const ppt_trace *t, const ppt_hwspec *hw, const
   }
   if (!rc) rc = ppt_tracesim_tally_new(hw, o->ncores, counted, ppt_trace_nbbs(t), o->seed, &m->tally, err);
   if (!rc) ppt_tracesim_tally_coherence(m->tally, o->coherence);
+  if (!rc) rc = ppt_tracesim_tally_chase(m->tally, t, err);
   if (!rc && m->nloops > 1) rc = ppt_tracesim_tally_split(m->tally, m->nloops, m->slot_of, err);
   if (!rc) {
     ppt_sasmm_opts so = *o;

@@ -61,6 +61,7 @@ typedef struct site_counts {
   uint64_t writebacks[PPT_HW_MAX_LEVELS + 1];
   uint64_t prefetched[PPT_HW_MAX_LEVELS + 1], transfers[PPT_HW_MAX_LEVELS + 1];
   uint64_t same_set[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
+  uint64_t chased[PPT_HW_MAX_LEVELS + 1], chased_wait[PPT_HW_MAX_LEVELS + 1]; /* 1/PPT_TRACESIM_CHASE_UNIT */
   uint64_t tlb_served[PPT_HW_MAX_TLB + 1];
   uint64_t tlb_near; /* of the page walks, those whose page-table line was cached */
   uint64_t counted_refs;
@@ -71,6 +72,7 @@ typedef struct shares {
   double local[PPT_HW_MAX_LEVELS], prefetched[PPT_HW_MAX_LEVELS + 1], writeback[PPT_HW_MAX_LEVELS + 1];
   double same_set_loads[PPT_HW_MAX_LEVELS + 1], same_set_stores[PPT_HW_MAX_LEVELS + 1];
   double transfers[PPT_HW_MAX_LEVELS + 1];
+  double chased[PPT_HW_MAX_LEVELS + 1], chased_wait[PPT_HW_MAX_LEVELS + 1]; /* ppt_mem_access's */
   double tlb_cycles; /* mean data-TLB miss cycles per reference (0: the spec has no TLB) */
 } shares;
 

@@ -61,6 +61,17 @@ static void derive(const ppt_progmodel *m, const site *st, const site_counts *c,
     else if (fb)
       o->local[k] = fb->local[k];
   }
+  /* Shares of each level's accesses (the first's too) that wait for loads. */
+  for (uint32_t k = 0; k <= m->nlevels; k++) {
+    if (c->served[k] > 0) {
+      double sv = (double)c->served[k] * PPT_TRACESIM_CHASE_UNIT;
+      o->chased[k] = fmin(1.0, (double)c->chased[k] / sv);
+      o->chased_wait[k] = fmin(o->chased[k], (double)c->chased_wait[k] / sv);
+    } else if (fb) {
+      o->chased[k] = fb->chased[k];
+      o->chased_wait[k] = fb->chased_wait[k];
+    }
+  }
   for (uint32_t k = 1; k <= m->nlevels; k++) {
     if (c->served[k] > 0) {
       /* Shares of the level's (and DRAM's) accesses a stream prefetcher covered, whose

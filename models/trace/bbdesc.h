@@ -50,6 +50,11 @@ _Static_assert(sizeof(struct ppt_bbmrc) == 16, "ppt_bbmrc layout is part of the 
  * (ppt_trace_bb.core_cycles16; apps/ppt-cc/mca.h). Objects built before it have none. */
 #define PPT_BBCYC_MAGIC 0x50435901u /* "PCY" + layout version 1 */
 
+/* The same struct and section, magic PPT_BBCHS_MAGIC: `chain` holds instead the block's
+ * loads that wait for loads (ppt_trace_bb.chase; apps/ppt-cc/chase.h). Objects built
+ * before it have none. */
+#define PPT_BBCHS_MAGIC 0x53484301u /* "CHS" + layout version 1 */
+
 /* A block whose code was inlined from other functions (ppt_trace_bb.inl): one of these in
  * the ELF section "ppt_bbinl", found like the others. chain: nlevels lines, innermost
  * function first, each "FUNC\tFILE\tLINE\n" with FILE:LINE the call site the function

@@ -9,12 +9,14 @@
 typedef struct exts {
   const unsigned char *stack, *memchain, *cycles;
   const unsigned char *ninl, *levels; /* INL1: the counts, then the levels */
+  const unsigned char *chase;         /* CHS1 */
   uint64_t nlevels;
 } exts;
 
 /* Finds the extensions after the strings (need: where they end) and checks that the
  * table ends exactly after the last. Version 1 tables may end after any of the first
- * three (older ones end with the strings); version 2 tables have all four. */
+ * three (older ones end with the strings); version 2 tables have the first four, version
+ * 3 all five. */
 static int find_exts(const unsigned char *raw, uint32_t size, uint32_t version, uint32_t nb, uint64_t need,
                      exts *x) {
   memset(x, 0, sizeof *x);
@@ -33,6 +35,11 @@ static int find_exts(const unsigned char *raw, uint32_t size, uint32_t version, 
     x->levels = raw + need;
     if (x->nlevels > (size - need) / PPT_TRACE_INL_ENTRY_SIZE) return -1;
     need += x->nlevels * PPT_TRACE_INL_ENTRY_SIZE;
+  }
+  if (version >= 3) {
+    if (need + xs > size || ppt_fmt_get32(raw + need) != PPT_TRACE_BBX_CHASE) return -1;
+    x->chase = raw + need + 4;
+    need += xs;
   }
   return need == size ? 0 : -1;
 }
@@ -70,6 +77,7 @@ static void read_entry(const unsigned char *raw, const exts *x, uint32_t i, cons
   }
   if (x->memchain) b->mem_chain = ppt_fmt_get32(x->memchain + 4 * (uint64_t)i);
   if (x->cycles) b->core_cycles16 = ppt_fmt_get32(x->cycles + 4 * (uint64_t)i);
+  if (x->chase) b->chase = ppt_fmt_get32(x->chase + 4 * (uint64_t)i);
 }
 
 int ppt_bbtab_parse(const unsigned char *raw, uint32_t size, uint32_t version, const char *path,

@@ -49,9 +49,9 @@ static int build_strings(const ppt_trace_bb *bbs, uint32_t n, char **tab, uint32
   return 0;
 }
 
-/* The four extensions after the strings (format.h), always written: the stack
- * references, memory recurrences and block cycles (4 bytes a block each), then the
- * inlining chains (4 bytes a block and 12 a level). */
+/* The five extensions after the strings (format.h), always written: the stack
+ * references, memory recurrences and block cycles (4 bytes a block each), the inlining
+ * chains (4 bytes a block and 12 a level), then the chased loads (4 bytes a block). */
 static void put_exts(const ppt_trace_bb *bbs, uint32_t n, const uint32_t *offs, unsigned char *x) {
   ppt_fmt_put32(x, PPT_TRACE_BBX_STACK);
   for (uint32_t i = 0; i < n; i++) {
@@ -78,13 +78,15 @@ static void put_exts(const ppt_trace_bb *bbs, uint32_t n, const uint32_t *offs, 
       ppt_fmt_put32(lv + 4, offs[k + 1]);
       ppt_fmt_put32(lv + 8, bbs[i].inl[j].line);
     }
+  ppt_fmt_put32(lv, PPT_TRACE_BBX_CHASE);
+  for (uint32_t i = 0; i < n; i++) ppt_fmt_put32(lv + 4 + 4 * (uint64_t)i, bbs[i].chase);
 }
 
 int ppt_bbtab_build(const ppt_trace_bb *bbs, uint32_t n, unsigned char **raw, uint32_t *size) {
   uint64_t nlev = 0;
   for (uint32_t i = 0; i < n; i++) nlev += bbs[i].ninl;
   uint64_t esize = 8 + (uint64_t)n * PPT_TRACE_BB_ENTRY_SIZE;
-  uint64_t xsize = 4 * (4 + (uint64_t)n * 4) + nlev * PPT_TRACE_INL_ENTRY_SIZE;
+  uint64_t xsize = 5 * (4 + (uint64_t)n * 4) + nlev * PPT_TRACE_INL_ENTRY_SIZE;
   char *tab = NULL;
   uint32_t len = 0;
   uint32_t *offs = malloc((2 * ((uint64_t)n + nlev) + 1) * sizeof *offs);

@@ -13,9 +13,10 @@
 
 #define PPT_TRACE_MAGIC "PPTTRACE"
 #define PPT_TRACE_FOOTER_MAGIC "PPTFOOT1"
-/* Version 2 adds the inlining chains to the block table (PPT_TRACE_BBX_INLINED); the
- * reader also reads version 1, whose tables end before them. */
-#define PPT_TRACE_VERSION 2u
+/* Version 2 adds the inlining chains to the block table (PPT_TRACE_BBX_INLINED), version
+ * 3 the chased loads (PPT_TRACE_BBX_CHASE); the reader also reads versions 1 and 2, whose
+ * tables end before them. */
+#define PPT_TRACE_VERSION 3u
 #define PPT_TRACE_VERSION_MIN 1u
 #define PPT_TRACE_HEADER_SIZE 64u
 #define PPT_TRACE_FOOTER_SIZE 64u
@@ -56,12 +57,15 @@
  *   then, in version 2 only (always written there):
  *   u32 PPT_TRACE_BBX_INLINED, then nbbs entries u32 ninl, then for each block in id
  *   order its ninl levels, innermost first, each u32 func_off, u32 file_off, u32 line
- *   (ppt_trace_inl; offsets into the string table).
- *   The table's raw size says which: readers accept all five, absent means 0. */
+ *   (ppt_trace_inl; offsets into the string table);
+ *   then, in version 3 (always written there):
+ *   u32 PPT_TRACE_BBX_CHASE, then nbbs entries u32 chase (ppt/trace.h).
+ *   The table's raw size says which: readers accept all of them, absent means 0. */
 #define PPT_TRACE_BBX_STACK 0x314b5453u    /* "STK1" */
 #define PPT_TRACE_BBX_MEMCHAIN 0x3143524du /* "MRC1" */
 #define PPT_TRACE_BBX_CYCLES 0x31435943u   /* "CYC1" */
 #define PPT_TRACE_BBX_INLINED 0x314c4e49u  /* "INL1" */
+#define PPT_TRACE_BBX_CHASE 0x31534843u    /* "CHS1" */
 #define PPT_TRACE_INL_ENTRY_SIZE 12u
 
 static inline void ppt_fmt_put32(unsigned char *p, uint32_t v) {

@@ -1,7 +1,8 @@
 /* test_trace_stackrefs.c — the block table's extensions: the machine-level stack
- * references, the memory recurrences, the block cycles and the inlining chains are read
- * when present and 0 without them (version 1 tables may end before any of the first
- * three and never hold the fourth; version 2 tables hold all four), and the reader adds
+ * references, the memory recurrences, the block cycles, the inlining chains and the
+ * chased loads are read when present and 0 without them (version 1 tables may end before
+ * any of the first three and never hold the fourth; version 2 tables hold four, version 3
+ * all five), and the reader adds
  * each block's stack stores and loads after its entry, flagged and at the thread's own
  * window, unless turned off or asked for raw records. */
 #include <check.h>
@@ -34,6 +35,7 @@ static const ppt_trace_bb k_bbs[2] = {
      .ops = {[PPT_OP_STORE] = 1},
      .mem_chain = 0x03020101u,
      .core_cycles16 = 75,
+     .chase = 0x010302u,
      .ninl = 2,
      .inl = k_inl},
 };
@@ -46,7 +48,21 @@ START_TEST(table_with_and_without_extension) {
   uint32_t n;
   char *strings;
   ppt_err err;
+  /* Each extension: a tag and 4 bytes a block; the inlining chains 12 bytes a level more. */
+  uint32_t ext = 4 + 2 * 4, inl = ext + 2 * 12;
+  /* Version 3 holds the chased loads (2 of 3 loads, one chain); version 2 ends before. */
+  ck_assert_int_eq(ppt_bbtab_parse(raw, size, 3, "x", &bbs, &n, &strings, &err), 0);
+  unsigned chains;
+  ck_assert_double_eq_tol(ppt_trace_bb_chase(&bbs[1], &chains), 2.0 / 3.0, 1e-12);
+  ck_assert_uint_eq(chains, 1);
+  ck_assert_double_eq(ppt_trace_bb_chase(&bbs[0], &chains), 0.0);
+  free(bbs);
+  free(strings);
+  ck_assert_int_ne(ppt_bbtab_parse(raw, size, 2, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_int_ne(ppt_bbtab_parse(raw, size - ext, 3, "x", &bbs, &n, &strings, &err), 0);
+  size -= ext; /* the version 2 layout */
   ck_assert_int_eq(ppt_bbtab_parse(raw, size, 2, "x", &bbs, &n, &strings, &err), 0);
+  ck_assert_uint_eq(bbs[1].chase, 0);
   ck_assert_uint_eq(bbs[0].stack_loads, 2);
   ck_assert_uint_eq(bbs[0].stack_stores, 1);
   ck_assert_uint_eq(bbs[1].stack_loads + bbs[1].stack_stores, 0);
@@ -70,8 +86,6 @@ START_TEST(table_with_and_without_extension) {
   ck_assert_str_eq(ppt_trace_bb_inl_file(&bbs[1], 1), "k.h");
   free(bbs);
   free(strings);
-  /* Each extension: a tag and 4 bytes a block; the inlining chains 12 bytes a level more. */
-  uint32_t ext = 4 + 2 * 4, inl = ext + 2 * 12;
   /* A version 1 table ends before the chains; a version 2 table must hold them. */
   ck_assert_int_ne(ppt_bbtab_parse(raw, size, 1, "x", &bbs, &n, &strings, &err), 0);
   ck_assert_int_ne(ppt_bbtab_parse(raw, size - inl, 2, "x", &bbs, &n, &strings, &err), 0);

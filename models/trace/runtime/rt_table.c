@@ -111,6 +111,8 @@ int ppt_rt_build_bbtab(uint32_t nguards, unsigned char **raw, uint32_t *size) {
         bbs[id - 1].mem_chain = d->chain;
       else if (d->magic == PPT_BBCYC_MAGIC)
         bbs[id - 1].core_cycles16 = d->chain;
+      else if (d->magic == PPT_BBCHS_MAGIC)
+        bbs[id - 1].chase = d->chain;
     }
   }
   void *levels;
