@@ -288,11 +288,34 @@ static void push_condition(loopctx *x, LLVMBasicBlockRef b, uint32_t *sp) {
   else if (LLVMIsASwitchInst(t)) x->c->stack[(*sp)++] = LLVMGetOperand(t, 0);
 }
 
+/* a and b compute the same: one value, or one operation on the same operands (v + 1 in
+ * each of the blocks a loop's paths join from). */
+static int same_value(LLVMValueRef a, LLVMValueRef b) {
+  if (a == b) return 1;
+  if (!LLVMIsAInstruction(a) || !LLVMIsAInstruction(b) || LLVMIsAPHINode(a) || LLVMIsALoadInst(a) ||
+      LLVMIsACallInst(a) || LLVMGetInstructionOpcode(a) != LLVMGetInstructionOpcode(b))
+    return 0;
+  int n = LLVMGetNumOperands(a);
+  if (n != LLVMGetNumOperands(b)) return 0;
+  for (int i = 0; i < n; i++)
+    if (LLVMGetOperand(a, i) != LLVMGetOperand(b, i)) return 0;
+  return 1;
+}
+
+/* Whether the branches that choose a PHI's incoming value decide what it is: not when
+ * every incoming value computes the same. */
+static int chosen(LLVMValueRef phi) {
+  unsigned n = LLVMCountIncoming(phi);
+  for (unsigned i = 1; i < n; i++)
+    if (!same_value(LLVMGetIncomingValue(phi, 0), LLVMGetIncomingValue(phi, i))) return 1;
+  return 0;
+}
+
 /* What v depends on inside the loop, stopping at the header's PHIs: the PHIs reached
  * (*phis, a bit each) and the loads (loads[], a bit each). A PHI of another block of the
- * loop also depends on the branches that choose its incoming value: those of its
- * incoming blocks, and of their single predecessor in the loop. 0, or -1 when the walk
- * passes its bound (then nothing is known). */
+ * loop also depends on the branches that choose its incoming value, where they choose
+ * what it is: those of its incoming blocks, and of their single predecessor in the loop.
+ * 0, or -1 when the walk passes its bound (then nothing is known). */
 static int walk(loopctx *x, LLVMValueRef v, uint64_t *phis, uint64_t *loads) {
   pcc_chase *c = x->c;
   uint32_t sp = 0;
@@ -313,9 +336,11 @@ static int walk(loopctx *x, LLVMValueRef v, uint64_t *phis, uint64_t *loads) {
     if ((k = load_no(x, u)) != UINT32_MAX) loads[k / 64] |= 1ull << (k % 64);
     if (LLVMIsAPHINode(u)) {
       unsigned n = LLVMCountIncoming(u);
+      int control = chosen(u);
       for (unsigned i = 0; i < n && sp + 2 < WALK_MAX; i++) {
         LLVMBasicBlockRef from = LLVMGetIncomingBlock(u, i);
         c->stack[sp++] = LLVMGetIncomingValue(u, i);
+        if (!control) continue;
         push_condition(x, from, &sp);
         uint32_t f = index_of(c, from);
         if (f != UINT32_MAX && c->pred_at[f + 1] - c->pred_at[f] == 1 && in_body(c, x->h, c->pred[c->pred_at[f]]))

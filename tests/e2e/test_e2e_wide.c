@@ -118,7 +118,7 @@ START_TEST(avx2_sum_counts) {
   /* ppt info shows the width: vector lanes 4 and widest reference 32 bytes. */
   ck_assert_int_eq(e2e_sh(d,
                           "$PPT info s.trace --top 3 | grep -E '^ +[0-9]+ +[0-9]+ +[0-9]+ +4 +32 +[-0-9/]+ "
-                          "+[-0-9.]+  kernel_'"),
+                          "+[-0-9.]+ +[-0-9%%x]+  kernel_'"),
                    0);
 }
 END_TEST

@@ -3,7 +3,8 @@
  *
  *  - chase_recorded: ppt-cc marks the loads of a pointer chase (p = p->next, and the load
  *    of the node it reached), of a binary search (lo and hi moved by the comparison of
- *    g[mid]) and of two lists walked in step (two chains), and no load of an indirect
+ *    g[mid], with the comparison as a select or as a branch) and of two lists walked in
+ *    step (two chains), and no load of an indirect
  *    gather a[idx[i]] (the gathers of successive trips are independent), a streaming
  *    sum, a linear search (i++ whatever a[i] held) or a loop whose index moves with a
  *    loaded value without being read through it (j += a[i] > 0; b[j] is stored).
@@ -56,6 +57,20 @@ static const char *k_prog =
     "  }\n"
     "  return s;\n"
     "}\n"
+    "long hits[8];\n"
+    "__attribute__((noinline)) long kernel_branchy(const double *g, const double *k, long nq) {\n"
+    "  long s = 0;\n"
+    "  for (long q = 0; q < nq; q++) {\n"
+    "    double key = k[q];\n"
+    "    long lo = 0, hi = GRID;\n"
+    "    while (hi - lo > 1) {\n"
+    "      long mid = (lo + hi) / 2;\n"
+    "      if (g[mid] <= key) { lo = mid; hits[q & 7]++; } else hi = mid;\n"
+    "    }\n"
+    "    s += lo;\n"
+    "  }\n"
+    "  return s;\n"
+    "}\n"
     "__attribute__((noinline)) long kernel_gather(const long *a, const long *ix, long n) {\n"
     "  long s = 0;\n"
     "  for (long i = 0; i < n; i++) s += a[ix[i]];\n"
@@ -95,6 +110,7 @@ static const char *k_prog =
     "  for (long i = 0; i < NEL; i++) arr[i] = i;\n"
     "  for (long i = 0; i < NEL / 4; i++) idx[i] = (long)(next_rand() % NEL);\n"
     "  long r = kernel_chase(n1, NODES) + kernel_two(n1, n2, NODES / 2) + kernel_search(grid, keys, QUERIES);\n"
+    "  r += kernel_branchy(grid, keys, QUERIES / 4);\n"
     "  r += kernel_gather(arr, idx, NEL / 4) + kernel_stream(arr, NEL) + kernel_linear(arr, NEL / 2);\n"
     "  r += kernel_pack(arr, b, NEL);\n"
     "  printf(\"%ld\\n\", r);\n"
@@ -134,6 +150,10 @@ START_TEST(chase_recorded) {
   ck_assert_uint_eq(chains, 2);
   /* g[mid]: lo and hi are one chain (both move with the same comparison). */
   ck_assert_double_eq(chased_in(t, "kernel_search", &chains), 1.0);
+  ck_assert_uint_eq(chains, 1);
+  /* The same with a branch (a store on one side keeps it): lo's and hi's PHIs where the
+   * paths join depend on the comparison through the branch. */
+  ck_assert_msg(chased_in(t, "kernel_branchy", &chains) > 0, "the branchy search has no chased load");
   ck_assert_uint_eq(chains, 1);
   const char *none[] = {"kernel_gather", "kernel_stream", "kernel_linear", "kernel_pack"};
   for (size_t i = 0; i < sizeof none / sizeof *none; i++)
