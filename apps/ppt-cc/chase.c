@@ -280,10 +280,13 @@ static uint32_t phi_no(const loopctx *x, LLVMValueRef v) {
   return UINT32_MAX;
 }
 
-/* Pushes the condition of b's terminator when it branches on one. */
+/* Pushes the condition of b's terminator when it branches on one, b being a block of
+ * the loop itself: an inner loop's exit branch (a scan's data-dependent end) chooses no
+ * address the core waits for, as its header's induction does not. */
 static void push_condition(loopctx *x, LLVMBasicBlockRef b, uint32_t *sp) {
   LLVMValueRef t = LLVMGetBasicBlockTerminator(b);
-  if (!t || *sp >= WALK_MAX) return;
+  uint32_t i = index_of(x->c, b);
+  if (!t || *sp >= WALK_MAX || i == UINT32_MAX || x->c->inner[i] != x->h) return;
   if (LLVMIsABranchInst(t) && LLVMIsConditional(t)) x->c->stack[(*sp)++] = LLVMGetCondition(t);
   else if (LLVMIsASwitchInst(t)) x->c->stack[(*sp)++] = LLVMGetOperand(t, 0);
 }
@@ -313,8 +316,9 @@ static int chosen(LLVMValueRef phi) {
 
 /* What v depends on inside the loop, stopping at the header's PHIs: the PHIs reached
  * (*phis, a bit each) and the loads (loads[], a bit each). A PHI of another block of the
- * loop also depends on the branches that choose its incoming value, where they choose
- * what it is: those of its incoming blocks, and of their single predecessor in the loop.
+ * loop (not an inner loop's header) also depends on the branches that choose its
+ * incoming value, where they choose what it is: those of its incoming blocks, and of
+ * their single predecessor in the loop.
  * 0, or -1 when the walk passes its bound (then nothing is known). */
 static int walk(loopctx *x, LLVMValueRef v, uint64_t *phis, uint64_t *loads) {
   pcc_chase *c = x->c;
@@ -336,7 +340,10 @@ static int walk(loopctx *x, LLVMValueRef v, uint64_t *phis, uint64_t *loads) {
     if ((k = load_no(x, u)) != UINT32_MAX) loads[k / 64] |= 1ull << (k % 64);
     if (LLVMIsAPHINode(u)) {
       unsigned n = LLVMCountIncoming(u);
-      int control = chosen(u);
+      /* An inner loop's header PHI (its induction) is not chosen by its exit branch: a
+       * data-dependent exit (a scan while key[i] < pivot) costs a mispredict, but the
+       * core has run ahead on i + 1, i + 2 meanwhile, so no load waits for that load. */
+      int control = c->body_size[b] == 0 && chosen(u);
       for (unsigned i = 0; i < n && sp + 2 < WALK_MAX; i++) {
         LLVMBasicBlockRef from = LLVMGetIncomingBlock(u, i);
         c->stack[sp++] = LLVMGetIncomingValue(u, i);
