@@ -19,6 +19,7 @@
 #endif
 
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,13 @@ static inline int kc_parse(const char *name, int argc, char **argv) {
     }
   }
   return timing;
+}
+
+/* The kernels' fixed-seed generator: a 64-bit LCG (Knuth's MMIX constants) on *state;
+ * the high 32 bits are the output. */
+static inline uint32_t kc_lcg_next(uint64_t *state) {
+  *state = *state * 6364136223846793005ULL + 1442695040888963407ULL;
+  return (uint32_t)(*state >> 32);
 }
 
 static inline void kc_report_time(const char *name, int timing, double seconds) {

@@ -25,10 +25,8 @@
 
 static uint64_t lcg_state = 0x2545f4914f6cdd1dULL;
 
-/* 64-bit LCG (MMIX); the high 32 bits are the output. */
 static uint32_t lcg_next(void) {
-  lcg_state = lcg_state * 6364136223846793005ULL + 1442695040888963407ULL;
-  return (uint32_t)(lcg_state >> 32);
+  return kc_lcg_next(&lcg_state);
 }
 
 static long build_pattern(int *rowptr, int *col, double *val, long cap) {
