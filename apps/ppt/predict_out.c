@@ -188,7 +188,10 @@ int ppt_predict_write_json(void *va, void *vr, ppt_err *err) {
       json_object_array_add(specs, e);
     }
     json_object_object_add(o, "specs", specs);
+    ppt_predict_write_ranking_json(o, a, r);
   }
+  ppt_predict_write_notes_json(o, r);
+  if (r->sens) ppt_predict_write_sens_json(o, a, r);
   return ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
 }
 
@@ -276,7 +279,7 @@ static void write_run(const args *a, const spec_run *r) {
 /* Several specs: one table with a column group per spec (runtime, speedup, and the
  * global hit rate of its last level). */
 static void write_comparison(const args *a, const results *r) {
-  printf("\n%-10s", "comparison");
+  printf("\n%-10s", "side by side");
   for (size_t s = 0; s < r->nruns; s++) printf(" | %-29.29s", r->runs[s].hw.name);
   printf("\n%10s", "cores");
   for (size_t s = 0; s < r->nruns; s++) {
@@ -304,11 +307,17 @@ int ppt_predict_write_table(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   const results *r = vr;
   (void)err;
-  for (size_t s = 0; s < r->nruns; s++) {
+  /* several specs: each one's own tables only with --detail, the ranking always */
+  for (size_t s = 0; s < r->nruns && (r->nruns == 1 || a->detail); s++) {
     if (s) printf("\n");
     write_run(a, &r->runs[s]);
   }
-  if (r->nruns > 1) write_comparison(a, r);
+  if (r->nruns > 1) {
+    ppt_predict_write_ranking(a, r);
+    write_comparison(a, r);
+  }
+  ppt_predict_write_notes(r);
+  if (r->sens) ppt_predict_write_sens(a, r);
   return 0;
 }
 
