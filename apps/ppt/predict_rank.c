@@ -100,29 +100,37 @@ void ppt_predict_write_ranking_json(json_object *o, const args *a, const results
   json_object_object_add(o, "ranking", rk);
 }
 
-/* The note on run s, or 0 when its spec's ISA is the trace's (or not given). */
+/* The note on the specs of ISA `isa` when that is not the trace's, or 0: one per ISA,
+ * naming its specs. first: whether ISA `isa` first appears at run s. */
 static int isa_note(const results *r, size_t s, char *buf, size_t cap) {
-  const ppt_hwspec *hw = &r->runs[s].hw;
-  if (!hw->isa[0] || !strcmp(hw->isa, TRACE_ISA)) return 0;
-  snprintf(buf, cap,
-           "%s is %s, the trace %s (its header records no ISA: taken as this host's): its op mix is mapped "
-           "class for class (loads/stores, integer ALU and divide, FP add, multiply, divide and square root, "
-           "branches), each at the spec's throughput and latency, a vector op one op of its class as the "
-           "trace's IR has it (vector_bits is not applied to traced ops); differences in vector width and "
-           "instruction count between the ISAs are not modelled, and this prediction carries their error",
-           hw->name, hw->isa, TRACE_ISA[0] ? TRACE_ISA : "of an unknown ISA");
+  const char *isa = r->runs[s].hw.isa;
+  if (!isa[0] || !strcmp(isa, TRACE_ISA)) return 0;
+  for (size_t k = 0; k < s; k++)
+    if (!strcmp(r->runs[k].hw.isa, isa)) return 0; /* named with the first of its ISA */
+  size_t n = 0, count = 0;
+  for (size_t k = s; k < r->nruns && n < cap; k++)
+    if (!strcmp(r->runs[k].hw.isa, isa))
+      n += (size_t)snprintf(buf + n, cap - n, "%s%s", count++ ? ", " : "", r->runs[k].hw.name);
+  if (n < cap)
+    snprintf(buf + n, cap - n,
+             " %s %s, the trace %s (its header records no ISA: taken as this host's): its op mix is mapped "
+             "class for class (loads/stores, integer ALU and divide, FP add, multiply, divide and square root, "
+             "branches), each at the spec's throughput and latency, a vector op one op of its class as the "
+             "trace's IR has it (vector_bits is not applied to traced ops); differences in vector width and "
+             "instruction count between the ISAs are not modelled, and these predictions carry their error",
+             count > 1 ? "are" : "is", isa, TRACE_ISA[0] ? TRACE_ISA : "of an unknown ISA");
   return 1;
 }
 
 void ppt_predict_write_notes(const results *r) {
-  char note[1024];
+  char note[2048];
   for (size_t s = 0; s < r->nruns; s++)
     if (isa_note(r, s, note, sizeof note)) printf("note: %s\n", note);
 }
 
 void ppt_predict_write_notes_json(json_object *o, const results *r) {
   json_object *notes = json_object_new_array();
-  char note[1024];
+  char note[2048];
   for (size_t s = 0; s < r->nruns; s++)
     if (isa_note(r, s, note, sizeof note)) json_object_array_add(notes, json_object_new_string(note));
   json_object_object_add(o, "notes", notes);
