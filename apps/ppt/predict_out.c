@@ -280,7 +280,7 @@ static void write_run(const args *a, const spec_run *r) {
 /* Several specs: one table with a column group per spec (runtime, speedup, and the
  * global hit rate of its last level). */
 static void write_comparison(const args *a, const results *r) {
-  printf("\n%-10s", "side by side");
+  printf("\n%-10s", "comparison");
   for (size_t s = 0; s < r->nruns; s++) printf(" | %-29.29s", r->runs[s].hw.name);
   printf("\n%10s", "cores");
   for (size_t s = 0; s < r->nruns; s++) {
