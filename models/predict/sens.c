@@ -40,7 +40,10 @@ static int variant_seconds(sens_run *sr, ppt_progmodel *m, const ppt_sasmm_opts 
   int rc = ppt_progmodel_set_hwspec(m, hw, &e);
   *rebuilt = rc == PPT_EINPUT;
   if (rc && rc != PPT_EINPUT) return ppt_err_set(err, (ppt_status)rc, "%s", e.msg);
-  if (*rebuilt && (rc = ppt_progmodel_build(sr->t, hw, so, &sr->o.policy, sr->o.counted, &own, err))) return rc;
+  ppt_sasmm_opts quiet = *so; /* the caller's progress is the base run's */
+  quiet.progress = NULL;
+  quiet.progress_arg = NULL;
+  if (*rebuilt && (rc = ppt_progmodel_build(sr->t, hw, &quiet, &sr->o.policy, sr->o.counted, &own, err))) return rc;
   ppt_predict_result *r = NULL;
   rc = ppt_predict_run_progmodel(own ? own : m, hw, n, &sr->o, &r, err);
   if (!rc) *sec = ppt_predict_result_point(r, 0)->runtime_s;
