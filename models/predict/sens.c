@@ -84,7 +84,7 @@ static void make_variants(sens_run *sr, const ppt_hw_figure *fig) {
     for (int side = 0; side < 2; side++) {
       size_t v = 2 * j + (size_t)side;
       char set[128];
-      snprintf(set, sizeof set, "%s=%.17g", fig[j].key, fig[j].value * (1 + (side ? 1 : -1) * s->pct / 100));
+      snprintf(set, sizeof set, "%s=%.15g", fig[j].key, fig[j].value * (1 + (side ? 1 : -1) * s->pct / 100));
       sr->var[v] = *sr->hw;
       ppt_err e;
       if (ppt_hwspec_set(&sr->var[v], set, &e)) {

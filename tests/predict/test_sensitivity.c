@@ -118,7 +118,7 @@ START_TEST(reuse_is_a_new_build) {
     if (w->rebuilt || !isfinite(w->plus_s)) continue;
     ppt_hwspec var = hw;
     char set[128];
-    snprintf(set, sizeof set, "%s=%.17g", w->key, w->value * 1.2);
+    snprintf(set, sizeof set, "%s=%.15g", w->key, w->value * (1 + 20 / 100.0));
     ck_assert_msg(ppt_hwspec_set(&var, set, &err) == 0, "%s", err.msg);
     ppt_predict_result *fresh = NULL;
     ck_assert_msg(ppt_predict_run(t, &var, &o, &fresh, &err) == 0, "%s", err.msg);
