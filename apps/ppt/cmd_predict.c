@@ -27,10 +27,25 @@ static void help(void) {
       "Predicts the runtime of the traced program on N cores of the CPU in SPEC (a hwspec with\n"
       "timing data: clock, latencies, bandwidths, op throughputs), with hit rates, speedup and\n"
       "a time breakdown per core count.\n\n"
-      "  --hw SPEC[,SPEC...]   hwspec JSON with timing (e.g. hwspecs/host.json); several (up to 8)\n"
-      "                        are compared: a table with a column group per spec, --plot's\n"
-      "                        runtime lines together, and in --json a \"specs\" entry "
-      "each\n" PPT_CLI_SET_HELP
+      "  --hw SPEC[,SPEC...]   hwspec JSON with timing (e.g. hwspecs/host.json); several (up to 10)\n"
+      "                        are compared: per core count a ranking, fastest first (year,\n"
+      "                        cores, clock, runtime, speedup over the spec's own run on the\n"
+      "                        fewest cores and over the baseline), a table with a column\n"
+      "                        group per spec (up to 4 specs, else with --detail), --plot's\n"
+      "                        runtime lines together (log axis past a 10x spread), in --json\n"
+      "                        a \"specs\" entry each and \"ranking\"; a note under the table\n"
+      "                        for a spec of another ISA than the trace's (\"notes\")\n"
+      "  --baseline NAME|FILE  the spec the ranking's speedups are over: its name, its --hw\n"
+      "                        entry or that file's name without .json (default: the first)\n"
+      "  --detail              with several specs, each spec's own tables too (hit rates,\n"
+      "                        breakdown, top regions), before the ranking\n"
+      "  --sensitivity[=PCT]   one spec: re-predict with each timing figure of SPEC (clock,\n"
+      "                        latencies, bandwidths, DRAM, mlp, ops, fork-join, ...) scaled\n"
+      "                        by -PCT %% and +PCT %% (default 20), one at a time; per core\n"
+      "                        count a table sorted by the larger runtime change (--json:\n"
+      "                        \"sensitivity\"). Figures the cache simulation does not read\n"
+      "                        reuse its run; the others (ops, FP window, coherence, TLB)\n"
+      "                        simulate again\n" PPT_CLI_SET_HELP
       "  --cores LIST          core counts (default 1,2,4,8,16)\n"
       "  --overlap P           compute/memory overlap: sum, max, partial,F or stall (default %s%s)\n"
       "  --compute M           op classes: sum (PPT: one after the other) or ports (the busiest\n"
@@ -146,6 +161,13 @@ static int take(void *arg, int val, const char *value) {
       if (ppt_cli_parse_u64(value, &a->top_regions))
         return ppt_cli_usage("predict", "--regions wants a count, not '%s'", value);
       return 0;
+    case 'b': a->baseline = value; return 0;
+    case 'd': a->detail = 1; return 0;
+    case 'S':
+      a->sens_pct = 20;
+      if (value && (ppt_cli_parse_double(value, &a->sens_pct) || !(a->sens_pct > 0 && a->sens_pct < 100)))
+        return ppt_cli_usage("predict", "--sensitivity wants a percentage between 0 and 100, not '%s'", value);
+      return 0;
     default: a->po.sasmm.coherence = 1; return 0; /* --coherence */
   }
 }
@@ -160,6 +182,9 @@ static int parse_args(int argc, char **argv, void *va) {
                                       {"coherence", no_argument, 0, 'K'},
                                       {"loops", required_argument, 0, 'L'},
                                       {"regions", required_argument, 0, 'r'},
+                                      {"baseline", required_argument, 0, 'b'},
+                                      {"detail", no_argument, 0, 'd'},
+                                      {"sensitivity", optional_argument, 0, 'S'},
                                       {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "predict",
                                     .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_CORES | PPT_OPT_INTERLEAVE |
@@ -180,11 +205,11 @@ static int parse_args(int argc, char **argv, void *va) {
 
 /* ---------------------------------------------------------------- run */
 
-/* Loads spec r->file (with --set) and predicts every core count on it. */
-static int run_spec(const args *a, spec_run *r, const ppt_trace *t, const uint8_t *counted, ppt_err *err) {
-  int rc = ppt_cli_load_hw_file(&a->c, r->file, &r->hw, err);
-  if (!rc) rc = ppt_hwspec_has_timing(&r->hw, r->file, err);
-  if (!rc) rc = ppt_cli_check_memory(&a->c, t, &r->hw, 1, 1, err);
+/* Predicts every core count on spec r (loaded); with --sensitivity, each figure's
+ * changes too (on the same simulations). */
+static int run_spec(const args *a, spec_run *r, const ppt_trace *t, const uint8_t *counted, ppt_predict_sens **sens,
+                    ppt_err *err) {
+  int rc = ppt_cli_check_memory(&a->c, t, &r->hw, 1, 1, err);
   if (rc) return rc;
   ppt_predict_opts o = a->po;
   o.models = a->models;
@@ -195,9 +220,35 @@ static int run_spec(const args *a, spec_run *r, const ppt_trace *t, const uint8_
   ppt_cli_progress *prog = ppt_cli_progress_start("predicting", a->c.ncores * PPT_PREDICT_PROGRESS_UNIT);
   o.progress = ppt_cli_progress_cb;
   o.progress_arg = prog;
-  rc = ppt_predict_run(t, &r->hw, &o, &r->res, err);
+  rc = sens ? ppt_predict_sensitivity(t, &r->hw, &o, a->sens_pct, &r->res, sens, err)
+            : ppt_predict_run(t, &r->hw, &o, &r->res, err);
   ppt_cli_progress_end(prog);
   return rc;
+}
+
+/* Does --baseline `want` name run r: its spec's name, its --hw entry, or that file's
+ * name without its folder and .json? */
+static int names_run(const char *want, const spec_run *r) {
+  const char *base = strrchr(r->file, '/');
+  base = base ? base + 1 : r->file;
+  size_t n = strlen(base);
+  if (n > 5 && !strcmp(base + n - 5, ".json")) n -= 5;
+  return !strcmp(want, r->hw.name) || !strcmp(want, r->file) || (strlen(want) == n && !strncmp(want, base, n));
+}
+
+/* The run --baseline names (every spec loaded), or PPT_EINPUT naming the choices. */
+static int find_baseline(const args *a, results *r, ppt_err *err) {
+  r->baseline = 0;
+  if (!a->baseline) return 0;
+  for (size_t s = 0; s < r->nruns; s++)
+    if (names_run(a->baseline, &r->runs[s])) {
+      r->baseline = s;
+      return 0;
+    }
+  char names[PPT_PREDICT_MAX_SPECS * 130] = "";
+  for (size_t s = 0, n = 0; s < r->nruns && n < sizeof names; s++)
+    n += (size_t)snprintf(names + n, sizeof names - n, "%s%s", s ? ", " : "", r->runs[s].hw.name);
+  return ppt_err_set(err, PPT_EINPUT, "--baseline '%s' is none of the --hw specs (%s)", a->baseline, names);
 }
 
 static int run(void *va, void *vr, ppt_err *err) {
@@ -210,13 +261,20 @@ static int run(void *va, void *vr, ppt_err *err) {
     return ppt_err_set(err, PPT_EINPUT,
                        "--hw wants spec files A.json,B.json,... (none empty, at most %d), not '%s'",
                        PPT_PREDICT_MAX_SPECS, a->c.hw);
-  int rc = ppt_cli_open_sequential(a->c.operand, &t, err);
+  if (a->sens_pct > 0 && r->nruns > 1)
+    return ppt_err_set(err, PPT_EINPUT, "--sensitivity takes one --hw spec, not %zu", r->nruns);
+  int rc = 0;
+  for (size_t s = 0; s < r->nruns && !rc; s++) { /* every spec checked before the long part */
+    r->runs[s].file = r->files[s];
+    rc = ppt_cli_load_hw_file(&a->c, r->files[s], &r->runs[s].hw, err);
+    if (!rc) rc = ppt_hwspec_has_timing(&r->runs[s].hw, r->files[s], err);
+  }
+  if (!rc) rc = find_baseline(a, r, err);
+  if (!rc) rc = ppt_cli_open_sequential(a->c.operand, &t, err);
   if (!rc) ppt_cli_stack_refs(&a->c, t);
   if (!rc) rc = ppt_cli_counted(&a->c, t, &counted, err);
-  for (size_t s = 0; s < r->nruns && !rc; s++) {
-    r->runs[s].file = r->files[s];
-    rc = run_spec(a, &r->runs[s], t, counted, err);
-  }
+  for (size_t s = 0; s < r->nruns && !rc; s++)
+    rc = run_spec(a, &r->runs[s], t, counted, a->sens_pct > 0 ? &r->sens : NULL, err);
   free(counted);
   ppt_trace_close(t);
   return rc;
@@ -225,6 +283,7 @@ static int run(void *va, void *vr, ppt_err *err) {
 static void release(void *vr) {
   results *r = vr;
   for (size_t s = 0; s < PPT_PREDICT_MAX_SPECS; s++) ppt_predict_result_free(r->runs[s].res);
+  ppt_predict_sens_free(r->sens);
   free(r->files_text);
 }
 

@@ -2,6 +2,7 @@
  * for one spec or, with --hw A.json,B.json, several side by side. */
 #include <errno.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -197,7 +198,10 @@ int ppt_predict_write_json(void *va, void *vr, ppt_err *err) {
       json_object_array_add(specs, e);
     }
     json_object_object_add(o, "specs", specs);
+    ppt_predict_write_ranking_json(o, a, r);
   }
+  ppt_predict_write_notes_json(o, r);
+  if (r->sens) ppt_predict_write_sens_json(o, a, r);
   return ppt_cli_put_json(o, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE, err);
 }
 
@@ -301,7 +305,7 @@ static void write_comparison(const args *a, const results *r) {
       const ppt_predict_point *p = ppt_predict_result_point(r->runs[s].res, i),
                               *p0 = ppt_predict_result_point(r->runs[s].res, 0);
       uint32_t last = r->runs[s].hw.nlevels - 1;
-      printf(" | %9.4f s %7.2fx %7.2f%%", p->runtime_s, p0->runtime_s / p->runtime_s,
+      printf(" | %9.4g s %7.2fx %7.2f%%", p->runtime_s, p0->runtime_s / p->runtime_s,
              100 * p->rates.levels[last].ref_hit_rate);
     }
     printf("\n");
@@ -313,11 +317,18 @@ int ppt_predict_write_table(void *va, void *vr, ppt_err *err) {
   const args *a = va;
   const results *r = vr;
   (void)err;
-  for (size_t s = 0; s < r->nruns; s++) {
+  /* several specs: each one's own tables only with --detail, the ranking always */
+  for (size_t s = 0; s < r->nruns && (r->nruns == 1 || a->detail); s++) {
     if (s) printf("\n");
     write_run(a, &r->runs[s]);
   }
-  if (r->nruns > 1) write_comparison(a, r);
+  if (r->nruns > 1) {
+    ppt_predict_write_ranking(a, r);
+    /* a column group per spec: readable up to 4 of them (the ranking says the rest) */
+    if (r->nruns <= 4 || a->detail) write_comparison(a, r);
+  }
+  ppt_predict_write_notes(r);
+  if (r->sens) ppt_predict_write_sens(a, r);
   return 0;
 }
 
@@ -411,6 +422,14 @@ static int write_comparison_plot(const args *a, const results *r, ppt_err *err) 
     fprintf(d, "\n\n");
   }
   if (ppt_cli_close_data(d, tmp, path, err)) return PPT_ERUN;
+  /* runtimes more than 10x apart on a linear axis flatten all but the slowest line */
+  double lo = INFINITY, hi = 0;
+  for (size_t s = 0; s < r->nruns; s++)
+    for (size_t i = 0; i < a->c.ncores; i++) {
+      double t = ppt_predict_result_point(r->runs[s].res, i)->runtime_s;
+      lo = t < lo ? t : lo;
+      hi = t > hi ? t : hi;
+    }
   size_t cap = 1024 + r->nruns * (2 * sizeof tmp + 512), n = 0;
   char *sc = malloc(cap);
   if (!sc) {
@@ -420,7 +439,9 @@ static int write_comparison_plot(const args *a, const results *r, ppt_err *err) 
   n +=
       (size_t)snprintf(sc, cap,
                        "set xlabel 'cores'\nset logscale x 2\nset ylabel 'runtime (s)'\nset y2label 'speedup "
-                       "(dashed)'\nset y2tics\nset ytics nomirror\nset grid\nset key top center\nplot ");
+                       "(dashed)'\nset y2tics\nset ytics nomirror\nset grid\n%s%s\nplot ",
+                       lo > 0 && hi > 10 * lo ? "set logscale y\nset ylabel 'runtime (s, log scale)'\n" : "",
+                       r->nruns > 3 ? "set key outside below" : "set key top center");
   for (size_t s = 0; s < r->nruns; s++) {
     char name[200];
     snprintf(name, sizeof name, "%s", r->runs[s].hw.name);

@@ -6,6 +6,7 @@
 #ifndef PPT_HWSPEC_H
 #define PPT_HWSPEC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ppt/err.h"
@@ -232,6 +233,19 @@ int ppt_hwspec_validate(const ppt_hwspec *hw, const char *name, ppt_err *err);
  * suffixes. The changed spec is parsed and validated as a file would be; on any error
  * (PPT_EINPUT, one line naming the setting) *hw is unchanged. */
 int ppt_hwspec_set(ppt_hwspec *hw, const char *setting, ppt_err *err);
+/* A timing figure of a spec (ppt_hwspec_timing_figures): its key as ppt_hwspec_set takes
+ * it ("clock_ghz", "L2.latency_cycles", "dram.bandwidth_gbs", "ops.fadd.per_cycle") and
+ * its value in the file's unit. */
+typedef struct ppt_hw_figure {
+  char key[64];
+  double value;
+} ppt_hw_figure;
+/* The timing figures hw gives (not 0), in file order: clock, each level's latency and
+ * bandwidths, DRAM, mlp, each op class's throughput and latency, the core figures
+ * (fork-join, calls, branch misses, store forwarding, coherence, FP window), the TLB
+ * levels' miss cycles. Writes at most max into out (NULL: none) and returns how many
+ * there are. Cache geometry is not timing and is left out. */
+size_t ppt_hwspec_timing_figures(const ppt_hwspec *hw, ppt_hw_figure *out, size_t max);
 /* A setting's value: "256K", "1M", "1.5", "64"; binary suffixes (K, M, G, also KiB, MiB,
  * GiB) only when `integer`. 0 and *v, or -1. */
 int ppt_hwspec_parse_number(const char *s, int integer, double *v);

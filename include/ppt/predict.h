@@ -112,4 +112,40 @@ double ppt_predict_result_model_seconds(const ppt_predict_result *r, size_t i, s
 double ppt_predict_result_fork_cycles(const ppt_predict_result *r);
 void ppt_predict_result_free(ppt_predict_result *r);
 
+/* ---- sensitivity: which timing figures move the prediction (`ppt predict --sensitivity`) */
+
+/* One timing figure of the spec (ppt_hwspec_timing_figures) at one core count: the
+ * runtime with it scaled by 1 - pct/100 and 1 + pct/100 (ppt_hwspec_set, each on its own,
+ * everything else the spec's), and the relative changes against the spec's runtime. */
+typedef struct ppt_predict_sens_row {
+  char key[64];           /* as --set takes it: "clock_ghz", "L2.latency_cycles", ... */
+  double value;           /* the spec's, in the file's unit */
+  double minus_s, plus_s; /* NaN: the spec refuses the scaled value (why says so) */
+  double minus_change, plus_change; /* runtime / the spec's runtime - 1 (NaN as above) */
+  double change;          /* the larger of |minus_change| and |plus_change| (0 when both NaN) */
+  int rebuilt;            /* 1: the figure shapes the cache simulation or the program model's
+                             build (op figures, FP window, coherence_cycles, TLB), which were
+                             redone for it; 0: the spec's simulation served
+                             (ppt_progmodel_set_hwspec) */
+  char why[200];          /* a refused value's error, else "" */
+} ppt_predict_sens_row;
+
+typedef struct ppt_predict_sens ppt_predict_sens;
+
+/* ppt_predict_run (into *base) and, on each core count's program model, the prediction
+ * with each timing figure of hw scaled down and up by pct % (0 < pct < 100): figures the
+ * simulation does not read reuse the core count's simulation, the others rebuild it on
+ * the changed spec. o->models are not re-predicted. Errors as ppt_predict_run's, and
+ * PPT_EINPUT for pct out of range; *base and *out are NULL then. */
+int ppt_predict_sensitivity(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_opts *o, double pct,
+                            ppt_predict_result **base, ppt_predict_sens **out, ppt_err *err);
+size_t ppt_predict_sens_nrows(const ppt_predict_sens *s);
+/* Row j at core count i (the base result's order), sorted by change, largest first (ties
+ * in the figures' order); NULL when out of range. */
+const ppt_predict_sens_row *ppt_predict_sens_get(const ppt_predict_sens *s, size_t i, size_t j);
+double ppt_predict_sens_pct(const ppt_predict_sens *s);
+/* Program models built anew for the figures that shape them, over all core counts. */
+size_t ppt_predict_sens_rebuilds(const ppt_predict_sens *s);
+void ppt_predict_sens_free(ppt_predict_sens *s);
+
 #endif

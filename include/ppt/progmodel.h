@@ -92,6 +92,15 @@ int ppt_progmodel_shift_tlb(ppt_progmodel *m, const double *from, const double *
  * that policy. Programs and tasklists obtained before are freed. On failure m is left
  * as it was. */
 int ppt_progmodel_set_policy(ppt_progmodel *m, const ppt_tc_policy *policy, ppt_err *err);
+/* Makes m a model of the same trace on hw, a spec that differs from the one m was built
+ * on only in timing figures that neither the cache simulation nor the build reads
+ * (clock, cache and DRAM latencies and bandwidths, mlp, fork-join, branch_miss_cycles,
+ * call_cycles, contention_factor; models/progmodel/respec.c lists what the build reads):
+ * the tasklists are remade on hw, bit-identical to a new build on it, at the cost of a
+ * remake. hw must outlive m (or the next call). PPT_EINPUT when hw differs in anything
+ * else (geometry, op figures, FP window, coherence_cycles, TLB figures): build a new
+ * model then. On failure m is left as it was. */
+int ppt_progmodel_set_hwspec(ppt_progmodel *m, const ppt_hwspec *hw, ppt_err *err);
 void ppt_progmodel_free(ppt_progmodel *m);
 
 /* The program for the engine (valid while m lives). */

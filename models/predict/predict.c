@@ -120,8 +120,8 @@ static void on_records(uint64_t done, void *arg) {
   p->o->progress(p->before + part, p->o->progress_arg);
 }
 
-int ppt_predict_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_opts *o,
-                    ppt_predict_result **res, ppt_err *err) {
+int pred_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_opts *o, pred_each each, void *arg,
+             ppt_predict_result **res, ppt_err *err) {
   ppt_predict_opts def;
   int rc = start(t, hw, &o, &def, res, err);
   if (rc) return rc;
@@ -143,10 +143,18 @@ int ppt_predict_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_
     ppt_progmodel *m = NULL;
     rc = ppt_progmodel_build(t, hw, &so, &o->policy, o->counted, &m, err);
     if (!rc) rc = predict_point(m, hw, cores[i], o, 1, r, i, err);
+    /* the other core models left m's tasklists on the last of them */
+    if (!rc && each && o->nmodels) rc = ppt_progmodel_set_policy(m, &o->policy, err);
+    if (!rc && each) rc = each(m, &so, i, arg, err);
     ppt_progmodel_free(m);
     if (o->progress) o->progress((i + 1) * PPT_PREDICT_PROGRESS_UNIT, o->progress_arg);
   }
   return finish(rc, r, res);
+}
+
+int ppt_predict_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_opts *o,
+                    ppt_predict_result **res, ppt_err *err) {
+  return pred_run(t, hw, o, NULL, NULL, res, err);
 }
 
 int ppt_predict_run_progmodel(ppt_progmodel *m, const ppt_hwspec *hw, uint32_t n, const ppt_predict_opts *o,

@@ -25,4 +25,12 @@ struct ppt_predict_result {
 int pred_breakdown(const ppt_node_result *r, const ppt_progmodel *m, uint32_t n, double fj_s, int sites,
                    pred_point *pt, ppt_err *err);
 
+/* ppt_predict_run, calling each(m, so, i, arg, err) on core count i's program model m
+ * (built with the sasmm options so, its tasklists on o->policy) after its point is
+ * predicted and before m is freed: what more predictions on one simulation start from
+ * (sens.c). A non-zero return stops the run with that error. */
+typedef int (*pred_each)(ppt_progmodel *m, const ppt_sasmm_opts *so, size_t i, void *arg, ppt_err *err);
+int pred_run(const ppt_trace *t, const ppt_hwspec *hw, const ppt_predict_opts *o, pred_each each, void *arg,
+             ppt_predict_result **res, ppt_err *err);
+
 #endif
