@@ -305,13 +305,37 @@ static int same_value(LLVMValueRef a, LLVMValueRef b) {
   return 1;
 }
 
+/* A value a loop keeps or takes afresh from one place: a PHI of its header (what the
+ * last trip left), or a load from an address the loop does not compute (a pointer the
+ * compiler reloads after a store that might have changed it): which one a branch picks
+ * moves no address the core waits for. */
+static int kept(const loopctx *x, LLVMValueRef v, int depth) {
+  while (LLVMIsACastInst(v)) v = LLVMGetOperand(v, 0);
+  uint32_t b = block_of(x, v);
+  if (b == x->h && LLVMIsAPHINode(v)) return 1;
+  if (b == UINT32_MAX || !in_body(x->c, x->h, b) || depth > 4) return 0;
+  if (LLVMIsAPHINode(v)) { /* a join of such values (the reload on one path only) */
+    unsigned n = LLVMCountIncoming(v);
+    for (unsigned i = 0; i < n; i++)
+      if (!kept(x, LLVMGetIncomingValue(v, i), depth + 1)) return 0;
+    return 1;
+  }
+  if (!LLVMIsALoadInst(v)) return 0;
+  uint32_t a = block_of(x, LLVMGetOperand(v, 0));
+  return a == UINT32_MAX || !in_body(x->c, x->h, a);
+}
+
 /* Whether the branches that choose a PHI's incoming value decide what it is: not when
- * every incoming value computes the same. */
-static int chosen(LLVMValueRef phi) {
+ * every incoming value computes the same, nor when each is kept (kept()). */
+static int chosen(const loopctx *x, LLVMValueRef phi) {
   unsigned n = LLVMCountIncoming(phi);
-  for (unsigned i = 1; i < n; i++)
-    if (!same_value(LLVMGetIncomingValue(phi, 0), LLVMGetIncomingValue(phi, i))) return 1;
-  return 0;
+  int same = 1, all_kept = 1;
+  for (unsigned i = 0; i < n; i++) {
+    LLVMValueRef v = LLVMGetIncomingValue(phi, i);
+    same &= same_value(LLVMGetIncomingValue(phi, 0), v);
+    all_kept &= kept(x, v, 0);
+  }
+  return !same && !all_kept;
 }
 
 /* What v depends on inside the loop, stopping at the header's PHIs: the PHIs reached
@@ -343,7 +367,7 @@ static int walk(loopctx *x, LLVMValueRef v, uint64_t *phis, uint64_t *loads) {
       /* An inner loop's header PHI (its induction) is not chosen by its exit branch: a
        * data-dependent exit (a scan while key[i] < pivot) costs a mispredict, but the
        * core has run ahead on i + 1, i + 2 meanwhile, so no load waits for that load. */
-      int control = c->body_size[b] == 0 && chosen(u);
+      int control = c->body_size[b] == 0 && chosen(x, u);
       for (unsigned i = 0; i < n && sp + 2 < WALK_MAX; i++) {
         LLVMBasicBlockRef from = LLVMGetIncomingBlock(u, i);
         c->stack[sp++] = LLVMGetIncomingValue(u, i);
