@@ -305,6 +305,14 @@ static int same_value(LLVMValueRef a, LLVMValueRef b) {
   return 1;
 }
 
+/* 1 when every index of the GEP gep is a constant. */
+static int constant_indices(LLVMValueRef gep) {
+  int n = LLVMGetNumOperands(gep);
+  for (int i = 1; i < n; i++)
+    if (!LLVMIsAConstantInt(LLVMGetOperand(gep, i))) return 0;
+  return 1;
+}
+
 /* A value a loop keeps or takes afresh from one place: a PHI of its header (what the
  * last trip left), or a load from an address the loop does not compute (a pointer the
  * compiler reloads after a store that might have changed it): which one a branch picks
@@ -321,8 +329,12 @@ static int kept(const loopctx *x, LLVMValueRef v, int depth) {
     return 1;
   }
   if (!LLVMIsALoadInst(v)) return 0;
-  uint32_t a = block_of(x, LLVMGetOperand(v, 0));
-  return a == UINT32_MAX || !in_body(x->c, x->h, a);
+  /* The address: a base the loop does not compute, or itself a kept value, at constant
+   * offsets (s->boxes->nAtoms, reloaded after the stores of each trip). */
+  LLVMValueRef a = LLVMGetOperand(v, 0);
+  while (LLVMIsACastInst(a) || (LLVMIsAGetElementPtrInst(a) && constant_indices(a))) a = LLVMGetOperand(a, 0);
+  uint32_t ab = block_of(x, a);
+  return ab == UINT32_MAX || !in_body(x->c, x->h, ab) || kept(x, a, depth + 1);
 }
 
 /* Whether the branches that choose a PHI's incoming value decide what it is: not when
