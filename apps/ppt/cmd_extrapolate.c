@@ -128,7 +128,8 @@ static int parse_args(int argc, char **argv, void *va) {
 
 /* ---------------------------------------------------------------- run */
 
-/* ppt_extrap_run's stages as progress bars, one after the other. */
+/* ppt_extrap_run's stages as progress bars, one after the other, each cleared as its
+ * last step ends (the stages between them draw none). */
 typedef struct bars {
   ppt_cli_progress *bar;
 } bars;
@@ -138,8 +139,13 @@ static void on_progress(const char *stage, uint64_t done, uint64_t total, void *
   if (!done) {
     ppt_cli_progress_end(b->bar);
     b->bar = ppt_cli_progress_start(stage, total);
-  } else
-    ppt_cli_progress_update(b->bar, done);
+    return;
+  }
+  ppt_cli_progress_update(b->bar, done);
+  if (done >= total) {
+    ppt_cli_progress_end(b->bar);
+    b->bar = NULL;
+  }
 }
 
 /* Every trace opened (sequential, its --only selection, --no-stack-refs), the memory
