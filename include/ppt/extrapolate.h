@@ -63,8 +63,8 @@ typedef struct ppt_extrap_job_opts {
   void *progress_arg;
 } ppt_extrap_job_opts;
 
-/* No traces, no spec, target 0, cores 1, 2, 4, 8, 16 (static storage), seed 1, regular
- * access only, no progress. */
+/* No traces, no spec, the parameter "size", target 0, cores 1, 2, 4, 8, 16 (static
+ * storage), seed 1, regular access only, no progress. */
 void ppt_extrap_job_opts_default(ppt_extrap_job_opts *o);
 
 /* One core count. Hit rates are fractions; NaN where not known. */

@@ -18,6 +18,7 @@ void ppt_extrap_job_opts_default(ppt_extrap_job_opts *o) {
   o->cores = cores;
   o->ncores = sizeof cores / sizeof cores[0];
   o->seed = 1;
+  o->param = "size";
 }
 
 double ext_size(const ext_job *r, size_t i) {
@@ -39,6 +40,7 @@ void ext_progress(const ext_job *r, const char *stage, uint64_t done, uint64_t t
 static int check_opts(const ppt_extrap_job_opts *o, ppt_err *err) {
   if (!o || !o->hw || !o->traces || o->ntraces < 2 || o->ntraces > MAX_TRACES)
     return ppt_err_set(err, PPT_EINPUT, "extrapolation: needs a hwspec and 2 to %d traces", MAX_TRACES);
+  if (!o->param) return ppt_err_set(err, PPT_EINPUT, "extrapolation: no name for the size parameter");
   if (!o->cores || !o->ncores || o->ncores > PPT_EXTRAP_MAX_CORES)
     return ppt_err_set(err, PPT_EINPUT, "extrapolation: needs 1 to %d core counts", PPT_EXTRAP_MAX_CORES);
   for (size_t c = 0; c < o->ncores; c++)
