@@ -23,6 +23,9 @@
  *    87 points off; at n = 520 (rows of 65 lines: every set) the two rates are equal;
  *  - data-dependent reads over data that grows with n: refused with the block named,
  *    extrapolated with --allow-irregular; over 64 lines whatever n: extrapolated;
+ *  - the library call (ppt_extrap_run, libppt alone) on the sweep (timed; 3 traces and 2),
+ *    the -DN builds and the column walk: every number `ppt extrapolate --json` prints on
+ *    the same traces is the result's; one trace is refused with no result;
  *  - bad usage and traces of different programs: exit 2 with one line. */
 #include <check.h>
 #include <gsl/gsl_cdf.h>
@@ -34,6 +37,8 @@
 
 #include "e2e.h"
 #include "ppt/extrap.h"
+#include "ppt/extrapolate.h"
+#include "ppt/hwspec.h"
 #include "ppt/reuse.h"
 #include "ppt_test.h"
 
@@ -583,6 +588,161 @@ START_TEST(irregular_refused) {
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the library call */
+
+/* Opens the traces of one job (stack references off, as --no-stack-refs) with the blocks
+ * of function `only` counted (NULL: all). */
+typedef struct lib_job {
+  ppt_hwspec hw;
+  ppt_trace *t[3];
+  uint8_t *counted[3];
+  ppt_extrap_job_trace tr[3];
+  ppt_extrap_job_opts o;
+} lib_job;
+
+static void lib_open(lib_job *j, const char *spec, const char *const *files, const double *sizes, size_t n,
+                     const char *only, const uint32_t *cores, size_t nc, double target) {
+  char p[1024];
+  ppt_err err;
+  memset(j, 0, sizeof *j);
+  snprintf(p, sizeof p, "%s/%s", dir, spec);
+  ck_assert_msg(ppt_hwspec_load(p, &j->hw, &err) == 0, "%s", err.msg);
+  for (size_t i = 0; i < n; i++) {
+    j->t[i] = e2e_open(dir, files[i]);
+    if (only)
+      ck_assert_msg(ppt_trace_select(j->t[i], &only, 1, &j->counted[i], NULL, &err) == 0, "%s", err.msg);
+    j->tr[i] = (ppt_extrap_job_trace){j->t[i], sizes[i], files[i], j->counted[i]};
+  }
+  ppt_extrap_job_opts_default(&j->o);
+  j->o.traces = j->tr;
+  j->o.ntraces = n;
+  j->o.param = "N";
+  j->o.target = target;
+  j->o.hw = &j->hw;
+  j->o.cores = cores;
+  j->o.ncores = nc;
+}
+
+static void lib_close(lib_job *j) {
+  for (size_t i = 0; i < 3; i++) {
+    ppt_trace_close(j->t[i]);
+    free(j->counted[i]);
+  }
+}
+
+/* A JSON number is the double (json-c writes 17 digits); null is NaN. */
+static void same(json_object *v, double x, const char *what) {
+  if (!v)
+    ck_assert_msg(isnan(x), "%s: JSON null, library %.17g", what, x);
+  else
+    ck_assert_msg(json_object_get_double(v) == x, "%s: JSON %.17g, library %.17g", what,
+                  json_object_get_double(v), x);
+}
+
+/* Every number `ppt extrapolate --json` prints against the library's result. */
+static void compare_job(const ppt_extrap_job_result *r, const lib_job *j, json_object *x) {
+  uint32_t nl = j->hw.nlevels;
+  json_object *m = get(x, "model"), *deg = get(m, "degrees"), *loo = get(m, "loo");
+  ck_assert_int_eq(json_object_get_boolean(get(m, "checked")), r->checked);
+  ck_assert_int_eq(json_object_get_boolean(get(m, "matched_by_key")), r->matched_by_key);
+  ck_assert_int_eq(json_object_get_int64(get(m, "blocks")), r->blocks);
+  same(get(m, "irregular_refs_share"), r->irregular, "irregular");
+  static const char *forms[PPT_EXTRAP_NFORMS] = {"0", "1", "2", "power"};
+  for (int d = 0; d < PPT_EXTRAP_NFORMS; d++)
+    ck_assert_int_eq(json_object_get_int64(get(deg, forms[d])), (int64_t)r->degrees[d]);
+  ck_assert_uint_eq(json_object_array_length(loo), r->checked ? r->npoints * nl : 0);
+  ck_assert_uint_eq(r->ntraces, j->o.ntraces);
+  json_object *tr = get(x, "traces");
+  ck_assert_uint_eq(json_object_array_length(tr), r->ntraces);
+  for (size_t u = 0; u < r->ntraces; u++) {
+    json_object *e = json_object_array_get_idx(tr, u);
+    size_t i = r->order[u];
+    ck_assert_str_eq(json_object_get_string(get(e, "path")), j->tr[i].path);
+    same(get(e, "value"), j->tr[i].size, "trace size");
+    same(get(e, "refs"), r->refs[i], "trace refs");
+    same(get(e, "unmatched_refs_share"), r->unmatched[i], "unmatched");
+    for (size_t c = 0; c < r->npoints; c++)
+      for (uint32_t k = 0; k < nl; k++)
+        same(get(level(get(e, "measured"), c, k), "hit_rate"), r->points[c].measured[i][k].hit_rate,
+             "measured");
+  }
+  json_object *cores = get(x, "cores");
+  ck_assert_uint_eq(json_object_array_length(cores), r->npoints);
+  for (size_t c = 0; c < r->npoints; c++) {
+    const ppt_extrap_job_point *pt = &r->points[c];
+    json_object *e = json_object_array_get_idx(cores, c);
+    ck_assert_int_eq(json_object_get_int(get(e, "n")), pt->n);
+    same(get(e, "refs"), pt->refs, "refs");
+    same(get(e, "runtime_s"), pt->runtime_s, "runtime");
+    same(get(e, "runtime_s_lo"), pt->runtime_s_lo, "runtime lo");
+    same(get(e, "runtime_s_hi"), pt->runtime_s_hi, "runtime hi");
+    ck_assert(r->timed ? pt->runtime_s > 0 : isnan(pt->runtime_s));
+    for (uint32_t k = 0; k < nl; k++) {
+      json_object *l = level(cores, c, k);
+      same(get(l, "hit_rate"), pt->pred[k].hit_rate, "hit rate");
+      same(get(l, "hit_rate_lo"), pt->lo[k], "band lo");
+      same(get(l, "hit_rate_hi"), pt->hi[k], "band hi");
+      same(get(l, "local_hit_rate"), pt->pred[k].local_hit_rate, "local");
+      same(get(l, "sets_hit_rate"), pt->sets[k], "sets");
+      if (r->checked)
+        same(get(json_object_array_get_idx(loo, c * nl + k), "error_points"), pt->check_err[k], "check");
+    }
+  }
+}
+
+/* One job run both ways: the CLI's JSON (args) and ppt_extrap_run on the same traces. */
+static void both_ways(const char *args, const char *spec, const char *const *files, const double *sizes,
+                      size_t n, const char *only, const uint32_t *cores, size_t nc, double target,
+                      int timed) {
+  ck_assert_int_eq(e2e_sh(dir, "$PPT extrapolate %s --hw %s --no-stack-refs --json >lib.json", args, spec),
+                   0);
+  json_object *x = load("lib.json");
+  lib_job j;
+  lib_open(&j, spec, files, sizes, n, only, cores, nc, target);
+  ppt_extrap_job_result *r = NULL;
+  ppt_err err;
+  ck_assert_msg(ppt_extrap_run(&j.o, &r, &err) == 0, "%s", err.msg);
+  ck_assert_int_eq(r->timed, timed);
+  compare_job(r, &j, x);
+  ppt_extrap_job_result_free(r);
+  lib_close(&j);
+  json_object_put(x);
+}
+
+START_TEST(library_call) {
+  static const uint32_t cores[] = {1, 2};
+  static const char *sweep[] = {"s1000.trace", "s1500.trace", "s2000.trace"};
+  static const double ss[] = {1000, 1500, 2000};
+  /* timed and checked: the runtime and its band */
+  both_ways(SWEEP3 " --target N=8000 --cores 1,2 --only sweep", "ft.json", sweep, ss, 3, "sweep", cores, 2,
+            8000, 1);
+  /* two traces, the larger first: unchecked */
+  static const char *two[] = {"s2000.trace", "s1000.trace"};
+  static const double s2[] = {2000, 1000};
+  both_ways("--trace N=2000:s2000.trace --trace N=1000:s1000.trace --target N=8000 --cores 1 --only sweep",
+            "ft.json", two, s2, 2, "sweep", cores, 1, 8000, 1);
+  /* other binaries, every block: matched by key, the helper's references unmatched */
+  static const char *sized[] = {"d1500.trace", "d1000.trace", "d2000.trace"};
+  static const double sd[] = {1500, 1000, 2000};
+  both_ways(SIZED3 " --target N=8000 --cores 1", "fa.json", sized, sd, 3, NULL, cores, 1, 8000, 0);
+  /* the column walk: the set conflicts at the target */
+  static const char *col[] = {"k72.trace", "k80.trace", "k88.trace"};
+  static const double sk[] = {72, 80, 88};
+  both_ways(
+      "--trace N=72:k72.trace --trace N=80:k80.trace --trace N=88:k88.trace --target N=512 --cores 1,2"
+      " --only colsum",
+      "sets.json", col, sk, 3, "colsum", cores, 2, 512, 0);
+  /* one trace is bad input, with no result */
+  lib_job j;
+  lib_open(&j, "fa.json", sweep, ss, 1, NULL, cores, 1, 8000);
+  ppt_extrap_job_result *r = (ppt_extrap_job_result *)&j;
+  ppt_err err;
+  ck_assert_int_eq(ppt_extrap_run(&j.o, &r, &err), PPT_EINPUT);
+  ck_assert_ptr_null(r);
+  lib_close(&j);
+}
+END_TEST
+
 START_TEST(bad_input) {
   static const char *bad[] = {
       "--trace N=1000:s1000.trace --target N=8000 --hw fa.json",                /* one trace */
@@ -631,6 +791,7 @@ static Suite *suite(void) {
   tcase_add_test(e2e, column_strides);
   tcase_add_test(e2e, set_conflicts);
   tcase_add_test(e2e, irregular_refused);
+  tcase_add_test(e2e, library_call);
   tcase_add_test(e2e, bad_input);
   suite_add_tcase(s, e2e);
   return s;

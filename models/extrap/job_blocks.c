@@ -1,23 +1,23 @@
-/* extrapolate_blocks.c — `ppt extrapolate`'s blocks at the target (docs/extrapolate.md,
+/* job_blocks.c — ppt_extrap_run's blocks at the target (docs/extrapolate.md,
  * "Set conflicts" and "Runtime"): each block's profile rebuilt there alone, judged by
  * SDCM (SASMM §3.6 Eq. 5) with the set conflicts of its walks (r->walks), gives
  *  - its global miss ratio of every level at the target and in the largest trace, by
  *    which the runtime moves each site (ppt_progmodel_shift_sites: a site moves as its
  *    own blocks do, not as the run does);
- *  - the hits the sets take from the run (pt->sets), and of them those whose first-level
- *    misses queue on one set;
+ *  - the hits the sets take from the run (the point's sets), and of them those whose
+ *    first-level misses queue on one set;
  *  - which blocks gain the accesses each level serves beyond the trace's, and so the
  *    prefetch coverage of the gain (their walks' strides at the target).
  * SDCM places the lines a reuse waits for at random over the sets; a walk whose stride
  * is a multiple of several lines uses only the sets its addresses fall in (a column walk
  * over rows of 768 doubles, 96 lines, uses 2 of a 64-set L1's), and the traced sizes may
  * not show it: the strides are measured per block and slot on each trace
- * (extrapolate_walks.c) and taken at the target. */
+ * (job_walks.c) and taken at the target. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "extrapolate.h"
+#include "extrap/job.h"
 #include "ppt/extrap.h"
 #include "ppt/reuse.h"
 #include "ppt/sdcm.h"
@@ -50,7 +50,7 @@ typedef struct fold {
   uint64_t g; /* the largest fold (1: the walks use every set) */
 } fold;
 
-static fold block_fold(const ppt_extrapolate_walks *w, const ppt_hw_level *lv, uint32_t id) {
+static fold block_fold(const ext_walks *w, const ppt_hw_level *lv, uint32_t id) {
   uint64_t sets = lv->size / ((uint64_t)lv->assoc * lv->line);
   fold f = {0, 0, 0, 0, 1};
   size_t walk[PPT_EXTRAP_SLOTS], nw = 0;
@@ -111,7 +111,7 @@ static fold block_fold(const ppt_extrapolate_walks *w, const ppt_hw_level *lv, u
  * SDCM's random placement of lines: a reuse at distance D waits for D lines that fill
  * D / len walks, and consecutive walks of a column walk start one line apart (the next
  * column of the same lines, or of the next line), so they spread over (S / g) x
- * max(1, D / len) of the S sets, evenly (ppt_even_hit). */
+ * max(1, D / len) of the S sets, evenly (even_hit). */
 typedef struct lost {
   const ppt_hw_level *lv;
   fold f;
@@ -162,11 +162,11 @@ typedef struct at_target {
   ppt_sasmm_profiles head, tail, full;
 } at_target;
 
-static int rebuild(const args *a, const ppt_extrap_model *m, uint32_t b, uint8_t *one, double *tails,
+static int rebuild(const ext_job *r, const ppt_extrap_model *m, uint32_t b, uint8_t *one, double *tails,
                    double share, at_target *x, ppt_err *err) {
   one[b] = 1;
   tails[b] = share;
-  int rc = ppt_extrap_predict_split(m, a->target.value, one, a->c.seed, 0, tails, &x->head, &x->tail, err);
+  int rc = ppt_extrap_predict_split(m, r->o->target, one, r->o->seed, 0, tails, &x->head, &x->tail, err);
   one[b] = 0;
   tails[b] = 0;
   if (rc) return rc;
@@ -188,11 +188,11 @@ static void at_target_free(at_target *x) {
  * k (1..nlevels, nlevels: memory) at the target beyond the largest trace, added to
  * gain[k] with its walks' coverage (covered), or to unknown[k] where its slots do not all
  * walk with strides. */
-static void add_gains(const results *r, uint32_t b, const double *mt, const double *m0, double wt, double w0,
+static void add_gains(const ext_job *r, uint32_t b, const double *mt, const double *m0, double wt, double w0,
                       double *gain, double *covered, double *unknown) {
-  const ppt_extrapolate_walks *w = &r->walks;
-  uint32_t nl = r->hw.nlevels;
-  double known = 0, cov = 0, line = (double)r->hw.levels[0].line, page = page_bytes(&r->hw);
+  const ext_walks *w = &r->walks;
+  uint32_t nl = r->hw->nlevels;
+  double known = 0, cov = 0, line = (double)r->hw->levels[0].line, page = page_bytes(r->hw);
   for (unsigned j = 0; j < PPT_EXTRAP_SLOTS; j++) {
     size_t k = (size_t)b * PPT_EXTRAP_SLOTS + j;
     known += w->share[k];
@@ -209,43 +209,43 @@ static void add_gains(const results *r, uint32_t b, const double *mt, const doub
   }
 }
 
-int ppt_extrapolate_block_rates(const args *a, const results *r, const ppt_extrap_model *m, size_t c,
-                                point *pt, ppt_err *err) {
-  const ppt_extrapolate_walks *w = &r->walks;
-  const ppt_sasmm_profiles *meas = &r->prof[r->order[a->ntr - 1]][c];
-  uint32_t nl = r->hw.nlevels, nb = w->nblocks < meas->nblocks ? w->nblocks : meas->nblocks;
+int ext_block_rates(const ext_job *r, const ppt_extrap_model *m, size_t c, ppt_extrap_job_point *pt,
+                    ext_point *px, ppt_err *err) {
+  const ext_walks *w = &r->walks;
+  const ppt_sasmm_profiles *meas = &r->prof[ext_largest(r)][c];
+  uint32_t nl = r->hw->nlevels, nb = w->nblocks < meas->nblocks ? w->nblocks : meas->nblocks;
   double r0 = 0, taken[NL] = {0};
   double gain[NL + 1] = {0}, covered[NL + 1] = {0}, unknown[NL + 1] = {0};
   for (uint32_t b = 1; b < nb; b++)
     if ((!r->counted || r->counted[b]) && meas->prd_bb[b]) r0 += ppt_rdhist_total(meas->prd_bb[b]);
   uint8_t *one = calloc(nb, 1);
   double *tails = calloc(nb, sizeof *tails);
-  pt->nblocks = nb;
-  pt->blk_traced = malloc((size_t)nl * nb * sizeof *pt->blk_traced);
-  pt->blk_target = malloc((size_t)nl * nb * sizeof *pt->blk_target);
-  int rc = one && tails && pt->blk_traced && pt->blk_target ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
-  for (size_t i = 0; !rc && i < (size_t)nl * nb; i++) pt->blk_traced[i] = pt->blk_target[i] = NAN;
-  for (uint32_t k = 0; k < nl; k++) pt->bunched_lost[k] = 0;
-  const ppt_hw_level *l1 = &r->hw.levels[0];
+  px->nblocks = nb;
+  px->blk_traced = malloc((size_t)nl * nb * sizeof *px->blk_traced);
+  px->blk_target = malloc((size_t)nl * nb * sizeof *px->blk_target);
+  int rc = one && tails && px->blk_traced && px->blk_target ? 0 : ppt_err_set(err, PPT_ERUN, "out of memory");
+  for (size_t i = 0; !rc && i < (size_t)nl * nb; i++) px->blk_traced[i] = px->blk_target[i] = NAN;
+  for (uint32_t k = 0; k < nl; k++) px->bunched_lost[k] = 0;
+  const ppt_hw_level *l1 = &r->hw->levels[0];
   uint64_t sets1 = l1->size / ((uint64_t)l1->assoc * l1->line);
   for (uint32_t b = 1; b < nb && !rc && r0 > 0 && pt->refs > 0; b++) {
     if ((r->counted && !r->counted[b]) || !meas->prd_bb[b]) continue;
     fold f[NL];
-    for (uint32_t k = 0; k < nl; k++) f[k] = block_fold(w, &r->hw.levels[k], b);
+    for (uint32_t k = 0; k < nl; k++) f[k] = block_fold(w, &r->hw->levels[k], b);
     at_target x = {0};
     double mt[NL], m0[NL];
     int okt = 0, ok0 = 0;
-    rc = rebuild(a, m, b, one, tails, f[0].share, &x, err);
-    if (!rc) rc = block_misses(&r->hw, &x.full, mt, &okt, err);
+    rc = rebuild(r, m, b, one, tails, f[0].share, &x, err);
+    if (!rc) rc = block_misses(r->hw, &x.full, mt, &okt, err);
     ppt_sasmm_profiles q = {.prd_all = meas->prd_bb[b], .crd = meas->crd_bb[b]};
-    if (!rc) rc = block_misses(&r->hw, &q, m0, &ok0, err);
+    if (!rc) rc = block_misses(r->hw, &q, m0, &ok0, err);
     double nt = ppt_rdhist_total(x.full.prd_all);
     /* A first-level miss of the simulation is bunched when at least 4 of the last 8 were
      * in its set ("Misses queued on one set", docs/engine.md): walks whose first-level
      * misses cycle over at most 2 sets. */
     int bunched = f[0].g > 1 && sets1 / f[0].g <= 2;
     for (uint32_t k = 0; k < nl && !rc && okt; k++) {
-      const ppt_hw_level *lv = &r->hw.levels[k];
+      const ppt_hw_level *lv = &r->hw->levels[k];
       /* Random replacement: its SDCM is a fixed point over the whole profile, which a
        * share of it cannot be judged by alone. */
       if (lv->replacement == PPT_HW_REPL_RANDOM || !(f[k].share > 0)) continue;
@@ -257,12 +257,12 @@ int ppt_extrapolate_block_rates(const args *a, const results *r, const ppt_extra
       if (!(of > 0)) continue;
       mt[k] = fmin(1, fmax(0, mt[k] + l.hits / of));
       taken[k] += l.hits / of * nt;
-      if (bunched) pt->bunched_lost[k] += l.hits / of * nt / pt->refs;
+      if (bunched) px->bunched_lost[k] += l.hits / of * nt / pt->refs;
     }
     for (uint32_t k = 1; k < nl && okt; k++) mt[k] = fmin(mt[k], mt[k - 1]); /* misses fall outwards */
     for (uint32_t k = 0; k < nl && okt && ok0; k++) {
-      pt->blk_target[(size_t)k * nb + b] = mt[k];
-      pt->blk_traced[(size_t)k * nb + b] = m0[k];
+      px->blk_target[(size_t)k * nb + b] = mt[k];
+      px->blk_traced[(size_t)k * nb + b] = m0[k];
     }
     if (okt && ok0)
       add_gains(r, b, mt, m0, nt / pt->refs, ppt_rdhist_total(q.prd_all) / r0, gain, covered, unknown);
@@ -276,7 +276,7 @@ int ppt_extrapolate_block_rates(const args *a, const results *r, const ppt_extra
   }
   /* Most of the gain from known walks, or the trace's shares. */
   for (uint32_t k = 1; k <= nl; k++)
-    pt->gain_prefetched[k] =
+    px->gain_prefetched[k] =
         gain[k] > 0 && unknown[k] <= 0.25 * (gain[k] + unknown[k]) ? covered[k] / gain[k] : NAN;
   return rc;
 }

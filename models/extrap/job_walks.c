@@ -1,4 +1,4 @@
-/* extrapolate_walks.c — how `ppt extrapolate` uses the way each block's references walk
+/* job_walks.c — how ppt_extrap_run uses the way each block's references walk
  * memory (docs/extrapolate.md, "Set conflicts" and "Refusal"): the set conflicts at the
  * target, and the refusal of data-dependent access.
  *
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "extrapolate.h"
+#include "extrap/job.h"
 #include "ppt/extrap.h"
 #include "ppt/reuse.h"
 #include "ppt/sdcm.h"
@@ -36,7 +36,7 @@ static int regular(const ppt_extrap_slot *s) {
 }
 
 /* inv[id] = trace t's block matched to the first trace's block id (0: none). */
-static uint32_t *inverse_map(const results *r, size_t t, uint32_t nref) {
+static uint32_t *inverse_map(const ext_job *r, size_t t, uint32_t nref) {
   uint32_t *inv = calloc(nref, sizeof *inv), nb = ppt_trace_nbbs(r->t[t]);
   for (uint32_t b = 1; inv && b <= nb; b++) {
     uint32_t id = r->map[t] ? r->map[t][b] : b;
@@ -81,19 +81,19 @@ static double extend(const double *xs, const double *ys, size_t m, double target
  * offsets from the slots before it (w->stride, len, offset, fixed at slot k = id x
  * PPT_EXTRAP_SLOTS + j), extended across the traces that have it (extend), where it walks
  * regularly in every one (*m: how many; 0 when it does not). */
-static void slot_walk(const args *a, const results *r, const ppt_extrap_strides *st, uint32_t *const *inv,
-                      uint32_t id, unsigned j, ppt_extrapolate_walks *w, size_t *m) {
+static void slot_walk(const ext_job *r, const ppt_extrap_strides *st, uint32_t *const *inv, uint32_t id,
+                      unsigned j, ext_walks *w, size_t *m) {
   double xs[MAX_TRACES], ys[MAX_TRACES], ls[MAX_TRACES], os[PPT_EXTRAP_SLOTS][MAX_TRACES];
   int fixed[PPT_EXTRAP_SLOTS];
   size_t n = 0, k = (size_t)id * PPT_EXTRAP_SLOTS + j;
   *m = 0;
   for (unsigned i = 0; i < j; i++) fixed[i] = 1;
-  for (size_t u = 0; u < a->ntr; u++) {
-    size_t t = r->order[u];
+  for (size_t u = 0; u < r->ntr; u++) {
+    size_t t = r->res->order[u];
     const ppt_extrap_slot *s = inv[t][id] ? slot_of(&st[t], inv[t][id], j) : NULL;
     if (!s || !s->refs) continue;
     if (!regular(s)) return;
-    xs[n] = a->tr[t].value;
+    xs[n] = ext_size(r, t);
     ls[n] = walk_length(s);
     for (unsigned i = 0; i < j; i++) {
       os[i][n] = (double)s->offset[i];
@@ -102,7 +102,7 @@ static void slot_walk(const args *a, const results *r, const ppt_extrap_strides 
     ys[n++] = (double)s->stride;
   }
   if (!n) return;
-  double target = a->target.value;
+  double target = r->o->target;
   w->stride[k] = (int64_t)llround(extend(xs, ys, n, target));
   w->len[k] = fmax(1.0, extend(xs, ls, n, target));
   for (unsigned i = 0; i < j; i++) {
@@ -114,7 +114,7 @@ static void slot_walk(const args *a, const results *r, const ppt_extrap_strides 
 
 /* Trace i's block instances and references onto the first trace's ids (through the
  * matching; a block with no partner is left out, as by the model). */
-static int block_counts(results *r, size_t i, const ppt_extrap_strides *st, uint32_t nref, ppt_err *err) {
+static int block_counts(ext_job *r, size_t i, const ppt_extrap_strides *st, uint32_t nref, ppt_err *err) {
   double *inst = r->blk_inst[i] = calloc(nref, sizeof *inst),
          *refs = r->blk_refs[i] = calloc(nref, sizeof *refs);
   if (!inst || !refs) return ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -127,12 +127,12 @@ static int block_counts(results *r, size_t i, const ppt_extrap_strides *st, uint
   return 0;
 }
 
-int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
-  size_t n = a->ntr, big = r->order[n - 1];
+int ext_walks_measure(ext_job *r, ppt_err *err) {
+  size_t n = r->ntr, big = ext_largest(r);
   uint32_t nref = ppt_trace_nbbs(r->t[0]) + 1;
   ppt_extrap_strides st[MAX_TRACES] = {0};
   uint32_t *inv[MAX_TRACES] = {0};
-  ppt_extrapolate_walks *w = &r->walks;
+  ext_walks *w = &r->walks;
   w->nblocks = nref;
   w->share = calloc((size_t)nref * PPT_EXTRAP_SLOTS, sizeof *w->share);
   w->stride = calloc((size_t)nref * PPT_EXTRAP_SLOTS, sizeof *w->stride);
@@ -150,8 +150,8 @@ int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
   /* Shares and the data-dependent slots from the largest trace; a data-dependent slot
    * whose addresses span a range that grows by a quarter of the traced span or more
    * (a range that follows the size grows by the span) gathers from data that grows. */
-  size_t lo = r->order[0];
-  double span = a->tr[big].value / a->tr[lo].value, need = 1 + 0.25 * (span - 1);
+  size_t lo = r->res->order[0];
+  double span = ext_size(r, big) / ext_size(r, lo), need = 1 + 0.25 * (span - 1);
   double irregular = 0, all = 0;
   if (!rc && (!(w->irr = calloc(nref, sizeof *w->irr)) || !(w->growth = calloc(nref, sizeof *w->growth))))
     rc = ppt_err_set(err, PPT_ERUN, "out of memory");
@@ -172,7 +172,7 @@ int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
         if (g >= need && g > w->growth[id]) w->growth[id] = g;
       }
       size_t k = (size_t)id * PPT_EXTRAP_SLOTS + j, seen = 0;
-      slot_walk(a, r, st, inv, id, j, w, &seen);
+      slot_walk(r, st, inv, id, j, w, &seen);
       if (seen) w->share[k] = (double)sb->refs / (double)brefs;
       /* A slot only the largest trace has (a loop unrolled further there) walks as the
        * slot before it with the same stride does. */
@@ -195,7 +195,7 @@ int ppt_extrapolate_walks_measure(const args *a, results *r, ppt_err *err) {
   return rc;
 }
 
-void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w) {
+void ext_walks_free(ext_walks *w) {
   free(w->share);
   free(w->stride);
   free(w->len);
@@ -206,9 +206,9 @@ void ppt_extrapolate_walks_free(ppt_extrapolate_walks *w) {
   memset(w, 0, sizeof *w);
 }
 
-int ppt_extrapolate_check_irregular(const args *a, const results *r, ppt_err *err) {
-  const ppt_extrapolate_walks *w = &r->walks;
-  size_t lo = r->order[0], hi = r->order[a->ntr - 1];
+int ext_check_irregular(const ext_job *r, ppt_err *err) {
+  const ext_walks *w = &r->walks;
+  size_t lo = r->res->order[0], hi = ext_largest(r);
   double bad = 0, worst = 0;
   uint32_t wid = 0;
   for (uint32_t id = 1; id < w->nblocks && w->irr; id++) {
@@ -218,13 +218,13 @@ int ppt_extrapolate_check_irregular(const args *a, const results *r, ppt_err *er
       wid = id;
     }
   }
-  if (a->allow_irregular || !(w->all > 0) || bad / w->all <= IRREGULAR_MAX) return 0;
+  if (r->o->allow_irregular || !(w->all > 0) || bad / w->all <= PPT_EXTRAP_IRREGULAR_MAX) return 0;
   const ppt_trace_bb *b = ppt_trace_bb_get(r->t[0], wid);
   return ppt_err_set(err, PPT_ERUN,
                      "%s: %.1f %% of the counted references are data-dependent (their address steps do not "
                      "repeat) over data that grows with %s (block %u, %s, %s:%u: its addresses span x%.2f "
                      "from %s=%g to %s=%g): irregular access is not a function of the size: not extrapolated "
                      "(--allow-irregular to extrapolate anyway)",
-                     a->tr[hi].path, 100 * bad / w->all, a->tr[hi].param, wid, b->func, b->file, b->line,
-                     w->growth[wid], a->tr[lo].param, a->tr[lo].value, a->tr[hi].param, a->tr[hi].value);
+                     ext_path(r, hi), 100 * bad / w->all, r->o->param, wid, b->func, b->file, b->line,
+                     w->growth[wid], r->o->param, ext_size(r, lo), r->o->param, ext_size(r, hi));
 }
