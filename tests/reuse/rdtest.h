@@ -40,6 +40,22 @@ ppt_reuse *rdt_run(const ppt_reuse_opts *o, const ppt_trace_rec *recs, size_t n,
 ppt_reuse *rdt_run_parallel(const ppt_reuse_opts *o, const ppt_trace_rec *recs, size_t n,
                             size_t batch, unsigned T);
 
+/* Chunk sources: the records cut into fixed-size chunks (a trace file's chunks). */
+typedef struct rdt_chunks {
+  const ppt_trace_rec *recs;
+  size_t n, csize;
+  size_t fail_at; /* decoding this chunk fails (SIZE_MAX: never) */
+} rdt_chunks;
+uint64_t rdt_chunk_size(void *arg, size_t i);
+int rdt_chunk_decode(void *arg, unsigned slot, size_t i, const ppt_trace_rec **recs, size_t *n, ppt_err *err);
+
+/* Feeds a chunked stream into r (ppt_reuse_feed_chunks on some threads, the device...). */
+typedef int (*rdt_feed_fn)(void *arg, ppt_reuse *r, const ppt_reuse_chunks *src, ppt_err *err);
+/* A new context fed the records in chunks of csize (sized: the source gives their sizes)
+ * by feed, then finished; fails the test on error. */
+ppt_reuse *rdt_run_chunks(const ppt_reuse_opts *o, const ppt_trace_rec *recs, size_t n, size_t csize, int sized,
+                          rdt_feed_fn feed, void *arg);
+
 /* Every per-block histogram and the whole one equal (bitwise counts). */
 int rdt_same_results(const ppt_reuse *a, const ppt_reuse *b);
 

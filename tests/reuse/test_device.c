@@ -30,23 +30,6 @@ static const rdt_gen gens[] = {
 static const size_t batches[] = {64, 100, 1000, 4096, (size_t)1 << 20};
 #define NBATCH (sizeof batches / sizeof *batches)
 
-typedef struct chunks {
-  const ppt_trace_rec *recs;
-  size_t n, csize;
-  size_t fail_at; /* decoding this chunk fails (SIZE_MAX: never) */
-} chunks;
-
-static int chunk_decode(void *arg, unsigned slot, size_t i, const ppt_trace_rec **recs, size_t *n,
-                        ppt_err *err) {
-  (void)slot;
-  chunks *c = arg;
-  if (i == c->fail_at) return ppt_err_set(err, PPT_EINPUT, "t.ppt: chunk %zu: bad checksum", i);
-  size_t b = i * c->csize;
-  *recs = c->recs + b;
-  *n = c->n - b < c->csize ? c->n - b : c->csize;
-  return 0;
-}
-
 static ppt_reuse_dev *open_dev(size_t batch) {
   ppt_reuse_dev_opts o;
   ppt_reuse_dev_opts_default(&o);
@@ -57,18 +40,15 @@ static ppt_reuse_dev *open_dev(size_t batch) {
   return d;
 }
 
+static int feed_dev(void *arg, ppt_reuse *r, const ppt_reuse_chunks *src, ppt_err *err) {
+  return ppt_reuse_dev_feed_chunks(arg, r, src, err);
+}
+
 /* The records through the device in chunks of csize records. */
 static ppt_reuse *run_dev(ppt_reuse_dev *d, const ppt_trace_rec *recs, size_t n, size_t csize) {
-  chunks c = {recs, n, csize, SIZE_MAX};
-  ppt_reuse_chunks src = {(n + csize - 1) / csize, NULL, chunk_decode, &c};
   ppt_reuse_opts o;
   ppt_reuse_opts_default(&o);
-  ppt_reuse *r;
-  ppt_err err;
-  ck_assert_int_eq(ppt_reuse_new(&o, &r, &err), 0);
-  ck_assert_msg(ppt_reuse_dev_feed_chunks(d, r, &src, &err) == 0, "%s", err.msg);
-  ck_assert_msg(ppt_reuse_finish(r, &err) == 0, "%s", err.msg);
-  return r;
+  return rdt_run_chunks(&o, recs, n, csize, 0, feed_dev, d);
 }
 
 START_TEST(device_equals_cpu) {
@@ -159,8 +139,8 @@ START_TEST(device_errors) {
   ppt_reuse_opts_default(&ro);
   ppt_reuse *r;
   /* a decode error reaches the caller and leaves the context unusable */
-  chunks c = {recs, n, 500, 3};
-  ppt_reuse_chunks src = {(n + 499) / 500, NULL, chunk_decode, &c};
+  rdt_chunks c = {recs, n, 500, 3};
+  ppt_reuse_chunks src = {(n + 499) / 500, NULL, rdt_chunk_decode, &c};
   ck_assert_int_eq(ppt_reuse_new(&ro, &r, &err), 0);
   ck_assert_int_eq(ppt_reuse_dev_feed_chunks(d, r, &src, &err), PPT_EINPUT);
   ck_assert_str_eq(err.msg, "t.ppt: chunk 3: bad checksum");

@@ -52,39 +52,13 @@ START_TEST(parallel_equals_sequential) {
 }
 END_TEST
 
-/* Chunk sources: the records cut into fixed-size chunks (a trace file's chunks). */
-typedef struct chunks {
-  const ppt_trace_rec *recs;
-  size_t n, csize;
-  size_t fail_at; /* decoding this chunk fails (SIZE_MAX: never) */
-} chunks;
-
-static uint64_t chunk_size(void *arg, size_t i) {
-  chunks *c = arg;
-  size_t b = i * c->csize;
-  return c->n - b < c->csize ? c->n - b : c->csize;
-}
-
-static int chunk_decode(void *arg, unsigned slot, size_t i, const ppt_trace_rec **recs, size_t *n,
-                        ppt_err *err) {
-  (void)slot;
-  chunks *c = arg;
-  if (i == c->fail_at) return ppt_err_set(err, PPT_EINPUT, "t.ppt: chunk %zu: bad checksum", i);
-  *recs = c->recs + i * c->csize;
-  *n = chunk_size(arg, i);
-  return 0;
+static int feed_threads(void *arg, ppt_reuse *r, const ppt_reuse_chunks *src, ppt_err *err) {
+  return ppt_reuse_feed_chunks(r, *(unsigned *)arg, src, err);
 }
 
 static ppt_reuse *run_chunks(const ppt_reuse_opts *o, const ppt_trace_rec *recs, size_t n,
                              size_t csize, unsigned T, int sized) {
-  chunks c = {recs, n, csize, SIZE_MAX};
-  ppt_reuse_chunks src = {(n + csize - 1) / csize, sized ? chunk_size : NULL, chunk_decode, &c};
-  ppt_reuse *r;
-  ppt_err err;
-  ck_assert_int_eq(ppt_reuse_new(o, &r, &err), 0);
-  ck_assert_msg(ppt_reuse_feed_chunks(r, T, &src, &err) == 0, "%s", err.msg);
-  ck_assert_msg(ppt_reuse_finish(r, &err) == 0, "%s", err.msg);
-  return r;
+  return rdt_run_chunks(o, recs, n, csize, sized, feed_threads, &T);
 }
 
 START_TEST(chunks_equal_sequential) {
@@ -121,8 +95,8 @@ START_TEST(chunks_errors) {
   ppt_reuse_opts o;
   ppt_reuse_opts_default(&o);
   for (unsigned T = 1; T <= 3; T++) {
-    chunks c = {recs, n, 1000, 7};
-    ppt_reuse_chunks src = {(n + 999) / 1000, chunk_size, chunk_decode, &c};
+    rdt_chunks c = {recs, n, 1000, 7};
+    ppt_reuse_chunks src = {(n + 999) / 1000, rdt_chunk_size, rdt_chunk_decode, &c};
     ppt_reuse *r;
     ppt_err err;
     ck_assert_int_eq(ppt_reuse_new(&o, &r, &err), 0);
