@@ -171,3 +171,19 @@ ppt_reuse *rdt_run_chunks(const ppt_reuse_opts *o, const ppt_trace_rec *recs, si
   ck_assert_msg(ppt_reuse_finish(r, &err) == 0, "%s", err.msg);
   return r;
 }
+
+void rdt_case_make(rdt_case *c, const rdt_gen *g, unsigned long seed) {
+  c->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  ck_assert_ptr_nonnull(c->rng);
+  gsl_rng_set(c->rng, seed);
+  c->recs = rdt_generate(g, c->rng, &c->n);
+  int64_t *dist = rdt_oracle(c->recs, c->n, g->line);
+  c->whole = rdt_oracle_whole(c->recs, c->n, g->line, dist);
+  free(dist);
+}
+
+void rdt_case_free(rdt_case *c) {
+  ppt_rdhist_free(c->whole);
+  free(c->recs);
+  gsl_rng_free(c->rng);
+}

@@ -34,6 +34,17 @@ typedef struct rdt_gen {
 /* Random records (block records included) following g; *n gets the record count. */
 ppt_trace_rec *rdt_generate(const rdt_gen *g, gsl_rng *rng, size_t *n);
 
+/* A test case: a seeded mt19937 generator, the records it drew for g and the oracle's
+ * whole-trace histogram of them. */
+typedef struct rdt_case {
+  gsl_rng *rng;
+  ppt_trace_rec *recs;
+  size_t n;
+  ppt_rdhist *whole;
+} rdt_case;
+void rdt_case_make(rdt_case *c, const rdt_gen *g, unsigned long seed);
+void rdt_case_free(rdt_case *c);
+
 /* Runs a whole record array through a new context in batches of `batch` records. */
 ppt_reuse *rdt_run(const ppt_reuse_opts *o, const ppt_trace_rec *recs, size_t n, size_t batch);
 /* Same with ppt_reuse_feed_parallel on T threads. */

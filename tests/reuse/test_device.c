@@ -53,22 +53,18 @@ static ppt_reuse *run_dev(ppt_reuse_dev *d, const ppt_trace_rec *recs, size_t n,
 
 START_TEST(device_equals_cpu) {
   const rdt_gen *g = &gens[_i % NGENS];
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, 530 + (unsigned long)_i);
-  size_t n;
-  ppt_trace_rec *recs = rdt_generate(g, rng, &n);
-  int64_t *dist = rdt_oracle(recs, n, g->line);
-  ppt_rdhist *whole = rdt_oracle_whole(recs, n, g->line, dist);
+  rdt_case tc;
+  rdt_case_make(&tc, g, 530 + (unsigned long)_i);
   ppt_reuse_opts o;
   ppt_reuse_opts_default(&o);
-  ppt_reuse *cpu = rdt_run(&o, recs, n, 1000);
-  ck_assert(ppt_rdhist_equal(ppt_reuse_hist(cpu), whole));
+  ppt_reuse *cpu = rdt_run(&o, tc.recs, tc.n, 1000);
+  ck_assert(ppt_rdhist_equal(ppt_reuse_hist(cpu), tc.whole));
   for (size_t k = 0; k < NBATCH; k++) {
     size_t batch = batches[(k + (size_t)_i) % NBATCH];
     ppt_reuse_dev *d = open_dev(batch);
-    size_t csize = 1 + (size_t)gsl_rng_uniform_int(rng, 5000);
-    ppt_reuse *dev = run_dev(d, recs, n, csize);
-    ck_assert_msg(ppt_rdhist_equal(ppt_reuse_hist(dev), whole), "batch %zu: whole histogram differs from the oracle",
+    size_t csize = 1 + (size_t)gsl_rng_uniform_int(tc.rng, 5000);
+    ppt_reuse *dev = run_dev(d, tc.recs, tc.n, csize);
+    ck_assert_msg(ppt_rdhist_equal(ppt_reuse_hist(dev), tc.whole), "batch %zu: tc.whole histogram differs from the oracle",
                   batch);
     ck_assert_msg(rdt_same_results(cpu, dev), "batch %zu chunk %zu: per-block results differ", batch, csize);
     ck_assert_uint_eq(ppt_reuse_lines(cpu), ppt_reuse_lines(dev));
@@ -82,10 +78,7 @@ START_TEST(device_equals_cpu) {
     ppt_reuse_dev_free(d);
   }
   ppt_reuse_free(cpu);
-  ppt_rdhist_free(whole);
-  free(dist);
-  free(recs);
-  gsl_rng_free(rng);
+  rdt_case_free(&tc);
 }
 END_TEST
 
@@ -132,9 +125,10 @@ START_TEST(device_errors) {
   ck_assert_int_eq(ppt_reuse_dev_open(&o, &d, &err), PPT_EINPUT);
   d = open_dev(128);
   rdt_gen g = {4000, 100, 5, 4, 0.3, 0.1, 0.1, 64};
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  size_t n;
-  ppt_trace_rec *recs = rdt_generate(&g, rng, &n);
+  rdt_case tc;
+  rdt_case_make(&tc, &g, 0);
+  const ppt_trace_rec *recs = tc.recs;
+  size_t n = tc.n;
   ppt_reuse_opts ro;
   ppt_reuse_opts_default(&ro);
   ppt_reuse *r;
@@ -162,8 +156,7 @@ START_TEST(device_errors) {
   ck_assert_int_eq(ppt_reuse_feed(r, recs, 100, &err), PPT_ERUN);
   ck_assert_str_eq(err.msg, "reuse: context is fed by a device");
   ppt_reuse_free(r);
-  free(recs);
-  gsl_rng_free(rng);
+  rdt_case_free(&tc);
   ppt_reuse_dev_free(d);
 }
 END_TEST

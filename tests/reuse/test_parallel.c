@@ -20,24 +20,20 @@ static const size_t pieces[] = {97, 1000, 4096, 20000};
 
 START_TEST(parallel_equals_sequential) {
   const rdt_gen *g = &gens[_i % NGENS];
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, 42 + (unsigned long)_i);
-  size_t n;
-  ppt_trace_rec *recs = rdt_generate(g, rng, &n);
-  int64_t *dist = rdt_oracle(recs, n, g->line);
-  ppt_rdhist *whole = rdt_oracle_whole(recs, n, g->line, dist);
+  rdt_case tc;
+  rdt_case_make(&tc, g, 42 + (unsigned long)_i);
   for (int mode = 0; mode < 3; mode++) {
     ppt_reuse_opts o;
     ppt_reuse_opts_default(&o);
     o.mode = (ppt_reuse_mode)mode;
     o.rate = mode == PPT_REUSE_SAMPLED ? 0.3 : 0.25;
     o.seed = 5;
-    ppt_reuse *seq = rdt_run(&o, recs, n, 1000);
-    if (mode == PPT_REUSE_EXACT) ck_assert(ppt_rdhist_equal(ppt_reuse_hist(seq), whole));
+    ppt_reuse *seq = rdt_run(&o, tc.recs, tc.n, 1000);
+    if (mode == PPT_REUSE_EXACT) ck_assert(ppt_rdhist_equal(ppt_reuse_hist(seq), tc.whole));
     for (unsigned T = 2; T <= 4; T++) {
       o.piece = pieces[(_i + T + (unsigned)mode) % (sizeof pieces / sizeof *pieces)];
-      size_t batch = 1 + (size_t)gsl_rng_uniform_int(rng, 3000);
-      ppt_reuse *par = rdt_run_parallel(&o, recs, n, batch, T);
+      size_t batch = 1 + (size_t)gsl_rng_uniform_int(tc.rng, 3000);
+      ppt_reuse *par = rdt_run_parallel(&o, tc.recs, tc.n, batch, T);
       ck_assert_msg(rdt_same_results(seq, par), "mode %d T %u piece %zu batch %zu differ", mode, T,
                     o.piece, batch);
       ck_assert_uint_eq(ppt_reuse_lines(seq), ppt_reuse_lines(par));
@@ -45,10 +41,7 @@ START_TEST(parallel_equals_sequential) {
     }
     ppt_reuse_free(seq);
   }
-  ppt_rdhist_free(whole);
-  free(dist);
-  free(recs);
-  gsl_rng_free(rng);
+  rdt_case_free(&tc);
 }
 END_TEST
 
