@@ -144,7 +144,7 @@ static int build(ppt_reuse_dev *d, cl_device_id dev, ppt_err *err) {
   d->prog = clCreateProgramWithSource(d->ctx, 1, &src, NULL, &rc);
   if (rc != CL_SUCCESS) return rd_cl_fail(err, "clCreateProgramWithSource", rc);
   char opts[64];
-  snprintf(opts, sizeof opts, "-DLEAF=%uu", RD_CL_LEAF);
+  snprintf(opts, sizeof opts, "-DLEAF=%uu -DRUN=%uu", RD_CL_LEAF, RD_CL_RUN);
   rc = clBuildProgram(d->prog, 1, &dev, opts, NULL, NULL);
   if (rc == CL_BUILD_PROGRAM_FAILURE) {
     char log[512] = "";

@@ -11,6 +11,8 @@
 
 /* References per leaf chunk of the kernels (rd_leaf's work-item). */
 #define RD_CL_LEAF 32u
+/* Outputs of one rd_merge work-item: divides every merged node (2 leaves and up). */
+#define RD_CL_RUN 64u
 /* Distances the kernels return: infinite (first touch). */
 #define RD_CL_INF 0xFFFFFFFFu
 

@@ -86,7 +86,7 @@ static int run_kernels(rd_cl_stream *s, ppt_err *err) {
     ARG(d->merge, 1, off);
     ARG(d->merge, 2, next);
     ARG(d->merge, 3, w);
-    if ((rc = launch(d, d->merge, kp, err))) return rc;
+    if ((rc = launch(d, d->merge, kp / RD_CL_RUN, err))) return rc;
   }
   ARG(d->cross, 0, d->pv);
   ARG(d->cross, 1, d->dist);

@@ -16,7 +16,8 @@
  *    merge tree.
  *  - rd_merge: one level of the merge (§III-D / §IV-A's thread and thread-block
  *    levels, as many levels as the batch needs): adjacent sorted nodes of width w
- *    become one of width 2w, each element placed by its rank in the other node.
+ *    become one of width 2w, each work-item merging a run of RUN outputs from where
+ *    its run starts on the merge path (a binary search).
  *  - rd_cross: the references left PENDING (§III-D's Formula 1 without its overlap
  *    error): the carried lines after pv[i] by binary search in ct, plus the window's
  *    first references inside the batch counted by binary search in the O(log n) tree
@@ -51,20 +52,25 @@ const char rd_cl_source[] =
     "  for (uint k = 0; k < LEAF; k++) lv0[s + k] = v[k];\n"
     "}\n"
     "\n"
+    "/* Each work-item writes RUN consecutive outputs of a merged node: it finds where\n"
+    "   its run starts on the merge path by binary search, then merges sequentially. */\n"
     "__kernel void rd_merge(__global ulong *lv, ulong so, ulong doff, uint w) {\n"
-    "  __global const ulong *src = lv + so;\n"
-    "  __global ulong *dst = lv + doff;\n"
-    "  size_t k = get_global_id(0), nd = k / w, off = k % w;\n"
-    "  ulong x = src[k];\n"
-    "  __global const ulong *sib = src + (nd ^ 1) * w;\n"
-    "  uint lo = 0, hi = w;\n"
-    "  /* ties: the left node's elements go first, so every position is taken once */\n"
-    "  if (nd & 1) {\n"
-    "    while (lo < hi) { uint m = (lo + hi) / 2; if (sib[m] <= x) lo = m + 1; else hi = m; }\n"
-    "  } else {\n"
-    "    while (lo < hi) { uint m = (lo + hi) / 2; if (sib[m] < x) lo = m + 1; else hi = m; }\n"
+    "  size_t o0 = get_global_id(0) * RUN, node = o0 / (2 * (size_t)w);\n"
+    "  uint d = (uint)(o0 - node * 2 * w);\n"
+    "  __global const ulong *A = lv + so + node * 2 * w, *B = A + w;\n"
+    "  __global ulong *out = lv + doff + node * 2 * w + d;\n"
+    "  /* i outputs from A and d - i from B; ties: A's elements go first, so every\n"
+    "     position is taken once */\n"
+    "  uint lo = d > w ? d - w : 0, hi = d < w ? d : w;\n"
+    "  while (lo < hi) {\n"
+    "    uint i = (lo + hi) / 2;\n"
+    "    if (A[i] <= B[d - i - 1]) lo = i + 1; else hi = i;\n"
     "  }\n"
-    "  dst[(nd >> 1) * 2 * w + off + lo] = x;\n"
+    "  uint ia = lo, ib = d - lo;\n"
+    "  for (uint r = 0; r < RUN; r++) {\n"
+    "    if (ib >= w || (ia < w && A[ia] <= B[ib])) out[r] = A[ia++];\n"
+    "    else out[r] = B[ib++];\n"
+    "  }\n"
     "}\n"
     "\n"
     "/* Elements of a sorted node below p. */\n"
