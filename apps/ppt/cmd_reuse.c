@@ -642,7 +642,8 @@ static int run(void *va, void *vr, ppt_err *err) {
   /* Opened once for every thread, before any chunk is decoded: a bad device fails at once. */
   if (a->device && (rc = ppt_reuse_dev_open(&a->dopt, &r->dev, err))) {
     ppt_err e = *err;
-    return ppt_err_set(err, e.status, "--device: %s", e.msg);
+    const char *m = strncmp(e.msg, "reuse: ", 7) ? e.msg : e.msg + 7;
+    return ppt_err_set(err, e.status, "--device: %s", m);
   }
   if (a->c.json && a->all_threads) r->j = json_object_new_array();
   for (uint32_t th = first; !rc && th < last; th++) {

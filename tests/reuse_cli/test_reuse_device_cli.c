@@ -2,7 +2,7 @@
  * kernels (validation/kernels, small sizes, traced on 2 OpenMP threads) gives the same
  * JSON as the CPU engine: whole-stream, per-block and per-region histograms of every
  * thread (--per-bb --all-threads), the timing keys aside; and its usage and device
- * errors are one line with exit 2.
+ * errors are one line with exit 2, an OpenCL runtime error one line with exit 1.
  *
  * Exits 77 (ctest's SKIP_RETURN_CODE) with a message where `ppt reuse --device list`
  * finds no OpenCL device or ppt was built without OpenCL. */
@@ -71,7 +71,8 @@ START_TEST(device_equals_cpu_on_kernels) {
 }
 END_TEST
 
-/* Bad values are usage errors; a device that does not exist is one line naming it. */
+/* Bad values are usage errors; a device that does not exist is one line naming it, and
+ * so is a failing OpenCL call. */
 START_TEST(device_errors) {
   const char *dir = e2e_dir("device_errors");
   e2e_build_trace(dir, "p", "volatile int a[64];\nint main(void) { for (int i = 0; i < 64; i++) a[i]++; return 0; }\n",
@@ -82,6 +83,12 @@ START_TEST(device_errors) {
   ck_assert_int_eq(e2e_sh(dir, "$PPT reuse --device opencl --sample 0.5 p.trace 2> e3"), 2);
   ck_assert_int_eq(e2e_sh(dir, "$PPT reuse --device opencl --device-batch 3 p.trace 2> e4"), 2);
   ck_assert_int_eq(e2e_sh(dir, "$PPT reuse --device list > l && grep -q '^opencl:0 ' l"), 0);
+  /* An OpenCL runtime error: a batch whose merge tree (25 levels of 2^28 8-byte values)
+   * is larger than PoCL lets one buffer be: one line naming the call and the code. */
+  ck_assert_int_eq(e2e_sh(dir, "$PPT reuse --device opencl --device-batch 268435456 p.trace 2> e5"), 1);
+  ck_assert_int_eq(e2e_sh(dir, "test $(wc -l < e5) = 1 && grep -q '^ppt reuse: --device: OpenCL clCreateBuffer "
+                               "failed: CL_[A-Z_]* (-[0-9]*)$' e5"),
+                   0);
 }
 END_TEST
 
