@@ -3,7 +3,7 @@
 #include "ppt/reuse_device.h"
 
 static int not_built(ppt_err *err) {
-  return ppt_err_set(err, PPT_EINPUT, "reuse: ppt was not built with OpenCL (no --device opencl; see docs/reuse.md)");
+  return ppt_err_set(err, PPT_EINPUT, "ppt was not built with OpenCL (no --device opencl; see docs/reuse.md)");
 }
 
 
