@@ -24,6 +24,24 @@ int ppt_cli_device_parse(const char *cmd, const char *value, int *use, ppt_reuse
   return ppt_cli_usage(cmd, "--device wants cpu, opencl, opencl:N or list, not '%s'", value);
 }
 
+int ppt_cli_device_batch(const char *cmd, const char *value, ppt_reuse_dev_opts *o) {
+  uint64_t v;
+  if (ppt_cli_parse_u64(value, &v) || v < 64 || v > ((uint64_t)1 << 28))
+    return ppt_cli_usage(cmd, "--device-batch wants 64..268435456 references, not '%s'", value);
+  o->batch = (size_t)v;
+  return 0;
+}
+
+int ppt_cli_device_open(const ppt_reuse_dev_opts *o, ppt_reuse_dev **out, ppt_err *err) {
+  int rc = ppt_reuse_dev_open(o, out, err);
+  if (rc) {
+    ppt_err e = *err;
+    const char *m = strncmp(e.msg, "reuse: ", 7) ? e.msg : e.msg + 7;
+    ppt_err_set(err, e.status, "--device: %s", m);
+  }
+  return rc;
+}
+
 int ppt_cli_device_wants_list(int argc, char **argv) {
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--")) break;

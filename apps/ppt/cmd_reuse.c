@@ -51,12 +51,8 @@ static void help(void) {
       "                  --all-threads, one file per thread: NAME.tK.EXT\n"
       "  --ppt-text DIR  write PPT text files into DIR: bb<ID>.txt per basic block and\n"
       "                  whole.txt (with --all-threads, in DIR/t<K>/)\n"
-      "  --device D      where the exact distances are computed: cpu (default), opencl or\n"
-      "                  opencl:N (device N of --device list: HP-RDA's chunked analysis and\n"
-      "                  merge in OpenCL kernels, identical results; exact mode only, no\n"
-      "                  --threads); list: one line per OpenCL platform and device\n"
-      "  --device-batch N references per batch sent to the device (default 1048576;\n"
-      "                  device memory ~8*(log2(N)-2) bytes a reference, plus 8 a line)\n"
+      PPT_CLI_DEVICE_HELP
+      "                  (exact mode only, without --threads)\n"
       "  -h, --help\n\n"
       "The text output ends with the histogram in log2 bins; 'cum' is the fraction of\n"
       "references with a smaller distance than the bin's end, i.e. the hit rate of a fully\n"
@@ -530,11 +526,7 @@ static int take(void *arg, int val, const char *value) {
       return 0;
     case 'A': a->all_threads = 1; return 0;
     case 'D': return ppt_cli_device_parse("reuse", value, &a->device, &a->dopt);
-    case 'B':
-      if (ppt_cli_parse_u64(value, &v) || v < 64 || v > ((uint64_t)1 << 28))
-        return ppt_cli_usage("reuse", "--device-batch wants 64..268435456 references, not '%s'", value);
-      a->dopt.batch = (size_t)v;
-      return 0;
+    case 'B': return ppt_cli_device_batch("reuse", value, &a->dopt);
     default: a->ppt_text = value; return 0; /* --ppt-text */
   }
 }
@@ -640,11 +632,7 @@ static int run(void *va, void *vr, ppt_err *err) {
                        (unsigned long long)a->thread, nth);
   uint32_t first = a->all_threads ? 0 : (uint32_t)a->thread, last = a->all_threads ? nth : first + 1;
   /* Opened once for every thread, before any chunk is decoded: a bad device fails at once. */
-  if (a->device && (rc = ppt_reuse_dev_open(&a->dopt, &r->dev, err))) {
-    ppt_err e = *err;
-    const char *m = strncmp(e.msg, "reuse: ", 7) ? e.msg : e.msg + 7;
-    return ppt_err_set(err, e.status, "--device: %s", m);
-  }
+  if (a->device && (rc = ppt_cli_device_open(&a->dopt, &r->dev, err))) return rc;
   if (a->c.json && a->all_threads) r->j = json_object_new_array();
   for (uint32_t th = first; !rc && th < last; th++) {
     analysis res;

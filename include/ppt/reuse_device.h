@@ -44,9 +44,12 @@ void ppt_reuse_dev_free(ppt_reuse_dev *d);
 /* "PLATFORM / DEVICE" */
 const char *ppt_reuse_dev_name(const ppt_reuse_dev *d);
 
-/* Feeds a whole chunked stream (decoded in order with slot 0) into r, a fresh EXACT
- * context (nothing fed yet), computing the distances on the device. Afterwards r is
- * as after ppt_reuse_feed of the same records; it takes no further feed (PPT_ERUN). */
+/* Feeds the whole stream of batches from next (ppt_reuse_feed_parallel's source
+ * contract) into r, a fresh EXACT context (nothing fed yet), computing the distances on
+ * the device. Afterwards r is as after ppt_reuse_feed of the same records; it takes no
+ * further feed (PPT_ERUN). Errors of next are returned as they are. */
+int ppt_reuse_dev_feed(ppt_reuse_dev *d, ppt_reuse *r, ppt_reuse_next_fn next, void *arg, ppt_err *err);
+/* The same for a chunked stream, its chunks decoded in order with slot 0. */
 int ppt_reuse_dev_feed_chunks(ppt_reuse_dev *d, ppt_reuse *r, const ppt_reuse_chunks *src,
                               ppt_err *err);
 

@@ -33,3 +33,11 @@ int ppt_reuse_dev_feed_chunks(ppt_reuse_dev *d, ppt_reuse *r, const ppt_reuse_ch
   (void)src;
   return not_built(err);
 }
+
+int ppt_reuse_dev_feed(ppt_reuse_dev *d, ppt_reuse *r, ppt_reuse_next_fn next, void *arg, ppt_err *err) {
+  (void)d;
+  (void)r;
+  (void)next;
+  (void)arg;
+  return not_built(err);
+}

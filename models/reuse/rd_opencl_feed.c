@@ -204,7 +204,7 @@ static int feed_recs(rd_cl_stream *s, const ppt_trace_rec *recs, size_t n, ppt_e
   return 0;
 }
 
-int ppt_reuse_dev_feed_chunks(ppt_reuse_dev *d, ppt_reuse *r, const ppt_reuse_chunks *src, ppt_err *err) {
+int ppt_reuse_dev_feed(ppt_reuse_dev *d, ppt_reuse *r, ppt_reuse_next_fn next, void *arg, ppt_err *err) {
   if (rd_ctx_closed(r)) return rd_ctx_closed_err(r, err);
   if (r->o.mode != PPT_REUSE_EXACT)
     return ppt_err_set(err, PPT_EINPUT, "reuse: the device analysis is exact only (no --sample or --approx)");
@@ -218,10 +218,11 @@ int ppt_reuse_dev_feed_chunks(ppt_reuse_dev *d, ppt_reuse *r, const ppt_reuse_ch
   s.dist = malloc(d->batch * sizeof *s.dist);
   s.notlast = calloc(d->batch, 1);
   if (!s.pv || !s.bb || !s.dist || !s.notlast) rc = oom(err);
-  for (size_t c = 0; !rc && c < src->n; c++) {
+  while (!rc) {
     const ppt_trace_rec *recs;
     size_t n;
-    if (!(rc = src->decode(src->arg, 0, c, &recs, &n, err))) rc = feed_recs(&s, recs, n, err);
+    if ((rc = next(arg, &recs, &n, err)) || n == 0) break;
+    rc = feed_recs(&s, recs, n, err);
   }
   if (!rc) rc = run_batch(&s, err);
   r->dev_fed = 1;
@@ -235,4 +236,26 @@ int ppt_reuse_dev_feed_chunks(ppt_reuse_dev *d, ppt_reuse *r, const ppt_reuse_ch
   free(s.dist);
   free(s.notlast);
   return rc;
+}
+
+/* A chunked source read in order, as batches (empty chunks skipped: an empty batch
+ * ends the stream). */
+typedef struct chunk_iter {
+  const ppt_reuse_chunks *src;
+  size_t c;
+} chunk_iter;
+
+static int chunk_next(void *arg, const ppt_trace_rec **recs, size_t *n, ppt_err *err) {
+  chunk_iter *it = arg;
+  *n = 0;
+  while (it->c < it->src->n) {
+    int rc = it->src->decode(it->src->arg, 0, it->c++, recs, n, err);
+    if (rc || *n) return rc;
+  }
+  return 0;
+}
+
+int ppt_reuse_dev_feed_chunks(ppt_reuse_dev *d, ppt_reuse *r, const ppt_reuse_chunks *src, ppt_err *err) {
+  chunk_iter it = {src, 0};
+  return ppt_reuse_dev_feed(d, r, chunk_next, &it, err);
 }

@@ -1,7 +1,8 @@
 /* test_reuse_device_cli.c — `ppt reuse --device opencl` on traces of the validation
  * kernels (validation/kernels, small sizes, traced on 2 OpenMP threads) gives the same
  * JSON as the CPU engine: whole-stream, per-block and per-region histograms of every
- * thread (--per-bb --all-threads), the timing keys aside; and its usage and device
+ * thread (--per-bb --all-threads), the timing keys aside, and `ppt hitrate --device
+ * opencl` the same rates as on the CPU; and its usage and device
  * errors are one line with exit 2, an OpenCL runtime error one line with exit 1.
  *
  * Exits 77 (ctest's SKIP_RETURN_CODE) with a message where `ppt reuse --device list`
@@ -68,6 +69,13 @@ START_TEST(device_equals_cpu_on_kernels) {
   free(a);
   free(b);
   ck_assert_int_eq(e2e_sh(dir, "test \"$(jq -r '.threads[1].device' dev.json)\" = opencl"), 0);
+  /* ppt hitrate's histogram of a trace, on the device: the same rates to the last bit */
+  ck_assert_int_eq(e2e_sh(dir,
+                          "$PPT hitrate --hw '%s/hwspecs/sasmm-cachegrind.json' --json k.trace > h1.json && "
+                          "$PPT hitrate --hw '%s/hwspecs/sasmm-cachegrind.json' --json --device opencl "
+                          "--device-batch 3000 k.trace > h2.json && cmp h1.json h2.json",
+                          src, src),
+                   0);
 }
 END_TEST
 
