@@ -2,14 +2,16 @@
  * reuse profile by SDCM (SASMM §3.6 Eq. 5–7, docs/cache.md), every level seeing the same
  * profile: the single-thread view, no sharing and no interleaving (that is `ppt sasmm`).
  *
- * The profile comes from a trace (thread 0's exact histogram, computed here) or from a
- * file written by `ppt reuse -o` — PPT's text lines or JSON, told apart by content. */
+ * The profile comes from a trace (thread 0's exact histogram, computed here, on the CPU or
+ * with --device opencl on an OpenCL device: the same histogram) or from a file written by
+ * `ppt reuse -o` — PPT's text lines or JSON, told apart by content. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
+#include "cli_device.h"
 #include "ppt/hwspec.h"
 #include "ppt/reuse.h"
 #include "ppt/sdcm.h"
@@ -18,7 +20,8 @@
 
 static void help(void) {
   printf(
-      "usage: ppt hitrate TRACE|PROFILE --hw SPEC [--line B] [--json]\n\n"
+      "usage: ppt hitrate TRACE|PROFILE --hw SPEC [--line B] [--json]\n"
+      "                   [--device cpu|opencl[:N]|list] [--device-batch N]\n\n"
       "Hit rates per cache level of SPEC (a hwspec, see 'ppt hwspec') predicted by SDCM from\n"
       "one reuse-distance profile, used for every level: a single thread running alone.\n"
       "The profile is thread 0's exact histogram of TRACE, or a PROFILE file written by\n"
@@ -27,7 +30,8 @@ static void help(void) {
       "  --line B    line size of the profile in bytes (default: SPEC's line size). Text\n"
       "              profiles do not record it; it must equal SPEC's.\n"
       "  --no-stack-refs  a TRACE's IR references only (not the machine code's stack ones)\n"
-      "  --json      machine-readable output on stdout\n"
+      "  --json      machine-readable output on stdout\n" PPT_CLI_DEVICE_HELP
+      "                  (a TRACE's histogram only)\n"
       "  -h, --help\n\n"
       "hit rate = global (1 - references missing at every level up to this one / all);\n"
       "local = hits here / references reaching here. Accesses and misses are expected counts\n"
@@ -41,6 +45,8 @@ static const char *kind_name[] = {"trace", "text profile", "JSON profile"};
 typedef struct args {
   ppt_cli_common c; /* --hw, --json; c.operand: the trace or profile */
   uint64_t line;    /* --line; 0: the spec's */
+  int device;       /* --device opencl: the trace's histogram on an OpenCL device */
+  ppt_reuse_dev_opts dopt;
 } args;
 
 typedef struct results {
@@ -70,8 +76,23 @@ static int sniff(const char *path, kind *k, ppt_err *err) {
   return 0;
 }
 
-/* Thread 0's exact histogram, streamed a chunk at a time. */
-static int from_trace(const char *path, unsigned line, int stack_refs, ppt_rdhist **out, ppt_err *err) {
+/* The trace's batches for the device, drawing the progress bar. */
+typedef struct batches {
+  ppt_trace_cursor *c;
+  ppt_cli_progress *p;
+  uint64_t done;
+} batches;
+
+static int next_batch(void *arg, const ppt_trace_rec **recs, size_t *n, ppt_err *err) {
+  batches *b = arg;
+  int rc = ppt_trace_cursor_next(b->c, recs, n, err);
+  if (!rc) ppt_cli_progress_update(b->p, b->done += *n);
+  return rc;
+}
+
+/* Thread 0's exact histogram, streamed a chunk at a time (into dev when not NULL). */
+static int from_trace(const char *path, unsigned line, int stack_refs, const ppt_reuse_dev_opts *dev,
+                      ppt_rdhist **out, ppt_err *err) {
   ppt_trace *t;
   int rc = ppt_trace_open(path, &t, err);
   if (rc) return rc;
@@ -85,7 +106,12 @@ static int from_trace(const char *path, unsigned line, int stack_refs, ppt_rdhis
   if (!rc) rc = ppt_trace_cursor_open(t, 0, &c, err);
   ppt_cli_progress *p = rc ? NULL : ppt_cli_progress_start("analysing", ppt_trace_nrecs(t, 0));
   uint64_t done = 0;
-  while (!rc) {
+  ppt_reuse_dev *d = NULL;
+  if (!rc && dev && !(rc = ppt_cli_device_open(dev, &d, err))) {
+    batches b = {c, p, 0};
+    rc = ppt_reuse_dev_feed(d, r, next_batch, &b, err);
+  }
+  while (!rc && !d) {
     const ppt_trace_rec *recs;
     size_t n;
     if ((rc = ppt_trace_cursor_next(c, &recs, &n, err)) || !n) break;
@@ -95,6 +121,7 @@ static int from_trace(const char *path, unsigned line, int stack_refs, ppt_rdhis
   ppt_cli_progress_end(p);
   if (!rc) rc = ppt_reuse_finish(r, err);
   if (!rc && !(*out = ppt_rdhist_clone(ppt_reuse_hist(r)))) rc = ppt_err_set(err, PPT_ERUN, "out of memory");
+  ppt_reuse_dev_free(d);
   ppt_trace_cursor_close(c);
   ppt_reuse_free(r);
   ppt_trace_close(t);
@@ -207,14 +234,18 @@ static json_object *rates_json(const char *src, kind k, const char *spec, const 
 
 static int take(void *arg, int val, const char *value) {
   args *a = arg;
-  (void)val; /* --line, the only one */
+  if (val == 'D') return ppt_cli_device_parse("hitrate", value, &a->device, &a->dopt);
+  if (val == 'B') return ppt_cli_device_batch("hitrate", value, &a->dopt);
   if (ppt_cli_parse_u64(value, &a->line) || a->line < 1 || a->line > (1u << 20) || (a->line & (a->line - 1)))
     return ppt_cli_usage("hitrate", "--line wants a power of two up to 1 MiB, not '%s'", value);
   return 0;
 }
 
 static int parse_args(int argc, char **argv, void *va) {
-  static const struct option own[] = {{"line", required_argument, 0, 'l'}, {0, 0, 0, 0}};
+  static const struct option own[] = {{"line", required_argument, 0, 'l'},
+                                      {"device", required_argument, 0, 'D'},
+                                      {"device-batch", required_argument, 0, 'B'},
+                                      {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "hitrate",
                                     .shared = PPT_OPT_HW | PPT_OPT_SET | PPT_OPT_JSON | PPT_OPT_NOSTACK,
                                     .own = own,
@@ -222,6 +253,7 @@ static int parse_args(int argc, char **argv, void *va) {
                                     .help = help,
                                     .operand = "TRACE or PROFILE"};
   args *a = va;
+  ppt_reuse_dev_opts_default(&a->dopt);
   return ppt_cli_parse(&spec, argc, argv, &a->c, a);
 }
 
@@ -234,7 +266,7 @@ static int load_profile(const args *a, results *r, ppt_err *err) {
                        (unsigned long long)a->line, hwline);
   int rc;
   if (r->k == KIND_TRACE)
-    rc = from_trace(src, hwline, !a->c.no_stack_refs, &r->h, err);
+    rc = from_trace(src, hwline, !a->c.no_stack_refs, a->device ? &a->dopt : NULL, &r->h, err);
   else if (r->k == KIND_TEXT)
     rc = from_text(src, hwline, &r->h, err);
   else
@@ -278,5 +310,6 @@ static void release(void *vr) {
 
 int ppt_cmd_hitrate(int argc, char **argv) {
   static const ppt_cli_steps steps = {"hitrate", parse_args, run, write_table, write_json, NULL, release};
+  if (ppt_cli_device_wants_list(argc, argv)) return ppt_cli_device_list("hitrate");
   return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

@@ -4,7 +4,9 @@
  *
  * One analysis context per stream (thread of the traced run). The stream's chunks decode
  * independently, so the command hands them to ppt_reuse_feed_chunks with one decode
- * batch per worker; the engine guarantees the result equals the sequential feed. */
+ * batch per worker; the engine guarantees the result equals the sequential feed. With
+ * --device opencl the distances are computed on an OpenCL device instead
+ * (ppt/reuse_device.h), into the same context: the outputs are the same. */
 #include <errno.h>
 #include <json-c/json.h>
 #include <math.h>
@@ -16,6 +18,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "cli_device.h"
 #include "ppt/io.h"
 #include "ppt/reuse.h"
 #include "ppt/trace.h"
@@ -26,7 +29,7 @@ static void help(void) {
   printf(
       "usage: ppt reuse TRACE [--line B] [--per-bb] [--threads T] [--sample R | --approx R]\n"
       "                 [--seed S] [--thread K | --all-threads] [--json] [-o FILE]\n"
-      "                 [--ppt-text DIR]\n\n"
+      "                 [--ppt-text DIR] [--device cpu|opencl[:N]|list] [--device-batch N]\n\n"
       "Reuse-distance histogram of one stream of TRACE: for every load and store, the number\n"
       "of distinct cache lines touched since the previous access to the same line (first\n"
       "touches are infinite, written -1). Exact unless --sample or --approx is given.\n\n"
@@ -48,6 +51,8 @@ static void help(void) {
       "                  --all-threads, one file per thread: NAME.tK.EXT\n"
       "  --ppt-text DIR  write PPT text files into DIR: bb<ID>.txt per basic block and\n"
       "                  whole.txt (with --all-threads, in DIR/t<K>/)\n"
+      PPT_CLI_DEVICE_HELP
+      "                  (exact mode only, without --threads)\n"
       "  -h, --help\n\n"
       "The text output ends with the histogram in log2 bins; 'cum' is the fraction of\n"
       "references with a smaller distance than the bin's end, i.e. the hit rate of a fully\n"
@@ -60,6 +65,8 @@ typedef struct args {
   ppt_reuse_opts o;
   int per_bb, all_threads, thread_given;
   uint64_t thread, workers;
+  int device;              /* 0 CPU engine, 1 OpenCL device (--device) */
+  ppt_reuse_dev_opts dopt; /* --device opencl:N, --device-batch */
   const char *ppt_text;
 } args;
 
@@ -73,6 +80,7 @@ typedef struct analysis {
 
 typedef struct results {
   ppt_trace *t;
+  ppt_reuse_dev *dev; /* --device opencl: opened once for every thread */
   json_object *j; /* with --json: the thread's object, or the array of all threads' */
 } results;
 
@@ -120,8 +128,8 @@ static int chunk_decode(void *arg, unsigned slot, size_t i, const ppt_trace_rec 
 
 /* Analyses one thread's stream into a finished context; *secs is the analysis time
  * (decoding included). */
-static int analyse(const ppt_trace *t, uint32_t thread, const args *a, ppt_reuse **out, double *secs,
-                   ppt_err *err) {
+static int analyse(const ppt_trace *t, uint32_t thread, const args *a, ppt_reuse_dev *dev, ppt_reuse **out,
+                   double *secs, ppt_err *err) {
   source s = {.t = t, .thread = thread};
   unsigned T = (unsigned)a->workers;
   int rc = 0;
@@ -135,7 +143,7 @@ static int analyse(const ppt_trace *t, uint32_t thread, const args *a, ppt_reuse
     ppt_reuse_chunks c = {ppt_trace_thread_nchunks(t, thread), chunk_size, chunk_decode, &s};
     s.progress = ppt_cli_progress_start("analysing", ppt_trace_nrecs(t, thread));
     double t0 = now();
-    rc = ppt_reuse_feed_chunks(r, T, &c, err);
+    rc = dev ? ppt_reuse_dev_feed_chunks(dev, r, &c, err) : ppt_reuse_feed_chunks(r, T, &c, err);
     if (!rc) rc = ppt_reuse_finish(r, err);
     *secs = now() - t0;
     ppt_cli_progress_end(s.progress);
@@ -254,8 +262,12 @@ static void print_summary(const ppt_trace *t, uint32_t thread, const args *a, co
   printf("infinite   %.0f (%.3f%%)\n", inf, total > 0 ? 100 * inf / total : 0.0);
   printf("mean D     %.3f (finite distances)\n", ppt_rdhist_mean(h));
   if (b.mode_d >= 0) printf("most freq  D = %lld (%.0f references)\n", (long long)b.mode_d, b.mode_count);
-  printf("elapsed    %.3f s on %llu worker%s, %.2f M refs/s\n", secs, (unsigned long long)a->workers,
-         a->workers == 1 ? "" : "s", secs > 0 ? refs / secs / 1e6 : 0.0);
+  if (a->device)
+    printf("elapsed    %.3f s on OpenCL device opencl:%u, %.2f M refs/s\n", secs, a->dopt.index,
+           secs > 0 ? refs / secs / 1e6 : 0.0);
+  else
+    printf("elapsed    %.3f s on %llu worker%s, %.2f M refs/s\n", secs, (unsigned long long)a->workers,
+           a->workers == 1 ? "" : "s", secs > 0 ? refs / secs / 1e6 : 0.0);
   print_bins(h);
 }
 
@@ -370,6 +382,7 @@ static json_object *thread_json(const ppt_trace *t, uint32_t thread, const args 
   json_object_object_add(o, "analysed", json_object_new_uint64(ppt_reuse_sampled_refs(r)));
   json_object_object_add(o, "lines", json_object_new_uint64(ppt_reuse_lines(r)));
   json_object_object_add(o, "workers", json_object_new_int64((int64_t)a->workers));
+  json_object_object_add(o, "device", json_object_new_string(a->device ? "opencl" : "cpu"));
   json_object_object_add(o, "elapsed_s", json_object_new_double(secs));
   json_object_object_add(o, "refs_per_s",
                          json_object_new_double(secs > 0 ? (double)ppt_reuse_refs(r) / secs : 0));
@@ -512,6 +525,8 @@ static int take(void *arg, int val, const char *value) {
       a->thread_given = 1;
       return 0;
     case 'A': a->all_threads = 1; return 0;
+    case 'D': return ppt_cli_device_parse("reuse", value, &a->device, &a->dopt);
+    case 'B': return ppt_cli_device_batch("reuse", value, &a->dopt);
     default: a->ppt_text = value; return 0; /* --ppt-text */
   }
 }
@@ -525,6 +540,8 @@ static int parse_args(int argc, char **argv, void *va) {
                                       {"thread", required_argument, 0, 'k'},
                                       {"all-threads", no_argument, 0, 'A'},
                                       {"ppt-text", required_argument, 0, 'p'},
+                                      {"device", required_argument, 0, 'D'},
+                                      {"device-batch", required_argument, 0, 'B'},
                                       {0, 0, 0, 0}};
   static const ppt_cli_spec spec = {.cmd = "reuse",
                                     .shared = PPT_OPT_SEED | PPT_OPT_JSON | PPT_OPT_NOSTACK | PPT_OPT_OUTPUT,
@@ -535,8 +552,16 @@ static int parse_args(int argc, char **argv, void *va) {
   args *a = va;
   ppt_reuse_opts_default(&a->o);
   a->workers = 1;
+  ppt_reuse_dev_opts_default(&a->dopt);
   int rc = ppt_cli_parse(&spec, argc, argv, &a->c, a);
   if (rc) return rc;
+  const char *clash = a->device && a->o.mode != PPT_REUSE_EXACT ? "--sample/--approx"
+                      : a->device && a->workers > 1             ? "--threads"
+                                                                : NULL;
+  if (clash) {
+    ppt_cli_common_free(&a->c);
+    return ppt_cli_usage("reuse", "--device opencl is exact and runs on the device: no %s", clash);
+  }
   a->o.seed = (unsigned long)a->c.seed;
   if (a->thread_given && a->all_threads) {
     ppt_cli_common_free(&a->c);
@@ -548,9 +573,10 @@ static int parse_args(int argc, char **argv, void *va) {
 /* ---------------------------------------------------------------- main */
 
 /* Analyses one thread. */
-static int analyse_thread(const ppt_trace *t, uint32_t thread, const args *a, analysis *res, ppt_err *err) {
+static int analyse_thread(const ppt_trace *t, uint32_t thread, const args *a, ppt_reuse_dev *dev, analysis *res,
+                          ppt_err *err) {
   *res = (analysis){.thread = thread};
-  int rc = analyse(t, thread, a, &res->r, &res->secs, err);
+  int rc = analyse(t, thread, a, dev, &res->r, &res->secs, err);
   if (!rc && a->per_bb) rc = regions(t, res->r, res->reg, err);
   return rc;
 }
@@ -605,10 +631,12 @@ static int run(void *va, void *vr, ppt_err *err) {
     return ppt_err_set(err, PPT_EINPUT, "%s: no thread %llu (the trace has %u)", a->c.operand,
                        (unsigned long long)a->thread, nth);
   uint32_t first = a->all_threads ? 0 : (uint32_t)a->thread, last = a->all_threads ? nth : first + 1;
+  /* Opened once for every thread, before any chunk is decoded: a bad device fails at once. */
+  if (a->device && (rc = ppt_cli_device_open(&a->dopt, &r->dev, err))) return rc;
   if (a->c.json && a->all_threads) r->j = json_object_new_array();
   for (uint32_t th = first; !rc && th < last; th++) {
     analysis res;
-    rc = analyse_thread(r->t, th, a, &res, err);
+    rc = analyse_thread(r->t, th, a, r->dev, &res, err);
     if (!rc) rc = thread_files(r->t, a, &res, err);
     if (!rc) rc = a->c.json ? thread_json_add(r->t, a, &res, &r->j, err) : thread_table(r->t, a, &res, err);
     free_analysis(&res);
@@ -636,10 +664,12 @@ static int write_json(void *va, void *vr, ppt_err *err) {
 static void release(void *vr) {
   results *r = vr;
   json_object_put(r->j);
+  ppt_reuse_dev_free(r->dev);
   ppt_trace_close(r->t);
 }
 
 int ppt_cmd_reuse(int argc, char **argv) {
   static const ppt_cli_steps steps = {"reuse", parse_args, run, NULL, write_json, NULL, release};
+  if (ppt_cli_device_wants_list(argc, argv)) return ppt_cli_device_list("reuse");
   return ppt_cli_main(&steps, argc, argv, &(args){0}, &(results){0});
 }

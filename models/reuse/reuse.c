@@ -164,8 +164,7 @@ static int feed_fail(ppt_reuse *r, ppt_err *err) {
   }
 
 int ppt_reuse_feed(ppt_reuse *r, const ppt_trace_rec *recs, size_t n, ppt_err *err) {
-  if (r->broken || r->finished)
-    return ppt_err_set(err, PPT_ERUN, "reuse: context is %s", r->broken ? "broken" : "finished");
+  if (rd_ctx_closed(r)) return rd_ctx_closed_err(r, err);
   rd_stack *st = &r->st;
   const unsigned shift = r->shift;
   uint32_t cbb = UINT32_MAX;
@@ -217,7 +216,7 @@ uint64_t ppt_reuse_bb_sampled(const ppt_reuse *r, uint32_t bb) {
 }
 uint64_t ppt_reuse_refs(const ppt_reuse *r) { return r->nrefs; }
 uint64_t ppt_reuse_sampled_refs(const ppt_reuse *r) { return r->nsampled; }
-uint64_t ppt_reuse_lines(const ppt_reuse *r) { return rd_stack_lines(&r->st); }
+uint64_t ppt_reuse_lines(const ppt_reuse *r) { return rd_stack_lines(&r->st) + r->dev_lines; }
 
 int ppt_reuse_group_hists(const ppt_reuse *r, const uint32_t *group_of_bb, size_t nbb,
                           uint32_t ngroups, ppt_rdhist **out, ppt_err *err) {

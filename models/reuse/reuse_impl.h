@@ -48,6 +48,9 @@ struct ppt_reuse {
   uint32_t thresh;
   uint64_t salt;
   int broken, finished;
+  /* fed by the OpenCL device (rd_opencl_feed.c): its distinct lines, since st is empty */
+  int dev_fed;
+  uint64_t dev_lines;
   /* after finish */
   ppt_rdhist **fin;     /* per-block results (EXACT/SAMPLED: hs.h; APPROX: scaled) */
   size_t nfin;
@@ -90,6 +93,14 @@ static inline int rd_ctx_instance(ppt_reuse *r, uint32_t bb) {
     }
   }
   return 0;
+}
+
+/* Whether the context takes no more feed: broken, finished, or fed by a device (whose
+ * stream state is not in st). */
+static inline int rd_ctx_closed(const ppt_reuse *r) { return r->broken || r->finished || r->dev_fed; }
+static inline int rd_ctx_closed_err(const ppt_reuse *r, ppt_err *err) {
+  return ppt_err_set(err, PPT_ERUN, "reuse: context is %s",
+                     r->broken ? "broken" : r->finished ? "finished" : "fed by a device");
 }
 
 /* reuse_est.c: results built at finish. */

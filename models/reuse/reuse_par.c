@@ -243,8 +243,7 @@ static int feed_chunks_seq(ppt_reuse *r, const ppt_reuse_chunks *src, ppt_err *e
 
 int ppt_reuse_feed_chunks(ppt_reuse *r, unsigned nthreads, const ppt_reuse_chunks *src,
                           ppt_err *err) {
-  if (r->broken || r->finished)
-    return ppt_err_set(err, PPT_ERUN, "reuse: context is %s", r->broken ? "broken" : "finished");
+  if (rd_ctx_closed(r)) return rd_ctx_closed_err(r, err);
   /* Sampling decisions follow the stream's order of block instances: sequential. */
   if (nthreads <= 1 || src->n < 2 || r->o.mode == PPT_REUSE_SAMPLED)
     return feed_chunks_seq(r, src, err);
@@ -407,8 +406,7 @@ static void join_set(rd_par *p, rd_piece *ws) {
 
 int ppt_reuse_feed_parallel(ppt_reuse *r, unsigned nthreads, ppt_reuse_next_fn next,
                             void *arg, ppt_err *err) {
-  if (r->broken || r->finished)
-    return ppt_err_set(err, PPT_ERUN, "reuse: context is %s", r->broken ? "broken" : "finished");
+  if (rd_ctx_closed(r)) return rd_ctx_closed_err(r, err);
   if (nthreads <= 1) {
     for (;;) {
       const ppt_trace_rec *recs;

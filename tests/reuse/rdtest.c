@@ -144,3 +144,46 @@ int rdt_same_results(const ppt_reuse *a, const ppt_reuse *b) {
   }
   return ppt_reuse_refs(a) == ppt_reuse_refs(b);
 }
+
+uint64_t rdt_chunk_size(void *arg, size_t i) {
+  rdt_chunks *c = arg;
+  size_t b = i * c->csize;
+  return c->n - b < c->csize ? c->n - b : c->csize;
+}
+
+int rdt_chunk_decode(void *arg, unsigned slot, size_t i, const ppt_trace_rec **recs, size_t *n, ppt_err *err) {
+  (void)slot;
+  rdt_chunks *c = arg;
+  if (i == c->fail_at) return ppt_err_set(err, PPT_EINPUT, "t.ppt: chunk %zu: bad checksum", i);
+  *recs = c->recs + i * c->csize;
+  *n = rdt_chunk_size(arg, i);
+  return 0;
+}
+
+ppt_reuse *rdt_run_chunks(const ppt_reuse_opts *o, const ppt_trace_rec *recs, size_t n, size_t csize, int sized,
+                          rdt_feed_fn feed, void *arg) {
+  rdt_chunks c = {recs, n, csize, SIZE_MAX};
+  ppt_reuse_chunks src = {(n + csize - 1) / csize, sized ? rdt_chunk_size : NULL, rdt_chunk_decode, &c};
+  ppt_reuse *r;
+  ppt_err err;
+  ck_assert_int_eq(ppt_reuse_new(o, &r, &err), 0);
+  ck_assert_msg(feed(arg, r, &src, &err) == 0, "%s", err.msg);
+  ck_assert_msg(ppt_reuse_finish(r, &err) == 0, "%s", err.msg);
+  return r;
+}
+
+void rdt_case_make(rdt_case *c, const rdt_gen *g, unsigned long seed) {
+  c->rng = gsl_rng_alloc(gsl_rng_mt19937);
+  ck_assert_ptr_nonnull(c->rng);
+  gsl_rng_set(c->rng, seed);
+  c->recs = rdt_generate(g, c->rng, &c->n);
+  int64_t *dist = rdt_oracle(c->recs, c->n, g->line);
+  c->whole = rdt_oracle_whole(c->recs, c->n, g->line, dist);
+  free(dist);
+}
+
+void rdt_case_free(rdt_case *c) {
+  ppt_rdhist_free(c->whole);
+  free(c->recs);
+  gsl_rng_free(c->rng);
+}

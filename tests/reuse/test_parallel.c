@@ -20,24 +20,20 @@ static const size_t pieces[] = {97, 1000, 4096, 20000};
 
 START_TEST(parallel_equals_sequential) {
   const rdt_gen *g = &gens[_i % NGENS];
-  gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-  gsl_rng_set(rng, 42 + (unsigned long)_i);
-  size_t n;
-  ppt_trace_rec *recs = rdt_generate(g, rng, &n);
-  int64_t *dist = rdt_oracle(recs, n, g->line);
-  ppt_rdhist *whole = rdt_oracle_whole(recs, n, g->line, dist);
+  rdt_case tc;
+  rdt_case_make(&tc, g, 42 + (unsigned long)_i);
   for (int mode = 0; mode < 3; mode++) {
     ppt_reuse_opts o;
     ppt_reuse_opts_default(&o);
     o.mode = (ppt_reuse_mode)mode;
     o.rate = mode == PPT_REUSE_SAMPLED ? 0.3 : 0.25;
     o.seed = 5;
-    ppt_reuse *seq = rdt_run(&o, recs, n, 1000);
-    if (mode == PPT_REUSE_EXACT) ck_assert(ppt_rdhist_equal(ppt_reuse_hist(seq), whole));
+    ppt_reuse *seq = rdt_run(&o, tc.recs, tc.n, 1000);
+    if (mode == PPT_REUSE_EXACT) ck_assert(ppt_rdhist_equal(ppt_reuse_hist(seq), tc.whole));
     for (unsigned T = 2; T <= 4; T++) {
       o.piece = pieces[(_i + T + (unsigned)mode) % (sizeof pieces / sizeof *pieces)];
-      size_t batch = 1 + (size_t)gsl_rng_uniform_int(rng, 3000);
-      ppt_reuse *par = rdt_run_parallel(&o, recs, n, batch, T);
+      size_t batch = 1 + (size_t)gsl_rng_uniform_int(tc.rng, 3000);
+      ppt_reuse *par = rdt_run_parallel(&o, tc.recs, tc.n, batch, T);
       ck_assert_msg(rdt_same_results(seq, par), "mode %d T %u piece %zu batch %zu differ", mode, T,
                     o.piece, batch);
       ck_assert_uint_eq(ppt_reuse_lines(seq), ppt_reuse_lines(par));
@@ -45,46 +41,17 @@ START_TEST(parallel_equals_sequential) {
     }
     ppt_reuse_free(seq);
   }
-  ppt_rdhist_free(whole);
-  free(dist);
-  free(recs);
-  gsl_rng_free(rng);
+  rdt_case_free(&tc);
 }
 END_TEST
 
-/* Chunk sources: the records cut into fixed-size chunks (a trace file's chunks). */
-typedef struct chunks {
-  const ppt_trace_rec *recs;
-  size_t n, csize;
-  size_t fail_at; /* decoding this chunk fails (SIZE_MAX: never) */
-} chunks;
-
-static uint64_t chunk_size(void *arg, size_t i) {
-  chunks *c = arg;
-  size_t b = i * c->csize;
-  return c->n - b < c->csize ? c->n - b : c->csize;
-}
-
-static int chunk_decode(void *arg, unsigned slot, size_t i, const ppt_trace_rec **recs, size_t *n,
-                        ppt_err *err) {
-  (void)slot;
-  chunks *c = arg;
-  if (i == c->fail_at) return ppt_err_set(err, PPT_EINPUT, "t.ppt: chunk %zu: bad checksum", i);
-  *recs = c->recs + i * c->csize;
-  *n = chunk_size(arg, i);
-  return 0;
+static int feed_threads(void *arg, ppt_reuse *r, const ppt_reuse_chunks *src, ppt_err *err) {
+  return ppt_reuse_feed_chunks(r, *(unsigned *)arg, src, err);
 }
 
 static ppt_reuse *run_chunks(const ppt_reuse_opts *o, const ppt_trace_rec *recs, size_t n,
                              size_t csize, unsigned T, int sized) {
-  chunks c = {recs, n, csize, SIZE_MAX};
-  ppt_reuse_chunks src = {(n + csize - 1) / csize, sized ? chunk_size : NULL, chunk_decode, &c};
-  ppt_reuse *r;
-  ppt_err err;
-  ck_assert_int_eq(ppt_reuse_new(o, &r, &err), 0);
-  ck_assert_msg(ppt_reuse_feed_chunks(r, T, &src, &err) == 0, "%s", err.msg);
-  ck_assert_msg(ppt_reuse_finish(r, &err) == 0, "%s", err.msg);
-  return r;
+  return rdt_run_chunks(o, recs, n, csize, sized, feed_threads, &T);
 }
 
 START_TEST(chunks_equal_sequential) {
@@ -121,8 +88,8 @@ START_TEST(chunks_errors) {
   ppt_reuse_opts o;
   ppt_reuse_opts_default(&o);
   for (unsigned T = 1; T <= 3; T++) {
-    chunks c = {recs, n, 1000, 7};
-    ppt_reuse_chunks src = {(n + 999) / 1000, chunk_size, chunk_decode, &c};
+    rdt_chunks c = {recs, n, 1000, 7};
+    ppt_reuse_chunks src = {(n + 999) / 1000, rdt_chunk_size, rdt_chunk_decode, &c};
     ppt_reuse *r;
     ppt_err err;
     ck_assert_int_eq(ppt_reuse_new(&o, &r, &err), 0);
