@@ -16,7 +16,12 @@ static void help(void) {
       "            or FUNC selects in the other commands; a block of code inlined from\n"
       "            other functions names each (innermost first) and where it was inlined\n" PPT_CLI_NOSTACK_HELP
       "  --json    machine-readable output on stdout\n"
-      "  -h, --help\n");
+      "  -h, --help\n\n"
+      "Block columns: refs and instances; vec, the widest vector in lanes; widest, the widest\n"
+      "reference in bytes; stack, the machine code's stack loads/stores per instance; cycles,\n"
+      "llvm-mca's per instance on the build host's core; chased, the share of the block's loads\n"
+      "that wait for a loop-carried chain of loads (a pointer chase, a search) and how many\n"
+      "chains its loop runs ('-': none; their misses overlap only across chains).\n");
 }
 
 typedef struct args {
