@@ -143,8 +143,12 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
   uint32_t L = c->hw->nlevels;
   double n = m->accesses, s = m->bytes_per_access;
   double b = m->block_bytes / m->bytes_per_access;
-  double lam = 0, beta = 0, reach = 1.0, before_xfer = 0, before = level_cycles(st, L, &before_xfer),
-         chased = 0;
+  /* The levels' cycles before the item, where what it adds must be told apart: a
+   * chain-bound loop's, or an item with chased loads. */
+  int chases = 0;
+  for (uint32_t k = 0; k <= L; k++) chases |= m->chased[k] > 0;
+  double lam = 0, beta = 0, reach = 1.0, before_xfer = 0, chased = 0,
+         before = m->under_cycles > 0 || chases ? level_cycles(st, L, &before_xfer) : 0.0;
   double pipe_wait[PPT_TC_MAX_MEM] = {0}, pipe_xfer[PPT_TC_MAX_MEM] = {0}, pipe_bytes[PPT_TC_MAX_MEM] = {0},
          pipe_fill[PPT_TC_MAX_MEM] = {0};
   for (uint32_t k = 0; k <= L; k++) {
@@ -232,7 +236,7 @@ static void mem_item(tc_ctx *c, const ppt_mem_access *m, const double *h, ppt_tc
   if (c->memory == PPT_MEMORY_PIPE) pipe_levels(st, L, pipe_wait, pipe_xfer, pipe_bytes, pipe_fill);
   /* The chased waits of the item, as far as its memory cycles hold them (a transfer
    * bound may hide them); a chain-bound loop's are its own (st->loops). */
-  if (!(m->under_cycles > 0)) {
+  if (chases && !(m->under_cycles > 0)) {
     double xfer;
     st->chased_cycles += fmin(chased, level_cycles(st, L, &xfer) - before);
   }
